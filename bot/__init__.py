@@ -1,0 +1,1 @@
+"""Everything aiogram: the Telegram front of Stepan, its CLI and console chat."""

@@ -1,0 +1,74 @@
+"""The `stepan` command: run | chat | migrate."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import logging
+import os
+import sys
+
+from bot.config import ConfigError, Settings, load_settings
+from bot.middlewares.trace import TraceLogFilter
+
+NO_TOKEN_HELP = (
+    "stepan: STEPAN_BOT_TOKEN is not set.\n"
+    "  Get a token from @BotFather, then: export STEPAN_BOT_TOKEN=123456:ABC... "
+    "(or put it in .env) and run `make run` again.\n"
+    "  To talk to Stepan without Telegram: `make chat`."
+)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stepan", description="Stepan, the farm assistant")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("run", help="start the Telegram bot (long polling)")
+    chat = sub.add_parser("chat", help="talk to Stepan in the terminal, no token needed")
+    chat.add_argument("--user", default=None, help="who you are in the chat (default: $USER)")
+    chat.add_argument("--operator", action="store_true", help="chat as an operator")
+    sub.add_parser("migrate", help="upgrade the database schema to the latest version")
+    return parser
+
+
+def _configure_logging(level: str, quiet: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(TraceLogFilter())
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s [%(name)s] trace=%(trace_id)s %(message)s")
+    )
+    logging.basicConfig(level=logging.WARNING if quiet else level.upper(), handlers=[handler])
+    # aiogram logs every update at INFO; keep it for debugging only.
+    logging.getLogger("aiogram.event").setLevel(logging.WARNING)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        settings: Settings = load_settings()
+    except ConfigError as exc:
+        print(f"stepan: configuration error: {exc}", file=sys.stderr)
+        return 2
+    _configure_logging(settings.stepan.log_level, quiet=args.command == "chat")
+    if args.command == "run":
+        if settings.stepan.bot_token is None:
+            print(NO_TOKEN_HELP, file=sys.stderr)
+            return 2
+        from bot.app import run_bot
+
+        asyncio.run(run_bot(settings))
+    elif args.command == "chat":
+        from bot.console import run_chat
+
+        user = args.user or os.environ.get("USER") or getpass.getuser()
+        asyncio.run(run_chat(settings, user, operator=args.operator))
+    else:
+        from db.migrate import upgrade
+
+        upgrade(settings.stepan.database_url)
+        print("stepan: database is at the latest schema")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""Settings, read once from the environment (and `.env`) and passed down.
+
+Two prefixes, as the product's deployment names them: ``STEPAN_*`` for the bot's
+own settings and ``AGX_*`` for the agronomy platform's shared switches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/stepan.db"
+_ENV_FILE = ".env"
+
+
+class StepanSettings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="STEPAN_", env_file=_ENV_FILE, extra="ignore", frozen=True
+    )
+
+    bot_token: SecretStr | None = None
+    database_url: str = DEFAULT_DATABASE_URL
+    telegram_api_url: AnyHttpUrl | None = None
+    llm_model: str | None = None
+    llm_base_url: AnyHttpUrl | None = None
+    llm_api_key: SecretStr | None = None
+    log_level: str = "INFO"
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        # Telegram tokens are "<bot id>:<secret>"; say so before aiogram does it
+        # with a traceback. The value itself is never echoed.
+        if value is None or not value.get_secret_value():
+            return None
+        bot_id, _, secret = value.get_secret_value().partition(":")
+        if not bot_id.isdigit() or not secret:
+            raise ValueError("expected the token BotFather gave, like 123456:ABC-...")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_driver(cls, value: str) -> str:
+        if not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError(
+                "expected sqlite+aiosqlite:///path.db or postgresql+asyncpg://user@host/db"
+            )
+        return value
+
+
+class AgxSettings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="AGX_", env_file=_ENV_FILE, extra="ignore", frozen=True
+    )
+
+    operator_ids: Annotated[frozenset[int], NoDecode] = Field(default_factory=frozenset)
+    force_deep: bool = False
+    memory_service_url: AnyHttpUrl | None = None
+
+    @field_validator("operator_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            parts = [part.strip() for part in value.replace(";", ",").split(",")]
+            ids = [part for part in parts if part]
+            if not all(part.lstrip("-").isdigit() for part in ids):
+                raise ValueError("expected comma-separated numeric Telegram user ids")
+            return frozenset(int(part) for part in ids)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    stepan: StepanSettings
+    agx: AgxSettings
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.stepan.llm_model)
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message names the variable."""
+
+
+def load_settings() -> Settings:
+    """Build the settings or raise ConfigError with one readable line per problem."""
+    try:
+        return Settings(stepan=StepanSettings(), agx=AgxSettings())
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+
+
+def _describe(exc: ValidationError) -> str:
+    prefix = "AGX_" if exc.title == AgxSettings.__name__ else "STEPAN_"
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        name = prefix + "_".join(str(part) for part in error["loc"][:1]).upper()
+        lines.append(f"{name}: {error['msg']}")
+    return "; ".join(lines)
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The file behind a SQLite URL (None for PostgreSQL or in-memory)."""
+    if not database_url.startswith("sqlite"):
+        return None
+    path = database_url.split(":///", 1)[-1]
+    return None if path in ("", ":memory:") else Path(path)

@@ -1,0 +1,70 @@
+"""What every handler that feeds the pipeline needs: an Incoming and a safe send."""
+
+from __future__ import annotations
+
+import logging
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramForbiddenError
+from aiogram.types import Message, User
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.config import Settings
+from bot.render import send_reply
+from pipeline.handle import Pipeline
+from pipeline.types import Incoming, Reply
+
+logger = logging.getLogger(__name__)
+
+
+def telegram_user_id(user: User) -> str:
+    return f"tg:{user.id}"
+
+
+def incoming_from(
+    user: User,
+    chat_id: int,
+    text: str,
+    trace_id: str,
+    settings: Settings,
+    message_id: int | None = None,
+) -> Incoming:
+    return Incoming(
+        user_id=telegram_user_id(user),
+        chat_id=chat_id,
+        text=text,
+        trace_id=trace_id,
+        first_name=user.first_name,
+        language_code=user.language_code,
+        message_id=message_id,
+        is_operator=user.id in settings.agx.operator_ids,
+    )
+
+
+async def deliver(
+    bot: Bot, pipeline: Pipeline, session: AsyncSession, incoming: Incoming, reply: Reply
+) -> None:
+    """Send the reply; a user who blocked the bot is marked inactive, not retried."""
+    try:
+        await send_reply(bot, incoming.chat_id, reply)
+    except TelegramForbiddenError:
+        logger.info("user blocked the bot user=%s", incoming.user_id)
+        await pipeline.memory.set_active(session, incoming.user_id, False)
+
+
+async def answer_text(
+    message: Message,
+    bot: Bot,
+    pipeline: Pipeline,
+    session: AsyncSession,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    """Run a text message through the pipeline and send the reply."""
+    if message.from_user is None or message.text is None:
+        return
+    incoming = incoming_from(
+        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
+    )
+    reply = await pipeline.handle_message(incoming, session)
+    await deliver(bot, pipeline, session, incoming, reply)

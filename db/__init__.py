@@ -1,0 +1,1 @@
+"""SQL storage: models, engine and session factory, repositories."""

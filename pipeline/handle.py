@@ -1,0 +1,173 @@
+"""handle_message: one message in, one reply out, in the seed's order (section 2).
+
+gate.pre_check -> memory.load -> classify -> light | deep -> reflection ->
+memory.update -> gate.release (finally). Every step has a fallback; nothing raises
+out of handle_message (seed section 10).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pipeline import gate, reflection
+from pipeline.i18n import Catalog
+from pipeline.language import detect_language, language_from_telegram
+from pipeline.memory.manager import InteractionRecord, Loaded, MemoryManager
+from pipeline.profiles import STYLES, Style, classifier_context
+from pipeline.responder import LightRequest, TemplateResponder
+from pipeline.types import Button, ClassifierContext, DepthDecision, Incoming, Language, Reply
+
+logger = logging.getLogger(__name__)
+
+# Bot commands that mean a light intent; they go through the same pipeline so they
+# are counted, styled and recorded like any message.
+COMMAND_INTENTS = {"/start": "greeting", "/help": "help"}
+
+
+class DepthClassifier(Protocol):
+    def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    force_deep: bool = False
+
+
+def message_language(incoming: Incoming, known: Language | None = None) -> Language:
+    """The reply language: the message's own script, else the profile's, else Telegram's."""
+    fallback = known or language_from_telegram(incoming.language_code)
+    text = "" if incoming.text.startswith("/") else incoming.text
+    return detect_language(text, fallback=fallback)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Pipeline:
+    def __init__(
+        self,
+        *,
+        config: PipelineConfig,
+        catalog: Catalog,
+        classifier: DepthClassifier,
+        memory: MemoryManager,
+        responder: TemplateResponder,
+        clock: Callable[[], datetime] = _utcnow,
+    ) -> None:
+        self.config = config
+        self.catalog = catalog
+        self.classifier = classifier
+        self.memory = memory
+        self.responder = responder
+        self._clock = clock
+
+    async def handle_message(self, incoming: Incoming, session: AsyncSession) -> Reply:
+        """Never raises: a failure anywhere still gives the user a polite reply."""
+        started = time.perf_counter()
+        lang = message_language(incoming)
+        if not gate.pre_check(incoming.trace_id):
+            return Reply(self.catalog.text(lang, "errors.recursion"), intent="refused")
+        try:
+            return await self._handle(incoming, session, started)
+        except Exception:
+            logger.exception("handle_message failed trace=%s", incoming.trace_id)
+            return Reply(self.catalog.text(lang, "errors.generic", code=incoming.trace_id[:8]))
+        finally:
+            gate.release(incoming.trace_id)
+
+    async def _handle(self, incoming: Incoming, session: AsyncSession, started: float) -> Reply:
+        now = self._clock()
+        loaded = await self.memory.load(session, incoming.user_id)
+        profile = loaded.profile
+        if profile.name is None and incoming.first_name:
+            profile = profile.model_copy(update={"name": incoming.first_name})
+        lang = message_language(incoming, profile.preferred_language if loaded.known else None)
+        decision = self._classify(incoming, loaded, now)
+        crew = (
+            gate.select_crew(decision, has_iot=loaded.farm.has_iot)
+            if decision.mode == "deep"
+            else ()
+        )
+        if decision.mode == "light":
+            text = self.responder.answer(
+                LightRequest(
+                    decision=decision,
+                    profile=profile,
+                    farm=loaded.farm,
+                    lang=lang,
+                    is_operator=incoming.is_operator,
+                    first_contact=not loaded.known,
+                )
+            )
+        else:
+            label = self.catalog.text(lang, f"intent.{decision.intent}")
+            text = self.catalog.text(lang, "deep.pending", intent=label)
+        text = reflection.reflect(text, profile, incoming.trace_id)
+        await self.memory.record_interaction(
+            session,
+            InteractionRecord(
+                user_id=incoming.user_id,
+                chat_id=incoming.chat_id,
+                trace_id=incoming.trace_id,
+                text=incoming.text,
+                decision=decision,
+                crew=crew,
+                latency_ms=(time.perf_counter() - started) * 1000,
+                at=now,
+                name=profile.name,
+                language=lang,
+            ),
+        )
+        buttons: tuple[tuple[Button, ...], ...] = ()
+        if not loaded.known and decision.intent == "greeting":
+            # First contact: let the farmer pick how Stepan talks, from day one.
+            text = f"{text}\n\n{self.catalog.text(lang, 'actions.style_question')}"
+            buttons = self.style_buttons(lang)
+        return Reply(text, buttons, mode=decision.mode, intent=decision.intent, crew=crew)
+
+    async def handle_action(self, action: str, incoming: Incoming, session: AsyncSession) -> Reply:
+        """A pressed button. ``action`` comes from a client, so it is validated here."""
+        lang = message_language(incoming)
+        try:
+            kind, _, value = action.partition(":")
+            if kind == "style" and value in STYLES:
+                style: Style = value
+                if await self.memory.set_style(session, incoming.user_id, style):
+                    adverb = self.catalog.text(lang, f"actions.adverb.{style}")
+                    return Reply(self.catalog.text(lang, "actions.style_set", style=adverb))
+        except Exception:
+            logger.exception("handle_action failed trace=%s", incoming.trace_id)
+        return Reply(self.catalog.text(lang, "actions.expired"))
+
+    def style_buttons(self, lang: Language) -> tuple[tuple[Button, ...], ...]:
+        return (
+            tuple(
+                Button(self.catalog.text(lang, f"actions.button.style_{style}"), f"style:{style}")
+                for style in STYLES
+            ),
+        )
+
+    def _classify(self, incoming: Incoming, loaded: Loaded, now: datetime) -> DepthDecision:
+        ctx = classifier_context(
+            loaded.profile,
+            loaded.farm,
+            operator=incoming.is_operator,
+            force_deep=self.config.force_deep,
+            now=now,
+        )
+        command = incoming.text.split(maxsplit=1)[0].split("@", 1)[0] if incoming.text else ""
+        if command in COMMAND_INTENTS:
+            return DepthDecision("light", COMMAND_INTENTS[command], (), 1.0, f"command:{command}")
+        try:
+            return self.classifier.classify(incoming.text, ctx)
+        except Exception:
+            logger.exception("classifier raised trace=%s", incoming.trace_id)
+            return DepthDecision.fail_safe()

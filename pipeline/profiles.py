@@ -1,0 +1,152 @@
+"""UserProfile and FarmProfile (seed sections 4 and 5), validated.
+
+SQL rows are converted to these models at the memory layer's edge; the rest of the
+pipeline only sees validated profiles.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from pipeline.types import ClassifierContext, Language
+
+Expertise = Literal["novice", "intermediate", "expert"]
+Style = Literal["brief", "detailed", "conversational"]
+STYLES: tuple[Style, ...] = ("brief", "detailed", "conversational")
+EXPERTISE_LEVELS: tuple[Expertise, ...] = ("novice", "intermediate", "expert")
+Phase = Literal["planning", "sowing", "growing", "harvest", "post_harvest", "dormant"]
+
+SCHEMA_VERSION = 1
+AGENT = "agromatrix"
+RECENT_TOPICS_KEPT = 10
+#: A threshold breach this recent sends the next message down the deep path.
+RECENT_ALERT_WINDOW = timedelta(hours=24)
+
+
+def user_fact_key(user_id: str) -> str:
+    return f"user_profile:{AGENT}:{user_id}"
+
+
+def farm_fact_key(user_id: str) -> str:
+    return f"farm_profile:{AGENT}:{user_id}"
+
+
+def new_farm_id() -> str:
+    return f"farm:{uuid.uuid4().hex[:16]}"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(validate_assignment=True, extra="ignore")
+
+
+class RecentTopic(_Model):
+    intent: str
+    ts: datetime
+
+
+class UserProfile(_Model):
+    user_id: str
+    schema_version: int = SCHEMA_VERSION
+    agent: str = AGENT
+    name: str | None = Field(default=None, max_length=128)
+    expertise_level: Expertise = "intermediate"
+    preferred_language: Language = "uk"
+    preferred_style: Style = "conversational"
+    last_seen: datetime | None = None
+    interaction_count: int = Field(default=0, ge=0)
+    known_intents: list[str] = Field(default_factory=list)
+    context_notes: list[str] = Field(default_factory=list)
+    farm_profile_ref: str | None = None
+    recent_topics: list[RecentTopic] = Field(default_factory=list)
+    operator: bool = False
+    updated_at: datetime | None = None
+
+    @classmethod
+    def default(cls, user_id: str) -> UserProfile:
+        """Seed section 10: an empty but valid profile for any failure."""
+        return cls(user_id=user_id, farm_profile_ref=farm_fact_key(user_id))
+
+    @property
+    def fact_key(self) -> str:
+        return user_fact_key(self.user_id)
+
+    def to_seed_json(self) -> dict[str, Any]:
+        """Exactly the seed's section 4 JSON shape."""
+        body = self.model_dump(mode="json", exclude={"schema_version"})
+        return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
+
+
+class SeasonalContext(_Model):
+    current_phase: Phase | None = None
+    active_operations: list[str] = Field(default_factory=list)
+    hemisphere: Literal["north", "south"] = "north"
+    approximate_month: int | None = Field(default=None, ge=1, le=12)
+
+
+class IotSensors(_Model):
+    has_iot_integration: bool = False
+    sensor_types: list[str] = Field(default_factory=list)
+    last_alert: datetime | None = None
+
+
+class AlertThresholds(_Model):
+    soil_moisture_min: float = Field(default=20.0, ge=0, le=100)
+    temperature_min: float = Field(default=-5.0, ge=-60, le=60)
+    temperature_max: float = Field(default=38.0, ge=-60, le=70)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AlertThresholds:
+        if self.temperature_min >= self.temperature_max:
+            raise ValueError("temperature_min must be below temperature_max")
+        return self
+
+
+class FarmProfile(_Model):
+    farm_id: str = Field(default_factory=new_farm_id)
+    user_id: str
+    schema_version: int = SCHEMA_VERSION
+    farm_name: str | None = Field(default=None, max_length=128)
+    field_ids: list[str] = Field(default_factory=list)
+    crop_ids: list[str] = Field(default_factory=list)
+    active_integrations: list[str] = Field(default_factory=list)
+    seasonal_context: SeasonalContext = Field(default_factory=SeasonalContext)
+    iot_sensors: IotSensors = Field(default_factory=IotSensors)
+    typical_intents: list[str] = Field(default_factory=list)
+    alert_thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
+    dict_pending_count: int = Field(default=0, ge=0)
+    updated_at: datetime | None = None
+
+    @classmethod
+    def default(cls, user_id: str) -> FarmProfile:
+        return cls(user_id=user_id)
+
+    @property
+    def fact_key(self) -> str:
+        return farm_fact_key(self.user_id)
+
+    @property
+    def has_iot(self) -> bool:
+        return self.iot_sensors.has_iot_integration
+
+    def to_seed_json(self) -> dict[str, Any]:
+        """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
+        body = self.model_dump(mode="json", exclude={"schema_version"})
+        return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
+
+
+def classifier_context(
+    profile: UserProfile, farm: FarmProfile, *, operator: bool, force_deep: bool, now: datetime
+) -> ClassifierContext:
+    last_alert = farm.iot_sensors.last_alert
+    return ClassifierContext(
+        interaction_count=profile.interaction_count,
+        has_iot=farm.has_iot,
+        operator=operator,
+        force_deep=force_deep,
+        recent_alert=last_alert is not None and now - last_alert < RECENT_ALERT_WINDOW,
+        pending_terms=farm.dict_pending_count,
+    )

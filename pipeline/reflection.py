@@ -1,0 +1,111 @@
+"""One-pass reflection (seed 3.4): make an answer fit the person before it is sent.
+
+Light answers get rule-based clean-up. The guard against re-entry is a ContextVar:
+the seed's module-level bool would, in async code, make every other chat skip
+reflection while one chat reflects.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from contextvars import ContextVar
+
+from pipeline.profiles import UserProfile
+
+logger = logging.getLogger(__name__)
+
+BRIEF_LIMIT = 500
+BRIEF_SENTENCES = 3
+
+_reflecting: ContextVar[bool] = ContextVar("stepan_reflecting", default=False)
+
+_UUID = re.compile(
+    r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.IGNORECASE
+)
+_TRACE = re.compile(
+    r"[\(\[]?\b(?:trace[_ -]?id|request[_ -]?id|span[_ -]?id|trace)\s*[:=]\s*[\w.-]+[\)\]]?",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_SPACES = re.compile(r"[ \t]{2,}")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
+
+
+def reflect(text: str, profile: UserProfile, trace_id: str) -> str:
+    """Return the answer adapted to ``profile``; the original on any error."""
+    if _reflecting.get():
+        logger.warning("reflection: recursion guard active, skipping trace=%s", trace_id)
+        return text
+    token = _reflecting.set(True)
+    try:
+        return _reflect_rules(text, profile)
+    except Exception:
+        logger.exception("reflection failed trace=%s", trace_id)
+        return text
+    finally:
+        _reflecting.reset(token)
+
+
+def is_reflecting() -> bool:
+    return _reflecting.get()
+
+
+def _reflect_rules(text: str, profile: UserProfile) -> str:
+    cleaned = strip_identifiers(humanize_json(text))
+    if profile.preferred_style == "brief" and len(cleaned) > BRIEF_LIMIT:
+        cleaned = first_sentences(cleaned, BRIEF_SENTENCES)
+    return cleaned or text
+
+
+def first_sentences(text: str, count: int) -> str:
+    sentences = _SENTENCE_END.split(text.strip())
+    return " ".join(sentences[:count]).strip()
+
+
+def strip_identifiers(text: str) -> str:
+    """Remove uuids and trace ids: they mean nothing to a farmer."""
+    text = _TRACE.sub("", text)
+    text = _UUID.sub("", text)
+    text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
+    text = _SPACES.sub(" ", text)
+    return "\n".join(line.rstrip() for line in text.splitlines()).strip()
+
+
+def humanize_json(text: str) -> str:
+    """Replace JSON objects/arrays embedded in the text by ``key: value`` lines."""
+    decoder = json.JSONDecoder()
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char in "{[":
+            try:
+                value, end = decoder.raw_decode(text, index)
+            except ValueError:
+                value, end = None, index
+            if end > index and isinstance(value, dict | list) and value:
+                out.append(_render(value))
+                index = end
+                continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _render(value: object) -> str:
+    if isinstance(value, dict):
+        parts = [f"{_label(key)}: {_render(item)}" for key, item in value.items()]
+        return "; ".join(part for part in parts if not part.endswith(": "))
+    if isinstance(value, list):
+        return ", ".join(_render(item) for item in value)
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "✓" if value else "✗"  # language-neutral: no catalog here
+    return str(value)
+
+
+def _label(key: str) -> str:
+    return str(key).lstrip("_").replace("_", " ")

@@ -1,0 +1,86 @@
+"""Plain data passed between the pipeline's steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Mode = Literal["light", "deep"]
+Language = Literal["uk", "en"]
+
+#: Every sub-agent the deep path knows, sorted by name (LABELS.md orders crews so).
+CREW_NAMES: tuple[str, ...] = ("iot", "ops", "platform", "spreadsheet", "sustainability")
+
+
+@dataclass(frozen=True, slots=True)
+class DepthDecision:
+    """The classifier's verdict (seed section 3.1)."""
+
+    mode: Mode
+    intent: str
+    crew_needed: tuple[str, ...]
+    confidence: float
+    reason: str
+    #: Every intent the text matched, primary first; a mixed request ("запиши полив
+    #: і зроби звіт") needs the union of their crews (LABELS.md).
+    matched_intents: tuple[str, ...] = ()
+
+    @classmethod
+    def fail_safe(cls, reason: str = "classifier_error") -> DepthDecision:
+        """Seed 3.1: any classifier failure means deep with every sub-agent."""
+        return cls("deep", "unknown", CREW_NAMES, 0.0, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifierContext:
+    """What the classifier may know about the sender (LABELS.md `ctx`)."""
+
+    interaction_count: int = 5
+    has_iot: bool = True
+    operator: bool = False
+    force_deep: bool = False
+    recent_alert: bool = False
+    pending_terms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """One message from a user, whatever the channel (Telegram, console, test)."""
+
+    user_id: str
+    chat_id: int
+    text: str
+    trace_id: str
+    first_name: str | None = None
+    language_code: str | None = None
+    message_id: int | None = None
+    is_operator: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """An inline button: the label and an opaque action the channel routes back."""
+
+    text: str
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file to send with the reply (a report, a chart)."""
+
+    filename: str
+    content: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the user gets back. Text is plain: channels send it without a parse mode."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    document: Attachment | None = None
+    photo: Attachment | None = None
+    mode: Mode = "light"
+    intent: str = ""
+    crew: tuple[str, ...] = field(default_factory=tuple)
