@@ -9,8 +9,12 @@ import logging
 import os
 import sys
 
-from bot.config import ConfigError, Settings, load_settings
-from bot.middlewares.trace import TraceLogFilter
+from pipeline.crewai_env import silence_crewai
+
+silence_crewai()  # before anything below can import CrewAI
+
+from bot.config import ConfigError, Settings, load_settings  # noqa: E402
+from bot.middlewares.trace import TraceLogFilter  # noqa: E402
 
 NO_TOKEN_HELP = (
     "stepan: STEPAN_BOT_TOKEN is not set.\n"
@@ -40,6 +44,7 @@ def _configure_logging(level: str, quiet: bool) -> None:
     logging.basicConfig(level=logging.WARNING if quiet else level.upper(), handlers=[handler])
     # aiogram logs every update at INFO; keep it for debugging only.
     logging.getLogger("aiogram.event").setLevel(logging.WARNING)
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,16 +19,16 @@ from sqlalchemy.pool import ConnectionPoolEntry
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
-def create_engine(database_url: str, *, echo: bool = False) -> AsyncEngine:
+def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
     """An async engine; SQLite gets WAL, a busy timeout and immediate transactions."""
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         engine = create_async_engine(
-            database_url, echo=echo, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+            database_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs
         )
         _configure_sqlite(engine)
         return engine
-    return create_async_engine(database_url, echo=echo, pool_pre_ping=True)
+    return create_async_engine(database_url, pool_pre_ping=True, **kwargs)
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -17,6 +17,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -52,6 +53,8 @@ class UserProfileRow(Base):
     agent: Mapped[str] = mapped_column(String(32), default="agromatrix")
     name: Mapped[str | None] = mapped_column(String(128))
     expertise_level: Mapped[str] = mapped_column(String(16), default="intermediate")
+    # True once an operator set the level by hand: auto-upgrade never overrides it.
+    expertise_locked: Mapped[bool] = mapped_column(default=False, server_default=false())
     preferred_language: Mapped[str] = mapped_column(String(8), default="uk")
     preferred_style: Mapped[str] = mapped_column(String(16), default="conversational")
     last_seen: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -112,3 +115,37 @@ class InteractionRow(Base):
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), index=True
     )
+
+
+class OutboxRow(Base):
+    """A profile change waiting to reach the memory-service (DESIGN.md: SQL is the
+    truth; the outbox row is written in the same transaction as the change)."""
+
+    __tablename__ = "memory_outbox"
+    __table_args__ = (Index("ix_memory_outbox_pending", "sent_at", "id"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    fact_key: Mapped[str] = mapped_column(String(128))
+    operation: Mapped[str] = mapped_column(String(16))  # "upsert" | "delete"
+    payload: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(String(256))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class JobRunRow(Base):
+    """One row per scheduled job: its last run and outcome, and the lock that makes
+    it run once when several instances share the database."""
+
+    __tablename__ = "job_runs"
+
+    job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    locked_by: Mapped[str | None] = mapped_column(String(64))
+    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    last_outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "skipped"
+    last_detail: Mapped[str | None] = mapped_column(String(256))
+    runs: Mapped[int] = mapped_column(Integer, default=0)

@@ -54,6 +54,8 @@ class UserProfile(_Model):
     agent: str = AGENT
     name: str | None = Field(default=None, max_length=128)
     expertise_level: Expertise = "intermediate"
+    #: Set when an operator chose the level by hand; auto-upgrade leaves it alone.
+    expertise_locked: bool = False
     preferred_language: Language = "uk"
     preferred_style: Style = "conversational"
     last_seen: datetime | None = None
@@ -76,7 +78,7 @@ class UserProfile(_Model):
 
     def to_seed_json(self) -> dict[str, Any]:
         """Exactly the seed's section 4 JSON shape."""
-        body = self.model_dump(mode="json", exclude={"schema_version"})
+        body = self.model_dump(mode="json", exclude={"schema_version", "expertise_locked"})
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
 
 

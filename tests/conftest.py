@@ -1,0 +1,113 @@
+"""Shared fixtures: a migrated database (SQLite file or a throwaway PostgreSQL
+database), settings, the pipeline. No test needs a token, the internet or an LLM."""
+
+from __future__ import annotations
+
+from pipeline.crewai_env import silence_crewai
+
+silence_crewai()  # before any test module can import CrewAI
+
+import os  # noqa: E402
+import uuid  # noqa: E402
+from collections.abc import AsyncIterator, Iterator  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from sqlalchemy import text  # noqa: E402
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker  # noqa: E402
+
+from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
+from bot.factory import build_pipeline  # noqa: E402
+from db.engine import create_engine, create_session_factory  # noqa: E402
+from db.migrate import upgrade  # noqa: E402
+from pipeline.handle import Pipeline  # noqa: E402
+from pipeline.i18n import Catalog  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+POSTGRES_ADMIN_URL = os.environ.get(
+    "STEPAN_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def make_settings(database_url: str, **agx: object) -> Settings:
+    return Settings(
+        stepan=StepanSettings(_env_file=None, database_url=database_url),  # type: ignore[call-arg]
+        agx=AgxSettings(_env_file=None, **agx),  # type: ignore[call-arg]
+    )
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'stepan.db'}"
+    upgrade(url)
+    return url
+
+
+async def _postgres_available() -> str | None:
+    engine = create_engine(POSTGRES_ADMIN_URL)
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+        return None
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        await engine.dispose()
+
+
+async def _admin(statement: str) -> None:
+    engine = create_engine(POSTGRES_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+async def postgres_url() -> AsyncIterator[str]:
+    """A fresh, empty PostgreSQL database, dropped afterwards. In CI a missing server
+    is a failure; on a laptop without PostgreSQL the test is skipped, saying why."""
+    problem = await _postgres_available()
+    if problem is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL is required in CI: {problem}")
+        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {problem}")
+    name = f"stepan_test_{uuid.uuid4().hex[:10]}"
+    await _admin(f'CREATE DATABASE "{name}"')
+    try:
+        yield POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def engine(sqlite_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(sqlite_url)
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return create_session_factory(engine)
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return Catalog.load()
+
+
+@pytest.fixture
+def settings(sqlite_url: str) -> Settings:
+    return make_settings(sqlite_url)
+
+
+@pytest.fixture
+def pipeline(settings: Settings, catalog: Catalog) -> Pipeline:
+    return build_pipeline(settings, catalog)
+
+
+@pytest.fixture
+def repo_root() -> Iterator[Path]:
+    yield REPO

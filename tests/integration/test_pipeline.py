@@ -1,0 +1,231 @@
+"""handle_message on a real migrated SQLite database."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import FarmProfileRow, InteractionRow, UserProfileRow
+from pipeline import gate
+from db.engine import create_engine
+from pipeline.handle import Pipeline
+from pipeline.responder import LightRequest
+from pipeline.types import DepthDecision, Incoming, Reply
+
+
+def _incoming(text: str, user: str = "tg:42", **kwargs: object) -> Incoming:
+    return Incoming(
+        user_id=user,
+        chat_id=42,
+        text=text,
+        trace_id=uuid.uuid4().hex[:16],
+        first_name=kwargs.pop("first_name", "Оксана"),  # type: ignore[arg-type]
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+async def _send(
+    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], text: str, **kwargs: object
+) -> Reply:
+    async with factory() as session:
+        return await pipeline.handle_message(_incoming(text, **kwargs), session)
+
+
+async def _user(factory: async_sessionmaker[AsyncSession], user: str = "tg:42") -> UserProfileRow:
+    async with factory() as session:
+        row = await session.get(UserProfileRow, user)
+        assert row is not None
+        return row
+
+
+async def test_greeting_is_light_and_personal(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    reply = await _send(pipeline, session_factory, "привіт")
+    assert reply.mode == "light" and reply.intent == "greeting" and reply.crew == ()
+    assert "Оксана" in reply.text
+    # First contact: style buttons so Stepan knows how to talk from day one.
+    assert [b.action for b in reply.buttons[0]] == [
+        "style:brief",
+        "style:detailed",
+        "style:conversational",
+    ]
+    again = await _send(pipeline, session_factory, "привіт")
+    assert again.buttons == ()
+    assert "Оксана" in again.text
+
+
+async def test_english_message_gets_english_reply(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    reply = await _send(pipeline, session_factory, "hello Stepan", first_name="John")
+    assert reply.text.startswith("Hi, John")
+
+
+async def test_profile_accumulates(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    for text in ("привіт", "дякую", "хто я"):
+        await _send(pipeline, session_factory, text)
+    row = await _user(session_factory)
+    assert row.interaction_count == 3
+    assert row.name == "Оксана"
+    assert row.known_intents == ["greeting", "thanks", "whoami"]
+    assert [t["intent"] for t in row.recent_topics] == ["greeting", "thanks", "whoami"]
+    assert row.last_seen is not None
+    async with session_factory() as session:
+        farm = (await session.execute(select(FarmProfileRow))).scalar_one()
+        interactions = (await session.execute(select(InteractionRow))).scalars().all()
+    assert farm.user_id == "tg:42" and farm.farm_id.startswith("farm:")
+    assert [i.intent for i in interactions] == ["greeting", "thanks", "whoami"]
+    assert all(i.mode == "light" and i.latency_ms >= 0 for i in interactions)
+
+
+async def test_recent_topics_keep_last_ten(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    for _ in range(12):
+        await _send(pipeline, session_factory, "дякую")
+    await _send(pipeline, session_factory, "привіт")
+    row = await _user(session_factory)
+    assert len(row.recent_topics) == 10
+    assert row.recent_topics[-1]["intent"] == "greeting"
+    assert row.interaction_count == 13
+
+
+async def test_whoami_reports_count(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await _send(pipeline, session_factory, "привіт")
+    await _send(pipeline, session_factory, "дякую")
+    reply = await _send(pipeline, session_factory, "хто я")
+    assert "Оксана" in reply.text and "2" in reply.text
+
+
+async def test_deep_request_answers_with_intent(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await _send(pipeline, session_factory, "привіт")
+    reply = await _send(pipeline, session_factory, "запиши полив 20 мм на полі 3 вчора")
+    assert reply.mode == "deep" and reply.intent == "recording"
+    assert "ops" in reply.crew
+    assert pipeline.catalog.text("uk", "intent.recording") in reply.text
+
+
+async def test_concurrent_messages_lose_no_update(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await _send(pipeline, session_factory, "привіт")
+    before = (await _user(session_factory)).interaction_count
+    await asyncio.gather(*(_send(pipeline, session_factory, "дякую") for _ in range(20)))
+    assert (await _user(session_factory)).interaction_count == before + 20
+
+
+async def test_many_new_users_at_once(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    users = [f"tg:{n}" for n in range(15)]
+    await asyncio.gather(*(_send(pipeline, session_factory, "привіт", user=u) for u in users * 2))
+    async with session_factory() as session:
+        count = await session.scalar(select(func.count()).select_from(UserProfileRow))
+        total = await session.scalar(select(func.sum(UserProfileRow.interaction_count)))
+    assert count == 15 and total == 30
+
+
+async def test_classifier_exception_gives_fail_safe_deep(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def boom(text: str, ctx: object) -> DepthDecision:
+        raise RuntimeError("rules file corrupted")
+
+    monkeypatch.setattr(pipeline.classifier, "classify", boom)
+    reply = await _send(pipeline, session_factory, "привіт")
+    assert reply.mode == "deep" and reply.intent == "unknown"
+    assert reply.crew == ("iot", "ops", "platform", "sustainability") or reply.crew == (
+        "ops",
+        "platform",
+        "sustainability",
+    )
+
+
+async def test_database_broken_still_answers(pipeline: Pipeline, tmp_path: Path) -> None:
+    # A database without the schema: every query fails, the farmer still gets a reply.
+    broken = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'unmigrated.db'}")
+    async with async_sessionmaker(broken)() as session:
+        reply = await pipeline.handle_message(_incoming("привіт"), session)
+    await broken.dispose()
+    assert reply.mode == "light"
+    assert "Оксана" in reply.text
+
+
+async def test_responder_crash_gives_polite_error(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def boom(request: object) -> str:
+        raise RuntimeError("template bug")
+
+    monkeypatch.setattr(pipeline.responder, "answer", boom)
+    incoming = _incoming("привіт")
+    async with session_factory() as session:
+        reply = await pipeline.handle_message(incoming, session)
+    assert incoming.trace_id[:8] in reply.text
+    assert "Traceback" not in reply.text and "RuntimeError" not in reply.text
+    assert gate.current_depth() == 0
+
+
+async def test_reentrant_call_is_refused(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A step inside handle_message (as a sub-agent would) calls it again: refused."""
+    original = pipeline.responder.answer
+    nested: list[asyncio.Task[Reply]] = []
+
+    def answer(request: LightRequest) -> str:
+        async def call_again() -> Reply:
+            async with session_factory() as session:
+                return await pipeline.handle_message(_incoming("привіт"), session)
+
+        # create_task copies the current context, as any sub-task spawned here would.
+        nested.append(asyncio.get_running_loop().create_task(call_again()))
+        return original(request)
+
+    monkeypatch.setattr(pipeline.responder, "answer", answer)
+    async with session_factory() as session:
+        outer = await pipeline.handle_message(_incoming("привіт"), session)
+    refused = await nested[0]
+    assert outer.intent == "greeting"
+    assert refused.intent == "refused"
+    assert refused.text == pipeline.catalog.text("uk", "errors.recursion")
+    assert gate.current_depth() == 0
+
+
+async def test_style_button_sets_style(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await _send(pipeline, session_factory, "привіт")
+    async with session_factory() as session:
+        reply = await pipeline.handle_action("style:brief", _incoming(""), session)
+    assert "коротко" in reply.text
+    assert (await _user(session_factory)).preferred_style == "brief"
+
+
+@pytest.mark.parametrize("action", ["style:loud", "drop:table", "", "style:"])
+async def test_forged_action_changes_nothing(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], action: str
+) -> None:
+    await _send(pipeline, session_factory, "привіт")
+    async with session_factory() as session:
+        reply = await pipeline.handle_action(action, _incoming(""), session)
+    assert reply.text == pipeline.catalog.text("uk", "actions.expired")
+    assert (await _user(session_factory)).preferred_style == "conversational"

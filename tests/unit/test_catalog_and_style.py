@@ -1,0 +1,110 @@
+"""Message catalogs, language choice, style prefix, templates."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pipeline.i18n import Catalog
+from pipeline.language import detect_language, language_from_telegram
+from pipeline.profiles import EXPERTISE_LEVELS, STYLES, FarmProfile, UserProfile
+from pipeline.responder import LightRequest, TemplateResponder
+from pipeline.style import build_prefix
+from pipeline.types import DepthDecision
+
+
+def test_catalogs_have_the_same_keys_and_placeholders(catalog: Catalog) -> None:
+    assert catalog.keys("uk") == catalog.keys("en")
+    for key in catalog.keys("uk"):
+        uk = set(re.findall(r"{(\w+)}", str(catalog._raw("uk", key))))
+        en = set(re.findall(r"{(\w+)}", str(catalog._raw("en", key))))
+        assert uk == en, key
+
+
+def test_missing_key_does_not_raise(catalog: Catalog) -> None:
+    assert catalog.text("uk", "no.such.key") == "no.such.key"
+    assert catalog.text("uk", "light.whoami", name="Іван") .startswith("Ви — Іван")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("привіт", "uk"),
+        ("привет, как дела", "uk"),
+        ("hello Stepan", "en"),
+        ("log spraying on field 9", "en"),
+        ("👍", "uk"),
+        ("ok", "en"),
+    ],
+)
+def test_detect_language(text: str, expected: str) -> None:
+    assert detect_language(text) == expected
+
+
+def test_language_from_telegram() -> None:
+    assert language_from_telegram("en-GB") == "en"
+    assert language_from_telegram("ru") == "uk"
+    assert language_from_telegram(None) == "uk"
+
+
+@pytest.mark.parametrize("level", EXPERTISE_LEVELS)
+@pytest.mark.parametrize("style", STYLES)
+def test_prefix_covers_every_level_and_style(catalog: Catalog, level: str, style: str) -> None:
+    profile = UserProfile(user_id="tg:1", name="Іван", expertise_level=level, preferred_style=style)  # type: ignore[arg-type]
+    farm = FarmProfile(user_id="tg:1", farm_name="Калинівка", field_ids=["field:north-01"])
+    uk = build_prefix(profile, farm, catalog, "uk")
+    en = build_prefix(profile, farm, catalog, "en")
+    assert catalog.text("uk", f"style.level.{level}") in uk
+    assert catalog.text("uk", f"style.style.{style}") in uk
+    assert catalog.text("en", f"style.level.{level}") in en
+    assert "Іван" in uk and "Калинівка" in uk and "field:north-01" in en
+
+
+def test_prefix_without_name_uses_default_address(catalog: Catalog) -> None:
+    prefix = build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), catalog, "uk")
+    assert "друже" in prefix and "ще невідомий" in prefix
+
+
+def test_prefix_fail_safe_is_empty(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("catalog broken")
+
+    monkeypatch.setattr(catalog, "text", boom)
+    assert build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), catalog, "uk") == ""
+
+
+def _light(intent: str, **profile: object) -> LightRequest:
+    return LightRequest(
+        decision=DepthDecision("light", intent, (), 1.0, "test"),
+        profile=UserProfile(user_id="tg:1", **profile),  # type: ignore[arg-type]
+        farm=FarmProfile(user_id="tg:1"),
+        lang="uk",
+        is_operator=False,
+        first_contact=False,
+    )
+
+
+def test_greeting_is_personal(catalog: Catalog) -> None:
+    responder = TemplateResponder(catalog)
+    assert "Оксана" in responder.answer(_light("greeting", name="Оксана"))
+    assert "друже" in responder.answer(_light("greeting"))
+
+
+def test_every_light_intent_has_a_template(catalog: Catalog) -> None:
+    for intent in ("greeting", "thanks", "ack", "farewell", "whoami", "help", "smalltalk",
+                   "offtopic", "clarify"):
+        assert catalog.has("uk", f"light.{intent}"), intent
+        assert catalog.has("en", f"light.{intent}"), intent
+
+
+def test_whoami_shows_profile(catalog: Catalog) -> None:
+    text = TemplateResponder(catalog).answer(
+        _light("whoami", name="Петро", expertise_level="expert", interaction_count=7)
+    )
+    assert "Петро" in text and "експерт" in text and "7" in text
+
+
+def test_unknown_intent_falls_back(catalog: Catalog) -> None:
+    text = TemplateResponder(catalog).answer(_light("no-such-intent"))
+    assert text == catalog.text("uk", "light.fallback")

@@ -1,0 +1,103 @@
+"""Settings: defaults, parsing, and one clear line per bad variable."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from bot.config import ConfigError, load_settings, sqlite_path
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    for name in (
+        "STEPAN_BOT_TOKEN",
+        "STEPAN_DATABASE_URL",
+        "STEPAN_TELEGRAM_API_URL",
+        "AGX_OPERATOR_IDS",
+        "AGX_FORCE_DEEP",
+        "AGX_MEMORY_SERVICE_URL",
+        "STEPAN_LLM_MODEL",
+        "STEPAN_LLM_BASE_URL",
+        "STEPAN_LLM_API_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(str(tmp_path))  # no stray .env
+
+
+def test_defaults_need_nothing() -> None:
+    settings = load_settings()
+    assert settings.stepan.bot_token is None
+    assert settings.stepan.database_url == "sqlite+aiosqlite:///./data/stepan.db"
+    assert settings.agx.operator_ids == frozenset()
+    assert settings.agx.force_deep is False
+    assert settings.llm_configured is False
+
+
+def test_values_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPAN_BOT_TOKEN", "123456:AAE-secret")
+    monkeypatch.setenv("AGX_OPERATOR_IDS", "111, 222;333")
+    monkeypatch.setenv("AGX_FORCE_DEEP", "1")
+    monkeypatch.setenv("STEPAN_TELEGRAM_API_URL", "http://127.0.0.1:8081")
+    monkeypatch.setenv("STEPAN_LLM_MODEL", "gpt-4o-mini")
+    settings = load_settings()
+    assert settings.agx.operator_ids == frozenset({111, 222, 333})
+    assert settings.agx.force_deep is True
+    assert settings.llm_configured is True
+    assert str(settings.stepan.telegram_api_url).startswith("http://127.0.0.1:8081")
+    # SecretStr: the token never shows up in a repr or a log line.
+    assert "AAE-secret" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("AGX_OPERATOR_IDS", "12,abc"),
+        ("AGX_FORCE_DEEP", "maybe"),
+        ("STEPAN_DATABASE_URL", "mysql://root@localhost/x"),
+        ("STEPAN_TELEGRAM_API_URL", "not a url"),
+        ("STEPAN_BOT_TOKEN", "no-colon-token"),
+    ],
+)
+def test_bad_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    message = str(info.value)
+    assert name in message
+    assert "\n" not in message
+
+
+def test_bad_token_is_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPAN_BOT_TOKEN", "secret-without-colon")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "secret-without-colon" not in str(info.value)
+
+
+def test_cli_reports_config_error_without_traceback(tmp_path: object) -> None:
+    env = {"AGX_OPERATOR_IDS": "x1", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "migrate"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert "AGX_OPERATOR_IDS" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_run_without_token_points_to_chat(tmp_path: object) -> None:
+    env = {"PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "run"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 2
+    assert "STEPAN_BOT_TOKEN" in result.stderr
+    assert "make chat" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_sqlite_path() -> None:
+    assert str(sqlite_path("sqlite+aiosqlite:///./data/x.db")) == "data/x.db"
+    assert sqlite_path("postgresql+asyncpg://u@h/db") is None
