@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import Bot, Dispatcher
-from aiogram.types import BotCommand, BotCommandScopeDefault
+from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
 
 from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
@@ -14,28 +15,47 @@ from pipeline.i18n import Catalog
 
 logger = logging.getLogger(__name__)
 
+USER_COMMANDS = ("start", "help", "me", "forget", "whoami")
+OPERATOR_COMMANDS = (*USER_COMMANDS, "profile", "farm", "status")
 
-async def set_commands(bot: Bot, catalog: Catalog) -> None:
+
+def _commands(catalog: Catalog, lang: str, names: tuple[str, ...]) -> list[BotCommand]:
+    return [
+        BotCommand(command=name, description=catalog.text(lang, f"bot.commands.{name}"))  # type: ignore[arg-type]
+        for name in names
+    ]
+
+
+async def set_commands(bot: Bot, catalog: Catalog, operators: frozenset[int]) -> None:
+    """Everyone sees the user commands; each operator's chat also lists theirs."""
     for lang in ("uk", "en"):
-        commands = [
-            BotCommand(command=name, description=catalog.text(lang, f"bot.commands.{name}"))
-            for name in ("start", "help")
-        ]
-        # Ukrainian is the default list; English-speaking clients get their own.
+        code = None if lang == "uk" else lang  # Ukrainian is the default list
         await bot.set_my_commands(
-            commands, scope=BotCommandScopeDefault(), language_code=None if lang == "uk" else lang
+            _commands(catalog, lang, USER_COMMANDS),
+            scope=BotCommandScopeDefault(),
+            language_code=code,
         )
+        for operator in operators:
+            try:
+                await bot.set_my_commands(
+                    _commands(catalog, lang, OPERATOR_COMMANDS),
+                    scope=BotCommandScopeChat(chat_id=operator),
+                    language_code=code,
+                )
+            except TelegramBadRequest:
+                # An operator who never opened a chat with the bot: nothing to scope yet.
+                logger.warning("cannot set operator commands for chat %s", operator)
 
 
 async def run_bot(settings: Settings) -> None:
     await upgrade_async(settings.stepan.database_url)
     core = build_core(settings)
     bot = build_bot(settings)
-    dispatcher: Dispatcher = build_dispatcher(core)
+    dispatcher = build_dispatcher(core)
 
     async def on_startup() -> None:
         await bot.delete_webhook(drop_pending_updates=False)
-        await set_commands(bot, core.pipeline.catalog)
+        await set_commands(bot, core.pipeline.catalog, settings.agx.operator_ids)
         me = await bot.get_me()
         logger.info("Stepan is up as @%s (long polling)", me.username)
 

@@ -29,6 +29,8 @@ class StepanSettings(BaseSettings):
     llm_base_url: AnyHttpUrl | None = None
     llm_api_key: SecretStr | None = None
     log_level: str = "INFO"
+    #: redis://host:6379/0 — FSM storage shared by several instances (may hold a password).
+    redis_url: SecretStr | None = None
 
     @field_validator("bot_token")
     @classmethod

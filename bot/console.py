@@ -15,6 +15,7 @@ from bot.factory import Core, build_core
 from bot.middlewares.trace import new_trace_id
 from db.migrate import upgrade_async
 from pipeline.handle import message_language
+from pipeline.onboarding import Step
 from pipeline.types import Button, Incoming, Reply
 
 CONSOLE_CHAT_ID = 0
@@ -33,12 +34,58 @@ def render(reply: Reply, out: TextIO) -> list[Button]:
     return buttons
 
 
+class ConsoleSession:
+    """One terminal user: the last reply's buttons and, during onboarding, the step."""
+
+    def __init__(self, core: Core, user: str, *, operator: bool) -> None:
+        self.core = core
+        self.user = user
+        self.operator = operator
+        self.buttons: list[Button] = []
+        self.step: Step | None = None
+
+    def incoming(self, text: str) -> Incoming:
+        return Incoming(
+            f"cli:{self.user}",
+            CONSOLE_CHAT_ID,
+            text,
+            new_trace_id(),
+            first_name=self.user,
+            is_operator=self.operator,
+        )
+
+    async def send(self, text: str) -> Reply:
+        incoming = self.incoming(text)
+        pipeline, flow = self.core.pipeline, self.core.onboarding
+        lang = message_language(incoming)
+        async with self.core.session_factory() as session:
+            action = self._pressed(text)
+            if action == "onboarding:start":
+                turn = flow.start(lang)
+            elif self.step is not None and action is not None:
+                turn = await flow.answer_button(session, incoming.user_id, self.step, action, lang)
+            elif self.step is not None and not text.startswith(("/", "#")):
+                turn = await flow.answer_text(session, incoming.user_id, self.step, text, lang)
+            elif action is not None:
+                return await pipeline.handle_action(action, incoming, session)
+            else:
+                return await pipeline.handle_message(incoming, session)
+        self.step = turn.step
+        return Reply(turn.text, turn.buttons)
+
+    def _pressed(self, text: str) -> str | None:
+        number = text[1:]
+        if text.startswith("#") and number.isdigit() and 0 < int(number) <= len(self.buttons):
+            return self.buttons[int(number) - 1].action
+        return None
+
+
 async def chat(core: Core, user: str, source: TextIO, out: TextIO, *, operator: bool) -> None:
     interactive = source.isatty()
-    incoming = Incoming(f"cli:{user}", CONSOLE_CHAT_ID, "", "", first_name=user)
+    console = ConsoleSession(core, user, operator=operator)
     if interactive:
-        out.write(core.pipeline.catalog.text(message_language(incoming), "chat.intro") + "\n")
-    buttons: list[Button] = []
+        lang = message_language(console.incoming(""))
+        out.write(core.pipeline.catalog.text(lang, "chat.intro") + "\n")
     while True:
         if interactive:
             out.write("> ")
@@ -47,23 +94,8 @@ async def chat(core: Core, user: str, source: TextIO, out: TextIO, *, operator: 
         if not line or (interactive and not line.strip()):
             break
         text = line.strip()
-        if not text:
-            continue
-        incoming = Incoming(
-            f"cli:{user}",
-            CONSOLE_CHAT_ID,
-            text,
-            new_trace_id(),
-            first_name=user,
-            is_operator=operator,
-        )
-        async with core.session_factory() as session:
-            if text.startswith("#") and text[1:].isdigit() and 0 < int(text[1:]) <= len(buttons):
-                action = buttons[int(text[1:]) - 1].action
-                reply = await core.pipeline.handle_action(action, incoming, session)
-            else:
-                reply = await core.pipeline.handle_message(incoming, session)
-        buttons = render(reply, out)
+        if text:
+            console.buttons = render(await console.send(text), out)
 
 
 async def run_chat(settings: Settings, user: str, *, operator: bool = False) -> None:

@@ -1,17 +1,17 @@
-"""Builds everything with a lifetime: engine, pipeline, bot, dispatcher.
-
-Nothing here is a module global; the caller owns what it builds and closes it.
-"""
+"""Builds everything with a lifetime: engine, HTTP client, pipeline, bot, dispatcher,
+scheduler. Nothing here is a module global; the caller owns what it builds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import httpx
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from pipeline.classifier import Classifier
+from aiogram.fsm.storage.base import BaseStorage
+from aiogram.fsm.storage.memory import MemoryStorage
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.config import Settings
@@ -19,11 +19,17 @@ from bot.handlers import build_root_router
 from bot.middlewares.db_session import DbSessionMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
+from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
+from pipeline.classifier import Classifier
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
 from pipeline.memory.manager import MemoryManager
+from pipeline.onboarding import OnboardingFlow
 from pipeline.responder import TemplateResponder
+
+#: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
+MEMORY_SERVICE_TIMEOUT_S = 2.0
 
 
 @dataclass(slots=True)
@@ -33,30 +39,40 @@ class Core:
     settings: Settings
     engine: AsyncEngine
     session_factory: async_sessionmaker[AsyncSession]
+    http: httpx.AsyncClient
     pipeline: Pipeline
+    onboarding: OnboardingFlow
 
     async def close(self) -> None:
+        await self.http.aclose()
         await self.engine.dispose()
 
 
-def build_pipeline(settings: Settings, catalog: Catalog | None = None) -> Pipeline:
+def build_pipeline(
+    settings: Settings, catalog: Catalog | None = None, memory: MemoryManager | None = None
+) -> Pipeline:
     catalog = catalog or Catalog.load()
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
         classifier=Classifier.from_file(),
-        memory=MemoryManager(),
+        memory=memory or MemoryManager(),
         responder=TemplateResponder(catalog),
     )
 
 
 def build_core(settings: Settings) -> Core:
     engine = create_engine(settings.stepan.database_url)
+    http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
+    memory = MemoryManager()
+    pipeline = build_pipeline(settings, memory=memory)
     return Core(
         settings=settings,
         engine=engine,
         session_factory=create_session_factory(engine),
-        pipeline=build_pipeline(settings),
+        http=http,
+        pipeline=pipeline,
+        onboarding=OnboardingFlow(pipeline.catalog, memory),
     )
 
 
@@ -75,9 +91,22 @@ def build_bot(settings: Settings) -> Bot:
     )
 
 
+def build_storage(settings: Settings) -> BaseStorage:
+    """FSM state (onboarding): in memory for one instance, Redis for several."""
+    if settings.stepan.redis_url is None:
+        return MemoryStorage()
+    from aiogram.fsm.storage.redis import RedisStorage
+
+    return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
+
+
 def build_dispatcher(core: Core) -> Dispatcher:
     dispatcher = Dispatcher(
-        settings=core.settings, pipeline=core.pipeline, catalog=core.pipeline.catalog
+        storage=build_storage(core.settings),
+        settings=core.settings,
+        pipeline=core.pipeline,
+        catalog=core.pipeline.catalog,
+        onboarding=core.onboarding,
     )
     # Outer middlewares run in registration order: trace first (so every log line
     # has it), then per-user ordering, and the session last so nobody holds a
@@ -86,4 +115,17 @@ def build_dispatcher(core: Core) -> Dispatcher:
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.update.outer_middleware(DbSessionMiddleware(core.session_factory))
     dispatcher.include_router(build_root_router())
+    scheduler = build_scheduler(
+        JobRunner(core.session_factory, instance_id()), default_jobs(core.pipeline.memory)
+    )
+
+    async def start_jobs() -> None:
+        scheduler.start()
+
+    async def stop_jobs() -> None:
+        scheduler.shutdown(wait=False)
+
+    dispatcher.startup.register(start_jobs)
+    dispatcher.shutdown.register(stop_jobs)
+    dispatcher["scheduler"] = scheduler
     return dispatcher

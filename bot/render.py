@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramRetryAfter
+from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup
 
 from bot.keyboards.pipeline import keyboard
@@ -88,3 +88,18 @@ async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> None:
     if reply.photo is not None:
         photo = BufferedInputFile(reply.photo.content, filename=reply.photo.filename)
         await with_retry_after(lambda: bot.send_photo(chat_id, photo))
+
+
+async def edit_text(
+    bot: Bot, chat_id: int, message_id: int, text: str, markup: InlineKeyboardMarkup | None
+) -> None:
+    """Replace a card's text; pressing a button that changes nothing is not an error."""
+    try:
+        await with_retry_after(
+            lambda: bot.edit_message_text(
+                text, chat_id=chat_id, message_id=message_id, reply_markup=markup, parse_mode=None
+            )
+        )
+    except TelegramBadRequest as exc:
+        if "message is not modified" not in exc.message:
+            raise

@@ -128,9 +128,9 @@ class Pipeline:
         )
         buttons: tuple[tuple[Button, ...], ...] = ()
         if not loaded.known and decision.intent == "greeting":
-            # First contact: let the farmer pick how Stepan talks, from day one.
-            text = f"{text}\n\n{self.catalog.text(lang, 'actions.style_question')}"
-            buttons = self.style_buttons(lang)
+            # First contact: offer onboarding so Stepan knows the farm from day one.
+            text = f"{text}\n\n{self.catalog.text(lang, 'onboarding.offer')}"
+            buttons = self.onboarding_offer(lang)
         return Reply(text, buttons, mode=decision.mode, intent=decision.intent, crew=crew)
 
     async def handle_action(self, action: str, incoming: Incoming, session: AsyncSession) -> Reply:
@@ -138,6 +138,8 @@ class Pipeline:
         lang = message_language(incoming)
         try:
             kind, _, value = action.partition(":")
+            if action == "onboarding:later":
+                return Reply(self.catalog.text(lang, "onboarding.later_reply"))
             if kind == "style" and value in STYLES:
                 style: Style = value
                 if await self.memory.set_style(session, incoming.user_id, style):
@@ -146,6 +148,14 @@ class Pipeline:
         except Exception:
             logger.exception("handle_action failed trace=%s", incoming.trace_id)
         return Reply(self.catalog.text(lang, "actions.expired"))
+
+    def onboarding_offer(self, lang: Language) -> tuple[tuple[Button, ...], ...]:
+        return (
+            (
+                Button(self.catalog.text(lang, "onboarding.start"), "onboarding:start"),
+                Button(self.catalog.text(lang, "onboarding.later"), "onboarding:later"),
+            ),
+        )
 
     def style_buttons(self, lang: Language) -> tuple[tuple[Button, ...], ...]:
         return (

@@ -12,13 +12,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.config import Settings
 from bot.render import send_reply
 from pipeline.handle import Pipeline
-from pipeline.types import Incoming, Reply
+from pipeline.language import language_from_telegram
+from pipeline.types import Incoming, Language, Reply
 
 logger = logging.getLogger(__name__)
 
 
 def telegram_user_id(user: User) -> str:
     return f"tg:{user.id}"
+
+
+def user_language(user: User | None) -> Language:
+    """The language for command and button replies (no message text to detect from)."""
+    return language_from_telegram(user.language_code if user else None)
 
 
 def incoming_from(

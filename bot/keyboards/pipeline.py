@@ -9,9 +9,20 @@ from pipeline.types import Button
 
 
 class PipelineCD(CallbackData, prefix="p"):
-    """An action the pipeline itself validates (see Pipeline.handle_action)."""
+    """A pipeline action ``kind:value`` (e.g. ``style:brief``), validated again by the
+    pipeline when it comes back. Two fields because ":" is CallbackData's separator."""
 
-    action: str
+    kind: str
+    value: str = ""
+
+    @classmethod
+    def of(cls, action: str) -> PipelineCD:
+        kind, _, value = action.partition(":")
+        return cls(kind=kind, value=value)
+
+    @property
+    def action(self) -> str:
+        return f"{self.kind}:{self.value}" if self.value else self.kind
 
 
 def keyboard(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
@@ -21,7 +32,7 @@ def keyboard(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | Non
         inline_keyboard=[
             [
                 InlineKeyboardButton(
-                    text=button.text, callback_data=PipelineCD(action=button.action).pack()
+                    text=button.text, callback_data=PipelineCD.of(button.action).pack()
                 )
                 for button in row
             ]

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.engine import create_engine
 from db.models import FarmProfileRow, InteractionRow, UserProfileRow
 from pipeline import gate
-from db.engine import create_engine
 from pipeline.handle import Pipeline
 from pipeline.responder import LightRequest
 from pipeline.types import DepthDecision, Incoming, Reply
@@ -49,12 +49,8 @@ async def test_greeting_is_light_and_personal(
     reply = await _send(pipeline, session_factory, "привіт")
     assert reply.mode == "light" and reply.intent == "greeting" and reply.crew == ()
     assert "Оксана" in reply.text
-    # First contact: style buttons so Stepan knows how to talk from day one.
-    assert [b.action for b in reply.buttons[0]] == [
-        "style:brief",
-        "style:detailed",
-        "style:conversational",
-    ]
+    # First contact: onboarding is offered so Stepan knows the farm from day one.
+    assert [b.action for b in reply.buttons[0]] == ["onboarding:start", "onboarding:later"]
     again = await _send(pipeline, session_factory, "привіт")
     assert again.buttons == ()
     assert "Оксана" in again.text

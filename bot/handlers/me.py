@@ -1,0 +1,68 @@
+"""A user's own memory: /me shows it, /forget deletes it after a confirm button."""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command
+from aiogram.types import CallbackQuery, Message
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.handlers._common import telegram_user_id, user_language
+from bot.keyboards.me import MeCD, forget_keyboard, me_keyboard
+from bot.render import edit_text
+from pipeline.cards import my_memory
+from pipeline.handle import Pipeline
+from pipeline.profiles import STYLES
+
+router = Router(name=__name__)
+
+
+@router.message(Command("me"))
+async def on_me(message: Message, pipeline: Pipeline, session: AsyncSession) -> None:
+    if message.from_user is None:
+        return
+    lang, catalog = user_language(message.from_user), pipeline.catalog
+    loaded = await pipeline.memory.load(session, telegram_user_id(message.from_user))
+    await message.answer(
+        my_memory(loaded.profile, loaded.farm, catalog, lang),
+        reply_markup=me_keyboard(catalog, lang),
+    )
+
+
+@router.message(Command("forget"))
+async def on_forget(message: Message, pipeline: Pipeline) -> None:
+    lang, catalog = user_language(message.from_user), pipeline.catalog
+    await message.answer(
+        catalog.text(lang, "me.forget_confirm"), reply_markup=forget_keyboard(catalog, lang)
+    )
+
+
+@router.callback_query(MeCD.filter(F.action == "style"), MeCD.filter(F.value.in_(STYLES)))
+async def on_style(
+    query: CallbackQuery, callback_data: MeCD, pipeline: Pipeline, session: AsyncSession
+) -> None:
+    lang, catalog = user_language(query.from_user), pipeline.catalog
+    user_id = telegram_user_id(query.from_user)
+    saved = await pipeline.memory.set_style(session, user_id, callback_data.value)  # type: ignore[arg-type]
+    adverb = catalog.text(lang, f"actions.adverb.{callback_data.value}")
+    await query.answer(
+        catalog.text(lang, "actions.style_set", style=adverb)
+        if saved
+        else catalog.text(lang, "admin.no_user")
+    )
+
+
+@router.callback_query(MeCD.filter(F.action.in_({"forget", "keep"})))
+async def on_forget_answer(
+    query: CallbackQuery, callback_data: MeCD, bot: Bot, pipeline: Pipeline, session: AsyncSession
+) -> None:
+    lang, catalog = user_language(query.from_user), pipeline.catalog
+    await query.answer()
+    if callback_data.action == "forget":
+        # Only the presser's own data: the callback carries no user id to forge.
+        await pipeline.memory.forget(session, telegram_user_id(query.from_user))
+        text = catalog.text(lang, "me.forgotten")
+    else:
+        text = catalog.text(lang, "me.kept")
+    if query.message is not None:
+        await edit_text(bot, query.message.chat.id, query.message.message_id, text, None)

@@ -1,0 +1,34 @@
+"""Operator commands and buttons from anyone else: a polite refusal, nothing changed.
+
+Placed after the operator routers: their IsOperator filter lets only operators in,
+so whatever reaches here for these commands or callback prefixes is not one.
+"""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command
+from aiogram.types import CallbackQuery, Message
+
+from bot.handlers._common import user_language
+from bot.keyboards.admin import FarmCD, ProfileCD
+from pipeline.handle import Pipeline
+
+OPERATOR_COMMANDS = ("profile", "farm", "status")
+
+router = Router(name=__name__)
+
+
+@router.message(Command(*OPERATOR_COMMANDS))
+async def refuse_command(message: Message, pipeline: Pipeline) -> None:
+    await message.answer(
+        pipeline.catalog.text(user_language(message.from_user), "admin.not_operator")
+    )
+
+
+@router.callback_query(ProfileCD.filter())
+@router.callback_query(FarmCD.filter())
+async def refuse_button(query: CallbackQuery, pipeline: Pipeline) -> None:
+    await query.answer(
+        pipeline.catalog.text(user_language(query.from_user), "admin.not_operator"), show_alert=True
+    )

@@ -1,0 +1,25 @@
+"""/whoami: anyone may ask their Telegram id and role (operators need the ids)."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command
+from aiogram.types import Message
+
+from bot.config import Settings
+from bot.handlers._common import user_language
+from pipeline.handle import Pipeline
+
+router = Router(name=__name__)
+
+
+@router.message(Command("whoami"))
+async def on_whoami(message: Message, pipeline: Pipeline, settings: Settings) -> None:
+    if message.from_user is None:
+        return
+    lang, catalog = user_language(message.from_user), pipeline.catalog
+    is_operator = message.from_user.id in settings.agx.operator_ids
+    role = catalog.text(lang, "admin.role_operator" if is_operator else "admin.role_user")
+    await message.answer(
+        catalog.text(lang, "admin.whoami", telegram_id=message.from_user.id, role=role)
+    )

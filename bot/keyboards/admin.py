@@ -1,0 +1,49 @@
+"""Operators' inline buttons: typed callback data, never hand-split strings."""
+
+from __future__ import annotations
+
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import InlineKeyboardMarkup
+from aiogram.utils.keyboard import InlineKeyboardBuilder
+
+from pipeline.admin import PHASES
+from pipeline.i18n import Catalog
+from pipeline.profiles import EXPERTISE_LEVELS, STYLES
+from pipeline.types import Language
+
+
+class ProfileCD(CallbackData, prefix="pf"):
+    user: int  # Telegram id of the profile's owner
+    field: str  # "expertise_level" | "preferred_style"
+    value: str
+
+
+class FarmCD(CallbackData, prefix="fm"):
+    user: int
+    phase: str
+
+
+def profile_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
+    builder = InlineKeyboardBuilder()
+    for level in EXPERTISE_LEVELS:
+        builder.button(
+            text=catalog.text(lang, f"expertise.{level}"),
+            callback_data=ProfileCD(user=user, field="expertise_level", value=level),
+        )
+    for style in STYLES:
+        builder.button(
+            text=catalog.text(lang, f"styles.{style}"),
+            callback_data=ProfileCD(user=user, field="preferred_style", value=style),
+        )
+    builder.adjust(3, 3)
+    return builder.as_markup()
+
+
+def farm_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
+    builder = InlineKeyboardBuilder()
+    for phase in PHASES:
+        builder.button(
+            text=catalog.text(lang, f"phase.{phase}"), callback_data=FarmCD(user=user, phase=phase)
+        )
+    builder.adjust(3)
+    return builder.as_markup()

@@ -1,0 +1,57 @@
+"""The job_runs table: a lock so a job runs once across instances, and its history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import JobRunRow
+from db.repositories.profiles import insert_ignore
+
+
+async def try_lock(
+    session: AsyncSession, job_id: str, owner: str, now: datetime, until: datetime
+) -> bool:
+    """Take the job's lock if it is free or expired; True when this owner holds it.
+
+    One conditional UPDATE: on PostgreSQL and SQLite alike exactly one instance
+    sees rowcount 1, even when all of them try at the same moment.
+    """
+    await insert_ignore(session, JobRunRow, {"job_id": job_id, "runs": 0})
+    result = await session.execute(
+        update(JobRunRow)
+        .where(
+            JobRunRow.job_id == job_id,
+            or_(JobRunRow.locked_until.is_(None), JobRunRow.locked_until < now),
+        )
+        .values(locked_by=owner, locked_until=until, last_started_at=now)
+    )
+    await session.commit()
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+async def finish(
+    session: AsyncSession, job_id: str, owner: str, now: datetime, outcome: str, detail: str
+) -> None:
+    await session.execute(
+        update(JobRunRow)
+        .where(JobRunRow.job_id == job_id, JobRunRow.locked_by == owner)
+        .values(
+            locked_by=None,
+            locked_until=None,
+            last_finished_at=now,
+            last_outcome=outcome,
+            last_detail=detail[:256],
+            runs=JobRunRow.runs + 1,
+        )
+    )
+    await session.commit()
+
+
+async def all_runs(session: AsyncSession) -> list[JobRunRow]:
+    result = await session.execute(select(JobRunRow).order_by(JobRunRow.job_id))
+    rows = list(result.scalars())
+    await session.commit()
+    return rows

@@ -1,0 +1,82 @@
+"""Operators' edits, parsed and validated before anything is written.
+
+`/profile [id] set key=value` and `/farm [id] update key=value`: only the keys below
+may change, and only to valid values; anything else is a clear error naming the
+allowed keys or values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import get_args
+
+from pipeline.profiles import EXPERTISE_LEVELS, STYLES, AlertThresholds, Phase
+
+PHASES: tuple[str, ...] = get_args(Phase)
+PROFILE_KEYS: dict[str, tuple[str, ...]] = {
+    "expertise_level": EXPERTISE_LEVELS,
+    "preferred_style": STYLES,
+}
+THRESHOLD_KEYS = tuple(AlertThresholds.model_fields)
+FARM_KEYS = ("current_phase", *THRESHOLD_KEYS)
+
+
+class AdminError(ValueError):
+    """A user-facing error: ``key`` is a catalog key, ``params`` fill it."""
+
+    def __init__(self, message_key: str, **params: str) -> None:
+        super().__init__(message_key)
+        self.key = message_key
+        self.params = params
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    target: int | None  # a Telegram user id; None means the operator's own profile
+    key: str
+    value: str | float
+
+
+def parse_target(word: str) -> int | None:
+    return int(word) if word.lstrip("-").isdigit() else None
+
+
+def _split(args: str, verb: str) -> tuple[int | None, str]:
+    """ "[id] <verb> key=value" -> (id, "key=value")."""
+    words = args.split()
+    target = None
+    if words and parse_target(words[0]) is not None:
+        target = parse_target(words.pop(0))
+    if not words or words[0].lower() != verb or len(words) != 2 or "=" not in words[1]:
+        raise AdminError(f"admin.usage_{verb}")
+    return target, words[1]
+
+
+def parse_profile_edit(args: str) -> Edit:
+    target, pair = _split(args, "set")
+    key, _, value = pair.partition("=")
+    key, value = key.strip().lower(), value.strip().lower()
+    if key not in PROFILE_KEYS:
+        raise AdminError("admin.bad_key", key=key, allowed=", ".join(PROFILE_KEYS))
+    if value not in PROFILE_KEYS[key]:
+        raise AdminError("admin.bad_value", key=key, allowed=", ".join(PROFILE_KEYS[key]))
+    return Edit(target, key, value)
+
+
+def parse_farm_edit(args: str) -> Edit:
+    target, pair = _split(args, "update")
+    key, _, raw = pair.partition("=")
+    key, raw = key.strip().lower(), raw.strip().lower()
+    if key == "phase":
+        key = "current_phase"
+    if key not in FARM_KEYS:
+        raise AdminError("admin.bad_key", key=key, allowed=", ".join(FARM_KEYS))
+    if key == "current_phase":
+        if raw not in PHASES:
+            raise AdminError("admin.bad_value", key=key, allowed=", ".join(PHASES))
+        return Edit(target, key, raw)
+    try:
+        number = float(raw.replace(",", "."))
+    except ValueError:
+        raise AdminError("admin.not_a_number", key=key) from None
+    return Edit(target, key, number)

@@ -1,0 +1,161 @@
+"""Onboarding a new user, as pure steps: what to ask, what an answer changes.
+
+The bot keeps the current step in aiogram FSM; the console chat in a variable. Both
+call these functions, so the flow is written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pipeline.i18n import Catalog
+from pipeline.profiles import STYLES
+from pipeline.slugs import make_id, split_names
+from pipeline.types import Button, Language
+
+
+class ProfileWriter(Protocol):
+    async def update_user(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+
+    async def update_farm(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+
+
+class Step(StrEnum):
+    NAME = "name"
+    FARM = "farm"
+    FIELDS = "fields"
+    CROPS = "crops"
+    SENSORS = "sensors"
+    STYLE = "style"
+
+
+ORDER: tuple[Step, ...] = tuple(Step)
+#: Steps answered with a button only; typed text there repeats the question.
+BUTTON_STEPS = frozenset({Step.SENSORS, Step.STYLE})
+MAX_ITEMS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What one answer changes in the profiles (kwargs for MemoryManager updates)."""
+
+    user: dict[str, Any] = field(default_factory=dict)
+    farm: dict[str, Any] = field(default_factory=dict)
+
+
+def next_step(step: Step | None) -> Step | None:
+    if step is None:
+        return ORDER[0]
+    index = ORDER.index(step) + 1
+    return ORDER[index] if index < len(ORDER) else None
+
+
+def question(
+    catalog: Catalog, lang: Language, step: Step
+) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+    """The question for ``step`` and its buttons (every step has "skip")."""
+    skip = Button(catalog.text(lang, "onboarding.skip"), "onboarding:skip")
+    text = catalog.text(lang, f"onboarding.ask.{step.value}")
+    if step is Step.SENSORS:
+        return text, (
+            (
+                Button(catalog.text(lang, "onboarding.yes"), "onboarding:sensors_yes"),
+                Button(catalog.text(lang, "onboarding.no"), "onboarding:sensors_no"),
+            ),
+            (skip,),
+        )
+    if step is Step.STYLE:
+        styles = tuple(
+            Button(catalog.text(lang, f"actions.button.style_{style}"), f"onboarding:style_{style}")
+            for style in STYLES
+        )
+        return text, (styles, (skip,))
+    return text, ((skip,),)
+
+
+def text_answer(step: Step, text: str) -> Changes | None:
+    """Changes from a typed answer; None when the step wants a button or the text is empty."""
+    text = text.strip()
+    if not text or step in BUTTON_STEPS:
+        return None
+    if step is Step.NAME:
+        return Changes(user={"name": text[:128]})
+    if step is Step.FARM:
+        return Changes(farm={"farm_name": text[:128]})
+    kind = "field" if step is Step.FIELDS else "crop"
+    ids = [make_id(kind, name) for name in split_names(text)[:MAX_ITEMS]]
+    unique = list(dict.fromkeys(item for item in ids if item))
+    if not unique:
+        return None
+    return Changes(farm={"field_ids" if step is Step.FIELDS else "crop_ids": unique})
+
+
+def button_answer(step: Step, action: str) -> Changes | None:
+    """Changes from a pressed button (``onboarding:<value>``); None if it does not fit."""
+    value = action.removeprefix("onboarding:")
+    if step is Step.SENSORS and value in ("sensors_yes", "sensors_no"):
+        return Changes(farm={"has_iot_integration": value == "sensors_yes"})
+    if step is Step.STYLE and value.removeprefix("style_") in STYLES:
+        return Changes(user={"preferred_style": value.removeprefix("style_")})
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The reply to send and the step to wait in next (None: onboarding is over)."""
+
+    text: str
+    buttons: tuple[tuple[Button, ...], ...]
+    step: Step | None
+
+
+class OnboardingFlow:
+    """Runs the steps against the memory layer; the caller stores ``Turn.step``."""
+
+    def __init__(self, catalog: Catalog, memory: ProfileWriter) -> None:
+        self._catalog = catalog
+        self._memory = memory
+
+    def start(self, lang: Language) -> Turn:
+        first = ORDER[0]
+        text, buttons = question(self._catalog, lang, first)
+        return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
+
+    async def answer_text(
+        self, session: AsyncSession, user_id: str, step: Step, text: str, lang: Language
+    ) -> Turn:
+        changes = text_answer(step, text)
+        if changes is None:
+            again, buttons = question(self._catalog, lang, step)
+            return Turn(
+                f"{self._catalog.text(lang, 'onboarding.repeat')}\n\n{again}", buttons, step
+            )
+        return await self._advance(session, user_id, step, changes, lang)
+
+    async def answer_button(
+        self, session: AsyncSession, user_id: str, step: Step, action: str, lang: Language
+    ) -> Turn:
+        if action == "onboarding:skip":
+            return await self._advance(session, user_id, step, Changes(), lang)
+        changes = button_answer(step, action)
+        if changes is None:
+            again, buttons = question(self._catalog, lang, step)
+            return Turn(again, buttons, step)
+        return await self._advance(session, user_id, step, changes, lang)
+
+    async def _advance(
+        self, session: AsyncSession, user_id: str, step: Step, changes: Changes, lang: Language
+    ) -> Turn:
+        if changes.user:
+            await self._memory.update_user(session, user_id, **changes.user)
+        if changes.farm:
+            await self._memory.update_farm(session, user_id, **changes.farm)
+        following = next_step(step)
+        if following is None:
+            return Turn(self._catalog.text(lang, "onboarding.done"), (), None)
+        text, buttons = question(self._catalog, lang, following)
+        return Turn(text, buttons, following)

@@ -1,0 +1,221 @@
+"""Operator commands and buttons through the real dispatcher and a fake Bot API.
+
+Every operator command and callback is tried by a non-operator too: refused
+politely, nothing changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlalchemy import select
+
+from bot.keyboards.admin import FarmCD, ProfileCD
+from db.models import FarmProfileRow, UserProfileRow
+from tests.conftest import make_settings
+from tests.integration.bot_harness import Harness, running_bot
+
+OPERATOR = 1001
+FARMER = 2002
+INTRUDER = 3003
+
+
+@pytest.fixture
+async def harness(sqlite_url: str) -> AsyncIterator[Harness]:
+    settings = make_settings(sqlite_url, operator_ids=frozenset({OPERATOR}))
+    async with running_bot(settings) as harness:
+        # The farmer and the intruder exist: they have talked to Stepan once.
+        await harness.say(FARMER, "привіт", first_name="Оксана")
+        await harness.say(INTRUDER, "привіт", first_name="Ігор")
+        yield harness
+
+
+async def _user(harness: Harness, telegram_id: int) -> UserProfileRow:
+    async with harness.core.session_factory() as session:
+        row = await session.get(UserProfileRow, f"tg:{telegram_id}")
+        assert row is not None
+        return row
+
+
+async def _farm(harness: Harness, telegram_id: int) -> FarmProfileRow:
+    async with harness.core.session_factory() as session:
+        result = await session.execute(
+            select(FarmProfileRow).where(FarmProfileRow.user_id == f"tg:{telegram_id}")
+        )
+        return result.scalar_one()
+
+
+def _not_operator(harness: Harness) -> str:
+    return harness.core.pipeline.catalog.text("uk", "admin.not_operator")
+
+
+async def test_profile_card_with_buttons(harness: Harness) -> None:
+    card = await harness.say(OPERATOR, f"/profile {FARMER}")
+    assert "Оксана" in (card.text or "")
+    assert f"tg:{FARMER}" in (card.text or "")
+    buttons = [
+        b["callback_data"] for row in card.params["reply_markup"]["inline_keyboard"] for b in row
+    ]
+    assert ProfileCD(user=FARMER, field="preferred_style", value="brief").pack() in buttons
+    assert ProfileCD(user=FARMER, field="expertise_level", value="expert").pack() in buttons
+
+
+async def test_operator_button_changes_style_and_next_reply_follows(harness: Harness) -> None:
+    card = await harness.say(OPERATOR, f"/profile {FARMER}")
+    data = ProfileCD(user=FARMER, field="preferred_style", value="brief").pack()
+    answer = await harness.press(OPERATOR, data, harness.message_id(card))
+    assert answer.ok
+    assert (await _user(harness, FARMER)).preferred_style == "brief"
+    edited = await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
+    assert "коротко" in (edited.text or "")
+
+
+async def test_operator_sets_expertise_and_it_is_locked(harness: Harness) -> None:
+    reply = await harness.say(OPERATOR, f"/profile {FARMER} set expertise_level=expert")
+    assert reply.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    row = await _user(harness, FARMER)
+    assert row.expertise_level == "expert" and row.expertise_locked is True
+
+
+@pytest.mark.parametrize(
+    ("command", "expected_key"),
+    [
+        ("/profile set name=Bob", "admin.bad_key"),
+        ("/profile set preferred_style=loud", "admin.bad_value"),
+        ("/profile set", "admin.usage_set"),
+        ("/profile abc", "admin.usage_set"),
+        ("/farm update current_phase=party", "admin.bad_value"),
+        ("/farm update soil_moisture_min=lots", "admin.not_a_number"),
+        ("/farm update owner=me", "admin.bad_key"),
+    ],
+)
+async def test_bad_operator_input_gets_a_clear_error(
+    harness: Harness, command: str, expected_key: str
+) -> None:
+    await harness.say(OPERATOR, "привіт")
+    reply = await harness.say(OPERATOR, command)
+    catalog = harness.core.pipeline.catalog
+    expected = catalog.text("uk", expected_key)
+    # Placeholders differ by input; compare the fixed part before the first one.
+    assert (reply.text or "").startswith(expected.split("{")[0].split("«")[0])
+
+
+async def test_unknown_user(harness: Harness) -> None:
+    reply = await harness.say(OPERATOR, "/profile 987654")
+    assert reply.text == harness.core.pipeline.catalog.text("uk", "admin.no_user")
+
+
+async def test_profile_of_forwarded_message_author(harness: Harness) -> None:
+    since = len(harness.api.sent)
+    harness.api.push_update(
+        {
+            "message": {
+                "message_id": 500,
+                "date": 1,
+                "chat": {"id": OPERATOR, "type": "private"},
+                "from": {"id": OPERATOR, "is_bot": False, "first_name": "Op"},
+                "text": "/profile",
+                "entities": [{"type": "bot_command", "offset": 0, "length": 8}],
+                "reply_to_message": {
+                    "message_id": 499,
+                    "date": 1,
+                    "chat": {"id": OPERATOR, "type": "private"},
+                    "text": "запиши полив",
+                    "forward_origin": {
+                        "type": "user",
+                        "date": 1,
+                        "sender_user": {"id": FARMER, "is_bot": False, "first_name": "Оксана"},
+                    },
+                },
+            }
+        }
+    )
+    card = await harness.reply(OPERATOR, since)
+    assert f"tg:{FARMER}" in (card.text or "")
+
+
+async def test_farm_card_and_phase_button(harness: Harness) -> None:
+    card = await harness.say(OPERATOR, f"/farm {FARMER}")
+    assert "Пороги" in (card.text or "")
+    data = FarmCD(user=FARMER, phase="sowing").pack()
+    await harness.press(OPERATOR, data, harness.message_id(card))
+    assert (await _farm(harness, FARMER)).seasonal_context.get("current_phase") == "sowing"
+
+
+async def test_farm_update_thresholds_validated(harness: Harness) -> None:
+    ok = await harness.say(OPERATOR, f"/farm {FARMER} update soil_moisture_min=25")
+    assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
+    bad = await harness.say(OPERATOR, f"/farm {FARMER} update soil_moisture_min=150")
+    assert (bad.text or "").startswith("Не збережено")
+    assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/profile",
+        f"/profile {FARMER}",
+        f"/profile {FARMER} set preferred_style=brief",
+        "/farm",
+        f"/farm {FARMER} update current_phase=harvest",
+        "/status",
+    ],
+)
+async def test_non_operator_commands_are_refused(harness: Harness, command: str) -> None:
+    reply = await harness.say(INTRUDER, command)
+    assert reply.text == _not_operator(harness)
+    row = await _user(harness, FARMER)
+    assert row.preferred_style == "conversational"
+    assert (await _farm(harness, FARMER)).seasonal_context.get("current_phase") is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        ProfileCD(user=FARMER, field="preferred_style", value="brief").pack(),
+        ProfileCD(user=FARMER, field="expertise_level", value="expert").pack(),
+        FarmCD(user=FARMER, phase="harvest").pack(),
+    ],
+)
+async def test_forged_operator_callbacks_change_nothing(harness: Harness, data: str) -> None:
+    # The intruder presses an operator button on a message of their own.
+    own = await harness.say(INTRUDER, "дякую")
+    answer = await harness.press(INTRUDER, data, harness.message_id(own))
+    assert answer.params.get("text") == _not_operator(harness)
+    row = await _user(harness, FARMER)
+    assert row.preferred_style == "conversational" and row.expertise_level == "intermediate"
+    assert (await _farm(harness, FARMER)).seasonal_context.get("current_phase") is None
+
+
+async def test_whoami(harness: Harness) -> None:
+    assert str(OPERATOR) in ((await harness.say(OPERATOR, "/whoami")).text or "")
+    intruder = await harness.say(INTRUDER, "/whoami")
+    assert "користувач" in (intruder.text or "")
+
+
+async def test_status_lists_jobs(harness: Harness) -> None:
+    from bot.scheduler import JobRunner, default_jobs
+
+    runner = JobRunner(harness.core.session_factory, "test-instance")
+    spec = next(s for s in default_jobs(harness.core.pipeline.memory) if s.job_id == "cache_expiry")
+    assert await runner.run(spec) == "ok"
+    reply = await harness.say(OPERATOR, "/status")
+    assert "cache_expiry: ok" in (reply.text or "")
+    assert "memory-service" in (reply.text or "")
+
+
+async def test_operator_commands_registered_in_their_scope(harness: Harness) -> None:
+    from bot.app import set_commands
+
+    await set_commands(harness.bot, harness.core.pipeline.catalog, frozenset({OPERATOR}))
+    default = {c["command"] for c in harness.api.commands()}
+    scoped = {
+        c["command"]
+        for call in harness.api.calls("setMyCommands")
+        if call.params.get("scope", {}).get("type") == "chat"
+        for c in call.params["commands"]
+    }
+    assert "profile" not in default and {"start", "help", "me"} <= default
+    assert {"profile", "farm", "status"} <= scoped
