@@ -42,7 +42,9 @@ class TemplateResponder:
                 count=profile.interaction_count,
                 operator=catalog.text(lang, "light.whoami_operator") if request.is_operator else "",
             )
-        key = f"light.{intent}"
+        key = f"light.{profile.preferred_style}.{intent}"
+        if not catalog.has(lang, key):
+            key = f"light.{intent}"
         if not catalog.has(lang, key):
             key = "light.fallback"
         return catalog.variant(lang, key, profile.interaction_count, name=name)

@@ -69,6 +69,12 @@ async def test_operator_button_changes_style_and_next_reply_follows(harness: Har
     assert (await _user(harness, FARMER)).preferred_style == "brief"
     edited = await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
     assert "коротко" in (edited.text or "")
+    reply = await harness.say(FARMER, "привіт", first_name="Оксана")
+    brief = [
+        harness.core.pipeline.catalog.variant("uk", "light.brief.greeting", n, name="Оксана")
+        for n in range(2)
+    ]
+    assert reply.text in brief
 
 
 async def test_operator_sets_expertise_and_it_is_locked(harness: Harness) -> None:

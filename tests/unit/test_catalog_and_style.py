@@ -108,3 +108,16 @@ def test_whoami_shows_profile(catalog: Catalog) -> None:
 def test_unknown_intent_falls_back(catalog: Catalog) -> None:
     text = TemplateResponder(catalog).answer(_light("no-such-intent"))
     assert text == catalog.text("uk", "light.fallback")
+
+
+def test_style_changes_the_template(catalog: Catalog) -> None:
+    responder = TemplateResponder(catalog)
+    brief = responder.answer(_light("greeting", name="Іван", preferred_style="brief"))
+    detailed = responder.answer(_light("greeting", name="Іван", preferred_style="detailed"))
+    usual = responder.answer(_light("greeting", name="Іван"))
+    assert brief == "Привіт, Іван!"
+    assert len(detailed) > len(usual) > len(brief)
+    # A style without its own variant of an intent falls back to the usual one.
+    assert responder.answer(_light("ack", preferred_style="brief")) == catalog.variant(
+        "uk", "light.ack", 0
+    )
