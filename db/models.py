@@ -3,12 +3,13 @@ only through Alembic migrations in ``migrations/``."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -17,6 +18,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    UniqueConstraint,
     false,
     func,
 )
@@ -149,3 +151,160 @@ class JobRunRow(Base):
     last_outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "skipped"
     last_detail: Mapped[str | None] = mapped_column(String(256))
     runs: Mapped[int] = mapped_column(Integer, default=0)
+
+
+# --- The farm's data (operations journal, dictionary, sensors) -------------------
+
+
+class FieldRow(Base):
+    """A field of a farm. ``field_id`` (e.g. ``field:north-01``) is stable per farm."""
+
+    __tablename__ = "fields"
+    __table_args__ = (UniqueConstraint("farm_id", "field_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    field_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(128))
+    area_ha: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class CropRow(Base):
+    __tablename__ = "crops"
+    __table_args__ = (UniqueConstraint("farm_id", "crop_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    crop_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class DictionaryTermRow(Base):
+    """A canonical name and its synonyms. ``farm_id`` NULL: shared by every farm."""
+
+    __tablename__ = "dictionary_terms"
+    __table_args__ = (UniqueConstraint("farm_id", "kind", "canonical_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str | None] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(16))  # field | crop | operation | product
+    canonical_id: Mapped[str] = mapped_column(String(64))
+    display: Mapped[str] = mapped_column(String(128))
+    synonyms: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class PendingTermRow(Base):
+    """A name Stepan did not know: it waits for an operator instead of being invented."""
+
+    __tablename__ = "pending_terms"
+    __table_args__ = (UniqueConstraint("farm_id", "kind", "term"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    term: Mapped[str] = mapped_column(String(128))  # normalised
+    first_message: Mapped[str] = mapped_column(Text)
+    times_seen: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    canonical_id: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), onupdate=_now()
+    )
+
+
+class OperationDraftRow(Base):
+    """An operation read from a message, shown as a card until the user confirms it."""
+
+    __tablename__ = "operation_drafts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    payload: Mapped[dict[str, Any]] = mapped_column(Json)
+    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft|written|cancelled
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class OperationRow(Base):
+    """The farm journal. One source message writes at most one operation."""
+
+    __tablename__ = "operations"
+    __table_args__ = (
+        UniqueConstraint("source_chat_id", "source_message_id"),
+        Index("ix_operations_farm_date", "farm_id", "op_date"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    op_type: Mapped[str] = mapped_column(String(32))
+    field_id: Mapped[str | None] = mapped_column(String(64))
+    crop_id: Mapped[str | None] = mapped_column(String(64))
+    quantity: Mapped[float | None] = mapped_column(Float)
+    unit: Mapped[str | None] = mapped_column(String(16))
+    product: Mapped[str | None] = mapped_column(String(128))
+    op_date: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16))  # planned | done
+    source_chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    author: Mapped[str] = mapped_column(String(64))
+    #: Set while the operation waits for an operator to approve an unknown name.
+    pending_term_id: Mapped[int | None] = mapped_column(
+        ForeignKey("pending_terms.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class SensorReadingRow(Base):
+    __tablename__ = "sensor_readings"
+    __table_args__ = (
+        UniqueConstraint("farm_id", "sensor_id", "sensor_type", "measured_at"),
+        Index("ix_sensor_readings_farm_type_time", "farm_id", "sensor_type", "measured_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    field_id: Mapped[str | None] = mapped_column(String(64))
+    sensor_id: Mapped[str] = mapped_column(String(64))
+    sensor_type: Mapped[str] = mapped_column(String(32))  # soil_moisture | temperature | ...
+    value: Mapped[float] = mapped_column(Float)
+    unit: Mapped[str] = mapped_column(String(16))
+    measured_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    source: Mapped[str] = mapped_column(String(32))  # api | csv | thingsboard ...
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class AlertRow(Base):
+    """One threshold-breach episode: opened on the first bad reading, closed on recovery."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    field_id: Mapped[str | None] = mapped_column(String(64))
+    sensor_type: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max
+    value: Mapped[float] = mapped_column(Float)
+    threshold: Mapped[float] = mapped_column(Float)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class FarmTokenRow(Base):
+    """Bearer tokens for the readings endpoint; only a hash is stored."""
+
+    __tablename__ = "farm_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
