@@ -234,13 +234,10 @@ class OperationDraftRow(Base):
 
 
 class OperationRow(Base):
-    """The farm journal. One source message writes at most one operation."""
+    """The farm journal. One source message writes each of its operations once."""
 
     __tablename__ = "operations"
-    __table_args__ = (
-        UniqueConstraint("source_chat_id", "source_message_id"),
-        Index("ix_operations_farm_date", "farm_id", "op_date"),
-    )
+    __table_args__ = (Index("ix_operations_farm_date", "farm_id", "op_date"),)
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
@@ -254,6 +251,9 @@ class OperationRow(Base):
     status: Mapped[str] = mapped_column(String(16))  # planned | done
     source_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    #: "<chat>:<message>:<field>" — unique, so a redelivered update or a second tap
+    #: on ✅ writes nothing more (NULL for operations entered another way).
+    source_key: Mapped[str | None] = mapped_column(String(96), unique=True)
     author: Mapped[str] = mapped_column(String(64))
     #: Set while the operation waits for an operator to approve an unknown name.
     pending_term_id: Mapped[int | None] = mapped_column(

@@ -222,6 +222,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(length=16), nullable=False),
         sa.Column("source_chat_id", sa.BigInteger(), nullable=True),
         sa.Column("source_message_id", sa.BigInteger(), nullable=True),
+        sa.Column("source_key", sa.String(length=96), nullable=True),
         sa.Column("author", sa.String(length=64), nullable=False),
         sa.Column("pending_term_id", sa.Integer(), nullable=True),
         sa.Column(
@@ -240,9 +241,7 @@ def upgrade() -> None:
             ondelete="SET NULL",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_operations")),
-        sa.UniqueConstraint(
-            "source_chat_id", "source_message_id", name=op.f("uq_operations_source_chat_id")
-        ),
+        sa.UniqueConstraint("source_key", name=op.f("uq_operations_source_key")),
     )
     with op.batch_alter_table("operations", schema=None) as batch_op:
         batch_op.create_index("ix_operations_farm_date", ["farm_id", "op_date"], unique=False)

@@ -1,0 +1,181 @@
+"""SQL access to a farm's fields, crops, dictionary, pending terms and journal."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import (
+    CropRow,
+    DictionaryTermRow,
+    FarmProfileRow,
+    FieldRow,
+    OperationDraftRow,
+    OperationRow,
+    PendingTermRow,
+)
+from db.repositories.profiles import insert_ignore
+
+
+async def farm_of(session: AsyncSession, user_id: str) -> FarmProfileRow | None:
+    result = await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == user_id))
+    return result.scalar_one_or_none()
+
+
+async def add_field(session: AsyncSession, farm_id: str, field_id: str, name: str) -> None:
+    await insert_ignore(session, FieldRow, {"farm_id": farm_id, "field_id": field_id, "name": name})
+
+
+async def add_crop(session: AsyncSession, farm_id: str, crop_id: str, name: str) -> None:
+    await insert_ignore(session, CropRow, {"farm_id": farm_id, "crop_id": crop_id, "name": name})
+
+
+async def fields(session: AsyncSession, farm_id: str) -> Sequence[FieldRow]:
+    result = await session.execute(select(FieldRow).where(FieldRow.farm_id == farm_id))
+    return result.scalars().all()
+
+
+async def crops(session: AsyncSession, farm_id: str) -> Sequence[CropRow]:
+    result = await session.execute(select(CropRow).where(CropRow.farm_id == farm_id))
+    return result.scalars().all()
+
+
+async def dictionary_terms(session: AsyncSession, farm_id: str) -> Sequence[DictionaryTermRow]:
+    """The farm's own terms and the shared ones (farm_id NULL)."""
+    result = await session.execute(
+        select(DictionaryTermRow).where(
+            (DictionaryTermRow.farm_id == farm_id) | DictionaryTermRow.farm_id.is_(None)
+        )
+    )
+    return result.scalars().all()
+
+
+async def note_pending_term(
+    session: AsyncSession, farm_id: str, kind: str, term: str, message: str
+) -> PendingTermRow:
+    """Record an unknown name, or count one more sighting of it."""
+    await insert_ignore(
+        session,
+        PendingTermRow,
+        {"farm_id": farm_id, "kind": kind, "term": term, "first_message": message, "times_seen": 0},
+    )
+    await session.execute(
+        update(PendingTermRow)
+        .where(
+            PendingTermRow.farm_id == farm_id,
+            PendingTermRow.kind == kind,
+            PendingTermRow.term == term,
+        )
+        .values(times_seen=PendingTermRow.times_seen + 1)
+    )
+    result = await session.execute(
+        select(PendingTermRow).where(
+            PendingTermRow.farm_id == farm_id,
+            PendingTermRow.kind == kind,
+            PendingTermRow.term == term,
+        )
+    )
+    return result.scalar_one()
+
+
+async def pending_terms(
+    session: AsyncSession, *, status: str = "pending", farm_id: str | None = None
+) -> Sequence[PendingTermRow]:
+    query = select(PendingTermRow).where(PendingTermRow.status == status)
+    if farm_id is not None:
+        query = query.where(PendingTermRow.farm_id == farm_id)
+    result = await session.execute(query.order_by(PendingTermRow.id))
+    return result.scalars().all()
+
+
+async def pending_term(
+    session: AsyncSession, term_id: int, *, lock: bool = False
+) -> PendingTermRow | None:
+    query = select(PendingTermRow).where(PendingTermRow.id == term_id)
+    if lock:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def pending_counts(session: AsyncSession) -> dict[str, int]:
+    result = await session.execute(
+        select(PendingTermRow.status, func.count()).group_by(PendingTermRow.status)
+    )
+    return {status: int(count) for status, count in result.all()}
+
+
+async def pending_count_of(session: AsyncSession, farm_id: str) -> int:
+    return int(
+        await session.scalar(
+            select(func.count())
+            .select_from(PendingTermRow)
+            .where(PendingTermRow.farm_id == farm_id, PendingTermRow.status == "pending")
+        )
+        or 0
+    )
+
+
+async def add_draft(
+    session: AsyncSession,
+    *,
+    user_id: str,
+    farm_id: str,
+    chat_id: int,
+    source_message_id: int | None,
+    payload: dict[str, Any],
+) -> OperationDraftRow:
+    draft = OperationDraftRow(
+        user_id=user_id,
+        farm_id=farm_id,
+        chat_id=chat_id,
+        source_message_id=source_message_id,
+        payload=payload,
+        status="draft",
+    )
+    session.add(draft)
+    await session.flush()
+    return draft
+
+
+async def draft(
+    session: AsyncSession, draft_id: int, *, lock: bool = False
+) -> OperationDraftRow | None:
+    query = select(OperationDraftRow).where(OperationDraftRow.id == draft_id)
+    if lock:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def insert_operation(session: AsyncSession, values: dict[str, Any]) -> bool:
+    """Insert unless this source message already wrote one; True when inserted.
+
+    The unique (source_chat_id, source_message_id) constraint is the guard: a
+    redelivered update or a second tap on ✅ hits it and inserts nothing.
+    """
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    result = await session.execute(insert(OperationRow).values(**values).on_conflict_do_nothing())
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+async def operations_waiting_on(session: AsyncSession, term_id: int) -> Sequence[OperationRow]:
+    result = await session.execute(
+        select(OperationRow).where(OperationRow.pending_term_id == term_id)
+    )
+    return result.scalars().all()
+
+
+async def operations_between(
+    session: AsyncSession, farm_id: str, start: date, end: date
+) -> Sequence[OperationRow]:
+    result = await session.execute(
+        select(OperationRow)
+        .where(OperationRow.farm_id == farm_id, OperationRow.op_date.between(start, end))
+        .order_by(OperationRow.op_date, OperationRow.id)
+    )
+    return result.scalars().all()
