@@ -7,10 +7,10 @@ pipeline only sees validated profiles.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
-from typing import Any, Literal
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from pipeline.types import ClassifierContext, Language
 
@@ -25,6 +25,15 @@ AGENT = "agromatrix"
 RECENT_TOPICS_KEPT = 10
 #: A threshold breach this recent sends the next message down the deep path.
 RECENT_ALERT_WINDOW = timedelta(hours=24)
+
+
+def _as_utc(value: datetime) -> datetime:
+    # SQLite hands DateTime(timezone=True) columns back naive; everything Stepan stores
+    # is UTC, and comparing a naive value with an aware "now" would raise.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 
 
 def user_fact_key(user_id: str) -> str:
@@ -45,7 +54,7 @@ class _Model(BaseModel):
 
 class RecentTopic(_Model):
     intent: str
-    ts: datetime
+    ts: UtcDatetime
 
 
 class UserProfile(_Model):
@@ -58,14 +67,14 @@ class UserProfile(_Model):
     expertise_locked: bool = False
     preferred_language: Language = "uk"
     preferred_style: Style = "conversational"
-    last_seen: datetime | None = None
+    last_seen: UtcDatetime | None = None
     interaction_count: int = Field(default=0, ge=0)
     known_intents: list[str] = Field(default_factory=list)
     context_notes: list[str] = Field(default_factory=list)
     farm_profile_ref: str | None = None
     recent_topics: list[RecentTopic] = Field(default_factory=list)
     operator: bool = False
-    updated_at: datetime | None = None
+    updated_at: UtcDatetime | None = None
 
     @classmethod
     def default(cls, user_id: str) -> UserProfile:
@@ -77,9 +86,18 @@ class UserProfile(_Model):
         return user_fact_key(self.user_id)
 
     def to_seed_json(self) -> dict[str, Any]:
-        """Exactly the seed's section 4 JSON shape."""
+        """Exactly the seed's section 4 JSON shape (``expertise_locked`` is Stepan's own
+        bookkeeping and stays in SQL)."""
         body = self.model_dump(mode="json", exclude={"schema_version", "expertise_locked"})
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
+
+    @classmethod
+    def from_seed_json(cls, data: Any, user_id: str) -> Self:
+        """A profile read back from the memory-service; ValueError for anything that is
+        not this user's section 4 JSON (another user's fact, wrong shapes, bad values)."""
+        body = _seed_body(data, user_id, user_fact_key(user_id))
+        body.pop("expertise_locked", None)
+        return cls.model_validate(body)
 
 
 class SeasonalContext(_Model):
@@ -92,7 +110,7 @@ class SeasonalContext(_Model):
 class IotSensors(_Model):
     has_iot_integration: bool = False
     sensor_types: list[str] = Field(default_factory=list)
-    last_alert: datetime | None = None
+    last_alert: UtcDatetime | None = None
 
 
 class AlertThresholds(_Model):
@@ -120,7 +138,7 @@ class FarmProfile(_Model):
     typical_intents: list[str] = Field(default_factory=list)
     alert_thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
     dict_pending_count: int = Field(default=0, ge=0)
-    updated_at: datetime | None = None
+    updated_at: UtcDatetime | None = None
 
     @classmethod
     def default(cls, user_id: str) -> FarmProfile:
@@ -138,6 +156,31 @@ class FarmProfile(_Model):
         """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
         body = self.model_dump(mode="json", exclude={"schema_version"})
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
+
+    @classmethod
+    def from_seed_json(cls, data: Any, user_id: str) -> Self:
+        """A farm read back from the memory-service; ValueError unless it is this user's
+        section 5 JSON with a ``farm_id``."""
+        body = _seed_body(data, user_id, farm_fact_key(user_id))
+        if not isinstance(body.get("farm_id"), str) or not body["farm_id"]:
+            raise ValueError("farm profile without farm_id")
+        return cls.model_validate(body)
+
+
+def _seed_body(data: Any, user_id: str, fact_key: str) -> dict[str, Any]:
+    """The model fields of a seed JSON object, after checking whose and which it is."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    if data.get("user_id") != user_id:
+        raise ValueError("fact belongs to another user")
+    if data.get("_fact_key", fact_key) != fact_key:
+        raise ValueError("fact has another key")
+    version = data.get("_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise ValueError(f"unsupported profile version {version!r}")
+    body = {key: value for key, value in data.items() if not key.startswith("_")}
+    body["schema_version"] = SCHEMA_VERSION
+    return body
 
 
 def classifier_context(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import FarmProfileRow, UserProfileRow
+from db.models import FarmProfileRow, InteractionRow, UserProfileRow
 
 
 async def get_user(session: AsyncSession, user_id: str) -> UserProfileRow | None:
@@ -32,12 +32,52 @@ async def lock_user(session: AsyncSession, user_id: str) -> UserProfileRow | Non
     return result.scalar_one_or_none()
 
 
-async def insert_ignore(session: AsyncSession, model: type[Any], values: dict[str, Any]) -> None:
+async def lock_farm(session: AsyncSession, user_id: str) -> FarmProfileRow | None:
+    result = await session.execute(
+        select(FarmProfileRow)
+        .where(FarmProfileRow.user_id == user_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return result.scalar_one_or_none()
+
+
+async def insert_ignore(session: AsyncSession, model: type[Any], values: dict[str, Any]) -> bool:
     """INSERT that does nothing when the key exists: two first messages from the same
-    user race to create the profile, and neither may fail."""
+    user race to create the profile, and neither may fail. True if it inserted."""
     dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    await session.execute(insert(model).values(**values).on_conflict_do_nothing())
+    result = await session.execute(insert(model).values(**values).on_conflict_do_nothing())
+    return bool(getattr(result, "rowcount", 0))
+
+
+async def upgrade_candidates(
+    session: AsyncSession, *, min_interactions: int, after: str, limit: int
+) -> list[UserProfileRow]:
+    """Users the expertise rule might move up (not expert, not locked by an operator),
+    by user id after ``after``, so a sweep can walk the table in short chunks."""
+    result = await session.execute(
+        select(UserProfileRow)
+        .where(
+            UserProfileRow.expertise_locked.is_(False),
+            UserProfileRow.expertise_level != "expert",
+            UserProfileRow.interaction_count >= min_interactions,
+            UserProfileRow.user_id > after,
+        )
+        .order_by(UserProfileRow.user_id)
+        .limit(limit)
+    )
+    return list(result.scalars().all())
+
+
+async def delete_user_data(session: AsyncSession, user_id: str) -> None:
+    """Everything stored about one user in the profile tables and the interaction log."""
+    for model in (InteractionRow, FarmProfileRow, UserProfileRow):
+        await session.execute(
+            delete(model)
+            .where(model.user_id == user_id)
+            .execution_options(synchronize_session="fetch")
+        )
 
 
 async def set_active(session: AsyncSession, user_id: str, active: bool) -> None:

@@ -1,0 +1,92 @@
+"""50 concurrent record_interaction calls for one user, each with its own session, lose
+nothing: on SQLite (BEGIN IMMEDIATE) and on PostgreSQL (row locked FOR UPDATE)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.engine import create_engine, create_session_factory
+from db.migrate import upgrade
+from db.models import FarmProfileRow, InteractionRow, OutboxRow, UserProfileRow
+from pipeline.memory.client import MemoryServiceClient
+from pipeline.memory.manager import InteractionRecord, MemoryManager
+from pipeline.types import DepthDecision
+
+CONCURRENT = 50
+INTENTS = ["greeting", "planning", "recording", "iot", "analysis"]
+T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def postgres_factory(postgres_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    await asyncio.to_thread(upgrade, postgres_url)
+    engine = create_engine(postgres_url, pool_size=10, max_overflow=20)
+    yield create_session_factory(engine)
+    await engine.dispose()
+
+
+def _record(n: int) -> InteractionRecord:
+    intent = INTENTS[n % len(INTENTS)]
+    return InteractionRecord(
+        user_id="tg:77",
+        chat_id=77,
+        trace_id=uuid.uuid4().hex[:16],
+        text=f"message {n}",
+        decision=DepthDecision("deep", intent, (), 0.9, "test"),
+        crew=(),
+        latency_ms=1.0,
+        at=T0 + timedelta(seconds=n),
+        name="Оксана",
+        language="uk",
+    )
+
+
+async def _hammer(factory: async_sessionmaker[AsyncSession]) -> None:
+    async with httpx.AsyncClient() as http:
+        memory = MemoryManager(client=MemoryServiceClient("http://127.0.0.1:9", http))
+
+        async def one(n: int) -> None:
+            async with factory() as session:
+                await memory.record_interaction(session, _record(n))
+
+        # The very first message races too: nobody has created the profile yet.
+        await asyncio.gather(*(one(n) for n in range(CONCURRENT)))
+
+    async with factory() as session:
+        row = await session.get(UserProfileRow, "tg:77")
+        assert row is not None
+        assert row.interaction_count == CONCURRENT
+        assert sorted(row.known_intents) == sorted(INTENTS)  # each once, none lost
+        assert len(row.recent_topics) == 10
+        interactions = await session.scalar(select(func.count()).select_from(InteractionRow))
+        farms = await session.scalar(select(func.count()).select_from(FarmProfileRow))
+        user_rows = (
+            await session.execute(
+                select(OutboxRow.payload).where(OutboxRow.fact_key.like("user_profile:%"))
+            )
+        ).scalars()
+        counts = sorted(p["interaction_count"] for p in user_rows if p is not None)
+    assert interactions == CONCURRENT and farms == 1
+    # One outbox row per interaction, each with the count its transaction produced.
+    assert counts == list(range(1, CONCURRENT + 1))
+
+
+async def test_concurrent_updates_lose_nothing_sqlite(
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    await _hammer(session_factory)
+
+
+@pytest.mark.postgres
+async def test_concurrent_updates_lose_nothing_postgres(
+    postgres_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    await _hammer(postgres_factory)

@@ -1,0 +1,112 @@
+"""The profile cache: size, TTL, invalidation, and no stale reads after a write."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from pipeline.memory.cache import MAX_ENTRIES, TTL, CachedProfiles, ProfileCache
+from pipeline.profiles import FarmProfile, UserProfile
+from tests.fakes.memory_service import ManualClock
+
+
+def _value(user_id: str, name: str | None = None) -> CachedProfiles:
+    profile = UserProfile.default(user_id).model_copy(update={"name": name})
+    return CachedProfiles(profile, FarmProfile.default(user_id))
+
+
+def _put(cache: ProfileCache, user_id: str, name: str | None = None) -> bool:
+    return cache.put(user_id, _value(user_id, name), cache.token())
+
+
+def test_seed_limits() -> None:
+    assert MAX_ENTRIES == 200 and timedelta(minutes=30) == TTL
+
+
+def test_entry_lives_for_the_ttl_only() -> None:
+    clock = ManualClock()
+    cache = ProfileCache(clock=clock)
+    assert _put(cache, "tg:1", "Іван")
+    clock.advance(TTL.total_seconds() - 1)
+    cached = cache.get("tg:1")
+    assert cached is not None and cached.profile.name == "Іван"
+    clock.advance(1)
+    assert cache.get("tg:1") is None
+    assert len(cache) == 0
+
+
+def test_least_recently_used_entry_goes_first() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    for n in range(MAX_ENTRIES):
+        _put(cache, f"tg:{n}")
+    assert cache.get("tg:0") is not None  # touched: now the most recent
+    _put(cache, "tg:new")
+    assert len(cache) == MAX_ENTRIES
+    assert cache.get("tg:1") is None
+    assert cache.get("tg:0") is not None and cache.get("tg:new") is not None
+
+
+def test_expire_drops_only_expired_entries() -> None:
+    clock = ManualClock()
+    cache = ProfileCache(clock=clock)
+    _put(cache, "tg:old")
+    clock.advance(TTL.total_seconds() / 2)
+    _put(cache, "tg:young")
+    assert cache.expire() == 0
+    clock.advance(TTL.total_seconds() / 2)
+    assert cache.expire() == 1
+    assert cache.get("tg:old") is None and cache.get("tg:young") is not None
+
+
+def test_invalidate_removes_the_entry() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    _put(cache, "tg:1")
+    cache.invalidate("tg:1")
+    assert cache.get("tg:1") is None
+
+
+def test_a_read_that_started_before_a_write_is_not_stored() -> None:
+    """Reader takes its token, reads the old row; a writer commits and invalidates;
+    the reader's put must be refused, or the next reader would see the old profile."""
+    cache = ProfileCache(clock=ManualClock())
+    token = cache.token()
+    old = _value("tg:1", "old")
+    cache.invalidate("tg:1")  # the writer's commit happens here
+    assert cache.put("tg:1", old, token) is False
+    assert cache.get("tg:1") is None
+    # A read that starts after the write may store what it read.
+    assert cache.put("tg:1", _value("tg:1", "new"), cache.token()) is True
+    cached = cache.get("tg:1")
+    assert cached is not None and cached.profile.name == "new"
+
+
+def test_other_users_writes_do_not_block_storing() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    token = cache.token()
+    cache.invalidate("tg:2")
+    assert cache.put("tg:1", _value("tg:1"), token) is True
+
+
+def test_forgotten_marks_still_refuse_old_readers() -> None:
+    cache = ProfileCache(max_entries=2, clock=ManualClock())
+    token = cache.token()
+    cache.invalidate("tg:victim")
+    for n in range(50):  # enough invalidations to make the cache drop old marks
+        cache.invalidate(f"tg:{n}")
+    assert cache.put("tg:victim", _value("tg:victim"), token) is False
+    assert cache.put("tg:victim", _value("tg:victim"), cache.token()) is True
+
+
+def test_clear_refuses_reads_that_started_before_it() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    _put(cache, "tg:1")
+    token = cache.token()
+    cache.clear()
+    assert len(cache) == 0
+    assert cache.put("tg:1", _value("tg:1"), token) is False
+
+
+def test_size_must_be_positive() -> None:
+    with pytest.raises(ValueError):
+        ProfileCache(max_entries=0)
