@@ -1,0 +1,1 @@
+"""Farm data read from messages: known names (dictionary) and operations (parsing)."""

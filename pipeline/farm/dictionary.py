@@ -1,0 +1,523 @@
+"""Known names of one farm (fields, crops, operations, products), matched leniently.
+
+A farmer writes "на Північному", "північне поле", "Північного", "пвнічному" or
+"поле №3", "3-є поле", "field 3"; :meth:`Dictionary.resolve` maps each to the entry
+the farm defined, and to nothing when the name is not known: an id is never
+invented. Names are not translated either: "на Северном" matches only when a
+synonym says so.
+
+How two names compare: both are folded and tokenised (:mod:`pipeline.text`),
+prepositions and generic nouns ("поле", "field", "ділянка") are dropped, numbers
+are kept as numbers (an ordinal word counts as its number next to a field noun),
+and the remaining words are compared stem by stem. Two stems match when equal,
+when they differ only by a Ukrainian consonant alternation at the end ("Гірка" /
+"на Гірці"), by a letter or two the stemmer left at the end, or, from 5 letters,
+by one typo.
+
+The vocabulary for this (stopwords, generic nouns, ordinals) lives in
+``pipeline/rules/operations.toml`` under ``[names]``; the shared crops in
+``pipeline/rules/crops.toml``. This module also holds :class:`TermSet`, the
+matcher for the term syntax those files use.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pipeline.text import (
+    fold,
+    is_number,
+    prefix_within_one_edit,
+    stem,
+    tokenize,
+    within_one_edit,
+)
+
+__all__ = [
+    "CROPS_RULES",
+    "KINDS",
+    "OPERATIONS_RULES",
+    "Dictionary",
+    "DictionaryEntry",
+    "Kind",
+    "MatchSettings",
+    "NameRules",
+    "TermSet",
+    "load_name_rules",
+    "load_shared_crops",
+    "load_toml",
+]
+
+Kind = Literal["field", "crop", "operation", "product"]
+KINDS: tuple[Kind, ...] = ("field", "crop", "operation", "product")
+
+_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+#: The parser's vocabulary; its ``[names]`` table is used here.
+OPERATIONS_RULES = _RULES_DIR / "operations.toml"
+#: Crops every farm shares.
+CROPS_RULES = _RULES_DIR / "crops.toml"
+
+#: A single-letter typo in a name is trusted from this stem length on.
+_NAME_FUZZY_MIN = 5
+#: Stems that differ by trailing letters the stemmer left ("озим"/"озимо") match from
+#: this length, one more letter for each extra one ("картоф"/"картофел"), up to a max.
+_NAME_TRAILING_MIN = 4
+_NAME_TRAILING_MAX = 2
+#: Final consonants that alternate before -і in Ukrainian: Гірка → на Гірці.
+_ALTERNATIONS = frozenset({("к", "ц"), ("г", "з"), ("х", "с")})
+_VOWELS = frozenset("аеиіоуяю")
+#: Bounded memo of single-token lookups per term set (farm chat reuses words).
+_TOKEN_CACHE_SIZE = 4096
+
+
+@cache
+def load_toml(path: Path) -> Mapping[str, Any]:
+    """A rules file, parsed once per process."""
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+# =========================================================================== terms
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSettings:
+    """Typo and stem thresholds of the term syntax (``[settings]`` of the rules)."""
+
+    fuzzy_min_len: int = 6
+    fuzzy_min_len_latin: int = 7
+    fuzzy_min_prefix_len: int = 6
+    stem_min_len: int = 4
+
+    @classmethod
+    def from_rules(cls, raw: Mapping[str, Any]) -> MatchSettings:
+        section = raw.get("settings", {})
+        return cls(
+            fuzzy_min_len=int(section.get("fuzzy_min_len", 6)),
+            fuzzy_min_len_latin=int(section.get("fuzzy_min_len_latin", 7)),
+            fuzzy_min_prefix_len=int(section.get("fuzzy_min_prefix_len", 6)),
+            stem_min_len=int(section.get("stem_min_len", 4)),
+        )
+
+    def fuzzy_word_len(self, word: str) -> int:
+        return self.fuzzy_min_len_latin if word.isascii() else self.fuzzy_min_len
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """One word of a term: ``=exact``, ``prefix*`` or a plain (stemmed) word."""
+
+    mode: Literal["exact", "word", "prefix"]
+    text: str
+    stem: str
+    fuzzy: bool
+
+    def matches(self, token: str) -> bool:
+        if self.mode == "exact":
+            return token == self.text
+        if self.mode == "prefix":
+            if token.startswith(self.text):
+                return True
+            return self.fuzzy and prefix_within_one_edit(token, self.text)
+        if token == self.text or (self.stem and stem(token) == self.stem):
+            return True
+        return self.fuzzy and within_one_edit(token, self.text)
+
+
+def _parse_slot(term: str, settings: MatchSettings) -> _Slot:
+    if term.startswith("="):
+        return _Slot("exact", term[1:], "", False)
+    if term.endswith("*"):
+        text = term[:-1]
+        return _Slot("prefix", text, "", len(text) >= settings.fuzzy_min_prefix_len)
+    word_stem = stem(term)
+    return _Slot(
+        "word",
+        term,
+        word_stem if len(word_stem) >= settings.stem_min_len else "",
+        len(term) >= settings.fuzzy_word_len(term),
+    )
+
+
+class TermSet:
+    """Terms of the rules' syntax, each with a label; matches folded tokens.
+
+    Single words are looked up exact → same stem → longest prefix → one typo;
+    phrases (terms with spaces) are tried before single words, longest first.
+    """
+
+    def __init__(self, terms: Iterable[tuple[str, str]], settings: MatchSettings) -> None:
+        exact: dict[str, str] = {}
+        stems: dict[str, str] = {}
+        prefixes: list[tuple[str, str]] = []
+        fuzzy: list[tuple[_Slot, str]] = []
+        phrases: list[tuple[tuple[_Slot, ...], str]] = []
+        for term, label in terms:
+            words = fold(term).split()
+            if len(words) > 1:
+                phrases.append((tuple(_parse_slot(w, settings) for w in words), label))
+                continue
+            if not words:
+                continue
+            slot = _parse_slot(words[0], settings)
+            if slot.mode == "prefix":
+                prefixes.append((slot.text, label))
+            else:
+                exact.setdefault(slot.text, label)
+                if slot.stem:
+                    stems.setdefault(slot.stem, label)
+            if slot.fuzzy:
+                fuzzy.append((slot, label))
+        self._exact = exact
+        self._stems = stems
+        self._prefixes = tuple(sorted(prefixes, key=lambda item: -len(item[0])))
+        self._fuzzy = tuple(fuzzy)
+        self._phrases = tuple(sorted(phrases, key=lambda item: -len(item[0])))
+        self._cache: dict[str, str | None] = {}
+
+    @classmethod
+    def flat(cls, terms: Iterable[str], label: str, settings: MatchSettings) -> TermSet:
+        """Every term with the same label."""
+        return cls(((term, label) for term in terms), settings)
+
+    @classmethod
+    def labelled(cls, groups: Mapping[str, Iterable[str]], settings: MatchSettings) -> TermSet:
+        """``{label: [terms]}``; the first group listing a term keeps it."""
+        return cls(((term, label) for label, terms in groups.items() for term in terms), settings)
+
+    def label(self, token: str) -> str | None:
+        """The label of a single folded token, or None."""
+        if token in self._cache:
+            return self._cache[token]
+        found = self._lookup(token)
+        if len(self._cache) >= _TOKEN_CACHE_SIZE:
+            self._cache.clear()
+        self._cache[token] = found
+        return found
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and self.label(token) is not None
+
+    def _lookup(self, token: str) -> str | None:
+        if not token or is_number(token):
+            return None
+        if token in self._exact:
+            return self._exact[token]
+        token_stem = stem(token)
+        if token_stem in self._stems:
+            return self._stems[token_stem]
+        for prefix, label in self._prefixes:
+            if token.startswith(prefix):
+                return label
+        for slot, label in self._fuzzy:
+            if slot.matches(token):
+                return label
+        return None
+
+    def match_at(self, tokens: Sequence[str], start: int) -> tuple[str, int] | None:
+        """The label and length in tokens of the term that starts at ``start``."""
+        for slots, label in self._phrases:
+            end = start + len(slots)
+            if end <= len(tokens) and all(
+                slot.matches(tokens[start + k]) for k, slot in enumerate(slots)
+            ):
+                return label, len(slots)
+        if start < len(tokens):
+            found = self.label(tokens[start])
+            if found is not None:
+                return found, 1
+        return None
+
+
+# =========================================================================== names
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(str(item) for item in value)
+
+
+@dataclass(frozen=True, slots=True)
+class NameRules:
+    """What is never part of a name, and how numbered names are spelled."""
+
+    settings: MatchSettings
+    stopwords: TermSet
+    generic: Mapping[str, TermSet]
+    ordinal_suffixes: TermSet
+    ordinals: TermSet
+    max_name_words: int = 4
+
+    @classmethod
+    def from_rules(cls, raw: Mapping[str, Any]) -> NameRules:
+        settings = MatchSettings.from_rules(raw)
+        names = raw.get("names", {})
+        generic = names.get("generic", {})
+        ordinals = {
+            str(number): _strings(words)
+            for number, words in enumerate(names.get("ordinals", []), start=1)
+        }
+        return cls(
+            settings=settings,
+            stopwords=TermSet.flat(_strings(names.get("stopwords")), "stop", settings),
+            generic={
+                kind: TermSet.flat(_strings(generic.get(kind)), kind, settings) for kind in KINDS
+            },
+            ordinal_suffixes=TermSet.flat(
+                _strings(names.get("ordinal_suffixes")), "suffix", settings
+            ),
+            ordinals=TermSet.labelled(ordinals, settings),
+            max_name_words=int(raw.get("settings", {}).get("max_name_words", 4)),
+        )
+
+    def is_generic(self, kind: str, token: str) -> bool:
+        terms = self.generic.get(kind)
+        return terms is not None and token in terms
+
+    def is_stopword(self, token: str) -> bool:
+        return token in self.stopwords
+
+    def core(self, kind: str, words: Sequence[str]) -> tuple[str, ...]:
+        """The words of a name that identify it: numbers and stems, no filler."""
+        has_noun = any(self.is_generic(kind, word) for word in words)
+        out: list[str] = []
+        after_number = False
+        for word in words:
+            if is_number(word):
+                out.append(_canonical_number(word))
+                after_number = True
+                continue
+            if after_number and word in self.ordinal_suffixes:
+                continue
+            after_number = False
+            if self.is_stopword(word) or self.is_generic(kind, word):
+                continue
+            ordinal = self.ordinals.label(word) if kind == "field" and has_noun else None
+            out.append(ordinal if ordinal is not None else name_stem(word))
+        return tuple(out)
+
+
+@cache
+def load_name_rules(path: Path = OPERATIONS_RULES) -> NameRules:
+    return NameRules.from_rules(load_toml(path))
+
+
+def _canonical_number(token: str) -> str:
+    """``03`` and ``3`` name the same field; decimals stay as written (dot form)."""
+    text = token.replace(",", ".")
+    if text.isdigit():
+        return str(int(text))
+    return text
+
+
+def name_stem(token: str) -> str:
+    """A stem for name matching; 3-letter words lose a final vowel (соя/сою/сої)."""
+    if is_number(token):
+        return _canonical_number(token)
+    result = stem(token)
+    if result == token and len(token) == 3 and token[-1] in _VOWELS:
+        return token[:-1]
+    return result
+
+
+def _stems_match(said: str, known: str) -> bool:
+    """Two name stems that are the same word, inflected or with one typo."""
+    if said == known:
+        return True
+    if said.isdigit() or known.isdigit() or is_number(said) or is_number(known):
+        return False
+    shorter = min(len(said), len(known))
+    if (
+        len(said) == len(known) >= 3
+        and said[:-1] == known[:-1]
+        and ((known[-1], said[-1]) in _ALTERNATIONS or (said[-1], known[-1]) in _ALTERNATIONS)
+    ):
+        return True
+    extra = abs(len(said) - len(known))
+    if extra and shorter >= _NAME_TRAILING_MIN + extra - 1 and extra <= _NAME_TRAILING_MAX:
+        longer, short = (said, known) if len(said) > len(known) else (known, said)
+        if longer.startswith(short):
+            return True
+    return len(known) >= _NAME_FUZZY_MIN and within_one_edit(said, known)
+
+
+def _cores_match(said: tuple[str, ...], known: tuple[str, ...]) -> bool:
+    return len(said) == len(known) and all(
+        _stems_match(a, b) for a, b in zip(said, known, strict=True)
+    )
+
+
+# =========================================================================== dictionary
+
+
+@dataclass(frozen=True, slots=True)
+class DictionaryEntry:
+    """A canonical name: ``field:pivnichne`` shown as "Північне", with synonyms."""
+
+    kind: Kind
+    canonical_id: str
+    display: str
+    synonyms: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.display, *self.synonyms)
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    core: tuple[str, ...]
+    entry: DictionaryEntry
+    #: 0 for the farm's own entries, 1 for shared ones: the farm's name wins.
+    rank: int
+
+
+@dataclass(slots=True)
+class _KindIndex:
+    exact: dict[tuple[str, ...], list[_Key]] = field(default_factory=dict)
+    keys: list[_Key] = field(default_factory=list)
+    max_words: int = 1
+
+
+class Dictionary:
+    """An in-memory, read-only set of known names for one farm.
+
+    ``shared`` entries (the common crop list) rank below the farm's own: when both
+    could match, the farm's entry wins; an entry of the farm with a shared id takes
+    the shared synonyms too, so "wheat" still finds a farm's "Пшениця".
+    """
+
+    def __init__(
+        self,
+        entries: Iterable[DictionaryEntry],
+        *,
+        shared: Iterable[DictionaryEntry] = (),
+        rules: NameRules | None = None,
+    ) -> None:
+        self._rules = rules or load_name_rules()
+        merged = self._merge(tuple(entries), tuple(shared))
+        self._entries = tuple(entry for entry, _ in merged)
+        self._by_id = {entry.canonical_id: entry for entry in self._entries}
+        self._index: dict[str, _KindIndex] = {kind: _KindIndex() for kind in KINDS}
+        for entry, rank in merged:
+            self._add(entry, rank)
+
+    @classmethod
+    def with_shared_crops(
+        cls,
+        entries: Iterable[DictionaryEntry] = (),
+        *,
+        crops_path: Path = CROPS_RULES,
+        rules: NameRules | None = None,
+    ) -> Dictionary:
+        """The farm's entries plus the shared crop vocabulary of ``crops.toml``."""
+        return cls(entries, shared=load_shared_crops(crops_path), rules=rules)
+
+    @property
+    def rules(self) -> NameRules:
+        return self._rules
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[DictionaryEntry]:
+        return iter(self._entries)
+
+    def entries(self, kind: Kind | None = None) -> tuple[DictionaryEntry, ...]:
+        return tuple(e for e in self._entries if kind is None or e.kind == kind)
+
+    def has(self, kind: Kind) -> bool:
+        """Whether any entry of this kind exists."""
+        return bool(self._index[kind].keys)
+
+    def get(self, canonical_id: str) -> DictionaryEntry | None:
+        return self._by_id.get(canonical_id)
+
+    def max_words(self, kind: Kind) -> int:
+        """The longest name of this kind, in tokens, plus room for a generic noun."""
+        return min(self._index[kind].max_words + 1, self._rules.max_name_words + 1)
+
+    def resolve(self, kind: Kind, phrase: str) -> DictionaryEntry | None:
+        """The entry ``phrase`` names, or None (also when two entries fit equally)."""
+        return self.match_words(kind, tokenize(phrase))
+
+    def match_words(
+        self, kind: Kind, words: Sequence[str], *, fuzzy: bool = True
+    ) -> DictionaryEntry | None:
+        """Like :meth:`resolve` for tokens already folded by :func:`pipeline.text.tokenize`.
+
+        ``fuzzy=False`` accepts only the same stems (inflections), no typo.
+        """
+        core = self._rules.core(kind, words)
+        if not core:
+            return None
+        index = self._index[kind]
+        exact = index.exact.get(core)
+        if exact or not fuzzy:
+            return _best(exact or ())
+        return _best([key for key in index.keys if _cores_match(core, key.core)])
+
+    # ------------------------------------------------------------------ building
+
+    @staticmethod
+    def _merge(
+        own: tuple[DictionaryEntry, ...], shared: tuple[DictionaryEntry, ...]
+    ) -> list[tuple[DictionaryEntry, int]]:
+        by_id: dict[tuple[str, str], tuple[DictionaryEntry, int]] = {}
+        for rank, group in ((0, own), (1, shared)):
+            for entry in group:
+                key = (entry.kind, entry.canonical_id)
+                if key not in by_id:
+                    by_id[key] = (entry, rank)
+                    continue
+                kept, kept_rank = by_id[key]
+                extra = tuple(n for n in entry.names if n not in kept.names)
+                merged = DictionaryEntry(
+                    kept.kind, kept.canonical_id, kept.display, (*kept.synonyms, *extra)
+                )
+                by_id[key] = (merged, kept_rank)
+        return list(by_id.values())
+
+    def _add(self, entry: DictionaryEntry, rank: int) -> None:
+        index = self._index[entry.kind]
+        seen: set[tuple[str, ...]] = set()
+        for name in entry.names:
+            words = tokenize(name)
+            core = self._rules.core(entry.kind, words) or tuple(name_stem(w) for w in words)
+            if not core or core in seen:
+                continue
+            seen.add(core)
+            key = _Key(core, entry, rank)
+            index.exact.setdefault(core, []).append(key)
+            index.keys.append(key)
+            index.max_words = max(index.max_words, len(words))
+
+
+def _best(keys: Sequence[_Key]) -> DictionaryEntry | None:
+    """The one entry of the best rank; None when nothing or several fit."""
+    if not keys:
+        return None
+    top = min(key.rank for key in keys)
+    ids = {key.entry.canonical_id: key.entry for key in keys if key.rank == top}
+    return next(iter(ids.values())) if len(ids) == 1 else None
+
+
+@cache
+def load_shared_crops(path: Path = CROPS_RULES) -> tuple[DictionaryEntry, ...]:
+    """The shared crop vocabulary as dictionary entries (``crop:wheat`` ...)."""
+    raw = load_toml(path)
+    return tuple(
+        DictionaryEntry(
+            kind="crop",
+            canonical_id=str(item["id"]),
+            display=str(item["display"]),
+            synonyms=_strings(item.get("synonyms")),
+        )
+        for item in raw.get("crops", [])
+    )

@@ -1,0 +1,581 @@
+"""Reading a farm operation from a message without an LLM (issue "The farm's data", 2).
+
+A table of real-looking messages in Ukrainian, Russian, English and surzhyk, each
+with every field the parser must get right; then the dictionary's name matching;
+then messages that are not operations at all. ``TODAY`` is a Thursday.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import pytest
+
+from pipeline.farm.dictionary import Dictionary, DictionaryEntry, load_shared_crops
+from pipeline.farm.parsing import ParsedOperation, parse_operation
+
+TODAY = date(2026, 5, 14)  # Thursday
+MON, TUE, WED, FRI, SAT = (date(2026, 5, d) for d in (11, 12, 13, 15, 16))
+LAST_SAT, NEXT_MON, NEXT_TUE, NEXT_WED, NEXT_THU = (date(2026, 5, d) for d in (9, 18, 19, 20, 21))
+
+
+def _field(canonical_id: str, display: str, *synonyms: str) -> DictionaryEntry:
+    return DictionaryEntry("field", canonical_id, display, synonyms)
+
+
+FARM_ENTRIES = (
+    _field("field:pivnichne", "Північне", "північне поле", "north", "north field"),
+    _field("field:pivdenne", "Південне", "південне поле", "south", "south field"),
+    _field("field:zakhidne", "Західне", "західне поле", "west field"),
+    _field("field:pole-3", "Поле 3", "поле 3", "field 3", "3"),
+    _field("field:pole-7", "Поле 7", "поле 7", "field 7"),
+    _field("field:pole-9", "Поле 9", "поле 9", "field 9"),
+    _field("field:hirka", "Гірка", "hill", "hill field"),
+    _field("field:stavok", "Ставок", "біля ставка"),
+    _field("field:viazove", "В'язове"),
+    DictionaryEntry("product", "product:abacus", "Абакус", ("abacus", "абакус ультра")),
+)
+
+
+@pytest.fixture(scope="module")
+def farm() -> Dictionary:
+    return Dictionary.with_shared_crops(FARM_ENTRIES)
+
+
+# =========================================================================== the table
+
+
+@dataclass(frozen=True)
+class Row:
+    text: str
+    op: str
+    field: str | None = None
+    crop: str | None = None
+    qty: float | None = None
+    unit: str | None = None
+    product: str | None = None
+    when: int | date = 0  # days from TODAY, or a date
+    status: str = "done"
+    unknown: tuple[tuple[str, str], ...] = ()
+    several: tuple[str, ...] = ()
+
+    @property
+    def op_date(self) -> date:
+        return self.when if isinstance(self.when, date) else TODAY + timedelta(days=self.when)
+
+
+ROWS: list[Row] = [
+    # ------------------------------------------------------------------ Ukrainian
+    Row("запиши полив 20 мм на Північному вчора", "irrigation", "field:pivnichne",
+        qty=20, unit="mm", when=-1),
+    Row("внеси обприскування фунгіцидом Абакус 1,5 л/га поле 3 сьогодні", "spraying",
+        "field:pole-3", qty=1.5, unit="l/ha", product="Абакус"),
+    Row("вчора посіяли кукурудзу на південному 25 кг/га", "sowing", "field:pivdenne",
+        "crop:maize", 25, "kg/ha", when=-1),
+    Row("заплануй оранку на полі 7 на 12.05", "tillage", "field:pole-7", when=TUE,
+        status="planned"),
+    Row("завтра підживлення аміачною селітрою 150 кг/га на Західному", "fertilising",
+        "field:zakhidne", qty=150, unit="kg/ha", product="аміачною селітрою", when=1,
+        status="planned"),
+    Row("в понеділок культивація поля 4", "tillage", when=MON,
+        unknown=(("field", "поле 4"),)),
+    Row("полили 15мм 03.06.2026 на полі Гора", "irrigation", qty=15, unit="mm",
+        when=date(2026, 6, 3), status="planned", unknown=(("field", "гора"),)),
+    Row("на полях 2, 6 і 9 обприскали вчора", "spraying", when=-1,
+        unknown=(("field", "поле 2"), ("field", "поле 6")),
+        several=("поле 2", "поле 6", "field:pole-9")),
+    Row("посіяли люпин на Гірці", "sowing", "field:hirka",
+        unknown=(("crop", "люпин"),)),
+    Row("на третьому полі зібрали 45 ц/га пшениці", "harvest", "field:pole-3",
+        "crop:wheat", 4.5, "t/ha"),
+    Row("3-є поле прикатали вчора", "rolling", "field:pole-3", when=-1),
+    Row("на п'ятому полі дискування", "tillage", unknown=(("field", "поле 5"),)),
+    Row("Вчора обприскали Гірку інсектицидом Децис 0,25 л/га", "spraying", "field:hirka",
+        qty=0.25, unit="l/ha", product="Децис", when=-1),
+    Row("запиши посів озимої пшениці на Західному 220 кг/га 10.10.2025", "sowing",
+        "field:zakhidne", "crop:winter-wheat", 220, "kg/ha", when=date(2025, 10, 10)),
+    Row("полив на північному 25мм", "irrigation", "field:pivnichne", qty=25, unit="mm"),
+    Row("внесли селітру 100 кг на гектар на північному полі", "fertilising",
+        "field:pivnichne", qty=100, unit="kg/ha", product="селітру"),
+    Row("зібрали соняшник з південного 3,2 т з гектара", "harvest", "field:pivdenne",
+        "crop:sunflower", 3.2, "t/ha"),
+    Row("культивували поле 7 в суботу", "tillage", "field:pole-7", when=LAST_SAT),
+    Row("буде полив поле 3 в суботу", "irrigation", "field:pole-3", when=SAT,
+        status="planned"),
+    Row("треба обприскати ріпак на Гірці", "spraying", "field:hirka", "crop:rapeseed",
+        status="planned"),
+    Row("провели десикацію соняшнику Реглон 2 л/га поле 9", "spraying", "field:pole-9",
+        "crop:sunflower", 2, "l/ha", product="Реглон"),
+    Row("полили Північне поле 30 мм позавчора", "irrigation", "field:pivnichne",
+        qty=30, unit="mm", when=-2),
+    Row("посадили картоплю на Гірці 3 т/га", "sowing", "field:hirka", "crop:potato",
+        3, "t/ha"),
+    Row("обмолот кукурудзи поле 7 9,5 т/га 12.05", "harvest", "field:pole-7",
+        "crop:maize", 9.5, "t/ha", when=TUE),
+    Row("покос люцерни на Західному", "mowing", "field:zakhidne", "crop:alfalfa"),
+    Row("огляд посівів на Північному", "scouting", "field:pivnichne"),
+    Row("запиши що полили Південне вчора", "irrigation", "field:pivdenne", when=-1),
+    Row("посіємо гречку на Західному в понеділок", "sowing", "field:zakhidne",
+        "crop:buckwheat", when=NEXT_MON, status="planned"),
+    Row("внеси: обприскування Раундап 3 л/га на полях 3 і 7 сьогодні", "spraying",
+        qty=3, unit="l/ha", product="Раундап", several=("field:pole-3", "field:pole-7")),
+    Row("дискування Поля 3 та Поля 7", "tillage", several=("field:pole-3", "field:pole-7")),
+    Row("полив на 3 полі", "irrigation", "field:pole-3"),
+    Row("внесли КАС-32 100 л/га на поле 7", "fertilising", "field:pole-7", qty=100,
+        unit="l/ha", product="КАС-32"),
+    Row("наступного вівторка підживлення NPK 16:16:16 200 кг/га поле 3", "fertilising",
+        "field:pole-3", qty=200, unit="kg/ha", product="NPK 16:16:16", when=NEXT_TUE,
+        status="planned"),
+    Row("через 3 дні обприскування поле 9", "spraying", "field:pole-9", when=3,
+        status="planned"),
+    Row("2 дні тому скосили траву на полі 7", "mowing", "field:pole-7", when=-2),
+    Row("12 травня посіяли соняшник на Південному", "sowing", "field:pivdenne",
+        "crop:sunflower", when=TUE),
+    Row("обприскали поле Грушеве гербіцидом", "spraying", product="гербіцидом",
+        unknown=(("field", "грушеве"),)),
+    Row("полили на Сонячному 15 мм", "irrigation", qty=15, unit="mm",
+        unknown=(("field", "сонячному"),)),
+    Row("посів сої 90 кг/га поле 7", "sowing", "field:pole-7", "crop:soy", 90, "kg/ha"),
+    Row("селітра 150 кг/га поле 3 вчора", "fertilising", "field:pole-3", qty=150,
+        unit="kg/ha", product="селітра", when=-1),
+    Row("плануємо обприскування в понеділок на Гірці", "spraying", "field:hirka",
+        when=NEXT_MON, status="planned"),
+    Row("на четвер запланували полив поле 9", "irrigation", "field:pole-9", when=NEXT_THU,
+        status="planned"),
+    Row("минулого понеділка обприскали поле 3", "spraying", "field:pole-3", when=MON),
+    Row("внеси підживлення карбамідом 100 кг/га на Ставку", "fertilising", "field:stavok",
+        qty=100, unit="kg/ha", product="карбамідом"),
+    Row("жнива пшениці на Північному 5,6 т/га", "harvest", "field:pivnichne", "crop:wheat",
+        5.6, "t/ha"),
+    Row("боронування на західному полі позавчора", "tillage", "field:zakhidne", when=-2),
+    Row("полили північне поле 20 мм в середу", "irrigation", "field:pivnichne", qty=20,
+        unit="mm", when=WED),
+    Row("обробили гербіцидом поле 9", "spraying", "field:pole-9", product="гербіцидом"),
+    Row("внесли гербіцид Гезагард 3 л/га на поле 7", "spraying", "field:pole-7", qty=3,
+        unit="l/ha", product="Гезагард"),
+    Row("оранка під кукурудзу на Західному 12 травня", "tillage", "field:zakhidne",
+        "crop:maize", when=TUE),
+    Row("на В’язовому посіяли ячмінь 180 кг/га", "sowing", "field:viazove", "crop:barley",
+        180, "kg/ha"),
+    Row("зібрали 120 тонн пшениці з поля 3", "harvest", "field:pole-3", "crop:wheat", 120,
+        "t"),
+    Row("обробка насіння протруйником Максим 2 л/т", "seed_treatment", qty=2, unit="l/t",
+        product="Максим"),
+    Row("вчора на Гірці посіяли кукурудзу DKC 3939 70 тис/га", "sowing", "field:hirka",
+        "crop:maize", 70, "k/ha", product="DKC 3939", when=-1),
+    Row("полив потрібен на Північному", "irrigation", "field:pivnichne", status="planned"),
+    Row("Обприскування — поле 3; препарат: Абакус; норма: 1,5 л/га; дата: 13.05",
+        "spraying", "field:pole-3", qty=1.5, unit="l/ha", product="Абакус", when=WED),
+    Row("обприскування гербіцидом на полі Гора і на Гірці", "spraying",
+        product="гербіцидом", unknown=(("field", "гора"),), several=("гора", "field:hirka")),
+    Row("внесли 2 т/га вапна на поле 3", "fertilising", "field:pole-3", qty=2, unit="t/ha",
+        product="вапна"),
+    # ------------------------------------------------------------------ Russian
+    Row("опрыскали гербицидом поле 2 позавчера 2 л/га", "spraying", qty=2, unit="l/ha",
+        product="гербицидом", when=-2, unknown=(("field", "поле 2"),)),
+    Row("посеяли подсолнечник на Северном позавчера", "sowing", crop="crop:sunflower",
+        when=-2, unknown=(("field", "северном"),)),
+    Row("опрыскивал поле 3 в четверг", "spraying", "field:pole-3"),
+    Row("в следующий понедельник опрыскивание поле 7", "spraying", "field:pole-7",
+        when=NEXT_MON, status="planned"),
+    Row("сеем кукурузу на южном завтра", "sowing", crop="crop:maize", when=1,
+        status="planned", unknown=(("field", "южном"),)),
+    Row("удобрили поле 3 аммиачной селитрой 150 кг/га вчера", "fertilising",
+        "field:pole-3", qty=150, unit="kg/ha", product="аммиачной селитрой", when=-1),
+    Row("полив 30 мм на поле 9 послезавтра", "irrigation", "field:pole-9", qty=30,
+        unit="mm", when=2, status="planned"),
+    Row("убрали ячмень с поля 7 вчера 4,5 т/га", "harvest", "field:pole-7", "crop:barley",
+        4.5, "t/ha", when=-1),
+    Row("запланируй вспашку поле 9 на 20.05", "tillage", "field:pole-9", when=NEXT_WED,
+        status="planned"),
+    Row("подкормка КАС 120 л/га поле 3 сегодня", "fertilising", "field:pole-3", qty=120,
+        unit="l/ha", product="КАС"),
+    Row("культивация на Гирке в субботу", "tillage", when=LAST_SAT,
+        unknown=(("field", "гирке"),)),
+    Row("собрали 5 тонн картофеля с Гірки", "harvest", "field:hirka", "crop:potato", 5,
+        "t"),
+    # ------------------------------------------------------------------ English
+    Row("log spraying on field 9, fungicide, 1.5 l/ha", "spraying", "field:pole-9",
+        qty=1.5, unit="l/ha", product="fungicide"),
+    Row("harvested wheat on North field yesterday 6.2 t/ha", "harvest", "field:pivnichne",
+        "crop:wheat", 6.2, "t/ha", when=-1),
+    Row("sowed corn on field 3 on 2026-05-10 at 70 kg/ha", "sowing", "field:pole-3",
+        "crop:maize", 70, "kg/ha", when=date(2026, 5, 10)),
+    Row("will spray field 7 tomorrow with herbicide", "spraying", "field:pole-7",
+        product="herbicide", when=1, status="planned"),
+    Row("scouting on south field today", "scouting", "field:pivdenne"),
+    Row("planned irrigation on North field for friday 25 mm", "irrigation",
+        "field:pivnichne", qty=25, unit="mm", when=FRI, status="planned"),
+    Row("Irrigated the south field 30mm on May 12", "irrigation", "field:pivdenne", qty=30,
+        unit="mm", when=TUE),
+    Row("applied urea 150 kg/ha to field 9 yesterday", "fertilising", "field:pole-9",
+        qty=150, unit="kg/ha", product="urea", when=-1),
+    Row("fertilized field 3 with UAN 100 l/ha", "fertilising", "field:pole-3", qty=100,
+        unit="l/ha", product="UAN"),
+    Row("sowed sunflower field 7 3 days ago", "sowing", "field:pole-7", "crop:sunflower",
+        when=-3),
+    Row("spraying on field 3 in 2 days", "spraying", "field:pole-3", when=2,
+        status="planned"),
+    Row("sprayed Roundup 2 l/ha on south field last Monday", "spraying", "field:pivdenne",
+        qty=2, unit="l/ha", product="Roundup", when=MON),
+    Row("plowed the hill field on Tuesday", "tillage", "field:hirka", when=TUE),
+    Row("schedule irrigation of West field next Wednesday 20 mm", "irrigation",
+        "field:zakhidne", qty=20, unit="mm", when=NEXT_WED, status="planned"),
+    Row("harvest barley field 9 yesterday 5,8 t/ha", "harvest", "field:pole-9",
+        "crop:barley", 5.8, "t/ha", when=-1),
+    Row("sowed lupin on field 7", "sowing", "field:pole-7", unknown=(("crop", "lupin"),)),
+    Row("Record: fertilizer 120 kg/ha urea field 9, 10 May", "fertilising", "field:pole-9",
+        qty=120, unit="kg/ha", product="fertilizer, urea", when=date(2026, 5, 10)),
+    Row("Spraying planned for field 3 on 05/20", "spraying", "field:pole-3",
+        when=NEXT_WED, status="planned"),
+    # ------------------------------------------------------------------ surzhyk, typos
+    Row("обприскуваня пвнічного фунгіцидом вчора", "spraying", "field:pivnichne",
+        product="фунгіцидом", when=-1),
+    Row("вчора обприскали поле 3 фунгіцидом Abacus", "spraying", "field:pole-3",
+        product="Абакус", when=-1),
+    Row("сьодні полили Південне 20 мм", "irrigation", "field:pivdenne", qty=20, unit="mm"),
+    Row("посіяли подсолнух на полі 3 вчора", "sowing", "field:pole-3", "crop:sunflower",
+        when=-1),
+    Row("опрыскали ріпак на Гірці вчора інсектицидом", "spraying", "field:hirka",
+        "crop:rapeseed", product="інсектицидом", when=-1),
+    Row("пидживили пшеницю карбамідом на полі 7", "fertilising", "field:pole-7",
+        "crop:wheat", product="карбамідом"),
+    Row("культивация поля 3 завтра", "tillage", "field:pole-3", when=1, status="planned"),
+    Row("полив Гірки 10 мм", "irrigation", "field:hirka", qty=10, unit="mm"),
+    Row("запиши полив 25 милиметров поле 3 вчера", "irrigation", "field:pole-3", qty=25,
+        unit="mm", when=-1),
+]  # fmt: skip
+
+
+def _actual(parsed: ParsedOperation) -> dict[str, object]:
+    return {
+        "op": parsed.op_type,
+        "field": parsed.field_id,
+        "crop": parsed.crop_id,
+        "qty": parsed.quantity,
+        "unit": parsed.unit,
+        "product": parsed.product,
+        "date": parsed.op_date,
+        "status": parsed.status,
+        "unknown": parsed.unknown_terms,
+        "several": parsed.several_fields,
+    }
+
+
+def _expected(row: Row) -> dict[str, object]:
+    return {
+        "op": row.op,
+        "field": row.field,
+        "crop": row.crop,
+        "qty": None if row.qty is None else pytest.approx(row.qty),
+        "unit": row.unit,
+        "product": row.product,
+        "date": row.op_date,
+        "status": row.status,
+        "unknown": row.unknown,
+        "several": row.several,
+    }
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.text for row in ROWS])
+def test_message_table(farm: Dictionary, row: Row) -> None:
+    parsed = parse_operation(row.text, farm, TODAY)
+    assert parsed is not None, row.text
+    assert _actual(parsed) == _expected(row)
+
+
+def test_table_is_large_and_multilingual() -> None:
+    assert len(ROWS) >= 60
+    latin = sum(row.text.isascii() for row in ROWS)
+    assert latin >= 10
+    assert len(ROWS) - latin >= 50
+
+
+# =========================================================================== details
+
+
+def test_phrases_are_reported_as_written(farm: Dictionary) -> None:
+    parsed = parse_operation("вчора посіяли кукурудзу на Південному", farm, TODAY)
+    assert parsed is not None
+    assert parsed.field_phrase == "Південному"
+    assert parsed.crop_phrase == "кукурудзу"
+    unknown = parse_operation("полили 15мм на полі Гора", farm, TODAY)
+    assert unknown is not None
+    assert (unknown.field_id, unknown.field_phrase) == (None, "Гора")
+
+
+def test_an_unknown_name_never_gets_an_id(farm: Dictionary) -> None:
+    for text in ("обприскали Лісове поле", "посіяли на полі Дубки", "полив на Дальньому"):
+        parsed = parse_operation(text, farm, TODAY)
+        assert parsed is not None, text
+        assert parsed.field_id is None
+        assert parsed.unknown_terms and parsed.unknown_terms[0][0] == "field"
+
+
+def test_planned_status_follows_markers_and_dates(farm: Dictionary) -> None:
+    def status(text: str) -> str | None:
+        parsed = parse_operation(text, farm, TODAY)
+        return parsed.status if parsed else None
+
+    assert status("запиши обприскування поле 3") == "done"
+    assert status("запиши обприскування поле 3 на 20.05") == "planned"
+    assert status("заплануй обприскування поле 3") == "planned"
+    assert status("log spraying field 3") == "done"
+    assert status("plan spraying field 3") == "planned"
+    assert status("обприскаємо поле 3") == "planned"
+    assert status("обприскали поле 3") == "done"
+
+
+def test_weekday_direction(farm: Dictionary) -> None:
+    def when(text: str) -> date | None:
+        parsed = parse_operation(text, farm, TODAY)
+        return parsed.op_date if parsed else None
+
+    assert when("в понеділок полили поле 3") == MON
+    assert when("в понеділок заплануй полив поле 3") == NEXT_MON
+    assert when("на понеділок полив поле 3") == NEXT_MON
+    assert when("last thursday sprayed field 3") == TODAY - timedelta(days=7)
+    assert when("у четвер полили поле 3") == TODAY
+
+
+def test_units_are_canonical(farm: Dictionary) -> None:
+    cases = {
+        "полив 20 міліметрів поле 3": (20, "mm"),
+        "обприскали 200 мл/га поле 3": (0.2, "l/ha"),
+        "зібрали 62 ц/га поле 3": (6.2, "t/ha"),
+        "посіяли 1,2 т поле 3": (1.2, "t"),
+        "harvested 5.5 tonnes per hectare field 3": (5.5, "t/ha"),
+        "посіяли 150 кілограмів на гектар поле 3": (150, "kg/ha"),
+        "полили 300 кубів на га поле 3": (300, "m3/ha"),
+        "посіяли поле 3 50 га": (50, "ha"),
+    }
+    for text, (qty, unit) in cases.items():
+        parsed = parse_operation(text, farm, TODAY)
+        assert parsed is not None, text
+        assert parsed.quantity == pytest.approx(qty), text
+        assert parsed.unit == unit, text
+
+
+def test_dates_in_every_format(farm: Dictionary) -> None:
+    cases = {
+        "полив поле 3 12.05": TUE,
+        "полив поле 3 12/05": TUE,
+        "полив поле 3 12.05.26": TUE,
+        "полив поле 3 2026-05-12": TUE,
+        "полив поле 3 12 травня 2026": TUE,
+        "полив поле 3 12-го мая": TUE,
+        "watered field 3 on 12th of May": TUE,
+        "полив поле 3 тиждень тому": TODAY - timedelta(days=7),
+        "полив поле 3 31.02": TODAY,  # not a date: today
+    }
+    for text, expected in cases.items():
+        parsed = parse_operation(text, farm, TODAY)
+        assert parsed is not None, text
+        assert parsed.op_date == expected, text
+
+
+def test_a_decimal_rate_is_not_a_date(farm: Dictionary) -> None:
+    parsed = parse_operation("обприскали поле 3 1.50 л/га", farm, TODAY)
+    assert parsed is not None
+    assert (parsed.quantity, parsed.unit, parsed.op_date) == (1.5, "l/ha", TODAY)
+
+
+def test_parsing_is_fast(farm: Dictionary) -> None:
+    texts = [row.text for row in ROWS]
+    for text in texts:  # warm the per-token caches
+        parse_operation(text, farm, TODAY)
+    started = time.perf_counter()
+    for _ in range(5):
+        for text in texts:
+            parse_operation(text, farm, TODAY)
+    per_message = (time.perf_counter() - started) / (5 * len(texts))
+    assert per_message < 0.005
+
+
+# =========================================================================== not operations
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "привіт",
+        "яка вологість на полі 2",
+        "зроби звіт",
+        "зроби звіт в excel за жовтень",
+        "графік вологості",
+        "план/факт за квітень",
+        "коли краще обприскувати?",
+        "чи треба поливати Північне",
+        "ще не посіяли кукурудзу",
+        "не поливали Північне вже тиждень",
+        "did we spray field 3?",
+        "what did we plant on North field",
+        "how much rain fell yesterday",
+        "купили селітру 5 т",
+        "погода завтра",
+        "привет, как дела",
+        "покажи поливи за тиждень",
+        "скільки опадів було вчора",
+        "дякую",
+        "запиши",
+        "",
+        "👍",
+        "Завтра дощ, полив не потрібен",
+        "скасуй обприскування поле 3",
+        "Дякую, все записав",
+        "Посівна йде добре",
+        "Абакус 1,5 л/га",
+        "Як справи з поливом",
+        "У мене 3 поля пшениці",
+        "Вчора був дощ 15 мм",
+        "порадь чим обприскати соняшник",
+    ],
+)
+def test_not_an_operation(farm: Dictionary, text: str) -> None:
+    assert parse_operation(text, farm, TODAY) is None
+
+
+# =========================================================================== dictionary
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("Північне", "field:pivnichne"),
+        ("на Північному", "field:pivnichne"),
+        ("північне поле", "field:pivnichne"),
+        ("Північного", "field:pivnichne"),
+        ("північним полем", "field:pivnichne"),
+        ("ПІВНІЧНЕ", "field:pivnichne"),
+        ("Пвнічне", "field:pivnichne"),  # one letter dropped
+        ("Пивнічному", "field:pivnichne"),  # one letter changed
+        ("Пiвнiчне", "field:pivnichne"),  # Latin i typed inside
+        ("north field", "field:pivnichne"),
+        ("Південному", "field:pivdenne"),
+        ("на Гірці", "field:hirka"),  # к/ц alternation
+        ("Гірку", "field:hirka"),
+        ("на Ставку", "field:stavok"),  # the о drops out
+        ("В'язове", "field:viazove"),
+        ("в’язовому", "field:viazove"),
+        ("вязове", "field:viazove"),
+        ("В`язового", "field:viazove"),
+        ("поле 3", "field:pole-3"),
+        ("поле №3", "field:pole-3"),
+        ("field 3", "field:pole-3"),
+        ("3-є поле", "field:pole-3"),
+        ("третє поле", "field:pole-3"),
+        ("полі 03", "field:pole-3"),
+        ("3", "field:pole-3"),
+        ("field 9", "field:pole-9"),
+        ("на полі 7", "field:pole-7"),
+    ],
+)
+def test_resolve_field(farm: Dictionary, phrase: str, expected: str) -> None:
+    entry = farm.resolve("field", phrase)
+    assert entry is not None, phrase
+    assert entry.canonical_id == expected
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "поле 4",
+        "поле 33",
+        "на Северном",  # no translation without a synonym
+        "Північно-західне",
+        "Гора",
+        "поле",
+        "на",
+        "",
+        "Східне",
+    ],
+)
+def test_resolve_field_unknown(farm: Dictionary, phrase: str) -> None:
+    assert farm.resolve("field", phrase) is None
+
+
+def test_close_names_stay_apart(farm: Dictionary) -> None:
+    north, south = farm.resolve("field", "Північне"), farm.resolve("field", "Південне")
+    assert north is not None and south is not None
+    assert (north.canonical_id, south.canonical_id) == ("field:pivnichne", "field:pivdenne")
+    assert farm.resolve("field", "південному полі") == south
+
+
+def test_russian_name_only_through_a_synonym() -> None:
+    plain = Dictionary([_field("field:pivnichne", "Північне")])
+    assert plain.resolve("field", "на Северном") is None
+    with_ru = Dictionary([_field("field:pivnichne", "Північне", "Северное")])
+    entry = with_ru.resolve("field", "на Северном")
+    assert entry is not None and entry.canonical_id == "field:pivnichne"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "expected"),
+    [
+        ("кукурудзу", "crop:maize"),
+        ("кукуруза", "crop:maize"),
+        ("corn", "crop:maize"),
+        ("maize", "crop:maize"),
+        ("соняшнику", "crop:sunflower"),
+        ("подсолнечника", "crop:sunflower"),
+        ("сою", "crop:soy"),
+        ("сої", "crop:soy"),
+        ("пшениці", "crop:wheat"),
+        ("озимої пшениці", "crop:winter-wheat"),
+        ("winter wheat", "crop:winter-wheat"),
+        ("ячменю", "crop:barley"),
+        ("вівса", "crop:oats"),
+        ("ріпаку", "crop:rapeseed"),
+        ("рапс", "crop:rapeseed"),
+        ("сахарной свеклы", "crop:sugar-beet"),
+        ("гороху", "crop:peas"),
+        ("картоплю", "crop:potato"),
+        ("жита", "crop:rye"),
+        ("гречку", "crop:buckwheat"),
+    ],
+)
+def test_resolve_shared_crop(farm: Dictionary, phrase: str, expected: str) -> None:
+    entry = farm.resolve("crop", phrase)
+    assert entry is not None, phrase
+    assert entry.canonical_id == expected
+
+
+def test_shared_crops_load_with_stable_ids() -> None:
+    ids = {entry.canonical_id for entry in load_shared_crops()}
+    assert {"crop:wheat", "crop:maize", "crop:sunflower", "crop:soy"} <= ids
+    assert all(entry.kind == "crop" and entry.canonical_id.startswith("crop:") for entry in
+               load_shared_crops())  # fmt: skip
+
+
+def test_farm_entry_wins_over_shared_and_keeps_its_synonyms() -> None:
+    own = DictionaryEntry("crop", "crop:wheat", "Пшениця Скаген", ("скаген",))
+    farm = Dictionary.with_shared_crops([own])
+    for phrase in ("скаген", "wheat", "пшениці"):
+        entry = farm.resolve("crop", phrase)
+        assert entry is not None, phrase
+        assert (entry.canonical_id, entry.display) == ("crop:wheat", "Пшениця Скаген")
+
+
+def test_two_entries_with_one_name_resolve_to_none() -> None:
+    farm = Dictionary([_field("field:a", "Лан", "центр"), _field("field:b", "Клин", "центр")])
+    assert farm.resolve("field", "центр") is None
+    entry = farm.resolve("field", "Клин")
+    assert entry is not None and entry.canonical_id == "field:b"
+
+
+def test_kinds_are_separate(farm: Dictionary) -> None:
+    assert farm.resolve("crop", "Північне") is None
+    assert farm.resolve("field", "кукурудза") is None
+    product = farm.resolve("product", "abacus")
+    assert product is not None and product.display == "Абакус"
+
+
+def test_dictionary_without_shared_crops_knows_no_crop() -> None:
+    farm = Dictionary(FARM_ENTRIES)
+    assert farm.resolve("crop", "пшениця") is None
+    parsed = parse_operation("посіяли пшеницю на полі 3", farm, TODAY)
+    assert parsed is not None
+    assert parsed.crop_id is None
+    assert parsed.unknown_terms == (("crop", "пшеницю"),)
