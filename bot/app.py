@@ -16,7 +16,10 @@ from pipeline.i18n import Catalog
 logger = logging.getLogger(__name__)
 
 USER_COMMANDS = ("start", "help", "me", "forget", "whoami")
-OPERATOR_COMMANDS = (*USER_COMMANDS, "profile", "farm", "status")
+OPERATOR_COMMANDS = (
+    *USER_COMMANDS, "profile", "farm", "status", "pending", "approve", "reject", "apply_dict",
+    "pending_stats",
+)  # fmt: skip
 
 
 def _commands(catalog: Catalog, lang: str, names: tuple[str, ...]) -> list[BotCommand]:

@@ -22,8 +22,12 @@ from bot.middlewares.user_order import UserOrderMiddleware
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
 from pipeline.classifier import Classifier
+from pipeline.deep import OfflineDeepPath
+from pipeline.farm.journal import Journal
+from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.memory import build_memory_manager
 from pipeline.memory.manager import MemoryManager
 from pipeline.onboarding import OnboardingFlow
 from pipeline.responder import TemplateResponder
@@ -52,19 +56,24 @@ def build_pipeline(
     settings: Settings, catalog: Catalog | None = None, memory: MemoryManager | None = None
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
+    memory = memory or MemoryManager()
+    journal = Journal(catalog, memory)
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
         classifier=Classifier.from_file(),
-        memory=memory or MemoryManager(),
+        memory=memory,
         responder=TemplateResponder(catalog),
+        deep=OfflineDeepPath(catalog, journal),
+        journal=journal,
     )
 
 
 def build_core(settings: Settings) -> Core:
     engine = create_engine(settings.stepan.database_url)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
-    memory = MemoryManager()
+    url = settings.agx.memory_service_url
+    memory = build_memory_manager(str(url) if url else None, http)
     pipeline = build_pipeline(settings, memory=memory)
     return Core(
         settings=settings,
@@ -107,6 +116,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         pipeline=core.pipeline,
         catalog=core.pipeline.catalog,
         onboarding=core.onboarding,
+        terms=TermReview(core.pipeline.memory),
     )
     # Outer middlewares run in registration order: trace first (so every log line
     # has it), then per-user ordering, and the session last so nobody holds a

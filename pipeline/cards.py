@@ -67,10 +67,14 @@ def my_memory(profile: UserProfile, farm: FarmProfile, catalog: Catalog, lang: L
 
 
 class JobRun(Protocol):
-    job_id: str
-    last_outcome: str | None
-    last_finished_at: datetime | None
-    last_detail: str | None
+    @property
+    def job_id(self) -> str: ...
+    @property
+    def last_outcome(self) -> str | None: ...
+    @property
+    def last_finished_at(self) -> datetime | None: ...
+    @property
+    def last_detail(self) -> str | None: ...
 
 
 def status_card(

@@ -17,6 +17,8 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pipeline import gate, reflection
+from pipeline.deep import DeepPath, DeepRequest
+from pipeline.farm.journal import CANCEL, EDIT, WRITE, Journal
 from pipeline.i18n import Catalog
 from pipeline.language import detect_language, language_from_telegram
 from pipeline.memory.manager import InteractionRecord, Loaded, MemoryManager
@@ -29,6 +31,7 @@ logger = logging.getLogger(__name__)
 # Bot commands that mean a light intent; they go through the same pipeline so they
 # are counted, styled and recorded like any message.
 COMMAND_INTENTS = {"/start": "greeting", "/help": "help"}
+JOURNAL_ACTIONS = frozenset({WRITE, EDIT, CANCEL})
 
 
 class DepthClassifier(Protocol):
@@ -60,6 +63,8 @@ class Pipeline:
         classifier: DepthClassifier,
         memory: MemoryManager,
         responder: TemplateResponder,
+        deep: DeepPath,
+        journal: Journal,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
         self.config = config
@@ -67,6 +72,8 @@ class Pipeline:
         self.classifier = classifier
         self.memory = memory
         self.responder = responder
+        self.deep = deep
+        self.journal = journal
         self._clock = clock
 
     async def handle_message(self, incoming: Incoming, session: AsyncSession) -> Reply:
@@ -107,10 +114,12 @@ class Pipeline:
                     first_contact=not loaded.known,
                 )
             )
+            reply = Reply(text)
         else:
-            label = self.catalog.text(lang, f"intent.{decision.intent}")
-            text = self.catalog.text(lang, "deep.pending", intent=label)
-        text = reflection.reflect(text, profile, incoming.trace_id)
+            reply = await self._deep(
+                DeepRequest(incoming, decision, crew, profile, loaded.farm, lang, now), session
+            )
+        text = reflection.reflect(reply.text, profile, incoming.trace_id)
         await self.memory.record_interaction(
             session,
             InteractionRecord(
@@ -126,12 +135,29 @@ class Pipeline:
                 language=lang,
             ),
         )
-        buttons: tuple[tuple[Button, ...], ...] = ()
+        buttons = reply.buttons
         if not loaded.known and decision.intent == "greeting":
             # First contact: offer onboarding so Stepan knows the farm from day one.
             text = f"{text}\n\n{self.catalog.text(lang, 'onboarding.offer')}"
             buttons = self.onboarding_offer(lang)
-        return Reply(text, buttons, mode=decision.mode, intent=decision.intent, crew=crew)
+        return Reply(
+            text,
+            buttons,
+            document=reply.document,
+            photo=reply.photo,
+            mode=decision.mode,
+            intent=decision.intent,
+            crew=crew,
+        )
+
+    async def _deep(self, request: DeepRequest, session: AsyncSession) -> Reply:
+        try:
+            return await self.deep.answer(request, session)
+        except Exception:
+            logger.exception("deep path failed trace=%s", request.incoming.trace_id)
+            await session.rollback()
+            code = request.incoming.trace_id[:8]
+            return Reply(self.catalog.text(request.lang, "errors.generic", code=code))
 
     async def handle_action(self, action: str, incoming: Incoming, session: AsyncSession) -> Reply:
         """A pressed button. ``action`` comes from a client, so it is validated here."""
@@ -140,6 +166,11 @@ class Pipeline:
             kind, _, value = action.partition(":")
             if action == "onboarding:later":
                 return Reply(self.catalog.text(lang, "onboarding.later_reply"))
+            if kind in JOURNAL_ACTIONS:
+                decision = await self.journal.decide(
+                    session, user_id=incoming.user_id, action=action, lang=lang
+                )
+                return decision.reply
             if kind == "style" and value in STYLES:
                 style: Style = value
                 if await self.memory.set_style(session, incoming.user_id, style):

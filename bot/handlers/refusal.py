@@ -11,10 +11,12 @@ from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._common import user_language
-from bot.keyboards.admin import FarmCD, ProfileCD
+from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from pipeline.handle import Pipeline
 
-OPERATOR_COMMANDS = ("profile", "farm", "status")
+OPERATOR_COMMANDS = (
+    "profile", "farm", "status", "pending", "approve", "reject", "apply_dict", "pending_stats",
+)  # fmt: skip
 
 router = Router(name=__name__)
 
@@ -28,6 +30,7 @@ async def refuse_command(message: Message, pipeline: Pipeline) -> None:
 
 @router.callback_query(ProfileCD.filter())
 @router.callback_query(FarmCD.filter())
+@router.callback_query(TermCD.filter())
 async def refuse_button(query: CallbackQuery, pipeline: Pipeline) -> None:
     await query.answer(
         pipeline.catalog.text(user_language(query.from_user), "admin.not_operator"), show_alert=True

@@ -47,3 +47,17 @@ def farm_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboard
         )
     builder.adjust(3)
     return builder.as_markup()
+
+
+class TermCD(CallbackData, prefix="dt"):
+    term: int
+    approve: bool
+
+
+def terms_keyboard(term_ids: list[int]) -> InlineKeyboardMarkup:
+    builder = InlineKeyboardBuilder()
+    for term_id in term_ids:
+        builder.button(text=f"✅ #{term_id}", callback_data=TermCD(term=term_id, approve=True))
+        builder.button(text=f"❌ #{term_id}", callback_data=TermCD(term=term_id, approve=False))
+    builder.adjust(2)
+    return builder.as_markup()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import or_, select, update
@@ -50,8 +51,22 @@ async def finish(
     await session.commit()
 
 
-async def all_runs(session: AsyncSession) -> list[JobRunRow]:
+@dataclass(frozen=True, slots=True)
+class JobRun:
+    """A detached snapshot: safe to read after the session rolled back or closed."""
+
+    job_id: str
+    last_outcome: str | None
+    last_finished_at: datetime | None
+    last_detail: str | None
+    runs: int
+
+
+async def all_runs(session: AsyncSession) -> list[JobRun]:
     result = await session.execute(select(JobRunRow).order_by(JobRunRow.job_id))
-    rows = list(result.scalars())
+    runs = [
+        JobRun(row.job_id, row.last_outcome, row.last_finished_at, row.last_detail, row.runs)
+        for row in result.scalars()
+    ]
     await session.commit()
-    return rows
+    return runs

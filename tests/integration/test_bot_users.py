@@ -58,10 +58,15 @@ async def test_forget_after_confirm_leaves_nothing(harness: Harness) -> None:
     assert (await _rows_mentioning(harness, f"tg:{FARMER}"))["user_profiles"] == 1
     confirm = await harness.say(FARMER, "/forget")
     # "Keep" first: nothing is deleted.
+    since = len(harness.api.sent)
     await harness.press(FARMER, MeCD(action="keep").pack(), harness.message_id(confirm))
+    await harness.reply(FARMER, since)
     assert (await _rows_mentioning(harness, f"tg:{FARMER}"))["interactions"] == 3
     confirm = await harness.say(FARMER, "/forget")
+    since = len(harness.api.sent)
     await harness.press(FARMER, MeCD(action="forget").pack(), harness.message_id(confirm))
+    done = await harness.reply(FARMER, since)
+    assert done.text == harness.core.pipeline.catalog.text("uk", "me.forgotten")
     counts = await _rows_mentioning(harness, f"tg:{FARMER}")
     leftover = {t: n for t, n in counts.items() if n and t != "memory_outbox"}
     assert leftover == {}

@@ -110,7 +110,13 @@ async def test_deep_request_answers_with_intent(
     reply = await _send(pipeline, session_factory, "запиши полив 20 мм на полі 3 вчора")
     assert reply.mode == "deep" and reply.intent == "recording"
     assert "ops" in reply.crew
-    assert pipeline.catalog.text("uk", "intent.recording") in reply.text
+    # Nothing is written without consent: a card with write / edit / cancel.
+    assert reply.text.startswith("📝")
+    assert [b.action.split(":")[0] for b in reply.buttons[0]] == [
+        "op_write",
+        "op_edit",
+        "op_cancel",
+    ]
 
 
 async def test_concurrent_messages_lose_no_update(

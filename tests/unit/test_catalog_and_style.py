@@ -24,7 +24,7 @@ def test_catalogs_have_the_same_keys_and_placeholders(catalog: Catalog) -> None:
 
 def test_missing_key_does_not_raise(catalog: Catalog) -> None:
     assert catalog.text("uk", "no.such.key") == "no.such.key"
-    assert catalog.text("uk", "light.whoami", name="Іван") .startswith("Ви — Іван")
+    assert catalog.text("uk", "light.whoami", name="Іван").startswith("Ви — Іван")
 
 
 @pytest.mark.parametrize(
@@ -71,7 +71,9 @@ def test_prefix_fail_safe_is_empty(catalog: Catalog, monkeypatch: pytest.MonkeyP
         raise RuntimeError("catalog broken")
 
     monkeypatch.setattr(catalog, "text", boom)
-    assert build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), catalog, "uk") == ""
+    assert (
+        build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), catalog, "uk") == ""
+    )
 
 
 def _light(intent: str, **profile: object) -> LightRequest:
@@ -92,8 +94,17 @@ def test_greeting_is_personal(catalog: Catalog) -> None:
 
 
 def test_every_light_intent_has_a_template(catalog: Catalog) -> None:
-    for intent in ("greeting", "thanks", "ack", "farewell", "whoami", "help", "smalltalk",
-                   "offtopic", "clarify"):
+    for intent in (
+        "greeting",
+        "thanks",
+        "ack",
+        "farewell",
+        "whoami",
+        "help",
+        "smalltalk",
+        "offtopic",
+        "clarify",
+    ):
         assert catalog.has("uk", f"light.{intent}"), intent
         assert catalog.has("en", f"light.{intent}"), intent
 

@@ -61,7 +61,9 @@ def test_values_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
         ("STEPAN_BOT_TOKEN", "no-colon-token"),
     ],
 )
-def test_bad_value_names_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+def test_bad_value_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError) as info:
         load_settings()
@@ -80,7 +82,11 @@ def test_bad_token_is_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_cli_reports_config_error_without_traceback(tmp_path: object) -> None:
     env = {"AGX_OPERATOR_IDS": "x1", "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
-        [sys.executable, "-m", "bot", "migrate"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "bot", "migrate"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert "AGX_OPERATOR_IDS" in result.stderr

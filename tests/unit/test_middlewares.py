@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from aiogram.types import TelegramObject, User
@@ -69,10 +70,8 @@ async def test_failing_handler_releases_the_user() -> None:
         raise ValueError("boom")
 
     for _ in range(2):
-        try:
+        with contextlib.suppress(ValueError):
             await middleware(handler, TelegramObject(), {"event_from_user": _user(7)})
-        except ValueError:
-            pass
     assert middleware.active_users == 0
 
 

@@ -18,8 +18,10 @@ def test_brief_long_answer_cut_to_three_sentences() -> None:
     long = " ".join(f"Речення номер {i} про полив і ґрунт." for i in range(40))
     assert len(long) > reflection.BRIEF_LIMIT
     out = reflection.reflect(long, _profile("brief"), "t")
-    assert out == "Речення номер 0 про полив і ґрунт. Речення номер 1 про полив і ґрунт. " \
+    assert (
+        out == "Речення номер 0 про полив і ґрунт. Речення номер 1 про полив і ґрунт. "
         "Речення номер 2 про полив і ґрунт."
+    )
 
 
 def test_brief_short_answer_untouched_and_other_styles_keep_length() -> None:
@@ -68,7 +70,7 @@ def test_reentry_is_skipped() -> None:
 
     def nested(text: str) -> str:
         calls.append(reflection.is_reflecting())
-        return reflection.reflect(text + " {\"a\": 1}", _profile(), "inner")
+        return reflection.reflect(text + ' {"a": 1}', _profile(), "inner")
 
     original = reflection.strip_identifiers
     try:

@@ -1,0 +1,149 @@
+"""Operators: the term dictionary (/pending, /approve, /reject, /apply_dict, /pending_stats)."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import CallbackQuery, Message
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.filters import IsOperator
+from bot.handlers._common import user_language
+from bot.keyboards.admin import TermCD, terms_keyboard
+from pipeline.farm.terms import TermError, TermReview
+from pipeline.i18n import Catalog
+from pipeline.types import Language
+
+router = Router(name=__name__)
+router.message.filter(IsOperator())
+router.callback_query.filter(IsOperator())
+
+
+def _kind(catalog: Catalog, lang: Language, kind: str) -> str:
+    return catalog.text(lang, f"terms.kind_{kind}")
+
+
+@router.message(Command("pending"))
+async def on_pending(
+    message: Message, terms: TermReview, catalog: Catalog, session: AsyncSession
+) -> None:
+    lang = user_language(message.from_user)
+    rows = await terms.pending(session)
+    if not rows:
+        await message.answer(catalog.text(lang, "terms.none"))
+        return
+    lines = [catalog.text(lang, "terms.header")]
+    for row in rows:
+        lines.append(
+            catalog.text(
+                lang,
+                "terms.item",
+                id=row.id,
+                kind=_kind(catalog, lang, row.kind),
+                term=row.term,
+                times=row.times_seen,
+                message=row.first_message[:80],
+            )
+        )
+    await message.answer("\n".join(lines), reply_markup=terms_keyboard([row.id for row in rows]))
+
+
+async def _decide(
+    terms: TermReview,
+    session: AsyncSession,
+    term_id: int,
+    approve: bool,
+    canonical: str | None,
+    catalog: Catalog,
+    lang: Language,
+) -> str:
+    try:
+        if approve:
+            row = await terms.approve(session, term_id, canonical)
+            return catalog.text(
+                lang, "terms.approved", id=row.id, term=row.term, canonical=row.canonical_id
+            )
+        row = await terms.reject(session, term_id)
+        return catalog.text(lang, "terms.rejected", id=row.id, term=row.term)
+    except TermError as error:
+        return catalog.text(lang, error.key)
+
+
+@router.message(Command("approve"))
+async def on_approve(
+    message: Message,
+    command: CommandObject,
+    terms: TermReview,
+    catalog: Catalog,
+    session: AsyncSession,
+) -> None:
+    lang = user_language(message.from_user)
+    args = (command.args or "").split()
+    if not args or not args[0].isdigit() or len(args) > 2:
+        await message.answer(catalog.text(lang, "terms.usage_approve"))
+        return
+    canonical = args[1] if len(args) == 2 else None
+    await message.answer(
+        await _decide(terms, session, int(args[0]), True, canonical, catalog, lang)
+    )
+
+
+@router.message(Command("reject"))
+async def on_reject(
+    message: Message,
+    command: CommandObject,
+    terms: TermReview,
+    catalog: Catalog,
+    session: AsyncSession,
+) -> None:
+    lang = user_language(message.from_user)
+    args = (command.args or "").split()
+    if len(args) != 1 or not args[0].isdigit():
+        await message.answer(catalog.text(lang, "terms.usage_reject"))
+        return
+    await message.answer(await _decide(terms, session, int(args[0]), False, None, catalog, lang))
+
+
+@router.message(Command("apply_dict"))
+async def on_apply(
+    message: Message, terms: TermReview, catalog: Catalog, session: AsyncSession
+) -> None:
+    result = await terms.apply(session)
+    await message.answer(
+        catalog.text(
+            user_language(message.from_user),
+            "terms.applied",
+            terms=result.terms,
+            operations=result.operations,
+        )
+    )
+
+
+@router.message(Command("pending_stats"))
+async def on_stats(
+    message: Message, terms: TermReview, catalog: Catalog, session: AsyncSession
+) -> None:
+    counts = await terms.stats(session)
+    statuses = ("pending", "approved", "applied", "rejected")
+    await message.answer(
+        catalog.text(
+            user_language(message.from_user),
+            "terms.stats",
+            **{s: counts.get(s, 0) for s in statuses},
+        )
+    )
+
+
+@router.callback_query(TermCD.filter())
+async def on_term_button(
+    query: CallbackQuery,
+    callback_data: TermCD,
+    terms: TermReview,
+    catalog: Catalog,
+    session: AsyncSession,
+) -> None:
+    lang = user_language(query.from_user)
+    text = await _decide(
+        terms, session, callback_data.term, callback_data.approve, None, catalog, lang
+    )
+    await query.answer(text[:200], show_alert=True)

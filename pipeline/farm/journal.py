@@ -1,0 +1,193 @@
+"""The farm journal: an operation read from a message becomes a card; only the
+user's ✅ writes it (the DAARWIZZ seed's consent rule), and only once."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+from datetime import date
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import OperationDraftRow
+from db.repositories import farm as repo
+from pipeline.farm.dictionary import Dictionary, DictionaryEntry
+from pipeline.farm.parsing import ParsedOperation, parse_operation
+from pipeline.i18n import Catalog
+from pipeline.types import Button, Language, Reply
+
+logger = logging.getLogger(__name__)
+
+WRITE, EDIT, CANCEL = "op_write", "op_edit", "op_cancel"
+
+
+class FarmEnsurer(Protocol):
+    async def update_farm(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    reply: Reply
+    written: int  # operations written by this decision
+
+
+async def farm_dictionary(session: AsyncSession, farm_id: str) -> Dictionary:
+    """Everything the farm has named: its fields and crops, approved terms, shared crops."""
+    entries: list[DictionaryEntry] = []
+    for field in await repo.fields(session, farm_id):
+        entries.append(DictionaryEntry("field", field.field_id, field.name, ()))
+    for crop in await repo.crops(session, farm_id):
+        entries.append(DictionaryEntry("crop", crop.crop_id, crop.name, ()))
+    for term in await repo.dictionary_terms(session, farm_id):
+        entries.append(
+            DictionaryEntry(term.kind, term.canonical_id, term.display, tuple(term.synonyms))  # type: ignore[arg-type]
+        )
+    return Dictionary.with_shared_crops(entries)
+
+
+def _payload(parsed: ParsedOperation, pending: dict[str, int]) -> dict[str, Any]:
+    body = asdict(parsed)
+    body["op_date"] = parsed.op_date.isoformat()
+    body["pending"] = pending  # "kind:term" -> pending term id
+    return body
+
+
+class Journal:
+    def __init__(self, catalog: Catalog, farms: FarmEnsurer) -> None:
+        self._catalog = catalog
+        self._farms = farms
+
+    async def propose(
+        self,
+        session: AsyncSession,
+        *,
+        user_id: str,
+        chat_id: int,
+        message_id: int | None,
+        text: str,
+        lang: Language,
+        today: date,
+    ) -> Reply | None:
+        """A confirmation card for the operation in ``text``; None if there is none."""
+        farm = await repo.farm_of(session, user_id)
+        if farm is None:
+            await session.rollback()
+            await self._farms.update_farm(session, user_id)
+            farm = await repo.farm_of(session, user_id)
+        if farm is None:
+            return None
+        dictionary = await farm_dictionary(session, farm.farm_id)
+        parsed = parse_operation(text, dictionary, today)
+        if parsed is None:
+            await session.commit()
+            return None
+        pending: dict[str, int] = {}
+        for kind, term in parsed.unknown_terms:
+            row = await repo.note_pending_term(session, farm.farm_id, kind, term, text)
+            pending[f"{kind}:{term}"] = row.id
+        if pending:
+            farm.dict_pending_count = await repo.pending_count_of(session, farm.farm_id)
+        draft = await repo.add_draft(
+            session,
+            user_id=user_id,
+            farm_id=farm.farm_id,
+            chat_id=chat_id,
+            source_message_id=message_id,
+            payload=_payload(parsed, pending),
+        )
+        await session.commit()
+        return Reply(
+            self.card(draft.payload, lang), self._buttons(draft.id, lang), intent="recording"
+        )
+
+    async def decide(
+        self, session: AsyncSession, *, user_id: str, action: str, lang: Language
+    ) -> Decision:
+        """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it."""
+        kind, _, raw_id = action.partition(":")
+        draft = await repo.draft(session, int(raw_id), lock=True) if raw_id.isdigit() else None
+        if draft is None or draft.user_id != user_id or kind not in (WRITE, EDIT, CANCEL):
+            await session.rollback()
+            return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
+        if draft.status == "written":
+            await session.rollback()
+            return Decision(Reply(self._written_card(draft, lang, again=True)), 0)
+        if draft.status == "cancelled" or kind != WRITE:
+            draft.status = "cancelled"
+            await session.commit()
+            key = "journal.edit" if kind == EDIT else "journal.cancelled"
+            return Decision(Reply(self._catalog.text(lang, key)), 0)
+        written = await self._write(session, draft)
+        draft.status = "written"
+        await session.commit()
+        return Decision(Reply(self._written_card(draft, lang, again=written == 0)), written)
+
+    async def _write(self, session: AsyncSession, draft: OperationDraftRow) -> int:
+        body = draft.payload
+        pending: dict[str, int] = body.get("pending", {})
+        field_ids = list(body.get("several_fields") or []) or [body.get("field_id")]
+        pending_term = next(iter(pending.values()), None)
+        written = 0
+        for field_id in field_ids:
+            source = (
+                f"{draft.chat_id}:{draft.source_message_id or f'draft{draft.id}'}:{field_id or '-'}"
+            )
+            inserted = await repo.insert_operation(
+                session,
+                {
+                    "farm_id": draft.farm_id,
+                    "op_type": body["op_type"],
+                    "field_id": field_id,
+                    "crop_id": body.get("crop_id"),
+                    "quantity": body.get("quantity"),
+                    "unit": body.get("unit"),
+                    "product": body.get("product"),
+                    "op_date": date.fromisoformat(body["op_date"]),
+                    "status": body["status"],
+                    "source_chat_id": draft.chat_id,
+                    "source_message_id": draft.source_message_id,
+                    "source_key": source,
+                    "author": draft.user_id,
+                    "pending_term_id": pending_term,
+                },
+            )
+            written += int(inserted)
+        return written
+
+    def _buttons(self, draft_id: int, lang: Language) -> tuple[tuple[Button, ...], ...]:
+        text = self._catalog.text
+        return (
+            (
+                Button(text(lang, "journal.write"), f"{WRITE}:{draft_id}"),
+                Button(text(lang, "journal.edit_button"), f"{EDIT}:{draft_id}"),
+                Button(text(lang, "journal.cancel"), f"{CANCEL}:{draft_id}"),
+            ),
+        )
+
+    def card(self, body: dict[str, Any], lang: Language) -> str:
+        text, dash = self._catalog.text, "—"
+        fields = body.get("several_fields") or ([body["field_id"]] if body.get("field_id") else [])
+        unit = text(lang, f"unit.{body['unit']}") if body.get("unit") else ""
+        amount = f"{body['quantity']:g} {unit}".strip() if body.get("quantity") else dash
+        lines = [
+            text(
+                lang,
+                "journal.card",
+                operation=text(lang, f"operation.{body['op_type']}"),
+                field=", ".join(fields) or body.get("field_phrase") or dash,
+                crop=body.get("crop_id") or body.get("crop_phrase") or dash,
+                amount=amount,
+                product=body.get("product") or dash,
+                date=body["op_date"],
+                status=text(lang, f"journal.status_{body['status']}"),
+            )
+        ]
+        for key in body.get("pending", {}):
+            kind, _, term = key.partition(":")
+            lines.append(text(lang, f"journal.pending_{kind}", term=term))
+        return "\n".join(lines)
+
+    def _written_card(self, draft: OperationDraftRow, lang: Language, *, again: bool) -> str:
+        key = "journal.already_written" if again else "journal.written"
+        return f"{self.card(draft.payload, lang)}\n\n{self._catalog.text(lang, key)}"
