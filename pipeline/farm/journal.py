@@ -110,9 +110,10 @@ class Journal:
         if draft is None or draft.user_id != user_id or kind not in (WRITE, EDIT, CANCEL):
             await session.rollback()
             return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
+        payload = dict(draft.payload)  # read before a rollback expires the row
         if draft.status == "written":
             await session.rollback()
-            return Decision(Reply(self._written_card(draft, lang, again=True)), 0)
+            return Decision(Reply(self._written_card(payload, lang, again=True)), 0)
         if draft.status == "cancelled" or kind != WRITE:
             draft.status = "cancelled"
             await session.commit()
@@ -121,7 +122,7 @@ class Journal:
         written = await self._write(session, draft)
         draft.status = "written"
         await session.commit()
-        return Decision(Reply(self._written_card(draft, lang, again=written == 0)), written)
+        return Decision(Reply(self._written_card(payload, lang, again=written == 0)), written)
 
     async def _write(self, session: AsyncSession, draft: OperationDraftRow) -> int:
         body = draft.payload
@@ -188,6 +189,6 @@ class Journal:
             lines.append(text(lang, f"journal.pending_{kind}", term=term))
         return "\n".join(lines)
 
-    def _written_card(self, draft: OperationDraftRow, lang: Language, *, again: bool) -> str:
+    def _written_card(self, payload: dict[str, Any], lang: Language, *, again: bool) -> str:
         key = "journal.already_written" if again else "journal.written"
-        return f"{self.card(draft.payload, lang)}\n\n{self._catalog.text(lang, key)}"
+        return f"{self.card(payload, lang)}\n\n{self._catalog.text(lang, key)}"

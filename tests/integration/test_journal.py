@@ -1,0 +1,200 @@
+"""Recording operations: consent card, exactly-once writes, unknown names, the
+operators' dictionary review."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import date
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import FarmProfileRow, FieldRow, OperationRow, PendingTermRow
+from pipeline.farm.terms import TermError, TermReview
+from pipeline.handle import Pipeline
+from pipeline.types import Incoming, Reply
+
+USER = "tg:77"
+
+
+def _incoming(text: str, message_id: int | None = None, user: str = USER) -> Incoming:
+    return Incoming(
+        user, 77, text, uuid.uuid4().hex[:16], first_name="Тарас", message_id=message_id
+    )
+
+
+async def _say(
+    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], text: str, message_id: int
+) -> Reply:
+    async with factory() as session:
+        return await pipeline.handle_message(_incoming(text, message_id), session)
+
+
+async def _press(
+    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], action: str, user: str = USER
+) -> Reply:
+    async with factory() as session:
+        return await pipeline.handle_action(action, _incoming("", user=user), session)
+
+
+def _action(reply: Reply, kind: str) -> str:
+    return next(b.action for row in reply.buttons for b in row if b.action.startswith(kind))
+
+
+async def _operations(factory: async_sessionmaker[AsyncSession]) -> list[OperationRow]:
+    async with factory() as session:
+        return list(
+            (await session.execute(select(OperationRow).order_by(OperationRow.id))).scalars()
+        )
+
+
+@pytest.fixture
+async def farm_with_fields(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> str:
+    await _say(pipeline, session_factory, "привіт", 1)
+    async with session_factory() as session:
+        farm = (
+            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == USER))
+        ).scalar_one()
+        session.add_all(
+            [
+                FieldRow(farm_id=farm.farm_id, field_id="field:pivnichne", name="Північне"),
+                FieldRow(farm_id=farm.farm_id, field_id="field:pole-3", name="Поле 3"),
+            ]
+        )
+        await session.commit()
+        return farm.farm_id
+
+
+async def test_card_then_write_once(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    card = await _say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора", 10)
+    assert "полив" in card.text and "20 мм" in card.text
+    assert await _operations(session_factory) == []  # nothing before consent
+    written = await _press(pipeline, session_factory, _action(card, "op_write"))
+    assert pipeline.catalog.text("uk", "journal.written") in written.text
+    again = await _press(pipeline, session_factory, _action(card, "op_write"))
+    assert pipeline.catalog.text("uk", "journal.already_written") in again.text
+    [operation] = await _operations(session_factory)
+    assert (operation.op_type, operation.field_id, operation.quantity, operation.unit) == (
+        "irrigation",
+        "field:pivnichne",
+        20.0,
+        "mm",
+    )
+    assert operation.status == "done" and operation.author == USER
+
+
+async def test_redelivered_message_writes_once(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    # Telegram redelivers the same message: two cards, but one source message.
+    first = await _say(pipeline, session_factory, "внеси обприскування поле 3 2 л/га", 20)
+    second = await _say(pipeline, session_factory, "внеси обприскування поле 3 2 л/га", 20)
+    await _press(pipeline, session_factory, _action(first, "op_write"))
+    reply = await _press(pipeline, session_factory, _action(second, "op_write"))
+    assert pipeline.catalog.text("uk", "journal.already_written") in reply.text
+    assert len(await _operations(session_factory)) == 1
+
+
+async def test_double_tap_at_once_writes_once(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    card = await _say(pipeline, session_factory, "вчора посіяли кукурудзу на Північному", 30)
+    action = _action(card, "op_write")
+    await asyncio.gather(*(_press(pipeline, session_factory, action) for _ in range(5)))
+    [operation] = await _operations(session_factory)
+    assert operation.op_type == "sowing" and operation.crop_id == "crop:maize"
+
+
+async def test_cancel_and_edit_write_nothing(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    card = await _say(pipeline, session_factory, "запиши полив 10 мм поле 3", 40)
+    cancelled = await _press(pipeline, session_factory, _action(card, "op_cancel"))
+    assert cancelled.text == pipeline.catalog.text("uk", "journal.cancelled")
+    assert await _press(pipeline, session_factory, _action(card, "op_write"))
+    card = await _say(pipeline, session_factory, "запиши полив 10 мм поле 3", 41)
+    edit = await _press(pipeline, session_factory, _action(card, "op_edit"))
+    assert edit.text == pipeline.catalog.text("uk", "journal.edit")
+    await _press(pipeline, session_factory, _action(card, "op_write"))
+    assert await _operations(session_factory) == []
+
+
+async def test_someone_elses_card_cannot_be_written(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    card = await _say(pipeline, session_factory, "запиши полив 10 мм поле 3", 50)
+    forged = await _press(pipeline, session_factory, _action(card, "op_write"), user="tg:666")
+    assert forged.text == pipeline.catalog.text("uk", "actions.expired")
+    assert await _operations(session_factory) == []
+
+
+async def test_unknown_field_waits_for_an_operator_then_completes(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    farm_with_fields: str,
+) -> None:
+    card = await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора вчора", 60)
+    assert "Гора" in card.text or "гора" in card.text
+    assert (
+        pipeline.catalog.text("uk", "journal.pending_field", term="гора").split("«")[0] in card.text
+    )
+    await _press(pipeline, session_factory, _action(card, "op_write"))
+    [operation] = await _operations(session_factory)
+    assert operation.field_id is None and operation.pending_term_id is not None
+    async with session_factory() as session:
+        farm = await session.get(FarmProfileRow, farm_with_fields)
+        assert farm is not None and farm.dict_pending_count == 1
+        term = (await session.execute(select(PendingTermRow))).scalar_one()
+    review = TermReview(pipeline.memory)
+    async with session_factory() as session:
+        approved = await review.approve(session, term.id)
+    assert approved.canonical_id == "field:hora"
+    async with session_factory() as session:
+        with pytest.raises(TermError):
+            await review.approve(session, term.id)  # already reviewed
+    async with session_factory() as session:
+        result = await review.apply(session)
+    assert (result.terms, result.operations) == (1, 1)
+    [operation] = await _operations(session_factory)
+    assert operation.field_id == "field:hora" and operation.pending_term_id is None
+    async with session_factory() as session:
+        farm = await session.get(FarmProfileRow, farm_with_fields)
+        fields = await session.scalar(select(func.count()).select_from(FieldRow))
+    assert farm is not None and "field:hora" in farm.field_ids and farm.dict_pending_count == 0
+    assert fields == 3
+    # Now the name is known: the next message resolves it without asking anyone.
+    card = await _say(pipeline, session_factory, "запиши полив 5 мм на Горі", 61)
+    assert "field:hora" in card.text and "⏳" not in card.text
+
+
+async def test_reject_and_stats(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 70)
+    await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 71)
+    review = TermReview(pipeline.memory)
+    async with session_factory() as session:
+        [term] = await review.pending(session)
+    assert term.times_seen == 2
+    async with session_factory() as session:
+        await review.reject(session, term.id)
+    async with session_factory() as session:
+        assert await review.stats(session) == {"rejected": 1}
+    async with session_factory() as session:
+        with pytest.raises(TermError) as error:
+            await review.reject(session, 999)
+    assert error.value.key == "terms.not_found"
+
+
+async def test_not_an_operation_gets_a_hint(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+) -> None:
+    reply = await _say(pipeline, session_factory, "запиши щось там колись", 80)
+    assert reply.text == pipeline.catalog.text("uk", "journal.not_understood")
+    assert date.today()  # the card path was not taken
