@@ -62,6 +62,9 @@ class AgxSettings(BaseSettings):
     operator_ids: Annotated[frozenset[int], NoDecode] = Field(default_factory=frozenset)
     force_deep: bool = False
     memory_service_url: AnyHttpUrl | None = None
+    #: Integrations whose health /status and the platform agent report.
+    farmos_url: AnyHttpUrl | None = None
+    thingsboard_url: AnyHttpUrl | None = None
 
     @field_validator("operator_ids", mode="before")
     @classmethod

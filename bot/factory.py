@@ -30,6 +30,7 @@ from pipeline.i18n import Catalog
 from pipeline.memory import build_memory_manager
 from pipeline.memory.manager import MemoryManager
 from pipeline.onboarding import OnboardingFlow
+from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.responder import TemplateResponder
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -46,6 +47,8 @@ class Core:
     http: httpx.AsyncClient
     pipeline: Pipeline
     onboarding: OnboardingFlow
+    llm_health: LlmHealth
+    platform: PlatformStatus
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -75,13 +78,31 @@ def build_core(settings: Settings) -> Core:
     url = settings.agx.memory_service_url
     memory = build_memory_manager(str(url) if url else None, http)
     pipeline = build_pipeline(settings, memory=memory)
+    session_factory = create_session_factory(engine)
+    llm_health = LlmHealth(configured=settings.llm_configured)
+    integrations = {
+        name: str(url)
+        for name, url in (
+            ("farmOS", settings.agx.farmos_url),
+            ("ThingsBoard", settings.agx.thingsboard_url),
+        )
+        if url is not None
+    }
     return Core(
         settings=settings,
         engine=engine,
-        session_factory=create_session_factory(engine),
+        session_factory=session_factory,
         http=http,
         pipeline=pipeline,
         onboarding=OnboardingFlow(pipeline.catalog, memory),
+        llm_health=llm_health,
+        platform=PlatformStatus(
+            session_factory=session_factory,
+            memory=memory,
+            llm=llm_health,
+            http=http,
+            integrations=integrations,
+        ),
     )
 
 
@@ -117,6 +138,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         catalog=core.pipeline.catalog,
         onboarding=core.onboarding,
         terms=TermReview(core.pipeline.memory),
+        platform=core.platform,
     )
     # Outer middlewares run in registration order: trace first (so every log line
     # has it), then per-user ordering, and the session last so nobody holds a

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
 
 from pipeline.i18n import Catalog
+from pipeline.platform_status import Check
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.types import Language
 
@@ -66,35 +66,10 @@ def my_memory(profile: UserProfile, farm: FarmProfile, catalog: Catalog, lang: L
     )
 
 
-class JobRun(Protocol):
-    @property
-    def job_id(self) -> str: ...
-    @property
-    def last_outcome(self) -> str | None: ...
-    @property
-    def last_finished_at(self) -> datetime | None: ...
-    @property
-    def last_detail(self) -> str | None: ...
+_ICONS = {"ok": "✅", "degraded": "⚠️", "down": "❌", "off": "⚪"}
 
 
-def status_card(
-    runs: Sequence[JobRun], breaker: str, backlog: int, catalog: Catalog, lang: Language
-) -> str:
-    lines = [
-        catalog.text(lang, "admin.status_header"),
-        catalog.text(lang, "admin.status_memory", state=breaker, backlog=backlog),
-    ]
-    if not runs:
-        lines.append(catalog.text(lang, "admin.status_no_jobs"))
-    for run in runs:
-        lines.append(
-            catalog.text(
-                lang,
-                "admin.status_job",
-                job=run.job_id,
-                outcome=run.last_outcome or "—",
-                when=_when(run.last_finished_at, catalog, lang),
-                detail=f" ({run.last_detail})" if run.last_detail else "",
-            )
-        )
+def status_card(checks: Sequence[Check], catalog: Catalog, lang: Language) -> str:
+    lines = [catalog.text(lang, "admin.status_header")]
+    lines += [f"{_ICONS[check.state]} {check.name}: {check.detail}" for check in checks]
     return "\n".join(lines)

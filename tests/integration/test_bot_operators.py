@@ -208,8 +208,10 @@ async def test_status_lists_jobs(harness: Harness) -> None:
     spec = next(s for s in default_jobs(harness.core.pipeline.memory) if s.job_id == "cache_expiry")
     assert await runner.run(spec) == "ok"
     reply = await harness.say(OPERATOR, "/status")
-    assert "cache_expiry: ok" in (reply.text or "")
-    assert "memory-service" in (reply.text or "")
+    assert "✅ job cache_expiry: ok" in (reply.text or "")
+    assert "✅ database:" in (reply.text or "")
+    assert "⚪ memory-service: not configured" in (reply.text or "")
+    assert "⚪ llm: not configured" in (reply.text or "")
 
 
 async def test_operator_commands_registered_in_their_scope(harness: Harness) -> None:
