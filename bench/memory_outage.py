@@ -4,8 +4,9 @@
                                   [--concurrency C] [--flush-every S] [--json]
 
 Three scenarios, one per mode of the fake memory-service (tests/fakes/memory_service.py,
-real HTTP on 127.0.0.1): healthy, down, hanging. Each has its own migrated SQLite
-database and memory layer. ``--known`` users talk once while the service is healthy
+real HTTP on 127.0.0.1): healthy, down, hanging - and, for reference, "none": no
+memory-service configured at all. Each has its own migrated SQLite database and
+memory layer. ``--known`` users talk once while the service is healthy
 (so SQL knows them and the outbox is flushed); then the service is switched to the
 scenario's mode and ``--warmup`` messages are sent, unmeasured. Then
 ``Pipeline.handle_message`` is timed for light messages from a mix of known users and
@@ -19,9 +20,11 @@ does hits every mode alike.
 The memory layer uses the production settings: 2 s timeout, breaker opening after 5
 consecutive failures with a 30 s cool-down, 3 attempts with backoff for the flush.
 
-Reported: p50 / p99 latency per mode in milliseconds, and each mode's p50 divided by
-the healthy p50 (``down_ratio``, ``hanging_ratio``: ratios of p50). ``--json`` prints
-one object.
+Reported: p50 / p99 latency per scenario in milliseconds, and each outage's p50
+divided by the healthy p50 (``down_ratio``, ``hanging_ratio``: ratios of p50) and by
+the no-service p50 (``down_vs_none``, ``hanging_vs_none``). The fake runs in this
+process, so in "healthy" its request handling shares the event loop with the
+conversations. ``--json`` prints one object.
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ from pipeline.types import Incoming  # noqa: E402
 from tests.fakes.memory_service import FakeMemoryService, Mode  # noqa: E402
 
 MODES: tuple[Mode, ...] = ("healthy", "down", "hanging")
+#: A fourth scenario for reference: no memory-service configured at all (SQL only).
+NONE = "none"
+SCENARIOS: tuple[str, ...] = (*MODES, NONE)
 LIGHT_TEXTS = ("привіт", "дякую", "хто я", "добре", "hello Stepan", "thanks")
 
 
@@ -81,7 +87,7 @@ async def _flush_forever(
 class Scenario:
     """One mode: its own database, fake memory-service and memory layer."""
 
-    def __init__(self, mode: Mode, args: argparse.Namespace, tmp: Path) -> None:
+    def __init__(self, mode: str, args: argparse.Namespace, tmp: Path) -> None:
         self.mode = mode
         self.args = args
         self.rng = random.Random(f"{args.seed}:{mode}")
@@ -95,21 +101,23 @@ class Scenario:
     async def start(self, catalog: Catalog) -> None:
         await asyncio.to_thread(upgrade, self.url)
         settings = Settings(
-            stepan=StepanSettings(_env_file=None, database_url=self.url),  # type: ignore[call-arg]
-            agx=AgxSettings(_env_file=None),  # type: ignore[call-arg]
+            stepan=StepanSettings(_env_file=None, database_url=self.url),
+            agx=AgxSettings(_env_file=None),
         )
         self.engine = create_engine(self.url)
         self.factory = create_session_factory(self.engine)
         self.service = await self._stack.enter_async_context(FakeMemoryService())
         http = await self._stack.enter_async_context(httpx.AsyncClient())
         # Production settings: 2 s timeout, 5 failures open the breaker for 30 s.
-        self.memory = MemoryManager(client=MemoryServiceClient(self.service.base_url, http))
+        client = MemoryServiceClient(self.service.base_url, http) if self.mode != NONE else None
+        self.memory = MemoryManager(client=client)
         self.pipeline = build_pipeline(settings, catalog, memory=self.memory)
         for user in self.known:  # SQL knows them before the outage starts
             await self.message(user)
         while (await self.memory.flush_outbox(self.factory)).pending:
             pass
-        await self.service.set_mode(self.mode)
+        if self.mode != NONE:
+            await self.service.set_mode(self.mode)  # type: ignore[arg-type]
         # Warm-up, not measured: in "hanging" the first new users wait for the
         # timeout until their failures open the breaker - the price of noticing.
         await self.block(self.args.warmup, measure=False)
@@ -175,7 +183,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     catalog = Catalog.load()
     order = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
-        scenarios = {mode: Scenario(mode, args, Path(tmp)) for mode in MODES}
+        scenarios = {mode: Scenario(mode, args, Path(tmp)) for mode in SCENARIOS}
         try:
             for scenario in scenarios.values():
                 await scenario.start(catalog)
@@ -183,7 +191,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             # that whatever else the machine is doing hits every mode alike.
             per_block = max(1, args.messages // args.blocks)
             for _ in range(args.blocks):
-                modes = list(MODES)
+                modes = list(SCENARIOS)
                 order.shuffle(modes)
                 for mode in modes:
                     await scenarios[mode].block(per_block)
@@ -194,11 +202,13 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                     await scenario.close()
     healthy = results["healthy"]["p50_ms"]
     summary: dict[str, Any] = {}
-    for mode in MODES:
+    for mode in SCENARIOS:
         summary[f"{mode}_p50_ms"] = round(results[mode]["p50_ms"], 3)
         summary[f"{mode}_p99_ms"] = round(results[mode]["p99_ms"], 3)
     for mode in MODES[1:]:
         summary[f"{mode}_ratio"] = round(results[mode]["p50_ms"] / healthy, 3)
+    for mode in MODES[1:]:
+        summary[f"{mode}_vs_none"] = round(results[mode]["p50_ms"] / results[NONE]["p50_ms"], 3)
     summary["ratio_of"] = "p50"
     summary["details"] = results
     summary["settings"] = {
@@ -221,9 +231,10 @@ def _print_table(summary: dict[str, Any]) -> None:
         f"users; outbox flush every {settings['flush_every_s']} s in the background"
     )
     print(f"{'mode':<8} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>9} {'x healthy (p50)':>16}  service")
-    for mode in MODES:
+    healthy = summary["details"]["healthy"]["p50_ms"]
+    for mode in SCENARIOS:
         detail = summary["details"][mode]
-        ratio = "1.000" if mode == "healthy" else f"{summary[f'{mode}_ratio']:.3f}"
+        ratio = f"{detail['p50_ms'] / healthy:.3f}"
         print(
             f"{mode:<8} {detail['p50_ms']:>8.2f} {detail['p99_ms']:>8.2f} "
             f"{detail['max_ms']:>9.1f} {ratio:>16}  "

@@ -74,7 +74,13 @@ async def _hammer(factory: async_sessionmaker[AsyncSession]) -> None:
             )
         ).scalars()
         counts = sorted(p["interaction_count"] for p in user_rows if p is not None)
+        farm_rows = await session.scalar(
+            select(func.count())
+            .select_from(OutboxRow)
+            .where(OutboxRow.fact_key.like("farm_profile:%"))
+        )
     assert interactions == CONCURRENT and farms == 1
+    assert farm_rows == 1  # only the transaction that created the farm announced it
     # One outbox row per interaction, each with the count its transaction produced.
     assert counts == list(range(1, CONCURRENT + 1))
 
