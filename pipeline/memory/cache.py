@@ -1,14 +1,26 @@
 """The process-local profile cache of seed section 3.2: up to 200 entries, 30 minutes.
 
-SQL is the truth; this only saves reads. Writers invalidate a user's entry after
-every commit, and a reader may only store what it read if no invalidation of that
-user happened since it started reading (``token`` / ``put``). Without that check a
-slow reader could store a profile it read just before somebody's write committed,
-and the next reader would see a profile older than that write.
+SQL is the truth; this only saves reads. Every write ends with either
+
+* ``invalidate(user)`` - the entry goes; or
+* ``write_through(user, value, seq)`` - the entry becomes the value just committed
+  (the hot path: a message's ``record_interaction`` leaves the profile the next
+  message's ``load`` needs, so that load costs no SQL transaction).
+
+Two races are closed with one process-wide counter:
+
+* a slow reader must not store what it read before a write committed: it takes a
+  ``token()`` before reading SQL, and ``put`` refuses if the user was written or
+  invalidated after that token;
+* a writer that committed first but resumes last must not overwrite a newer write:
+  writers take a ``sequence()`` while they hold the row lock (so sequence order is
+  commit order for one user), and ``write_through`` refuses a sequence older than
+  the last write or invalidation of that user.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -49,11 +61,13 @@ class ProfileCache:
         self._ttl = ttl.total_seconds()
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
-        # Bumped on every invalidation; a reader's token is the value it saw first.
-        self._generation = 0
-        self._invalidated_at: dict[str, int] = {}
-        # Readers with a token below this may have missed an invalidation whose mark
-        # was dropped (see _forget_old_marks) or a clear(); they may not store.
+        self._counter = itertools.count(1)
+        # Per user: when it was last written or invalidated (readers compare their
+        # token with it) and the newest writer sequence seen (writers compare theirs).
+        self._changed_at: dict[str, int] = {}
+        self._written_seq: dict[str, int] = {}
+        # Tokens and sequences below this may have missed a mark that was dropped
+        # (see _forget_old_marks) or a clear(); they may not store.
         self._floor = 0
 
     def __len__(self) -> int:
@@ -70,28 +84,38 @@ class ProfileCache:
         return entry.value
 
     def token(self) -> int:
-        """Take before reading SQL; pass to ``put`` with what was read."""
-        return self._generation
+        """A reader takes this before reading SQL and passes it to ``put``."""
+        return next(self._counter)
+
+    def sequence(self) -> int:
+        """A writer takes this while holding the user's row lock, for ``write_through``."""
+        return next(self._counter)
 
     def put(self, user_id: str, value: CachedProfiles, token: int) -> bool:
-        """Store what a reader read, unless the user was invalidated since ``token``."""
-        if token < self._floor or self._invalidated_at.get(user_id, -1) > token:
+        """Store what a reader read, unless the user changed since ``token``."""
+        if token < self._floor or self._changed_at.get(user_id, -1) > token:
             return False
-        self._entries[user_id] = _Entry(value, self._clock() + self._ttl)
-        self._entries.move_to_end(user_id)
-        while len(self._entries) > self._max:
-            self._entries.popitem(last=False)
+        self._store(user_id, value)
+        return True
+
+    def write_through(self, user_id: str, value: CachedProfiles, seq: int) -> bool:
+        """Store what a writer just committed, unless a newer write or an invalidation
+        of the user already came through (then that one stands)."""
+        if seq < self._floor or seq <= self._written_seq.get(user_id, -1):
+            return False
+        self._written_seq[user_id] = seq
+        self._changed_at[user_id] = next(self._counter)
+        self._store(user_id, value)
+        self._bound_marks()
         return True
 
     def invalidate(self, user_id: str) -> None:
-        """Call after every write to this user has committed (or failed)."""
+        """Call after every write that does not write through (committed or not)."""
         self._entries.pop(user_id, None)
-        self._generation += 1
-        self._invalidated_at[user_id] = self._generation
-        # The marks only matter to readers that started before them; once they are
-        # older than every cached entry could be, drop them so the dict stays bounded.
-        if len(self._invalidated_at) > 4 * self._max:
-            self._forget_old_marks()
+        mark = next(self._counter)
+        self._changed_at[user_id] = mark
+        self._written_seq[user_id] = mark
+        self._bound_marks()
 
     def expire(self) -> int:
         """Drop expired entries (the scheduler's job); returns how many."""
@@ -103,14 +127,21 @@ class ProfileCache:
 
     def clear(self) -> None:
         self._entries.clear()
-        self._generation += 1
-        self._invalidated_at.clear()
-        self._floor = self._generation
+        self._changed_at.clear()
+        self._written_seq.clear()
+        self._floor = next(self._counter)
 
-    def _forget_old_marks(self) -> None:
-        # Keep the newest half of the marks; a reader older than the newest mark
-        # dropped is refused by the floor instead (it might have missed it).
-        marks = sorted(self._invalidated_at.items(), key=lambda item: item[1])
-        half = len(marks) // 2
-        self._floor = max(self._floor, marks[half - 1][1])
-        self._invalidated_at = dict(marks[half:])
+    def _store(self, user_id: str, value: CachedProfiles) -> None:
+        self._entries[user_id] = _Entry(value, self._clock() + self._ttl)
+        self._entries.move_to_end(user_id)
+        while len(self._entries) > self._max:
+            self._entries.popitem(last=False)
+
+    def _bound_marks(self) -> None:
+        # The marks only matter to readers and writers already under way; keep the
+        # dicts bounded by forgetting all of them at once and raising the floor, so
+        # anyone who started before simply does not store (a cache miss, never stale).
+        if len(self._changed_at) > 4 * self._max:
+            self._changed_at.clear()
+            self._written_seq.clear()
+            self._floor = next(self._counter)

@@ -79,6 +79,7 @@ SENT_RETENTION = timedelta(days=7)
 SWEEP_CHUNK = 100
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 
 def utcnow() -> datetime:
@@ -179,6 +180,9 @@ class MemoryManager:
         # One flush at a time in this process; across instances the scheduler's
         # job lock (job_runs) keeps it to one.
         self._flush_lock = asyncio.Lock()
+        # Group commit of interactions, per database (tests may use several).
+        self._pending: dict[Any, list[tuple[InteractionRecord, asyncio.Future[None]]]] = {}
+        self._writers: dict[Any, asyncio.Task[None]] = {}
 
     @property
     def client(self) -> MemoryServiceClient | None:
@@ -262,25 +266,105 @@ class MemoryManager:
     # -- recording an interaction ------------------------------------------------
 
     async def record_interaction(self, session: AsyncSession, record: InteractionRecord) -> None:
-        """One transaction: profile counters, the interaction row and the outbox row,
-        or none of them. Never raises."""
-        try:
-            await self._record(session, record)
-            await session.commit()
-        except Exception:
-            logger.exception(
-                "memory: update failed user=%s trace=%s", record.user_id, record.trace_id
-            )
-            await _rollback_quietly(session)
-        finally:
-            self._cache.invalidate(record.user_id)
+        """Profile counters, the interaction row and the outbox row, committed before
+        this returns. Never raises.
 
-    async def _record(self, session: AsyncSession, record: InteractionRecord) -> None:
-        user_id = record.user_id
+        Concurrent calls are written together (group commit): while one batch is
+        being written the next ones queue, and the next batch takes all of them in
+        one transaction. On SQLite every transaction serialises on the one writer,
+        so one transaction for N messages instead of N is what keeps the light path
+        fast under load; each caller still waits until its own record is committed.
+        """
+        bind = session.bind
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue = self._pending.setdefault(bind, [])
+        queue.append((record, future))
+        writer = self._writers.get(bind)
+        if writer is None or writer.done():
+            self._writers[bind] = asyncio.create_task(self._drain(bind))
+        # Shielded: a caller that is cancelled must not take its record with it.
+        await asyncio.shield(future)
+
+    async def drain(self) -> None:
+        """Wait for every queued interaction to be written (call before shutdown)."""
+        while any(not task.done() for task in self._writers.values()):
+            await asyncio.gather(*self._writers.values(), return_exceptions=True)
+
+    async def _drain(self, bind: Any) -> None:
+        queue = self._pending[bind]
+        while queue:
+            batch = queue[:]
+            del queue[:]
+            await self._write_batch(bind, [record for record, _ in batch])
+            for _, future in batch:
+                if not future.done():
+                    future.set_result(None)
+
+    async def _write_batch(self, bind: Any, records: list[InteractionRecord]) -> None:
+        async with AsyncSession(bind=bind, expire_on_commit=False) as session:
+            try:
+                written = await self._record(session, records)
+                await session.commit()
+            except Exception:
+                await _rollback_quietly(session)
+                if len(records) > 1:
+                    # One bad record must not cost the others: write them one by one.
+                    for record in records:
+                        await self._write_batch(bind, [record])
+                    return
+                record = records[0]
+                logger.exception(
+                    "memory: update failed user=%s trace=%s", record.user_id, record.trace_id
+                )
+                self._cache.invalidate(record.user_id)
+                return
+        for user_id in {record.user_id for record in records}:
+            cached = written.get(user_id)
+            if cached is None:
+                self._cache.invalidate(user_id)
+            else:
+                # The next message's load is served from the cache: no SQL read.
+                self._cache.write_through(user_id, *cached)
+
+    async def _record(
+        self, session: AsyncSession, records: Sequence[InteractionRecord]
+    ) -> dict[str, tuple[CachedProfiles, int]]:
+        """Applies the interactions; returns per user what was written (for the
+        cache) with the cache sequence taken under the row locks."""
         now = self._clock()
-        row = await self._ensure_user(
-            session, user_id, now, name=record.name, language=record.language
-        )
+        user_ids = list(dict.fromkeys(record.user_id for record in records))
+        rows = {row.user_id: row for row in await repo.lock_users(session, user_ids)}
+        for record in records:
+            if record.user_id not in rows:
+                rows[record.user_id] = await self._ensure_user(
+                    session, record.user_id, now, name=record.name, language=record.language
+                )
+        seq = self._cache.sequence()
+        for record in records:
+            self._apply(session, rows[record.user_id], record, now)
+        # Profiles first: the farm query below autoflushes, which expires
+        # server-generated columns of the rows on PostgreSQL.
+        profiles = {
+            user_id: self._enqueue_user(session, rows[user_id], now) for user_id in user_ids
+        }
+        cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
+        missing = [user_id for user_id, hit in cached_farms.items() if hit is None]
+        farm_rows = {row.user_id: row for row in await repo.get_farms(session, missing)}
+        written: dict[str, tuple[CachedProfiles, int]] = {}
+        for user_id in user_ids:
+            profile = profiles[user_id]
+            hit, farm_row = cached_farms[user_id], farm_rows.get(user_id)
+            # Every farm writer locks the user row first, so this farm is what commits.
+            farm = hit.farm if hit is not None else None
+            if farm is None and farm_row is not None:
+                farm = _valid(farm_from_row, farm_row)
+            if profile is not None and farm is not None:
+                written[user_id] = (CachedProfiles(profile, farm), seq)
+        return written
+
+    def _apply(
+        self, session: AsyncSession, row: UserProfileRow, record: InteractionRecord, now: datetime
+    ) -> None:
         intent = record.decision.intent
         # The row is locked (FOR UPDATE / BEGIN IMMEDIATE) until commit, so these
         # read-modify-writes cannot interleave with another writer's.
@@ -294,13 +378,15 @@ class MemoryManager:
             row.known_intents = [*(row.known_intents or []), intent]
         level = _rule_level(row)
         if level is not None:
-            logger.info("memory: expertise %s -> %s user=%s", row.expertise_level, level, user_id)
+            logger.info(
+                "memory: expertise %s -> %s user=%s", row.expertise_level, level, row.user_id
+            )
             row.expertise_level = level
         row.updated_at = now
         session.add(
             InteractionRow(
                 trace_id=record.trace_id,
-                user_id=user_id,
+                user_id=row.user_id,
                 chat_id=record.chat_id,
                 mode=record.decision.mode,
                 intent=intent,
@@ -312,7 +398,6 @@ class MemoryManager:
                 created_at=record.at,
             )
         )
-        self._enqueue_user(session, row, now)
 
     async def _ensure_user(
         self,
@@ -597,17 +682,18 @@ class MemoryManager:
         if self._client is not None:
             outbox.enqueue(session, user_id, fact_key, "upsert", payload, now)
 
-    def _enqueue_user(self, session: AsyncSession, row: UserProfileRow, now: datetime) -> None:
-        if self._client is None:
-            return
-        try:
-            payload = user_from_row(row).to_seed_json()
-        except ValidationError:
+    def _enqueue_user(
+        self, session: AsyncSession, row: UserProfileRow, now: datetime
+    ) -> UserProfile | None:
+        """Queue the row's seed JSON; returns the validated profile (None if invalid)."""
+        profile = _valid(user_from_row, row)
+        if profile is None:
             # A hand-edited row SQL accepts but the model does not: keep the SQL
             # change (the truth) and skip the copy rather than lose the interaction.
             logger.warning("memory: profile of user=%s is invalid, not synced", row.user_id)
-            return
-        self._enqueue(session, row.user_id, user_fact_key(row.user_id), payload, now)
+            return None
+        self._enqueue(session, row.user_id, user_fact_key(row.user_id), profile.to_seed_json(), now)
+        return profile
 
     async def _change_user(
         self,
@@ -656,6 +742,13 @@ class MemoryManager:
             return None
         finally:
             self._cache.invalidate(user_id)
+
+
+def _valid(convert: Callable[[R], T], row: R) -> T | None:
+    try:
+        return convert(row)
+    except ValidationError:
+        return None
 
 
 def _rule_level(row: UserProfileRow) -> Expertise | None:

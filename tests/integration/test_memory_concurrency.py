@@ -59,6 +59,10 @@ async def _hammer(factory: async_sessionmaker[AsyncSession]) -> None:
 
         # The very first message races too: nobody has created the profile yet.
         await asyncio.gather(*(one(n) for n in range(CONCURRENT)))
+        # Writers resumed in any order; the cache must hold the last commit, not
+        # whichever task happened to finish last.
+        cached = memory.cache.get("tg:77")
+        assert cached is not None and cached.profile.interaction_count == CONCURRENT
 
     async with factory() as session:
         row = await session.get(UserProfileRow, "tg:77")
@@ -81,8 +85,9 @@ async def _hammer(factory: async_sessionmaker[AsyncSession]) -> None:
         )
     assert interactions == CONCURRENT and farms == 1
     assert farm_rows == 1  # only the transaction that created the farm announced it
-    # One outbox row per interaction, each with the count its transaction produced.
-    assert counts == list(range(1, CONCURRENT + 1))
+    # One outbox row per transaction (concurrent interactions are group-committed),
+    # each with the count that transaction produced; the last one has them all.
+    assert counts == sorted(set(counts)) and counts[-1] == CONCURRENT
 
 
 async def test_concurrent_updates_lose_nothing_sqlite(

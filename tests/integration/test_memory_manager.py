@@ -494,6 +494,26 @@ async def test_cached_profile_is_served_without_sql(
     assert memory.expire_cache() == 0
 
 
+async def test_next_load_after_a_message_needs_no_sql(
+    memory: MemoryManager, session_factory: Factory, tmp_path: Any
+) -> None:
+    """record_interaction writes the committed profile through to the cache, so the
+    next message's load costs no SQL transaction - and it is exactly what SQL holds."""
+    await record_many(memory, session_factory, ["greeting", "planning"])
+    from db.engine import create_engine
+
+    broken = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'empty.db'}")
+    async with async_sessionmaker(broken)() as session:
+        cached = await memory.load(session, "tg:1")
+    await broken.dispose()
+    assert cached.known and not cached.degraded
+    fresh = MemoryManager()  # its own, empty cache: reads SQL
+    async with session_factory() as session:
+        from_sql = await fresh.load(session, "tg:1")
+    assert cached.profile == from_sql.profile and cached.farm == from_sql.farm
+    assert cached.profile.interaction_count == 2
+
+
 async def test_database_failure_degrades_to_defaults(memory: MemoryManager, tmp_path: Any) -> None:
     from db.engine import create_engine
 

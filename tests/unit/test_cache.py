@@ -110,3 +110,47 @@ def test_clear_refuses_reads_that_started_before_it() -> None:
 def test_size_must_be_positive() -> None:
     with pytest.raises(ValueError):
         ProfileCache(max_entries=0)
+
+
+def test_write_through_serves_the_written_value() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    seq = cache.sequence()
+    assert cache.write_through("tg:1", _value("tg:1", "written"), seq)
+    cached = cache.get("tg:1")
+    assert cached is not None and cached.profile.name == "written"
+
+
+def test_a_writer_that_resumes_late_does_not_overwrite_a_newer_write() -> None:
+    """W1 locks the row first (lower sequence) and commits first, but W2's task
+    resumes first: W1's older value must not replace W2's."""
+    cache = ProfileCache(clock=ManualClock())
+    first, second = cache.sequence(), cache.sequence()
+    assert cache.write_through("tg:1", _value("tg:1", "second"), second)
+    assert not cache.write_through("tg:1", _value("tg:1", "first"), first)
+    cached = cache.get("tg:1")
+    assert cached is not None and cached.profile.name == "second"
+
+
+def test_an_invalidation_beats_an_older_writer() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    seq = cache.sequence()  # a write holding the lock ...
+    cache.invalidate("tg:1")  # ... then e.g. forget commits after it and invalidates
+    assert not cache.write_through("tg:1", _value("tg:1", "stale"), seq)
+    assert cache.get("tg:1") is None
+
+
+def test_a_reader_older_than_a_write_through_is_not_stored() -> None:
+    cache = ProfileCache(clock=ManualClock())
+    token = cache.token()  # reader starts, reads the row before the write commits
+    assert cache.write_through("tg:1", _value("tg:1", "new"), cache.sequence())
+    assert not cache.put("tg:1", _value("tg:1", "old"), token)
+    cached = cache.get("tg:1")
+    assert cached is not None and cached.profile.name == "new"
+
+
+def test_a_writer_from_before_the_marks_were_dropped_does_not_store() -> None:
+    cache = ProfileCache(max_entries=2, clock=ManualClock())
+    seq = cache.sequence()
+    for n in range(50):
+        cache.invalidate(f"tg:{n}")
+    assert not cache.write_through("tg:0", _value("tg:0"), seq)
