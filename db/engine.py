@@ -23,6 +23,14 @@ def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
     """An async engine; SQLite gets WAL, a busy timeout and immediate transactions."""
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
+        # One connection per process: SQLite has one writer at a time anyway, and
+        # queueing for the pool's connection is an asyncio wait in FIFO order,
+        # where queueing on the file lock is SQLite's busy handler sleeping and
+        # polling (seconds of tail latency under load). The busy timeout stays for
+        # other processes (a migration, the console chat) sharing the file.
+        kwargs.setdefault("pool_size", 1)
+        kwargs.setdefault("max_overflow", 0)
+        kwargs.setdefault("pool_timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
         engine = create_async_engine(
             database_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs
         )

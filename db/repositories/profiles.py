@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -30,6 +31,29 @@ async def lock_user(session: AsyncSession, user_id: str) -> UserProfileRow | Non
         .execution_options(populate_existing=True)
     )
     return result.scalar_one_or_none()
+
+
+async def lock_users(session: AsyncSession, user_ids: Sequence[str]) -> Sequence[UserProfileRow]:
+    """Several rows in one statement, re-read and locked (see lock_user)."""
+    if not user_ids:
+        return []
+    result = await session.execute(
+        select(UserProfileRow)
+        .where(UserProfileRow.user_id.in_(user_ids))
+        .order_by(UserProfileRow.user_id)  # one lock order: no deadlock on PostgreSQL
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return result.scalars().all()
+
+
+async def get_farms(session: AsyncSession, user_ids: Sequence[str]) -> Sequence[FarmProfileRow]:
+    if not user_ids:
+        return []
+    result = await session.execute(
+        select(FarmProfileRow).where(FarmProfileRow.user_id.in_(user_ids))
+    )
+    return result.scalars().all()
 
 
 async def lock_farm(session: AsyncSession, user_id: str) -> FarmProfileRow | None:
