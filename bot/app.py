@@ -10,6 +10,7 @@ from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefaul
 
 from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
+from bot.web import ReadingsServer
 from db.migrate import upgrade_async
 from pipeline.i18n import Catalog
 
@@ -18,7 +19,7 @@ logger = logging.getLogger(__name__)
 USER_COMMANDS = ("start", "help", "me", "forget", "whoami")
 OPERATOR_COMMANDS = (
     *USER_COMMANDS, "profile", "farm", "status", "pending", "approve", "reject", "apply_dict",
-    "pending_stats",
+    "pending_stats", "token",
 )  # fmt: skip
 
 
@@ -55,6 +56,12 @@ async def run_bot(settings: Settings) -> None:
     core = build_core(settings)
     bot = build_bot(settings)
     dispatcher = build_dispatcher(core)
+    # --- sensor readings endpoint (bot/web.py); off unless STEPAN_HTTP_PORT is set.
+    # Registered before on_shutdown below, so it stops before the engine is disposed.
+    readings = ReadingsServer(settings.stepan, core.session_factory)
+    dispatcher.startup.register(readings.start)
+    dispatcher.shutdown.register(readings.stop)
+    # --- end of the readings endpoint
 
     async def on_startup() -> None:
         await bot.delete_webhook(drop_pending_updates=False)

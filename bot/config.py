@@ -31,6 +31,9 @@ class StepanSettings(BaseSettings):
     log_level: str = "INFO"
     #: redis://host:6379/0 — FSM storage shared by several instances (may hold a password).
     redis_url: SecretStr | None = None
+    #: The sensor readings endpoint (bot/web.py, docs/sensors.md); off while the port is None.
+    http_host: str = "127.0.0.1"
+    http_port: int | None = Field(default=None, ge=0, le=65535)
 
     @field_validator("bot_token")
     @classmethod

@@ -10,6 +10,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
+from aiogram.exceptions import TelegramForbiddenError
 from aiogram.fsm.storage.base import BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -19,10 +20,12 @@ from bot.handlers import build_root_router
 from bot.middlewares.db_session import DbSessionMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
+from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
 from pipeline.classifier import Classifier
 from pipeline.deep import OfflineDeepPath
+from pipeline.farm.alerts import AlertWatcher, RecipientGone
 from pipeline.farm.journal import Journal
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
@@ -32,6 +35,7 @@ from pipeline.memory.manager import MemoryManager
 from pipeline.onboarding import OnboardingFlow
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.responder import TemplateResponder
+from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -130,6 +134,26 @@ def build_storage(settings: Settings) -> BaseStorage:
     return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
 
 
+class TelegramAlertSender:
+    """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
+
+    def __init__(self) -> None:
+        self._bot: Bot | None = None
+
+    async def bind(self, bot: Bot | None = None) -> None:
+        """Dispatcher startup hook: aiogram passes the bot it runs with."""
+        if bot is not None:
+            self._bot = bot
+
+    async def send(self, chat_id: int, text: str) -> None:
+        if self._bot is None:
+            raise RuntimeError("no bot bound yet: alerts wait for the next run")
+        try:
+            await send_reply(self._bot, chat_id, Reply(text=text))
+        except TelegramForbiddenError as exc:
+            raise RecipientGone(str(exc)) from exc
+
+
 def build_dispatcher(core: Core) -> Dispatcher:
     dispatcher = Dispatcher(
         storage=build_storage(core.settings),
@@ -147,8 +171,13 @@ def build_dispatcher(core: Core) -> Dispatcher:
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.update.outer_middleware(DbSessionMiddleware(core.session_factory))
     dispatcher.include_router(build_root_router())
+    # Sensor alerts need a bot to send with, and the bot only exists once polling (or
+    # the webhook) starts: the sender is bound by a startup hook, before the jobs run.
+    alert_sender = TelegramAlertSender()
+    watcher = AlertWatcher(alert_sender, core.pipeline.memory, core.pipeline.catalog)
     scheduler = build_scheduler(
-        JobRunner(core.session_factory, instance_id()), default_jobs(core.pipeline.memory)
+        JobRunner(core.session_factory, instance_id()),
+        default_jobs(core.pipeline.memory, watcher=watcher),
     )
 
     async def start_jobs() -> None:
@@ -157,6 +186,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
     async def stop_jobs() -> None:
         scheduler.shutdown(wait=False)
 
+    dispatcher.startup.register(alert_sender.bind)
     dispatcher.startup.register(start_jobs)
     dispatcher.shutdown.register(stop_jobs)
     dispatcher["scheduler"] = scheduler

@@ -23,6 +23,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.repositories import interactions, jobs
+from pipeline.farm.alerts import AlertWatcher
 from pipeline.memory.manager import MemoryManager
 
 logger = logging.getLogger(__name__)
@@ -88,7 +89,11 @@ class JobRunner:
         return outcome
 
 
-def default_jobs(memory: MemoryManager, clock: Callable[[], datetime] = _utcnow) -> list[JobSpec]:
+def default_jobs(
+    memory: MemoryManager,
+    clock: Callable[[], datetime] = _utcnow,
+    watcher: AlertWatcher | None = None,
+) -> list[JobSpec]:
     async def expertise_sweep(factory: async_sessionmaker[AsyncSession]) -> str:
         async with factory() as session:
             return f"upgraded {await memory.auto_upgrade_sweep(session)}"
@@ -106,7 +111,7 @@ def default_jobs(memory: MemoryManager, clock: Callable[[], datetime] = _utcnow)
         return f"cleared {cleared}"
 
     minute = timedelta(minutes=1)
-    return [
+    specs = [
         JobSpec(
             "expertise_sweep", CronTrigger(hour=3, minute=10), expertise_sweep, 3600, 30 * minute
         ),
@@ -116,6 +121,15 @@ def default_jobs(memory: MemoryManager, clock: Callable[[], datetime] = _utcnow)
             "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * minute
         ),
     ]
+    if watcher is not None:
+        # Sensor thresholds (pipeline/farm/alerts.py); only where something can send.
+        async def sensor_watch(factory: async_sessionmaker[AsyncSession]) -> str:
+            return (await watcher.run(factory)).describe()
+
+        specs.append(
+            JobSpec("sensor_watch", IntervalTrigger(minutes=5), sensor_watch, 120, 10 * minute)
+        )
+    return specs
 
 
 def build_scheduler(runner: JobRunner, specs: list[JobSpec]) -> AsyncIOScheduler:

@@ -13,6 +13,7 @@ from bot.handlers import (
     onboarding,
     operator_farm,
     operator_profile,
+    operator_sensors,
     operator_status,
     operator_terms,
     refusal,
@@ -43,6 +44,7 @@ def build_root_router() -> Router:
         operator_farm.router,
         operator_status.router,
         operator_terms.router,
+        operator_sensors.router,  # /token, CSV readings; other documents go on to non_text
         refusal.router,  # operator commands/buttons from non-operators; after the above
         me.router,  # /me, /forget
         actions.router,  # other buttons the pipeline asked for

@@ -16,6 +16,7 @@ from pipeline.handle import Pipeline
 
 OPERATOR_COMMANDS = (
     "profile", "farm", "status", "pending", "approve", "reject", "apply_dict", "pending_stats",
+    "token",
 )  # fmt: skip
 
 router = Router(name=__name__)

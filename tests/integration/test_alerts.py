@@ -1,0 +1,350 @@
+"""Threshold alerts: one per episode, again after recovery, nobody inactive, outcome
+recorded; and the factory's wiring sends them through the real bot."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.scheduler import JobRunner, default_jobs
+from db.engine import create_engine, create_session_factory
+from db.migrate import upgrade_async
+from db.models import AlertRow, FarmProfileRow, FieldRow, JobRunRow, UserProfileRow
+from pipeline.farm.alerts import AlertWatcher, RecipientGone
+from pipeline.farm.sensors import ingest, parse_batch
+from pipeline.i18n import Catalog
+from pipeline.memory.manager import MemoryManager
+from tests.conftest import make_settings
+from tests.integration.bot_harness import running_bot
+
+FARMER = 2002
+USER = f"tg:{FARMER}"
+FARM = "farm:alerts"
+NORTH = "field:north"
+START = datetime(2026, 7, 1, 6, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def tick(self, minutes: int = 5) -> datetime:
+        self.now += timedelta(minutes=minutes)
+        return self.now
+
+
+class FakeSender:
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, str]] = []
+        self.fail_next: Exception | None = None
+
+    async def send(self, chat_id: int, text: str) -> None:
+        if self.fail_next is not None:
+            error, self.fail_next = self.fail_next, None
+            raise error
+        self.sent.append((chat_id, text))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def sender() -> FakeSender:
+    return FakeSender()
+
+
+@pytest.fixture
+def memory(clock: Clock) -> MemoryManager:
+    return MemoryManager(clock=clock)
+
+
+@pytest.fixture
+def watcher(
+    sender: FakeSender, memory: MemoryManager, catalog: Catalog, clock: Clock
+) -> AlertWatcher:
+    return AlertWatcher(sender, memory, catalog, clock=clock)
+
+
+async def add_farm(
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    user_id: str = USER,
+    farm_id: str = FARM,
+    active: bool = True,
+    language: str = "uk",
+) -> None:
+    async with factory() as session:
+        session.add(UserProfileRow(user_id=user_id, active=active, preferred_language=language))
+        await session.flush()
+        session.add(
+            FarmProfileRow(
+                farm_id=farm_id,
+                user_id=user_id,
+                alert_thresholds={
+                    "soil_moisture_min": 20.0,
+                    "temperature_min": -2.0,
+                    "temperature_max": 35.0,
+                },
+                iot_sensors={"has_iot_integration": True, "sensor_types": ["soil_moisture"]},
+            )
+        )
+        await session.flush()
+        session.add(FieldRow(farm_id=farm_id, field_id=NORTH, name="Північне"))
+        await session.commit()
+
+
+async def put(
+    factory: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    value: float,
+    *,
+    sensor_type: str = "soil_moisture",
+    farm_id: str = FARM,
+    field_id: str | None = NORTH,
+) -> None:
+    item: dict[str, Any] = {
+        "sensor_id": f"probe-{sensor_type}",
+        "sensor_type": sensor_type,
+        "value": value,
+        "measured_at": clock.now.isoformat(),
+        "field_id": field_id,
+    }
+    async with factory() as session:
+        await ingest(session, farm_id, parse_batch([item], now=clock.now), source="api")
+
+
+async def episodes(factory: async_sessionmaker[AsyncSession]) -> list[AlertRow]:
+    async with factory() as session:
+        rows = (await session.execute(select(AlertRow).order_by(AlertRow.id))).scalars().all()
+        await session.commit()
+    return list(rows)
+
+
+async def last_alert(factory: async_sessionmaker[AsyncSession], farm_id: str = FARM) -> Any:
+    async with factory() as session:
+        farm = await session.get(FarmProfileRow, farm_id)
+        assert farm is not None
+        return farm.iot_sensors.get("last_alert")
+
+
+@pytest.fixture
+async def farm(session_factory: async_sessionmaker[AsyncSession]) -> None:
+    await add_farm(session_factory)
+
+
+@pytest.mark.usefixtures("farm")
+async def test_one_alert_per_episode_and_again_after_recovery(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+    catalog: Catalog,
+) -> None:
+    await _episodes_scenario(session_factory, watcher, sender, clock, catalog)
+
+
+@pytest.mark.postgres
+async def test_episodes_on_postgres(
+    postgres_url: str,
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+    catalog: Catalog,
+) -> None:
+    await upgrade_async(postgres_url)
+    engine = create_engine(postgres_url)
+    try:
+        factory = create_session_factory(engine)
+        await add_farm(factory)
+        await _episodes_scenario(factory, watcher, sender, clock, catalog)
+    finally:
+        await engine.dispose()
+
+
+async def _episodes_scenario(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+    catalog: Catalog,
+) -> None:
+    await put(session_factory, clock, 31)
+    assert (await watcher.run(session_factory)).opened == 0
+    assert sender.sent == [] and await last_alert(session_factory) is None
+
+    # A dry spell lasting many readings and many watcher runs: one alert.
+    for value in (18.0, 17.5, 16.0, 15.2, 14.9, 14.0):
+        clock.tick()
+        await put(session_factory, clock, value)
+        await watcher.run(session_factory)
+    assert len(sender.sent) == 1
+    chat_id, text = sender.sent[0]
+    assert chat_id == FARMER
+    assert "Північне" in text and "18%" in text and "20%" in text
+    assert catalog.text("uk", "alerts.action_soil_moisture_below_min") in text
+    [episode] = await episodes(session_factory)
+    assert episode.kind == "below_min" and episode.ended_at is None
+    assert episode.notified_at is not None
+    assert await last_alert(session_factory) is not None
+
+    # Back above the threshold: the episode closes, nobody is messaged.
+    clock.tick()
+    await put(session_factory, clock, 27)
+    result = await watcher.run(session_factory)
+    assert (result.closed, result.sent) == (1, 0)
+    [episode] = await episodes(session_factory)
+    assert episode.ended_at is not None
+
+    # A new breach is a new episode and a new alert.
+    clock.tick()
+    await put(session_factory, clock, 12)
+    await watcher.run(session_factory)
+    clock.tick()
+    await watcher.run(session_factory)
+    assert len(sender.sent) == 2 and "12%" in sender.sent[1][1]
+    assert [e.ended_at is None for e in await episodes(session_factory)] == [False, True]
+
+
+@pytest.mark.usefixtures("farm")
+async def test_temperature_alerts_in_the_users_language(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+    catalog: Catalog,
+) -> None:
+    async with session_factory() as session:
+        user = await session.get(UserProfileRow, USER)
+        assert user is not None
+        user.preferred_language = "en"
+        await session.commit()
+    await put(session_factory, clock, 38.5, sensor_type="temperature", field_id=None)
+    await watcher.run(session_factory)
+    [(_, text)] = sender.sent
+    assert "38.5°C" in text and "35°C" in text
+    assert catalog.text("en", "alerts.no_field") in text
+    assert catalog.text("en", "alerts.action_temperature_above_max") in text
+    # Straight from heat to frost: the heat episode ends, a frost one starts.
+    clock.tick()
+    await put(session_factory, clock, -4, sensor_type="temperature", field_id=None)
+    await watcher.run(session_factory)
+    assert [e.kind for e in await episodes(session_factory)] == ["above_max", "below_min"]
+    assert catalog.text("en", "alerts.action_temperature_below_min") in sender.sent[1][1]
+
+
+async def test_no_alert_for_inactive_or_non_telegram_users(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+) -> None:
+    await add_farm(session_factory, active=False)
+    await add_farm(session_factory, user_id="console:1", farm_id="farm:console")
+    await put(session_factory, clock, 5)
+    await put(session_factory, clock, 5, farm_id="farm:console", field_id=None)
+    for _ in range(3):
+        result = await watcher.run(session_factory)
+        clock.tick()
+    assert sender.sent == [] and result.sent == 0
+    rows = await episodes(session_factory)
+    assert len(rows) == 2 and all(e.notified_at is None for e in rows)
+
+
+@pytest.mark.usefixtures("farm")
+async def test_failed_send_is_retried_and_blocked_user_marked_inactive(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+) -> None:
+    await put(session_factory, clock, 5)
+    sender.fail_next = ConnectionError("telegram unreachable")
+    assert (await watcher.run(session_factory)).failed == 1
+    clock.tick()
+    assert (await watcher.run(session_factory)).sent == 1
+    assert len(sender.sent) == 1
+
+    clock.tick()
+    await put(session_factory, clock, 40)  # recovery
+    await watcher.run(session_factory)
+    clock.tick()
+    await put(session_factory, clock, 3)
+    sender.fail_next = RecipientGone("Forbidden: bot was blocked by the user")
+    await watcher.run(session_factory)
+    async with session_factory() as session:
+        user = await session.get(UserProfileRow, USER)
+        assert user is not None and user.active is False
+    clock.tick()
+    await watcher.run(session_factory)
+    assert len(sender.sent) == 1
+
+
+@pytest.mark.usefixtures("farm")
+async def test_stale_readings_open_no_episode(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    sender: FakeSender,
+    clock: Clock,
+) -> None:
+    await put(session_factory, clock, 5)
+    clock.tick(minutes=60 * 25)
+    result = await watcher.run(session_factory)
+    assert (result.farms, result.opened) == (0, 0) and sender.sent == []
+
+
+@pytest.mark.usefixtures("farm")
+async def test_the_job_records_its_outcome(
+    session_factory: async_sessionmaker[AsyncSession],
+    watcher: AlertWatcher,
+    memory: MemoryManager,
+    sender: FakeSender,
+    clock: Clock,
+) -> None:
+    specs = {s.job_id: s for s in default_jobs(memory, clock=clock, watcher=watcher)}
+    spec = specs["sensor_watch"]
+    assert spec.trigger.interval == timedelta(minutes=5)  # type: ignore[attr-defined]
+    await put(session_factory, clock, 5)
+    runner = JobRunner(session_factory, "test", clock=clock)
+    assert await runner.run(spec) == "ok"
+    async with session_factory() as session:
+        row = await session.get(JobRunRow, "sensor_watch")
+    assert row is not None and row.last_outcome == "ok"
+    assert row.last_detail == "farms 1, opened 1, closed 0, sent 1, failed 0"
+    assert "sensor_watch" not in {s.job_id for s in default_jobs(memory)}
+
+
+async def test_the_bot_sends_alerts_through_telegram(sqlite_url: str) -> None:
+    """The factory binds a sender to the bot at startup; the scheduled job uses it."""
+    async with running_bot(make_settings(sqlite_url)) as harness:
+        await harness.say(FARMER, "привіт")
+        factory = harness.core.session_factory
+        async with factory() as session:
+            farm_id = await session.scalar(
+                select(FarmProfileRow.farm_id).where(FarmProfileRow.user_id == USER)
+            )
+            await session.commit()
+        assert farm_id is not None
+        now = datetime.now(UTC)
+        item = {
+            "sensor_id": "p1",
+            "sensor_type": "soil_moisture",
+            "value": 4.0,
+            "measured_at": now.isoformat(),
+        }
+        async with factory() as session:
+            await ingest(session, farm_id, parse_batch([item]), source="api")
+        job = harness.dispatcher["scheduler"].get_job("sensor_watch")
+        assert job is not None
+        since = len(harness.api.sent)
+        assert await JobRunner(factory, "test").run(job.args[0]) == "ok"
+        call = await harness.reply(FARMER, since)
+        assert harness.core.pipeline.catalog.text("uk", "alerts.no_field") in (call.text or "")
