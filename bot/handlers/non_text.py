@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.types import Message
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.render import with_retry_after
-from pipeline.handle import Pipeline, message_language
-from pipeline.types import Incoming
+from bot.config import Settings
+from bot.handlers._common import deliver, incoming_from, user_language
+from pipeline.handle import Pipeline
+from pipeline.types import Reply
 
 router = Router(name=__name__)
 
 
 @router.message(~F.text)
-async def on_non_text(message: Message, pipeline: Pipeline) -> None:
-    user = message.from_user
-    language_code = user.language_code if user else None
-    lang = message_language(Incoming("", message.chat.id, "", "", language_code=language_code))
-    text = pipeline.catalog.text(lang, "bot.non_text")
-    await with_retry_after(lambda: message.answer(text, parse_mode=None))
+async def on_non_text(
+    message: Message,
+    bot: Bot,
+    pipeline: Pipeline,
+    session: AsyncSession,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    if message.from_user is None:
+        return
+    incoming = incoming_from(message.from_user, message.chat.id, "", trace_id, settings)
+    text = pipeline.catalog.text(user_language(message.from_user), "bot.non_text")
+    # deliver(): a user who blocked the bot is marked inactive, not retried.
+    await deliver(bot, pipeline, session, incoming, Reply(text))

@@ -370,6 +370,8 @@ class MemoryManager:
         # read-modify-writes cannot interleave with another writer's.
         row.interaction_count = (row.interaction_count or 0) + 1
         row.last_seen = record.at
+        # Whoever writes to us has not blocked us (any more).
+        row.active = True
         if row.name is None and record.name:
             row.name = record.name
         topics = [*(row.recent_topics or []), {"intent": intent, "ts": record.at.isoformat()}]

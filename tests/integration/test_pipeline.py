@@ -231,3 +231,14 @@ async def test_forged_action_changes_nothing(
         reply = await pipeline.handle_action(action, _incoming(""), session)
     assert reply.text == pipeline.catalog.text("uk", "actions.expired")
     assert (await _user(session_factory)).preferred_style == "conversational"
+
+
+async def test_a_user_who_writes_again_is_active_again(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await _send(pipeline, session_factory, "привіт")
+    async with session_factory() as session:
+        await pipeline.memory.set_active(session, "tg:42", False)
+    assert (await _user(session_factory)).active is False
+    await _send(pipeline, session_factory, "дякую")
+    assert (await _user(session_factory)).active is True
