@@ -16,6 +16,9 @@ from pipeline.i18n import Catalog
 
 logger = logging.getLogger(__name__)
 
+#: How long SIGTERM waits for updates in flight before closing the database.
+SHUTDOWN_GRACE_S = 20.0
+
 USER_COMMANDS = ("start", "help", "me", "forget", "whoami")
 OPERATOR_COMMANDS = (
     *USER_COMMANDS, "profile", "farm", "status", "pending", "approve", "reject", "apply_dict",
@@ -71,6 +74,8 @@ async def run_bot(settings: Settings) -> None:
 
     async def on_shutdown() -> None:
         logger.info("Stepan is shutting down")
+        # Updates already taken from Telegram are confirmed there: finish them.
+        await dispatcher["in_flight"].wait_idle(SHUTDOWN_GRACE_S)
         await core.close()
 
     dispatcher.startup.register(on_startup)

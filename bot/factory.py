@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.config import Settings
 from bot.handlers import build_root_router
 from bot.middlewares.db_session import DbSessionMiddleware
+from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
@@ -55,6 +56,7 @@ class Core:
     platform: PlatformStatus
 
     async def close(self) -> None:
+        await self.pipeline.memory.drain()
         await self.http.aclose()
         await self.engine.dispose()
 
@@ -164,9 +166,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=TermReview(core.pipeline.memory),
         platform=core.platform,
     )
-    # Outer middlewares run in registration order: trace first (so every log line
-    # has it), then per-user ordering, and the session last so nobody holds a
+    # Outer middlewares run in registration order: the in-flight counter first (so
+    # shutdown can wait for every update), trace (so every log line has it), then
+    # per-user ordering, and the session last so nobody holds a
     # database session while waiting for their turn.
+    in_flight = InFlightMiddleware()
+    dispatcher.update.outer_middleware(in_flight)
     dispatcher.update.outer_middleware(TraceMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.update.outer_middleware(DbSessionMiddleware(core.session_factory))
@@ -190,4 +195,5 @@ def build_dispatcher(core: Core) -> Dispatcher:
     dispatcher.startup.register(start_jobs)
     dispatcher.shutdown.register(stop_jobs)
     dispatcher["scheduler"] = scheduler
+    dispatcher["in_flight"] = in_flight
     return dispatcher
