@@ -8,13 +8,15 @@ from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.filters import IsOperator
+from bot.handlers._cards import answer_card, card_text, target_of
 from bot.handlers._common import user_language
-from bot.handlers.operator_profile import target_of
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
-from pipeline.admin import PHASES, AdminError, parse_farm_edit, parse_target
+from pipeline.admin import PHASES, AdminError, parse_farm_edit
 from pipeline.cards import farm_card
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory.manager import Loaded
 from pipeline.types import Language
 
 router = Router(name=__name__)
@@ -22,9 +24,8 @@ router.message.filter(IsOperator())
 router.callback_query.filter(IsOperator())
 
 
-async def _card(pipeline: Pipeline, session: AsyncSession, user: int, lang: Language) -> str | None:
-    loaded = await pipeline.memory.load(session, f"tg:{user}")
-    return farm_card(loaded.farm, pipeline.catalog, lang) if loaded.known else None
+def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
+    return farm_card(loaded.farm, catalog, lang)
 
 
 @router.message(Command("farm"), F.text.regexp(r"^/farm(@\w+)?\s+(-?\d+\s+)?update\b"))
@@ -53,18 +54,15 @@ async def on_farm_update(
 async def on_farm(
     message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
 ) -> None:
-    lang, catalog = user_language(message.from_user), pipeline.catalog
-    args = (command.args or "").split()
-    explicit = parse_target(args[0]) if args else None
-    if args and explicit is None:
-        await message.answer(catalog.text(lang, "admin.usage_update"))
-        return
-    user = target_of(message, explicit)
-    card = await _card(pipeline, session, user, lang) if user is not None else None
-    if user is None or card is None:
-        await message.answer(catalog.text(lang, "admin.no_user"))
-        return
-    await message.answer(card, reply_markup=farm_keyboard(user, catalog, lang))
+    await answer_card(
+        message,
+        command,
+        pipeline,
+        session,
+        render=_render,
+        keyboard=farm_keyboard,
+        usage_key="admin.usage_update",
+    )
 
 
 @router.callback_query(FarmCD.filter(F.phase.in_(PHASES)))
@@ -77,7 +75,7 @@ async def on_phase_button(
     if known:
         await pipeline.memory.update_farm(session, user_id, current_phase=callback_data.phase)
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
-    card = await _card(pipeline, session, callback_data.user, lang)
+    card = await card_text(pipeline, session, callback_data.user, lang, _render)
     if card is not None and query.message is not None:
         keyboard = farm_keyboard(callback_data.user, catalog, lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)

@@ -19,8 +19,8 @@ from aiogram.types import Document, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.filters import IsOperator
+from bot.handlers._cards import target_of
 from bot.handlers._common import user_language
-from bot.handlers.operator_profile import target_of
 from bot.render import with_retry_after
 from db.repositories.farm import farm_of
 from pipeline.admin import parse_target

@@ -1,0 +1,61 @@
+"""Operators' cards (/profile, /farm): whose card, then the card with its buttons."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aiogram.filters import CommandObject
+from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.handlers._common import user_language
+from pipeline.admin import parse_target
+from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory.manager import Loaded
+from pipeline.types import Language
+
+CardText = Callable[[Loaded, Catalog, Language], str]
+CardKeyboard = Callable[[int, Catalog, Language], InlineKeyboardMarkup]
+
+
+def target_of(message: Message, explicit: int | None) -> int | None:
+    """An explicit id, else the author of the forwarded message replied to, else self."""
+    if explicit is not None:
+        return explicit
+    replied = message.reply_to_message
+    if replied is not None and isinstance(replied.forward_origin, MessageOriginUser):
+        return replied.forward_origin.sender_user.id
+    return message.from_user.id if message.from_user else None
+
+
+async def card_text(
+    pipeline: Pipeline, session: AsyncSession, user: int, lang: Language, render: CardText
+) -> str | None:
+    loaded = await pipeline.memory.load(session, f"tg:{user}")
+    return render(loaded, pipeline.catalog, lang) if loaded.known else None
+
+
+async def answer_card(
+    message: Message,
+    command: CommandObject,
+    pipeline: Pipeline,
+    session: AsyncSession,
+    *,
+    render: CardText,
+    keyboard: CardKeyboard,
+    usage_key: str,
+) -> None:
+    """`/<command> [id]`: the card of that user (or of the forwarded message's author)."""
+    lang, catalog = user_language(message.from_user), pipeline.catalog
+    args = (command.args or "").split()
+    explicit = parse_target(args[0]) if args else None
+    if args and explicit is None:
+        await message.answer(catalog.text(lang, usage_key))
+        return
+    user = target_of(message, explicit)
+    card = await card_text(pipeline, session, user, lang, render) if user is not None else None
+    if user is None or card is None:
+        await message.answer(catalog.text(lang, "admin.no_user"))
+        return
+    await message.answer(card, reply_markup=keyboard(user, catalog, lang))
