@@ -30,6 +30,8 @@ logger = logging.getLogger(__name__)
 
 #: Raw message text is kept this long; routing metadata stays (AGENT-PLAN seed).
 RAW_TEXT_RETENTION = timedelta(days=7)
+#: One outbox_flush run sends at most this many rows; the next run goes on.
+MAX_FLUSH_PER_RUN = 5000
 
 JobFunc = Callable[[async_sessionmaker[AsyncSession]], Awaitable[str]]
 
@@ -102,8 +104,12 @@ def default_jobs(
         return f"expired {memory.expire_cache()}"
 
     async def outbox_flush(factory: async_sessionmaker[AsyncSession]) -> str:
-        result = await memory.flush_outbox(factory)
-        return f"sent {result.sent}, failed {result.failed}, pending {result.pending}"
+        sent = failed = 0
+        while True:  # after an outage the backlog can be longer than one batch
+            result = await memory.flush_outbox(factory)
+            sent, failed = sent + result.sent, failed + result.failed
+            if not (result.sent and result.pending) or sent >= MAX_FLUSH_PER_RUN:
+                return f"sent {sent}, failed {failed}, pending {result.pending}"
 
     async def text_retention(factory: async_sessionmaker[AsyncSession]) -> str:
         async with factory() as session:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from aiogram import Bot, F, Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
@@ -13,6 +15,8 @@ from bot.render import edit_text
 from pipeline.cards import my_memory
 from pipeline.handle import Pipeline
 from pipeline.profiles import STYLES
+
+logger = logging.getLogger(__name__)
 
 router = Router(name=__name__)
 
@@ -60,8 +64,13 @@ async def on_forget_answer(
     await query.answer()
     if callback_data.action == "forget":
         # Only the presser's own data: the callback carries no user id to forge.
-        await pipeline.memory.forget(session, telegram_user_id(query.from_user))
-        text = catalog.text(lang, "me.forgotten")
+        try:
+            await pipeline.memory.forget(session, telegram_user_id(query.from_user))
+            text = catalog.text(lang, "me.forgotten")
+        except Exception:
+            # Nobody is told their data is gone when it is not.
+            logger.exception("forget failed user=%s", query.from_user.id)
+            text = catalog.text(lang, "me.forget_failed")
     else:
         text = catalog.text(lang, "me.kept")
     if query.message is not None:

@@ -86,8 +86,7 @@ class Journal:
         for kind, term in parsed.unknown_terms:
             row = await repo.note_pending_term(session, farm.farm_id, kind, term, text)
             pending[f"{kind}:{term}"] = row.id
-        if pending:
-            farm.dict_pending_count = await repo.pending_count_of(session, farm.farm_id)
+        pending_count = await repo.pending_count_of(session, farm.farm_id) if pending else None
         draft = await repo.add_draft(
             session,
             user_id=user_id,
@@ -96,10 +95,12 @@ class Journal:
             source_message_id=message_id,
             payload=_payload(parsed, pending),
         )
+        payload, draft_id = dict(draft.payload), draft.id
         await session.commit()
-        return Reply(
-            self.card(draft.payload, lang), self._buttons(draft.id, lang), intent="recording"
-        )
+        if pending_count is not None:
+            # Through the memory layer, so the cache and the memory-service follow.
+            await self._farms.update_farm(session, user_id, dict_pending_count=pending_count)
+        return Reply(self.card(payload, lang), self._buttons(draft_id, lang), intent="recording")
 
     async def decide(
         self, session: AsyncSession, *, user_id: str, action: str, lang: Language

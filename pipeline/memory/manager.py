@@ -295,10 +295,14 @@ class MemoryManager:
         while queue:
             batch = queue[:]
             del queue[:]
-            await self._write_batch(bind, [record for record, _ in batch])
-            for _, future in batch:
-                if not future.done():
-                    future.set_result(None)
+            try:
+                await self._write_batch(bind, [record for record, _ in batch])
+            finally:
+                # Even if the writer itself is cancelled (shutdown), nobody may be
+                # left waiting for a batch that will not be written.
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(None)
 
     async def _write_batch(self, bind: Any, records: list[InteractionRecord]) -> None:
         async with AsyncSession(bind=bind, expire_on_commit=False) as session:
