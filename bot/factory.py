@@ -25,7 +25,8 @@ from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
 from pipeline.classifier import Classifier
-from pipeline.deep import OfflineDeepPath
+from pipeline.crew.llm import LlmSettings
+from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
 from pipeline.farm.journal import Journal
 from pipeline.farm.terms import TermReview
@@ -35,7 +36,6 @@ from pipeline.memory import build_memory_manager
 from pipeline.memory.manager import MemoryManager
 from pipeline.onboarding import OnboardingFlow
 from pipeline.platform_status import LlmHealth, PlatformStatus
-from pipeline.responder import TemplateResponder
 from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -62,18 +62,44 @@ class Core:
 
 
 def build_pipeline(
-    settings: Settings, catalog: Catalog | None = None, memory: MemoryManager | None = None
+    settings: Settings,
+    catalog: Catalog | None = None,
+    memory: MemoryManager | None = None,
+    llm_health: LlmHealth | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or MemoryManager()
     journal = Journal(catalog, memory)
+    stepan = settings.stepan
+    llm = None
+    if settings.llm_configured and stepan.llm_model:
+        base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
+        llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
+    integrations = {
+        name: str(url)
+        for name, url in (
+            ("farmOS", settings.agx.farmos_url),
+            ("ThingsBoard", settings.agx.thingsboard_url),
+        )
+        if url is not None
+    }
+    # Without an LLM: templates and the offline composer. With one: one short LLM call
+    # for light replies and the CrewAI crew for deep ones (CrewAI imported lazily).
+    brains = build_brains(
+        catalog,
+        journal,
+        memory,
+        llm=llm,
+        health=llm_health or LlmHealth(configured=settings.llm_configured),
+        integrations=integrations,
+    )
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
         classifier=Classifier.from_file(),
         memory=memory,
-        responder=TemplateResponder(catalog),
-        deep=OfflineDeepPath(catalog, journal),
+        responder=brains.responder,
+        deep=brains.deep,
         journal=journal,
     )
 
@@ -83,9 +109,9 @@ def build_core(settings: Settings) -> Core:
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
     memory = build_memory_manager(str(url) if url else None, http)
-    pipeline = build_pipeline(settings, memory=memory)
-    session_factory = create_session_factory(engine)
     llm_health = LlmHealth(configured=settings.llm_configured)
+    pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health)
+    session_factory = create_session_factory(engine)
     integrations = {
         name: str(url)
         for name, url in (

@@ -1,7 +1,9 @@
 """The deep path: real work for deep intents.
 
 This module holds the request type, the protocol every deep path implements, and
-the offline one, which runs the farm services directly (no LLM needed).
+the offline one: the selected agents' tools run directly and the composer writes
+the answer (no LLM needed). With an LLM configured, ``pipeline.crew.orchestrator``
+runs the CrewAI crew instead and falls back to the composer agent by agent.
 """
 
 from __future__ import annotations
@@ -13,8 +15,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from pipeline.farm.journal import Journal
-from pipeline.i18n import Catalog
+from pipeline.crew.composer import Composer
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.types import DepthDecision, Incoming, Language, Reply
 
@@ -36,25 +37,21 @@ class DeepPath(Protocol):
     async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply: ...
 
 
-class OfflineDeepPath:
-    """Deep answers from the farm services alone."""
+class ComposerDeepPath:
+    """Deep answers from the farm services alone: the default without an LLM."""
 
-    def __init__(self, catalog: Catalog, journal: Journal) -> None:
-        self._catalog = catalog
-        self._journal = journal
+    def __init__(self, composer: Composer) -> None:
+        self._composer = composer
+
+    @property
+    def composer(self) -> Composer:
+        return self._composer
 
     async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
-        intents = (request.decision.intent, *request.decision.matched_intents)
-        if "recording" in intents or ("multi_ops" in intents and "ops" in request.crew):
-            card = await self._journal.propose(
-                session,
-                user_id=request.incoming.user_id,
-                chat_id=request.incoming.chat_id,
-                message_id=request.incoming.message_id,
-                text=request.incoming.text,
-                lang=request.lang,
-                today=request.now.date(),
-            )
-            return card or Reply(self._catalog.text(request.lang, "journal.not_understood"))
-        label = self._catalog.text(request.lang, f"intent.{request.decision.intent}")
-        return Reply(self._catalog.text(request.lang, "deep.pending", intent=label))
+        logger.info(
+            "deep: composer intent=%s crew=%s trace=%s",
+            request.decision.intent,
+            ",".join(request.crew) or "-",
+            request.incoming.trace_id,
+        )
+        return await self._composer.answer(request, session)

@@ -23,7 +23,7 @@ from pipeline.i18n import Catalog
 from pipeline.language import detect_language, language_from_telegram
 from pipeline.memory.manager import InteractionRecord, Loaded, MemoryManager
 from pipeline.profiles import STYLES, Style, classifier_context
-from pipeline.responder import LightRequest, TemplateResponder
+from pipeline.responder import LightRequest, LightResponder
 from pipeline.types import Button, ClassifierContext, DepthDecision, Incoming, Language, Reply
 
 logger = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class Pipeline:
         catalog: Catalog,
         classifier: DepthClassifier,
         memory: MemoryManager,
-        responder: TemplateResponder,
+        responder: LightResponder,
         deep: DeepPath,
         journal: Journal,
         clock: Callable[[], datetime] = _utcnow,
@@ -104,7 +104,7 @@ class Pipeline:
             else ()
         )
         if decision.mode == "light":
-            text = self.responder.answer(
+            text = await self.responder.answer(
                 LightRequest(
                     decision=decision,
                     profile=profile,
@@ -112,6 +112,7 @@ class Pipeline:
                     lang=lang,
                     is_operator=incoming.is_operator,
                     first_contact=not loaded.known,
+                    text=incoming.text,
                 )
             )
             reply = Reply(text)

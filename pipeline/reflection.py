@@ -1,15 +1,18 @@
 """One-pass reflection (seed 3.4): make an answer fit the person before it is sent.
 
-Light answers get rule-based clean-up. The guard against re-entry is a ContextVar:
-the seed's module-level bool would, in async code, make every other chat skip
-reflection while one chat reflects.
+Light answers get rule-based clean-up (``reflect``). Deep answers also get one LLM
+pass (``reflect_deep``) when an LLM is configured. The guard against re-entry is a
+ContextVar: the seed's module-level bool would, in async code, make every other chat
+skip reflection while one chat reflects. Any failure returns the original answer.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
+from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 
 from pipeline.profiles import UserProfile
@@ -18,6 +21,13 @@ logger = logging.getLogger(__name__)
 
 BRIEF_LIMIT = 500
 BRIEF_SENTENCES = 3
+#: A revision may not grow the answer beyond this (the pass simplifies and shortens).
+DEEP_MAX_GROWTH = 1.5
+DEEP_MAX_EXTRA_CHARS = 200
+DEEP_TIMEOUT_S = 15.0
+
+#: (system prompt, user prompt) -> the model's text.
+Complete = Callable[[str, str], Awaitable[str]]
 
 _reflecting: ContextVar[bool] = ContextVar("stepan_reflecting", default=False)
 
@@ -43,6 +53,43 @@ def reflect(text: str, profile: UserProfile, trace_id: str) -> str:
         return _reflect_rules(text, profile)
     except Exception:
         logger.exception("reflection failed trace=%s", trace_id)
+        return text
+    finally:
+        _reflecting.reset(token)
+
+
+async def reflect_deep(
+    text: str,
+    profile: UserProfile,
+    trace_id: str,
+    *,
+    complete: Complete,
+    system: str,
+    template: str,
+    labels: Mapping[str, str] | None = None,
+    timeout_s: float = DEEP_TIMEOUT_S,
+) -> str:
+    """One LLM pass over a deep answer (seed 3.4 prompt in ``template``, with
+    ``{expertise_level}``, ``{preferred_style}`` and ``{response}``); the original on
+    any error, an empty or runaway revision, or re-entry."""
+    if _reflecting.get():
+        logger.warning("reflection: recursion guard active, skipping trace=%s", trace_id)
+        return text
+    token = _reflecting.set(True)
+    try:
+        names = labels or {}
+        prompt = template.format(
+            expertise_level=names.get("expertise_level", profile.expertise_level),
+            preferred_style=names.get("preferred_style", profile.preferred_style),
+            response=text,
+        )
+        revised = (await asyncio.wait_for(complete(system, prompt), timeout_s)).strip()
+        if not revised or len(revised) > len(text) * DEEP_MAX_GROWTH + DEEP_MAX_EXTRA_CHARS:
+            logger.info("reflection: revision rejected (%d chars) trace=%s", len(revised), trace_id)
+            return text
+        return revised
+    except Exception:
+        logger.warning("reflection: deep pass failed trace=%s", trace_id, exc_info=True)
         return text
     finally:
         _reflecting.reset(token)

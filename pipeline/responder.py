@@ -1,13 +1,32 @@
-"""Light-path answers: personal templates from the catalog (an LLM comes later)."""
+"""Light-path answers: personal templates from the catalog, or one short LLM call.
+
+``TemplateResponder`` answers from ``light.<intent>`` templates. ``LlmResponder`` is
+what the pipeline calls: without an LLM it returns the template; with one it makes
+one short call with the style prefix (no crew) and falls back to the template on any
+error, timeout or unusable answer, so a slow model never costs a farmer the reply.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
+from pipeline.crew.contract import sanitize
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, UserProfile
-from pipeline.style import display_name
+from pipeline.style import build_prefix, display_name
 from pipeline.types import DepthDecision, Language
+
+logger = logging.getLogger(__name__)
+
+#: Intents whose template states facts (the profile, what Stepan can do): a model
+#: rephrasing them could get a fact wrong, so they stay templates.
+TEMPLATE_ONLY = frozenset({"whoami", "help"})
+#: A light reply is a sentence or three; anything longer is not one.
+MAX_LIGHT_CHARS = 600
+DEFAULT_TIMEOUT_S = 8.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +37,16 @@ class LightRequest:
     lang: Language
     is_operator: bool
     first_contact: bool
+    #: The user's message (for the LLM; templates do not need it).
+    text: str = ""
+
+
+class LightResponder(Protocol):
+    async def answer(self, request: LightRequest) -> str: ...
+
+
+class TextCompleter(Protocol):
+    async def complete(self, system: str, user: str, *, timeout_s: float) -> str: ...
 
 
 class TemplateResponder:
@@ -48,3 +77,44 @@ class TemplateResponder:
         if not catalog.has(lang, key):
             key = "light.fallback"
         return catalog.variant(lang, key, profile.interaction_count, name=name)
+
+
+class LlmResponder:
+    """The pipeline's light responder: an LLM reply when one is configured, else the
+    template. ``prompts`` holds the system prompt per language (rules/prompts.toml)."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        llm: TextCompleter | None = None,
+        *,
+        prompts: Mapping[Language, str] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        templates: TemplateResponder | None = None,
+    ) -> None:
+        self._catalog = catalog
+        self._llm = llm
+        self._prompts = prompts
+        self._timeout_s = timeout_s
+        self.templates = templates or TemplateResponder(catalog)
+
+    async def answer(self, request: LightRequest) -> str:
+        template = self.templates.answer(request)
+        intent = request.decision.intent
+        if self._llm is None or self._prompts is None or intent in TEMPLATE_ONLY:
+            return template
+        try:
+            system = self._prompts[request.lang].format(
+                prefix=build_prefix(request.profile, request.farm, self._catalog, request.lang),
+                intent=intent,
+                template=template,
+            )
+            user = sanitize(request.text) or template
+            text = (await self._llm.complete(system, user, timeout_s=self._timeout_s)).strip()
+        except Exception as exc:
+            logger.warning("light: LLM reply failed (%s), using the template", type(exc).__name__)
+            return template
+        if not text or len(text) > MAX_LIGHT_CHARS or text.lstrip().startswith(("{", "[")):
+            logger.info("light: LLM reply unusable (%d chars), using the template", len(text))
+            return template
+        return text

@@ -1,0 +1,304 @@
+"""The deep path without an LLM: run the selected agents' tools directly and write
+the answer from their results, in the farmer's language and style.
+
+This is the default (no LLM configured) and the fallback of the crew: when an agent
+fails, its part is composed from the same tools. Which tool an agent runs follows
+the request's intents and words (``plan_calls``); docs/deep-path.md has the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.repositories import farm as farm_repo
+from pipeline.crew.context import RunContext
+from pipeline.crew.tools import FarmTools, ToolResult
+from pipeline.crew.words import field_in_text
+from pipeline.farm.journal import Journal
+from pipeline.farm.periods import find_period
+from pipeline.i18n import Catalog
+from pipeline.types import Reply
+
+if TYPE_CHECKING:
+    from pipeline.deep import DeepRequest
+
+logger = logging.getLogger(__name__)
+
+#: The order of parts in a reply: the farmer's own work first, diagnostics last.
+PART_ORDER = ("ops", "iot", "sustainability", "spreadsheet", "platform")
+MAX_CHART_DAYS = 90
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPart:
+    """One sub-agent's contribution; ``text`` None means it failed ("missing")."""
+
+    agent: str
+    text: str | None
+    source: str = "composer"  # composer | crew
+    error: str | None = None
+
+    @property
+    def missing(self) -> bool:
+        return self.text is None
+
+
+def intents_of(request: DeepRequest) -> frozenset[str]:
+    return frozenset((request.decision.intent, *request.decision.matched_intents))
+
+
+def wants_card(request: DeepRequest) -> bool:
+    """A recorded operation gets a consent card (as the journal always did)."""
+    intents = intents_of(request)
+    return "recording" in intents or ("multi_ops" in intents and "ops" in request.crew)
+
+
+class Composer:
+    def __init__(self, catalog: Catalog, journal: Journal, tools: FarmTools) -> None:
+        self._catalog = catalog
+        self._journal = journal
+        self._tools = tools
+
+    @property
+    def tools(self) -> FarmTools:
+        return self._tools
+
+    # --- the whole offline path ------------------------------------------------------------
+
+    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
+        ctx = await self.prepare(request, session)
+        parts = await asyncio.gather(*(self.run_agent(request, name, ctx) for name in request.crew))
+        own = await self.own_facts(request, ctx)
+        return self.reply(request, ctx, parts, own)
+
+    async def prepare(self, request: DeepRequest, session: AsyncSession) -> RunContext:
+        """The runner's context: the consent card first (it may create the farm), then
+        the farm id, and a session factory so agents can work side by side."""
+        # Tools open their own sessions; SQLite takes its write lock at BEGIN, so the
+        # request's session must not sit in a transaction meanwhile.
+        await session.commit()
+        ctx_card: Reply | None = None
+        if wants_card(request):
+            ctx_card = await self._journal.propose(
+                session,
+                user_id=request.incoming.user_id,
+                chat_id=request.incoming.chat_id,
+                message_id=request.incoming.message_id,
+                text=request.incoming.text,
+                lang=request.lang,
+                today=request.now.date(),
+            )
+        row = await farm_repo.farm_of(session, request.incoming.user_id)
+        farm_id = row.farm_id if row is not None else None
+        await session.commit()
+        if session.bind is None:  # pragma: no cover - every factory binds an engine
+            raise RuntimeError("the request's session has no engine")
+        ctx = RunContext(
+            sessions=async_sessionmaker(session.bind, expire_on_commit=False),
+            farm_id=farm_id,
+            user_id=request.incoming.user_id,
+            text=request.incoming.text,
+            lang=request.lang,
+            now=request.now,
+            profile=request.profile,
+            farm=request.farm,
+            catalog=self._catalog,
+        )
+        if ctx_card is not None:
+            ctx.artifacts.card_text = ctx_card.text
+            ctx.artifacts.buttons = ctx_card.buttons
+        return ctx
+
+    # --- which tools ---------------------------------------------------------------------------
+
+    async def plan_calls(self, request: DeepRequest, agent: str, ctx: RunContext) -> list[ToolCall]:
+        intents = intents_of(request)
+        text = request.incoming.text
+        words = self._tools.words
+        if agent == "ops":
+            if intents & {"planning", "multi_ops", "general", "unknown"}:
+                return [ToolCall("planned_operations", {"days": words.planning_days})]
+            return []
+        if agent == "iot":
+            return await self._iot_calls(request, intents, ctx)
+        if agent == "platform":
+            return [ToolCall("platform_status")]
+        if agent == "spreadsheet":
+            return [ToolCall("operations_report", {"period": text})]
+        if agent == "sustainability":
+            calls: list[ToolCall] = []
+            if "analysis" in intents:
+                calls.append(ToolCall("plan_vs_fact", {"period": text}))
+            if "summary" in intents:
+                calls.append(ToolCall("season_summary", {"period": text}))
+            if intents & {"planning", "multi_ops"}:
+                calls.append(ToolCall("season_hints"))
+            return calls or [ToolCall("season_summary", {"period": text})]
+        return []
+
+    async def _iot_calls(
+        self, request: DeepRequest, intents: frozenset[str], ctx: RunContext
+    ) -> list[ToolCall]:
+        text = request.incoming.text
+        words = self._tools.words
+        entry = field_in_text(text, await ctx.dictionary())
+        field_id = entry.canonical_id if entry is not None else ""
+        sensor = words.sensor_type(text) or ""
+        if words.wants_chart(text):
+            period = find_period(text, ctx.today)
+            days = 7
+            if period is not None:
+                days = max(1, min(MAX_CHART_DAYS, (ctx.today - period.start).days + 1))
+            args = {"sensor_type": sensor or "soil_moisture", "days": days, "field": field_id}
+            return [ToolCall("sensor_chart", args)]
+        readings = ToolCall("latest_readings", {"field": field_id, "sensor_type": sensor})
+        if "iot_alert" in intents:
+            return [ToolCall("open_alerts"), readings]
+        if "planning" in intents and "iot" not in intents:
+            return [ToolCall("open_alerts")]
+        return [readings]
+
+    # --- running -------------------------------------------------------------------------------
+
+    async def run_agent(self, request: DeepRequest, agent: str, ctx: RunContext) -> AgentPart:
+        """One agent's part from its tools; a failure makes the part missing, not the reply."""
+        try:
+            calls = await self.plan_calls(request, agent, ctx)
+            results: list[ToolResult] = []
+            for call in calls:
+                ctx.artifacts.tools_run.append((agent, call.tool))
+                results.append(await self._tools.run(call.tool, ctx, call.args))
+        except Exception as exc:
+            logger.exception("composer: agent %s failed trace=%s", agent, request.incoming.trace_id)
+            return AgentPart(agent, None, error=type(exc).__name__)
+        text = "\n".join(result.text for result in results if result.text)
+        return AgentPart(agent, text)
+
+    async def ensure_files(self, request: DeepRequest, ctx: RunContext) -> None:
+        """A report or chart the farmer asked for is attached even when the agent
+        talked about it without calling its tool."""
+        wanted = (
+            ("spreadsheet", "operations_report", ctx.artifacts.document is None),
+            ("iot", "sensor_chart", ctx.artifacts.photo is None),
+        )
+        for agent, tool, missing in wanted:
+            if agent not in request.crew or not missing:
+                continue
+            try:
+                for call in await self.plan_calls(request, agent, ctx):
+                    if call.tool == tool:
+                        ctx.artifacts.tools_run.append((agent, tool))
+                        await self._tools.run(tool, ctx, call.args)
+            except Exception:
+                logger.exception(
+                    "composer: %s for %s failed trace=%s", tool, agent, request.incoming.trace_id
+                )
+
+    async def own_facts(self, request: DeepRequest, ctx: RunContext) -> str | None:
+        """What Stepan knows himself: advice, or why there are no sensor data."""
+        intents = intents_of(request)
+        try:
+            if "decision" in intents:
+                ctx.artifacts.tools_run.append(("stepan", "advice"))
+                return (await self._tools.run("advice", ctx, {})).text
+        except Exception:
+            logger.exception("composer: advice failed trace=%s", request.incoming.trace_id)
+            return None
+        if request.crew or ctx.artifacts.card_text is not None:
+            return None
+        if intents & {"iot", "iot_alert"}:
+            return ctx.text_of("compose.no_iot")
+        # Nothing to say of his own: ``finish`` falls back to asking what is needed.
+        return None
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def reply(
+        self,
+        request: DeepRequest,
+        ctx: RunContext,
+        parts: Sequence[AgentPart],
+        own: str | None,
+        *,
+        lead: str | None = None,
+    ) -> Reply:
+        blocks = self.blocks(request, ctx, parts, own, lead=lead)
+        return self.finish(request, ctx, "\n\n".join(blocks))
+
+    def blocks(
+        self,
+        request: DeepRequest,
+        ctx: RunContext,
+        parts: Sequence[AgentPart],
+        own: str | None,
+        *,
+        lead: str | None = None,
+    ) -> list[str]:
+        ordered = sorted(parts, key=lambda part: _rank(part.agent))
+        texts = [part.text for part in ordered if part.text]
+        blocks: list[str] = []
+        if lead:
+            blocks.append(lead)
+        elif texts and ctx.artifacts.card_text is None:
+            opener = self.opener(request)
+            if opener:
+                blocks.append(opener)
+        blocks.extend(texts)
+        if own:
+            blocks.append(own)
+        missing = self.missing_note(request, parts)
+        if missing:
+            blocks.append(missing)
+        if ctx.artifacts.card_text is None and wants_card(request):
+            blocks.append(ctx.text_of("journal.not_understood"))
+        return blocks
+
+    def finish(self, request: DeepRequest, ctx: RunContext, text: str) -> Reply:
+        """The reply around ``text``: the consent card (verbatim: what is written must be
+        exactly what the farmer saw), its buttons and the files."""
+        card = ctx.artifacts.card_text
+        body = "\n\n".join(block for block in (card, text) if block)
+        if not body:
+            body = ctx.text_of("compose.general")
+        return Reply(
+            body,
+            ctx.artifacts.buttons,
+            document=ctx.artifacts.document,
+            photo=ctx.artifacts.photo,
+            intent=request.decision.intent,
+        )
+
+    def opener(self, request: DeepRequest) -> str | None:
+        style = request.profile.preferred_style
+        if style == "brief":
+            return None
+        name = request.profile.name or self._catalog.text(request.lang, "address.default")
+        return self._catalog.variant(
+            request.lang, f"compose.opener.{style}", request.profile.interaction_count, name=name
+        )
+
+    def missing_note(self, request: DeepRequest, parts: Sequence[AgentPart]) -> str | None:
+        missing = [part.agent for part in parts if part.missing]
+        if not missing:
+            return None
+        labels = ", ".join(
+            self._catalog.text(request.lang, f"compose.part.{agent}")
+            for agent in sorted(missing, key=_rank)
+        )
+        return self._catalog.text(request.lang, "compose.missing", parts=labels)
+
+
+def _rank(agent: str) -> int:
+    return PART_ORDER.index(agent) if agent in PART_ORDER else len(PART_ORDER)

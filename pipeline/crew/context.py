@@ -1,0 +1,88 @@
+"""What the runner hands to every tool of one request.
+
+The farm, the user and the database come from here and never from an LLM: a model
+can name a field or a period, but it cannot point a tool at another farm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.journal import farm_dictionary
+from pipeline.i18n import Catalog
+from pipeline.profiles import FarmProfile, Style, UserProfile
+from pipeline.types import Attachment, Button, Language
+
+#: How many lines of a list a reply shows, by the user's style.
+ITEMS_BY_STYLE: dict[Style, int] = {"brief": 3, "conversational": 6, "detailed": 15}
+
+
+@dataclass(slots=True)
+class Artifacts:
+    """Files, the consent card and a log of tool runs, collected while agents work.
+
+    Only touched from the event loop (tools called from CrewAI's worker threads are
+    run on the loop), so it needs no lock.
+    """
+
+    document: Attachment | None = None
+    photo: Attachment | None = None
+    card_text: str | None = None
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    tools_run: list[tuple[str, str]] = field(default_factory=list)
+
+    def keep_document(self, attachment: Attachment | None) -> None:
+        if attachment is not None and self.document is None:
+            self.document = attachment
+
+    def keep_photo(self, attachment: Attachment | None) -> None:
+        if attachment is not None and self.photo is None:
+            self.photo = attachment
+
+
+@dataclass(slots=True)
+class RunContext:
+    sessions: async_sessionmaker[AsyncSession]
+    farm_id: str | None
+    user_id: str
+    text: str
+    lang: Language
+    now: datetime
+    profile: UserProfile
+    farm: FarmProfile
+    catalog: Catalog
+    artifacts: Artifacts = field(default_factory=Artifacts)
+    _dictionary: Dictionary | None = None
+    _dictionary_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def today(self) -> date:
+        return self.now.date()
+
+    @property
+    def max_items(self) -> int:
+        return ITEMS_BY_STYLE.get(self.profile.preferred_style, 6)
+
+    @property
+    def hemisphere(self) -> str:
+        return self.farm.seasonal_context.hemisphere
+
+    def text_of(self, key: str, /, **params: object) -> str:
+        return self.catalog.text(self.lang, key, **params)
+
+    async def dictionary(self) -> Dictionary:
+        """The farm's names (fields, crops, approved terms), read once per request."""
+        async with self._dictionary_lock:
+            if self._dictionary is None:
+                if self.farm_id is None:
+                    self._dictionary = Dictionary.with_shared_crops()
+                else:
+                    async with self.sessions() as session:
+                        self._dictionary = await farm_dictionary(session, self.farm_id)
+                        await session.commit()
+            return self._dictionary

@@ -1,0 +1,217 @@
+"""``CrewDeepPath``: the deep path with an LLM (seed sections 2, 8, 10).
+
+Only the agents the activation gate selected run, side by side, each with a handoff
+contract. Stepan then consolidates their reports in the farmer's style (the style
+prefix in his backstory), one reflection pass fits the answer to the person, and the
+consent card and files are attached unchanged.
+
+Degradation (seed section 10):
+
+* an agent that fails or runs out of time is composed from its tools directly; if
+  even that fails, Stepan answers from the others and says what is missing (3);
+* when the LLM cannot be reached at all, the farmer gets a short apology with a
+  reference code and what the tools found directly, never a stack trace (4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from pipeline import reflection
+from pipeline.crew.composer import AgentPart, Composer
+from pipeline.crew.config import CrewSpec, Prompts
+from pipeline.crew.context import RunContext
+from pipeline.crew.contract import LANGUAGE_NAMES, FarmOutline, build_contract, sanitize
+from pipeline.crew.llm import LlmClient, describe, is_unavailable
+from pipeline.crew.runner import CrewRunner
+from pipeline.i18n import Catalog
+from pipeline.style import build_prefix
+from pipeline.types import Reply
+
+if TYPE_CHECKING:
+    from pipeline.deep import DeepRequest
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CrewPart(AgentPart):
+    #: The agent's crew failed because the LLM was out of reach (not a bad answer).
+    llm_unavailable: bool = False
+
+
+class CrewDeepPath:
+    def __init__(
+        self,
+        *,
+        catalog: Catalog,
+        composer: Composer,
+        runner: CrewRunner,
+        client: LlmClient,
+        prompts: Prompts,
+    ) -> None:
+        self._catalog = catalog
+        self._composer = composer
+        self._runner = runner
+        self._client = client
+        self._prompts = prompts
+        self._crew: CrewSpec = runner.spec
+
+    @property
+    def composer(self) -> Composer:
+        return self._composer
+
+    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
+        trace = request.incoming.trace_id
+        ctx = await self._composer.prepare(request, session)
+        outline = await self._outline(ctx) if request.crew else FarmOutline()
+        # Per request: the worker pool already bounds the process as a whole.
+        slots = asyncio.Semaphore(max(1, self._crew.limits.max_parallel_agents))
+        parts = list(
+            await asyncio.gather(
+                *(self._agent(request, name, ctx, outline, slots) for name in request.crew)
+            )
+        )
+        own = await self._composer.own_facts(request, ctx)
+        await self._composer.ensure_files(request, ctx)
+        logger.info(
+            "deep: crew intent=%s agents=%s sources=%s trace=%s",
+            request.decision.intent,
+            ",".join(request.crew) or "-",
+            ",".join(f"{p.agent}:{p.source}" for p in parts) or "-",
+            trace,
+        )
+        if parts and all(isinstance(p, CrewPart) and p.llm_unavailable for p in parts):
+            return self._llm_down(request, ctx, parts, own)
+        try:
+            text = await self._consolidate(request, parts, own)
+        except Exception as exc:
+            logger.warning("deep: Stepan failed (%s) trace=%s", describe(exc), trace)
+            if is_unavailable(exc):
+                return self._llm_down(request, ctx, parts, own)
+            return self._composer.reply(request, ctx, parts, own)
+        if self._crew.limits.reflect:
+            text = await self._reflect(request, text)
+        missing = self._composer.missing_note(request, parts)
+        return self._composer.finish(request, ctx, "\n\n".join(t for t in (text, missing) if t))
+
+    # --- agents ------------------------------------------------------------------------------
+
+    async def _outline(self, ctx: RunContext) -> FarmOutline:
+        try:
+            dictionary = await ctx.dictionary()
+            crops = await self._composer.tools.crop_names(ctx)
+        except Exception:
+            logger.warning("deep: farm outline unavailable", exc_info=True)
+            return FarmOutline()
+        fields = tuple(f"{e.canonical_id} ({e.display})" for e in dictionary.entries("field"))
+        return FarmOutline(fields, tuple(crops))
+
+    async def _agent(
+        self,
+        request: DeepRequest,
+        agent: str,
+        ctx: RunContext,
+        outline: FarmOutline,
+        slots: asyncio.Semaphore,
+    ) -> AgentPart:
+        contract = build_contract(request, agent, self._crew, outline)
+        async with slots:
+            try:
+                text = await self._runner.run_agent(contract, ctx)
+                return CrewPart(agent, text, source="crew")
+            except Exception as exc:
+                logger.warning(
+                    "deep: agent %s failed (%s), composing from its tools trace=%s",
+                    agent,
+                    describe(exc),
+                    request.incoming.trace_id,
+                )
+                fallback = await self._composer.run_agent(request, agent, ctx)
+                return CrewPart(
+                    agent,
+                    fallback.text,
+                    source="composer",
+                    error=describe(exc),
+                    llm_unavailable=is_unavailable(exc),
+                )
+
+    # --- Stepan ------------------------------------------------------------------------------
+
+    async def _consolidate(
+        self, request: DeepRequest, parts: Sequence[AgentPart], own: str | None
+    ) -> str:
+        reports = [f"[{part.agent}]\n{part.text}" for part in parts if part.text]
+        if own:
+            reports.append(f"[stepan]\n{own}")
+        if not reports:
+            reports.append("[stepan]\n" + self._catalog.text(request.lang, "compose.general"))
+        missing = [part.agent for part in parts if part.missing]
+        language = LANGUAGE_NAMES.get(request.lang, "Ukrainian")
+        template = self._crew.consolidate
+        description = template.description.format(
+            user_goal=sanitize(request.incoming.text),
+            intent=request.decision.intent,
+            reports="\n\n".join(reports),
+            missing=", ".join(missing) or "nothing",
+            language=language,
+        )
+        stepan = self._crew.stepan
+        prefix = build_prefix(request.profile, request.farm, self._catalog, request.lang)
+        # One direct call, no crew: Stepan has no tools, and a crew would only add
+        # CrewAI's prompt scaffolding and its start-up time to every deep answer.
+        system = "\n\n".join(
+            part
+            for part in (
+                f"You are {stepan.role}. {stepan.backstory}",
+                f"Your goal: {stepan.goal}",
+                f"Expected output: {template.expected_output.format(language=language)}",
+                prefix,
+            )
+            if part
+        )
+        return await self._client.complete(
+            system, description, timeout_s=self._crew.limits.stepan_timeout_s
+        )
+
+    async def _reflect(self, request: DeepRequest, text: str) -> str:
+        profile, lang = request.profile, request.lang
+        labels = {
+            "expertise_level": self._catalog.text(lang, f"expertise.{profile.expertise_level}"),
+            "preferred_style": self._catalog.text(lang, f"styles.{profile.preferred_style}"),
+        }
+        timeout = self._crew.limits.reflection_timeout_s
+
+        async def complete(system: str, user: str) -> str:
+            return await self._client.complete(system, user, timeout_s=timeout)
+
+        return await reflection.reflect_deep(
+            text,
+            profile,
+            request.incoming.trace_id,
+            complete=complete,
+            system=self._prompts.reflection_system[lang],
+            template=self._prompts.reflection_user[lang],
+            labels=labels,
+        )
+
+    def _llm_down(
+        self,
+        request: DeepRequest,
+        ctx: RunContext,
+        parts: Sequence[AgentPart],
+        own: str | None,
+    ) -> Reply:
+        code = request.incoming.trace_id[:8]
+        plain = [replace(part, source="composer") for part in parts]
+        if not (own or any(part.text for part in plain)):
+            text = self._catalog.text(request.lang, "compose.llm_down_empty", code=code)
+            return self._composer.finish(request, ctx, text)
+        lead = self._catalog.text(request.lang, "compose.llm_down", code=code)
+        return self._composer.reply(request, ctx, plain, own, lead=lead)

@@ -1,0 +1,102 @@
+"""Builds the deep path and the light responder, with or without an LLM.
+
+``bot/factory.py`` calls :func:`build_brains` with the settings' LLM (or None); tests
+and benchmarks pass a ready CrewAI ``BaseLLM`` (a scripted one) instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import httpx
+
+from pipeline.crew.composer import Composer
+from pipeline.crew.config import CrewSpec, Prompts, load_crew, load_prompts
+from pipeline.crew.context import RunContext
+from pipeline.crew.llm import LlmClient, LlmHandle, LlmSettings
+from pipeline.crew.orchestrator import CrewDeepPath
+from pipeline.crew.pool import WorkerPool
+from pipeline.crew.runner import CrewRunner
+from pipeline.crew.tools import FarmTools, PlatformProbe
+from pipeline.deep import ComposerDeepPath, DeepPath
+from pipeline.farm.journal import Journal
+from pipeline.i18n import Catalog
+from pipeline.memory.manager import MemoryManager
+from pipeline.platform_status import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
+from pipeline.responder import LlmResponder
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Brains:
+    responder: LlmResponder
+    deep: DeepPath
+
+
+def platform_probe(
+    memory: MemoryManager, health: LlmHealth, integrations: Mapping[str, str]
+) -> PlatformProbe:
+    """PlatformStatus over the request's database, with a short-lived HTTP client: the
+    platform agent is asked rarely, and the pipeline owns no client of its own."""
+
+    async def probe(ctx: RunContext) -> list[Check]:
+        async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as http:
+            status = PlatformStatus(
+                session_factory=ctx.sessions,
+                memory=memory,
+                llm=health,
+                http=http,
+                integrations=integrations,
+            )
+            return await status.collect()
+
+    return probe
+
+
+def build_brains(
+    catalog: Catalog,
+    journal: Journal,
+    memory: MemoryManager,
+    *,
+    llm: LlmSettings | Any | None = None,
+    health: LlmHealth | None = None,
+    integrations: Mapping[str, str] | None = None,
+    crew: CrewSpec | None = None,
+    prompts: Prompts | None = None,
+) -> Brains:
+    """The light responder and the deep path. ``llm`` is LlmSettings (built lazily),
+    a ready CrewAI BaseLLM, or None for the offline composer and templates."""
+    crew = crew or load_crew()
+    prompts = prompts or load_prompts()
+    health = health or LlmHealth(configured=llm is not None)
+    tools = FarmTools(platform_probe(memory, health, integrations or {}))
+    composer = Composer(catalog, journal, tools)
+    if llm is None:
+        return Brains(LlmResponder(catalog), ComposerDeepPath(composer))
+    limits = crew.limits
+    if isinstance(llm, LlmSettings):
+        handle = LlmHandle.from_settings(
+            replace(llm, request_timeout_s=limits.llm_request_timeout_s)
+        )
+    else:
+        handle = LlmHandle.of(llm)
+    client = LlmClient(
+        handle,
+        WorkerPool(limits.worker_threads),
+        health=health,
+        retries=limits.retries,
+        backoff_s=limits.retry_backoff_s,
+    )
+    runner = CrewRunner(client, crew, tools)
+    runner.warm_up()
+    deep = CrewDeepPath(
+        catalog=catalog, composer=composer, runner=runner, client=client, prompts=prompts
+    )
+    responder = LlmResponder(
+        catalog, client, prompts=prompts.light, timeout_s=limits.light_timeout_s
+    )
+    return Brains(responder, deep)

@@ -1,0 +1,154 @@
+"""Reading tool arguments from a message without an LLM: which sensor, which field,
+a chart or not, which advice topic. The words are data (``rules/compose.toml``,
+``rules/advice.toml``); matching is on word stems so inflections need no listing."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.farm.dictionary import Dictionary, DictionaryEntry
+from pipeline.profiles import Phase
+from pipeline.text import stem, tokenize
+
+RULES = Path(__file__).resolve().parent.parent / "rules"
+COMPOSE_FILE = RULES / "compose.toml"
+ADVICE_FILE = RULES / "advice.toml"
+
+PHASES: tuple[Phase, ...] = ("planning", "sowing", "growing", "harvest", "post_harvest", "dormant")
+
+
+def stems(text: str) -> tuple[str, ...]:
+    return tuple(stem(token) for token in tokenize(text))
+
+
+class PhraseMatcher:
+    """Labelled phrases, longest first, matched as consecutive stems."""
+
+    def __init__(self, phrases: Mapping[str, Iterable[str]]) -> None:
+        entries: list[tuple[tuple[str, ...], str]] = []
+        for label, items in phrases.items():
+            for phrase in items:
+                key = stems(str(phrase))
+                if key:
+                    entries.append((key, label))
+        # Longest phrase first: "вологість повітря" before "вологість".
+        entries.sort(key=lambda entry: -len(entry[0]))
+        self._entries = tuple(entries)
+
+    def find_all(self, text: str) -> list[str]:
+        """Labels in order of first appearance, each once; words are used once."""
+        words = list(stems(text))
+        used = [False] * len(words)
+        hits: list[tuple[int, str]] = []
+        for key, label in self._entries:
+            span = len(key)
+            for start in range(len(words) - span + 1):
+                if any(used[start : start + span]):
+                    continue
+                if tuple(words[start : start + span]) == key:
+                    hits.append((start, label))
+                    for i in range(start, start + span):
+                        used[i] = True
+        seen: set[str] = set()
+        ordered: list[str] = []
+        for _, label in sorted(hits):
+            if label not in seen:
+                seen.add(label)
+                ordered.append(label)
+        return ordered
+
+    def first(self, text: str) -> str | None:
+        found = self.find_all(text)
+        return found[0] if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceTopic:
+    name: str
+    sensor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    chart: PhraseMatcher
+    sensors: PhraseMatcher
+    advice: PhraseMatcher
+    advice_topics: Mapping[str, AdviceTopic]
+    season_by_month: Mapping[int, Phase]
+    planning_days: int
+
+    def wants_chart(self, text: str) -> bool:
+        return self.chart.first(text) is not None
+
+    def sensor_type(self, text: str) -> str | None:
+        return self.sensors.first(text)
+
+    def advice_topic(self, text: str) -> AdviceTopic | None:
+        found = self.advice.find_all(text)
+        if not found:
+            return None
+        # The data file's order is the priority: a pest beats "полив" in one question.
+        ranked = sorted(found, key=list(self.advice_topics).index)
+        return self.advice_topics[ranked[0]]
+
+    def phase_for_month(self, month: int, hemisphere: str = "north") -> Phase:
+        if hemisphere == "south":
+            month = (month + 5) % 12 + 1
+        return self.season_by_month[month]
+
+
+def _load(path: Path) -> Mapping[str, Any]:
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@functools.cache
+def load_words(compose: Path = COMPOSE_FILE, advice: Path = ADVICE_FILE) -> Words:
+    raw = _load(compose)
+    topics_raw = _load(advice)["topics"]
+    season: dict[int, Phase] = {}
+    for month, phase in raw["season"]["north"].items():
+        if phase not in PHASES:
+            raise ValueError(f"compose.toml: unknown season phase {phase!r}")
+        season[int(month)] = phase
+    if sorted(season) != list(range(1, 13)):
+        raise ValueError("compose.toml: [season.north] must name all twelve months")
+    topics = {name: AdviceTopic(name, spec.get("sensor")) for name, spec in topics_raw.items()}
+    return Words(
+        chart=PhraseMatcher({"chart": raw["chart"]["phrases"]}),
+        sensors=PhraseMatcher(raw["sensors"]),
+        advice=PhraseMatcher({name: spec["terms"] for name, spec in topics_raw.items()}),
+        advice_topics=topics,
+        season_by_month=season,
+        planning_days=int(raw["planning"]["days_ahead"]),
+    )
+
+
+def field_in_text(text: str, dictionary: Dictionary) -> DictionaryEntry | None:
+    """The farm field the message names ("на полі 2", "Північне"), longest match first."""
+    words = tokenize(text)
+    if not dictionary.has("field"):
+        return None
+    longest = dictionary.max_words("field")
+    for size in range(min(longest, len(words)), 0, -1):
+        for start in range(len(words) - size + 1):
+            entry = dictionary.match_words("field", words[start : start + size], fuzzy=False)
+            if entry is not None:
+                return entry
+    return None
+
+
+def field_by_name(name: str, dictionary: Dictionary) -> DictionaryEntry | None:
+    """A field the LLM named: an exact field id of this farm, or a name it knows."""
+    cleaned = name.strip()
+    if not cleaned:
+        return None
+    exact = dictionary.get(cleaned)
+    if exact is not None:
+        return exact if exact.kind == "field" else None
+    return dictionary.resolve("field", cleaned) or field_in_text(cleaned, dictionary)

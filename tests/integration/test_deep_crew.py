@@ -1,0 +1,381 @@
+"""The deep path with an LLM: the CrewAI crew on a real migrated SQLite database, with a
+scripted LLM at CrewAI's BaseLLM boundary and a guard that refuses any connection
+beyond loopback (no test talks to a real model)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from pipeline import gate
+from pipeline.crew.config import CrewSpec, load_crew
+from pipeline.crew.context import RunContext
+from pipeline.crew.orchestrator import CrewDeepPath
+from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
+from pipeline.crew.wiring import build_brains
+from pipeline.handle import Pipeline
+from pipeline.responder import LlmResponder
+from pipeline.types import Reply
+from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
+from tests.integration.test_deep_offline import (
+    USER,
+    XLSX,
+    fixed_clock,
+    incoming,
+    say,
+    seed_farm,
+)
+
+OPS, IOT, SEASON, CLERK, PLATFORM = (
+    "Farm operations officer",
+    "IoT sensor analyst",
+    "Season analyst",
+    "Farm reporting clerk",
+    "Platform reliability engineer",
+)
+STEPAN = "Stepan, agronomist assistant"
+
+
+@pytest.fixture(autouse=True)
+def no_internet() -> Iterator[list[str]]:
+    with no_outbound_connections() as attempts:
+        yield attempts
+    assert attempts == [], f"tried to connect to {attempts}"
+
+
+def crew_spec(**limits: Any) -> CrewSpec:
+    spec = load_crew()
+    quick = {
+        "agent_timeout_s": 5.0,
+        "stepan_timeout_s": 5.0,
+        "reflection_timeout_s": 5.0,
+        "light_timeout_s": 5.0,
+        "tool_timeout_s": 5.0,
+        "retry_backoff_s": 0.0,
+    }
+    return replace(spec, limits=replace(spec.limits, **{**quick, **limits}))
+
+
+@pytest.fixture
+def use_llm(pipeline: Pipeline) -> Iterator[Callable[..., ScriptedLLM]]:
+    """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
+    made: list[ScriptedLLM] = []
+
+    def install(*, crew: CrewSpec | None = None, **llm: Any) -> ScriptedLLM:
+        fake = scripted(**llm)
+        made.append(fake)
+        brains = build_brains(
+            pipeline.catalog, pipeline.journal, pipeline.memory, llm=fake, crew=crew or crew_spec()
+        )
+        pipeline.deep = brains.deep
+        pipeline.responder = brains.responder
+        return fake
+
+    yield install
+    for fake in made:
+        fake.release()
+
+
+@pytest.fixture
+async def farm(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    fixed_clock(pipeline, monkeypatch)
+    return await seed_farm(pipeline, session_factory)
+
+
+def agent_roles(llm: ScriptedLLM) -> set[str]:
+    return {role for role in llm.roles() if not role.startswith(STEPAN)}
+
+
+# --- light -------------------------------------------------------------------------------
+
+
+async def test_greeting_in_offline_mode_launches_no_crew_and_no_llm_call(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+) -> None:
+    llm = use_llm()
+    pipeline.responder = LlmResponder(pipeline.catalog)  # light replies offline
+    reply = await say(pipeline, session_factory, "привіт")
+    assert reply.mode == "light" and reply.crew == ()
+    assert llm.call_count == 0
+
+
+async def test_greeting_with_an_llm_is_one_short_call_without_a_crew(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+) -> None:
+    llm = use_llm(replies={"": "Привіт, Оксано! Як там посіви?"})
+    reply = await say(pipeline, session_factory, "привіт")
+    assert reply.text.startswith("Привіт, Оксано! Як там посіви?")
+    assert llm.call_count == 1 and llm.roles() == set()
+    # The style prefix (seed 3.3) went into the prompt.
+    assert pipeline.catalog.text("uk", "style.style.conversational") in llm.calls[0].system
+
+
+async def test_light_reply_falls_back_to_the_template_when_the_llm_fails(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+) -> None:
+    use_llm(fail={"": ValueError("model refused")})
+    reply = await say(pipeline, session_factory, "дякую")
+    thanks = pipeline.catalog._raw("uk", "light.thanks")
+    assert any(option.format(name="Оксана") == reply.text for option in thanks)
+
+
+# --- the crew -----------------------------------------------------------------------------
+
+
+async def test_plan_the_week_runs_ops_sustainability_and_iot_with_iot(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    llm = use_llm(choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"})
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert agent_roles(llm) == {OPS, SEASON, IOT}
+    agents = [call for call in llm.calls if call.role in {OPS, SEASON, IOT}]
+    assert all(call.allow_delegation is False for call in agents)  # seed 11, layer 3
+    assert all(call.max_iter is not None and call.max_iter <= 3 for call in agents)
+    assert "16.05" in reply.text and "Обприскування" in reply.text  # ops' tool result
+    assert "сівба" in reply.text  # the season hints
+    assert "Відкриті тривоги" in reply.text  # iot
+
+
+async def test_plan_the_week_without_iot_leaves_iot_out(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fixed_clock(pipeline, monkeypatch)
+    await seed_farm(pipeline, session_factory, iot=False)
+    llm = use_llm(choose={OPS: "planned_operations"})
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert reply.crew == ("ops", "sustainability")
+    assert agent_roles(llm) == {OPS, SEASON}
+
+
+async def test_agents_get_a_handoff_contract_without_secrets(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    llm = use_llm(tool_args={"latest_readings": {"field": "Поле 2"}})
+    message = incoming("яка вологість на полі 2? мій номер +380 67 123 45 67")
+    async with session_factory() as session:
+        reply = await pipeline.handle_message(message, session)
+    prompts = "\n".join(call.everything for call in llm.calls if call.role == IOT)
+    assert "Intent: iot" in prompts and "answer in Ukrainian" in prompts
+    assert "fields field:pivnichne (Північне), field:pole-2 (Поле 2)" in prompts
+    for secret in ("380 67", USER, farm, message.trace_id, "Оксана"):
+        assert secret not in prompts
+    assert "[redacted]" in prompts
+    assert "17,5" in reply.text and "40 %" not in reply.text  # the field asked about
+
+
+async def test_recording_keeps_the_consent_card_verbatim(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    llm = use_llm(choose={OPS: "journal_card"})
+    reply = await say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора")
+    assert reply.text.startswith("📝") and "20 мм" in reply.text
+    assert [b.action.split(":")[0] for b in reply.buttons[0]] == [
+        "op_write",
+        "op_edit",
+        "op_cancel",
+    ]
+    assert agent_roles(llm) == {OPS}
+
+
+async def test_report_is_attached(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    use_llm(tool_args={"operations_report": {"period": "за жовтень"}})
+    reply = await say(pipeline, session_factory, "звіт в excel за жовтень")
+    assert reply.document is not None and reply.document.content.startswith(XLSX)
+    assert reply.document.filename.endswith("2024-10-01_2024-10-31.xlsx")
+
+
+async def test_agents_run_concurrently(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each agent's tool waits until all three agents are inside their tools: that
+    can only finish if they run side by side."""
+    use_llm(choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"})
+    inside = 0
+    everyone = asyncio.Event()
+    original = FarmTools.run
+
+    async def meeting(self: FarmTools, name: str, ctx: RunContext, args: Any) -> ToolResult:
+        nonlocal inside
+        inside += 1
+        if inside == 3:
+            everyone.set()
+        await asyncio.wait_for(everyone.wait(), 4.0)
+        return await original(self, name, ctx, args)
+
+    monkeypatch.setattr(FarmTools, "run", meeting)
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert everyone.is_set()
+    assert "16.05" in reply.text
+
+
+# --- degradation -----------------------------------------------------------------------------
+
+
+async def test_a_failing_agent_is_composed_from_its_tools(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    llm = use_llm(choose={OPS: "planned_operations"}, fail={IOT: ValueError("bad answer")})
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert OPS in llm.roles()
+    assert "16.05" in reply.text  # ops answered through the crew
+    assert "Відкриті тривоги" in reply.text  # iot, composed from its tool
+    assert "ValueError" not in reply.text
+
+
+async def test_a_hanging_agent_does_not_hold_the_answer(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    use_llm(crew=crew_spec(agent_timeout_s=1.0), choose={OPS: "planned_operations"}, hang={SEASON})
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert "16.05" in reply.text  # from the ops agent
+    assert "Фаза сезону: сівба" in reply.text  # the hung agent's part, from its tool
+
+
+async def test_an_agent_and_its_tools_failing_is_named_as_missing(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def broken(self: FarmTools, ctx: RunContext, args: object) -> ToolResult:
+        raise RuntimeError("season service down")
+
+    monkeypatch.setattr(FarmTools, "_season_hints", broken)
+    use_llm(choose={OPS: "planned_operations"}, fail={SEASON: ValueError("bad")})
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert "16.05" in reply.text
+    assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
+
+
+async def test_transient_errors_are_retried(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    llm = use_llm(flaky={CLERK: 2})
+    reply = await say(pipeline, session_factory, "звіт в excel за жовтень")
+    clerk_calls = [call for call in llm.calls if call.role == CLERK]
+    assert len(clerk_calls) == 4  # two connection errors, then a tool call and an answer
+    assert isinstance(pipeline.deep, CrewDeepPath)
+    assert reply.document is not None
+
+
+async def test_unreachable_llm_gives_an_apology_with_a_code_and_the_data(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    llm = use_llm(fail={"*": ConnectionError("connection refused")})
+    message = incoming("план/факт за квітень")
+    async with session_factory() as session:
+        reply = await pipeline.handle_message(message, session)
+    code = message.trace_id[:8]
+    assert reply.text.startswith(pipeline.catalog.text("uk", "compose.llm_down", code=code))
+    assert "виконано 1 з 2" in reply.text  # the tools still answered
+    assert "ConnectionError" not in reply.text and "Traceback" not in reply.text
+    assert llm.call_count == 3  # one try and two retries, then no consolidation
+
+
+async def test_unreachable_llm_without_data_is_a_short_apology(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    use_llm(fail={"*": ConnectionError("connection refused")})
+    message = incoming("розкажи мені щось про сьогоднішні справи")
+    async with session_factory() as session:
+        reply = await pipeline.handle_message(message, session)
+    assert reply.mode == "deep" and reply.crew == ()
+    code = message.trace_id[:8]
+    assert reply.text == pipeline.catalog.text("uk", "compose.llm_down_empty", code=code)
+
+
+async def test_a_recursion_attempt_from_a_tool_is_refused(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool that calls handle_message again (as a confused agent might) runs on the
+    event loop for a CrewAI worker thread, in the request's context: refused."""
+    use_llm()
+    nested: list[Reply] = []
+
+    async def reenter(self: FarmTools, ctx: RunContext, args: ReadingsArgs) -> ToolResult:
+        async with session_factory() as session:
+            nested.append(await pipeline.handle_message(incoming("привіт"), session))
+        return ToolResult("latest_readings", "немає даних")
+
+    monkeypatch.setattr(FarmTools, "_latest_readings", reenter)
+    reply = await say(pipeline, session_factory, "яка вологість на полі 2")
+    assert [r.intent for r in nested] == ["refused"]
+    assert nested[0].text == pipeline.catalog.text("uk", "errors.recursion")
+    assert reply.mode == "deep"
+    assert gate.current_depth() == 0
+
+
+async def test_crewai_keeps_no_farm_data_on_disk(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CrewAI stores task outputs for `crewai replay` in the user's data directory;
+    Stepan's crews store nothing there."""
+    data_home = tmp_path / "xdg-data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
+    use_llm(choose={OPS: "planned_operations"})
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert "16.05" in reply.text
+    stored = [p for p in data_home.rglob("*") if p.is_file()] if data_home.exists() else []
+    assert stored == []

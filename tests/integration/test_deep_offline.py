@@ -1,0 +1,325 @@
+"""The deep path without an LLM (the default) on a real migrated SQLite database: each
+kind of deep request does its job from the farm's own data, and nothing leaves the
+machine. The farm helpers here are shared with test_deep_crew.py."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
+from pipeline.crew.tools import FarmTools
+from pipeline.deep import ComposerDeepPath
+from pipeline.handle import Pipeline
+from pipeline.types import Incoming, Reply
+from tests.fakes.llm import no_outbound_connections
+
+USER = "tg:500"
+NOW = datetime(2025, 5, 14, 10, 0, tzinfo=UTC)  # a Wednesday in the sowing season
+PNG = b"\x89PNG\r\n\x1a\n"
+XLSX = b"PK\x03\x04"
+
+
+@pytest.fixture(autouse=True)
+def no_internet() -> Iterator[list[str]]:
+    with no_outbound_connections() as attempts:
+        yield attempts
+    assert attempts == [], f"tried to connect to {attempts}"
+
+
+def incoming(text: str, user: str = USER, message_id: int | None = None) -> Incoming:
+    return Incoming(
+        user_id=user,
+        chat_id=500,
+        text=text,
+        trace_id=uuid.uuid4().hex[:16],
+        first_name="Оксана",
+        message_id=message_id,
+    )
+
+
+async def say(
+    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], text: str, **kwargs: object
+) -> Reply:
+    async with factory() as session:
+        return await pipeline.handle_message(incoming(text, **kwargs), session)  # type: ignore[arg-type]
+
+
+def fixed_clock(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "_clock", lambda: NOW)
+
+
+def _op(
+    farm_id: str, op_type: str, field_id: str, day: date, status: str, **extra: object
+) -> OperationRow:
+    return OperationRow(
+        farm_id=farm_id,
+        op_type=op_type,
+        field_id=field_id,
+        op_date=day,
+        status=status,
+        author=USER,
+        **extra,
+    )
+
+
+async def seed_farm(
+    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], *, iot: bool = True
+) -> str:
+    """A farm with two fields, a crop, a journal, sensor readings and an open alert."""
+    await say(pipeline, factory, "привіт")
+    async with factory() as session:
+        await pipeline.memory.update_farm(
+            session, USER, has_iot_integration=iot, farm_name="Калинівка"
+        )
+    async with factory() as session:
+        farm = (
+            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == USER))
+        ).scalar_one()
+        farm_id = farm.farm_id
+        north, two = "field:pivnichne", "field:pole-2"
+        session.add_all(
+            [
+                FieldRow(farm_id=farm_id, field_id=north, name="Північне", area_ha=12.0),
+                FieldRow(farm_id=farm_id, field_id=two, name="Поле 2", area_ha=8.0),
+                CropRow(farm_id=farm_id, crop_id="crop:wheat", name="Пшениця"),
+                _op(farm_id, "irrigation", north, date(2025, 4, 5), "planned"),
+                _op(farm_id, "irrigation", north, date(2025, 4, 12), "planned"),
+                _op(
+                    farm_id,
+                    "irrigation",
+                    north,
+                    date(2025, 4, 10),
+                    "done",
+                    quantity=20.0,
+                    unit="mm",
+                ),
+                _op(farm_id, "spraying", two, date(2025, 5, 16), "planned", product="Децис"),
+                _op(farm_id, "sowing", two, date(2025, 6, 30), "planned"),
+                _op(farm_id, "spraying", north, date(2024, 10, 3), "done", product="Фалькон"),
+                SensorReadingRow(
+                    farm_id=farm_id,
+                    field_id=two,
+                    sensor_id="s-2",
+                    sensor_type="soil_moisture",
+                    value=31.0,
+                    unit="%",
+                    measured_at=datetime(2025, 5, 13, 6, tzinfo=UTC),
+                    source="api",
+                ),
+                SensorReadingRow(
+                    farm_id=farm_id,
+                    field_id=two,
+                    sensor_id="s-2",
+                    sensor_type="soil_moisture",
+                    value=17.5,
+                    unit="%",
+                    measured_at=datetime(2025, 5, 14, 6, tzinfo=UTC),
+                    source="api",
+                ),
+                SensorReadingRow(
+                    farm_id=farm_id,
+                    field_id=north,
+                    sensor_id="s-1",
+                    sensor_type="soil_moisture",
+                    value=40.0,
+                    unit="%",
+                    measured_at=datetime(2025, 5, 14, 5, tzinfo=UTC),
+                    source="api",
+                ),
+                AlertRow(
+                    farm_id=farm_id,
+                    field_id=two,
+                    sensor_type="soil_moisture",
+                    kind="below_min",
+                    value=17.5,
+                    threshold=20.0,
+                    started_at=datetime(2025, 5, 14, 6, tzinfo=UTC),
+                ),
+            ]
+        )
+        await session.commit()
+    return farm_id
+
+
+@pytest.fixture
+async def farm(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    fixed_clock(pipeline, monkeypatch)
+    return await seed_farm(pipeline, session_factory)
+
+
+# --- every deep request, offline -----------------------------------------------------------
+
+
+async def test_offline_pipeline_uses_the_composer(pipeline: Pipeline) -> None:
+    assert isinstance(pipeline.deep, ComposerDeepPath)
+
+
+async def test_greeting_never_touches_the_deep_path(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def boom(*args: object) -> Reply:
+        raise AssertionError("the deep path ran for a greeting")
+
+    monkeypatch.setattr(pipeline.deep, "answer", boom)
+    reply = await say(pipeline, session_factory, "привіт")
+    assert reply.mode == "light" and reply.crew == ()
+
+
+async def test_recording_gives_a_consent_card(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора")
+    assert reply.intent == "recording" and reply.crew == ("ops",)
+    assert reply.text.startswith("📝") and "20 мм" in reply.text
+    assert [b.action.split(":")[0] for b in reply.buttons[0]] == [
+        "op_write",
+        "op_edit",
+        "op_cancel",
+    ]
+
+
+async def test_excel_report_for_october(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "звіт в excel за жовтень")
+    assert reply.crew == ("spreadsheet",)
+    assert reply.document is not None and reply.document.content.startswith(XLSX)
+    assert reply.document.filename.endswith("2024-10-01_2024-10-31.xlsx")
+    assert "01.10.2024–31.10.2024" in reply.text and "1" in reply.text
+
+
+async def test_moisture_chart(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "графік вологості")
+    assert reply.crew == ("iot",)
+    assert reply.photo is not None and reply.photo.content.startswith(PNG)
+    assert "Вологість ґрунту" in reply.text
+
+
+async def test_latest_moisture_on_field_two(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "яка вологість на полі 2")
+    assert reply.crew == ("iot",)
+    assert "Поле 2" in reply.text and "17,5" in reply.text
+    assert "31" not in reply.text  # only the newest value
+    assert "Північне" not in reply.text  # only the field asked about
+    assert "⚠️" in reply.text  # under the farm's 20 % threshold
+
+
+async def test_plan_vs_fact_for_april(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "план/факт за квітень")
+    assert reply.crew == ("sustainability",)
+    assert "01.04.2025–30.04.2025" in reply.text
+    assert "Північне" in reply.text and "виконано 1 з 2" in reply.text
+
+
+async def test_season_summary(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "підсумки сезону")
+    assert reply.crew == ("sustainability",)
+    assert "01.01.2025–31.12.2025" in reply.text and "20 мм" in reply.text
+
+
+async def test_service_status(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "статус сервісів")
+    assert reply.crew == ("platform",)
+    assert "database" in reply.text and "llm" in reply.text
+
+
+async def test_plan_the_week_with_iot(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert reply.crew == ("iot", "ops", "sustainability")
+    assert "16.05" in reply.text and "Обприскування" in reply.text  # planned, in 7 days
+    assert "30.06" not in reply.text  # planned, but later
+    assert "Фаза сезону: сівба" in reply.text  # May, no phase in the profile
+    assert "Відкриті тривоги" in reply.text and "Поле 2" in reply.text
+
+
+async def test_plan_the_week_without_iot_skips_sensors(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fixed_clock(pipeline, monkeypatch)
+    await seed_farm(pipeline, session_factory, iot=False)
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert reply.crew == ("ops", "sustainability")
+    assert "16.05" in reply.text and "тривог" not in reply.text
+
+
+async def test_advice_on_aphids_is_honest(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "що робити з попелицею")
+    assert reply.intent == "decision" and reply.crew == ()
+    assert "Попелиця" in reply.text and "Пшениця" in reply.text
+    assert pipeline.catalog.text("uk", "advice.confirm") in reply.text
+
+
+async def test_english_request_gets_an_english_report(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "excel report for october")
+    assert reply.document is not None
+    assert reply.text.startswith(("Here", "I took", "Here you go")) or "report for" in reply.text
+    assert "Звіт" not in reply.text
+
+
+async def test_sensor_question_without_iot_says_so(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fixed_clock(pipeline, monkeypatch)
+    await seed_farm(pipeline, session_factory, iot=False)
+    reply = await say(pipeline, session_factory, "яка вологість на полі 2")
+    assert reply.crew == ()
+    assert reply.text == pipeline.catalog.text("uk", "compose.no_iot")
+
+
+async def test_a_failing_agent_leaves_the_others_and_names_what_is_missing(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    farm: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def broken(self: FarmTools, *args: object) -> object:
+        raise RuntimeError("season service down")
+
+    monkeypatch.setattr(FarmTools, "_season_hints", broken)
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    assert "16.05" in reply.text  # ops still answered
+    assert "Відкриті тривоги" in reply.text  # and iot
+    assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
+    assert "RuntimeError" not in reply.text and "Traceback" not in reply.text
+
+
+async def test_brief_style_shortens_lists(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    async with session_factory() as session:
+        await pipeline.memory.set_style(session, USER, "brief")
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    opener = pipeline.catalog.text("uk", "compose.opener.conversational", name="Оксана")
+    assert not reply.text.startswith(opener.split(",")[0])
