@@ -4,6 +4,7 @@ callback from a non-operator must never reach an operator handler."""
 from __future__ import annotations
 
 from aiogram.filters import BaseFilter
+from aiogram.fsm.state import State
 from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
@@ -13,3 +14,33 @@ class IsOperator(BaseFilter):
     async def __call__(self, event: Message | CallbackQuery, settings: Settings) -> bool:
         user = event.from_user
         return user is not None and user.id in settings.agx.operator_ids
+
+
+# aiogram runs every synchronous filter (a MagicFilter like ``F.text``, a bare State)
+# in a worker thread (asyncio.to_thread): a thread hop per filter per update, the
+# largest single cost of a light message in the profile. The filters below are
+# coroutines, so the catch-all path stays on the event loop.
+
+
+class HasText(BaseFilter):
+    """A message with text (``F.text`` without the thread hop). Invert with ``~``."""
+
+    async def __call__(self, message: Message) -> bool:
+        return message.text is not None
+
+
+class PlainText(BaseFilter):
+    """Text that is not a command."""
+
+    async def __call__(self, message: Message) -> bool:
+        return message.text is not None and not message.text.startswith("/")
+
+
+class InState(BaseFilter):
+    """The user's FSM state is ``state`` (a bare State filter runs in a thread)."""
+
+    def __init__(self, state: State) -> None:
+        self._state = state.state
+
+    async def __call__(self, event: Message | CallbackQuery, raw_state: str | None) -> bool:
+        return raw_state == self._state

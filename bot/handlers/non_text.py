@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.types import Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import Settings
+from bot.filters import HasText
 from bot.handlers._common import deliver, incoming_from, user_language
 from pipeline.handle import Pipeline
 from pipeline.types import Reply
@@ -14,7 +15,7 @@ from pipeline.types import Reply
 router = Router(name=__name__)
 
 
-@router.message(~F.text)
+@router.message(~HasText())
 async def on_non_text(
     message: Message,
     bot: Bot,

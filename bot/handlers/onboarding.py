@@ -8,6 +8,7 @@ from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.filters import InState, PlainText
 from bot.handlers._common import telegram_user_id, user_language
 from bot.keyboards.pipeline import PipelineCD
 from bot.render import send_reply
@@ -44,7 +45,7 @@ async def on_start(
     await _show(onboarding.start(user_language(query.from_user)), chat_id, bot, state)
 
 
-@router.callback_query(Onboarding.active, PipelineCD.filter(F.kind == "onboarding"))
+@router.callback_query(InState(Onboarding.active), PipelineCD.filter(F.kind == "onboarding"))
 async def on_button(
     query: CallbackQuery,
     callback_data: PipelineCD,
@@ -69,7 +70,7 @@ async def on_button(
     await _show(turn, chat_id, bot, state)
 
 
-@router.message(Onboarding.active, F.text, ~F.text.startswith("/"))
+@router.message(InState(Onboarding.active), PlainText())
 async def on_text(
     message: Message, bot: Bot, onboarding: OnboardingFlow, session: AsyncSession, state: FSMContext
 ) -> None:
