@@ -72,7 +72,7 @@ async def postgres_url() -> AsyncIterator[str]:
     if problem is not None:
         if os.environ.get("CI"):
             pytest.fail(f"PostgreSQL is required in CI: {problem}")
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {problem}")
+        pytest.skip(reason=f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {problem}")
     name = f"stepan_test_{uuid.uuid4().hex[:10]}"
     await _admin(f'CREATE DATABASE "{name}"')
     try:

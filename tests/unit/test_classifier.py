@@ -439,7 +439,7 @@ def test_no_keywords_live_in_the_python_code() -> None:
 
 def _corpus_rows() -> Iterator[dict[str, Any]]:
     if not CORPUS.is_file():
-        pytest.skip(f"routing corpus not found at {CORPUS}")
+        pytest.skip(reason=f"routing corpus not found at {CORPUS}")
     for line in CORPUS.read_text("utf-8").splitlines():
         if line.strip():
             yield json.loads(line)
