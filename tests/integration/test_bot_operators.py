@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import select
 
-from bot.keyboards.admin import FarmCD, ProfileCD
+from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from db.models import FarmProfileRow, UserProfileRow
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
@@ -167,6 +167,12 @@ async def test_farm_update_thresholds_validated(harness: Harness) -> None:
         "/farm",
         f"/farm {FARMER} update current_phase=harvest",
         "/status",
+        "/pending",
+        "/approve 1",
+        "/reject 1",
+        "/apply_dict",
+        "/pending_stats",
+        "/token",
     ],
 )
 async def test_non_operator_commands_are_refused(harness: Harness, command: str) -> None:
@@ -183,6 +189,7 @@ async def test_non_operator_commands_are_refused(harness: Harness, command: str)
         ProfileCD(user=FARMER, field="preferred_style", value="brief").pack(),
         ProfileCD(user=FARMER, field="expertise_level", value="expert").pack(),
         FarmCD(user=FARMER, phase="harvest").pack(),
+        TermCD(term=1, approve=True).pack(),
     ],
 )
 async def test_forged_operator_callbacks_change_nothing(harness: Harness, data: str) -> None:
@@ -227,3 +234,34 @@ async def test_operator_commands_registered_in_their_scope(harness: Harness) -> 
     }
     assert "profile" not in default and {"start", "help", "me"} <= default
     assert {"profile", "farm", "status"} <= scoped
+
+
+async def test_record_card_and_term_review_through_the_bot(harness: Harness) -> None:
+    catalog = harness.core.pipeline.catalog
+    card = await harness.say(FARMER, "запиши полив 15 мм на полі Гора вчора")
+    assert (card.text or "").startswith("📝")
+    write = next(
+        b["callback_data"]
+        for row in card.params["reply_markup"]["inline_keyboard"]
+        for b in row
+        if b["callback_data"].startswith("p:op_write")
+    )
+    since = len(harness.api.sent)
+    await harness.press(FARMER, write, harness.message_id(card))
+    edited = await harness.reply(FARMER, since)
+    # The card itself now says it was written, and has no buttons left.
+    assert edited.method == "editMessageText"
+    assert catalog.text("uk", "journal.written") in (edited.text or "")
+    assert not edited.params.get("reply_markup")
+    pending = await harness.say(OPERATOR, "/pending")
+    assert "гора" in (pending.text or "")
+    term_id = int((pending.text or "").split("#", 2)[1].split()[0])
+    # The intruder cannot approve it, by command or by button.
+    refused = await harness.say(INTRUDER, f"/approve {term_id}")
+    assert refused.text == _not_operator(harness)
+    approved = await harness.say(OPERATOR, f"/approve {term_id}")
+    assert "field:hora" in (approved.text or "")
+    applied = await harness.say(OPERATOR, "/apply_dict")
+    assert applied.text == catalog.text("uk", "terms.applied", terms=1, operations=1)
+    stats = await harness.say(OPERATOR, "/pending_stats")
+    assert "1" in (stats.text or "")
