@@ -38,6 +38,12 @@ class DepthClassifier(Protocol):
     def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision: ...
 
 
+def light_intents(classifier: DepthClassifier) -> frozenset[str]:
+    """The intents the classifier's rules mark light (none if it does not say)."""
+    intents = getattr(classifier, "intents", {})
+    return frozenset(name for name, spec in intents.items() if getattr(spec, "mode", "") == "light")
+
+
 @dataclass(frozen=True, slots=True)
 class PipelineConfig:
     force_deep: bool = False
@@ -75,6 +81,7 @@ class Pipeline:
         self.deep = deep
         self.journal = journal
         self._clock = clock
+        self._light_intents = light_intents(classifier)
 
     async def handle_message(self, incoming: Incoming, session: AsyncSession) -> Reply:
         """Never raises: a failure anywhere still gives the user a polite reply."""
@@ -103,7 +110,10 @@ class Pipeline:
             if decision.mode == "deep"
             else ()
         )
-        if decision.mode == "light":
+        # A light intent forced deep (AGX_FORCE_DEEP, --deep, a recent alert, pending
+        # dictionary terms) is still routed and recorded as deep, but "привіт" or
+        # "хто я" is answered as what it is: there is no farm work to do for it.
+        if decision.mode == "light" or decision.intent in self._light_intents:
             text = await self.responder.answer(
                 LightRequest(
                     decision=decision,

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from db.repositories import farm as farm_repo
+from pipeline.farm.dictionary import Dictionary
 from pipeline.i18n import Catalog
 from pipeline.profiles import STYLES
 from pipeline.slugs import make_id, split_names
@@ -45,6 +48,9 @@ class Changes:
 
     user: dict[str, Any] = field(default_factory=dict)
     farm: dict[str, Any] = field(default_factory=dict)
+    #: (id, name as written) of fields or crops named in this answer, so the farm's
+    #: dictionary knows "на Північному" from day one.
+    names: tuple[tuple[str, str], ...] = ()
 
 
 def next_step(step: Step | None) -> Step | None:
@@ -86,12 +92,30 @@ def text_answer(step: Step, text: str) -> Changes | None:
         return Changes(user={"name": text[:128]})
     if step is Step.FARM:
         return Changes(farm={"farm_name": text[:128]})
-    kind = "field" if step is Step.FIELDS else "crop"
-    ids = [make_id(kind, name) for name in split_names(text)[:MAX_ITEMS]]
-    unique = list(dict.fromkeys(item for item in ids if item))
-    if not unique:
+    named = _named_ids("field" if step is Step.FIELDS else "crop", split_names(text)[:MAX_ITEMS])
+    if not named:
         return None
-    return Changes(farm={"field_ids" if step is Step.FIELDS else "crop_ids": unique})
+    key = "field_ids" if step is Step.FIELDS else "crop_ids"
+    return Changes(farm={key: list(named)}, names=tuple(named.items()))
+
+
+def _named_ids(kind: str, names: list[str]) -> dict[str, str]:
+    """id -> the name as the farmer wrote it. A known crop gets the shared canonical
+    id ("пшениця" -> crop:wheat), so reports and advice know it; anything else a
+    readable slug ("Північне" -> field:pivnichne)."""
+    shared = _shared_crops() if kind == "crop" else None
+    named: dict[str, str] = {}
+    for name in names:
+        entry = shared.resolve("crop", name) if shared is not None else None
+        item = entry.canonical_id if entry is not None else make_id(kind, name)
+        if item and item not in named:
+            named[item] = name
+    return named
+
+
+@cache
+def _shared_crops() -> Dictionary:
+    return Dictionary.with_shared_crops()
 
 
 def button_answer(step: Step, action: str) -> Changes | None:
@@ -153,9 +177,18 @@ class OnboardingFlow:
         if changes.user:
             await self._memory.update_user(session, user_id, **changes.user)
         if changes.farm:
-            await self._memory.update_farm(session, user_id, **changes.farm)
+            farm = await self._memory.update_farm(session, user_id, **changes.farm)
+            if changes.names and farm is not None:
+                await _register_names(session, farm.farm_id, changes)
         following = next_step(step)
         if following is None:
             return Turn(self._catalog.text(lang, "onboarding.done"), (), None)
         text, buttons = question(self._catalog, lang, following)
         return Turn(text, buttons, following)
+
+
+async def _register_names(session: AsyncSession, farm_id: str, changes: Changes) -> None:
+    add = farm_repo.add_field if "field_ids" in changes.farm else farm_repo.add_crop
+    for item, name in changes.names:
+        await add(session, farm_id, item, name)
+    await session.commit()

@@ -46,10 +46,18 @@ async def farm_dictionary(session: AsyncSession, farm_id: str) -> Dictionary:
     return Dictionary.with_shared_crops(entries)
 
 
-def _payload(parsed: ParsedOperation, pending: dict[str, int]) -> dict[str, Any]:
+def _payload(
+    parsed: ParsedOperation, pending: dict[str, int], dictionary: Dictionary
+) -> dict[str, Any]:
     body = asdict(parsed)
     body["op_date"] = parsed.op_date.isoformat()
     body["pending"] = pending  # "kind:term" -> pending term id
+    # What the card shows: the names the farm uses, not ids.
+    body["names"] = {
+        item: entry.display
+        for item in (*parsed.several_fields, parsed.field_id, parsed.crop_id)
+        if item and (entry := dictionary.get(item)) is not None
+    }
     return body
 
 
@@ -93,7 +101,7 @@ class Journal:
             farm_id=farm.farm_id,
             chat_id=chat_id,
             source_message_id=message_id,
-            payload=_payload(parsed, pending),
+            payload=_payload(parsed, pending, dictionary),
         )
         payload, draft_id = dict(draft.payload), draft.id
         await session.commit()
@@ -169,7 +177,9 @@ class Journal:
 
     def card(self, body: dict[str, Any], lang: Language) -> str:
         text, dash = self._catalog.text, "—"
+        names: dict[str, str] = body.get("names", {})
         fields = body.get("several_fields") or ([body["field_id"]] if body.get("field_id") else [])
+        fields = [names.get(item, item) for item in fields]
         unit = text(lang, f"unit.{body['unit']}") if body.get("unit") else ""
         amount = f"{body['quantity']:g} {unit}".strip() if body.get("quantity") else dash
         lines = [
@@ -178,7 +188,9 @@ class Journal:
                 "journal.card",
                 operation=text(lang, f"operation.{body['op_type']}"),
                 field=", ".join(fields) or body.get("field_phrase") or dash,
-                crop=body.get("crop_id") or body.get("crop_phrase") or dash,
+                crop=names.get(body.get("crop_id") or "", body.get("crop_id"))
+                or body.get("crop_phrase")
+                or dash,
                 amount=amount,
                 product=body.get("product") or dash,
                 date=body["op_date"],

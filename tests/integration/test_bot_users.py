@@ -124,8 +124,11 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
     assert user is not None and user.name == "Марія Петрівна"
     assert farm.farm_name == "Калинівка"
     assert farm.field_ids == ["field:pivnichne", "field:pivdenne", "field:pole-3"]
-    assert farm.crop_ids == ["crop:pshenytsia", "crop:kukurudza"]
+    assert farm.crop_ids == ["crop:wheat", "crop:maize"]  # shared canonical crops
     assert farm.iot_sensors.get("has_iot_integration") is True
+    # The farm's dictionary knows the fields by the names the farmer used.
+    card = await harness.say(FARMER, "запиши полив 20 мм на Північному вчора")
+    assert "Поле: Північне" in (card.text or "") and "⏳" not in (card.text or "")
     # A later greeting from this known user never restarts onboarding.
     again = await harness.say(FARMER, "привіт")
     assert "Марія" in (again.text or "")

@@ -34,11 +34,23 @@ async def test_buttons_are_numbered_and_pressed(sqlite_url: str) -> None:
 async def test_onboarding_in_the_console(sqlite_url: str) -> None:
     out = await _chat(
         sqlite_url,
-        ["привіт", "#1", "Олена", "#1", "Північне, Південне", "пшениця", "#2", "#1", "хто я"],
+        [
+            "привіт",
+            "#1",
+            "Олена",
+            "#1",
+            "Північне, Південне",
+            "пшениця",
+            "#2",
+            "#1",
+            "хто я",
+            "запиши полив 20 мм на Південному",
+        ],
     )
     assert "Як до вас звертатися?" in out
     assert "Дякую, тепер я знаю вас і вашу ферму!" in out
     assert "Ви — Олена" in out  # whoami after onboarding uses the new name
+    assert "Поле: Південне" in out and "⏳" not in out  # the onboarded field is known
 
 
 async def test_a_button_number_out_of_range_is_just_text(sqlite_url: str) -> None:

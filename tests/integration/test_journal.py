@@ -170,7 +170,7 @@ async def test_unknown_field_waits_for_an_operator_then_completes(
     assert fields == 3
     # Now the name is known: the next message resolves it without asking anyone.
     card = await _say(pipeline, session_factory, "запиши полив 5 мм на Горі", 61)
-    assert "field:hora" in card.text and "⏳" not in card.text
+    assert "Поле: гора" in card.text and "⏳" not in card.text
 
 
 async def test_reject_and_stats(
