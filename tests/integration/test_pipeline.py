@@ -10,12 +10,15 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.factory import build_pipeline
 from db.engine import create_engine
 from db.models import FarmProfileRow, InteractionRow, UserProfileRow
 from pipeline import gate
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
 from pipeline.responder import LightRequest
 from pipeline.types import DepthDecision, Incoming, Reply
+from tests.conftest import make_settings
 
 
 def _incoming(text: str, user: str = "tg:42", **kwargs: object) -> Incoming:
@@ -242,3 +245,13 @@ async def test_a_user_who_writes_again_is_active_again(
     assert (await _user(session_factory)).active is False
     await _send(pipeline, session_factory, "дякую")
     assert (await _user(session_factory)).active is True
+
+
+async def test_forced_deep_greeting_is_still_a_greeting(
+    sqlite_url: str, catalog: Catalog, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    forced = build_pipeline(make_settings(sqlite_url, force_deep=True), catalog)
+    await _send(forced, session_factory, "привіт")
+    reply = await _send(forced, session_factory, "привіт")
+    assert reply.mode == "deep" and reply.intent == "greeting"  # routed and recorded deep
+    assert "Оксана" in reply.text  # but answered as a greeting
