@@ -90,6 +90,12 @@ class Settings:
     def llm_configured(self) -> bool:
         return bool(self.stepan.llm_model)
 
+    @property
+    def integrations(self) -> dict[str, str]:
+        """Configured integrations by display name (for /status and the platform agent)."""
+        urls = (("farmOS", self.agx.farmos_url), ("ThingsBoard", self.agx.thingsboard_url))
+        return {name: str(url) for name, url in urls if url is not None}
+
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message names the variable."""

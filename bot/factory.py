@@ -75,14 +75,6 @@ def build_pipeline(
     if settings.llm_configured and stepan.llm_model:
         base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
         llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
-    integrations = {
-        name: str(url)
-        for name, url in (
-            ("farmOS", settings.agx.farmos_url),
-            ("ThingsBoard", settings.agx.thingsboard_url),
-        )
-        if url is not None
-    }
     # Without an LLM: templates and the offline composer. With one: one short LLM call
     # for light replies and the CrewAI crew for deep ones (CrewAI imported lazily).
     brains = build_brains(
@@ -91,7 +83,7 @@ def build_pipeline(
         memory,
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
-        integrations=integrations,
+        integrations=settings.integrations,
     )
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
@@ -112,14 +104,6 @@ def build_core(settings: Settings) -> Core:
     llm_health = LlmHealth(configured=settings.llm_configured)
     pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health)
     session_factory = create_session_factory(engine)
-    integrations = {
-        name: str(url)
-        for name, url in (
-            ("farmOS", settings.agx.farmos_url),
-            ("ThingsBoard", settings.agx.thingsboard_url),
-        )
-        if url is not None
-    }
     return Core(
         settings=settings,
         engine=engine,
@@ -133,7 +117,7 @@ def build_core(settings: Settings) -> Core:
             memory=memory,
             llm=llm_health,
             http=http,
-            integrations=integrations,
+            integrations=settings.integrations,
         ),
     )
 

@@ -199,14 +199,6 @@ class Pipeline:
             ),
         )
 
-    def style_buttons(self, lang: Language) -> tuple[tuple[Button, ...], ...]:
-        return (
-            tuple(
-                Button(self.catalog.text(lang, f"actions.button.style_{style}"), f"style:{style}")
-                for style in STYLES
-            ),
-        )
-
     def _classify(self, incoming: Incoming, loaded: Loaded, now: datetime) -> DepthDecision:
         ctx = classifier_context(
             loaded.profile,

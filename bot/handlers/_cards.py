@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from aiogram.filters import CommandObject
 from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._common import user_language
-from pipeline.admin import parse_target
+from pipeline.admin import AdminError, Edit, parse_target
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory.manager import Loaded
@@ -59,3 +59,33 @@ async def answer_card(
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
     await message.answer(card, reply_markup=keyboard(user, catalog, lang))
+
+
+Apply = Callable[[int, Edit], Awaitable[bool]]
+
+
+async def answer_edit(
+    message: Message,
+    command: CommandObject,
+    pipeline: Pipeline,
+    *,
+    parse: Callable[[str], Edit],
+    apply: Apply,
+) -> None:
+    """`/<command> [id] <verb> key=value`: parse and validate, find whose it is, apply.
+
+    ``apply`` returns False for an unknown user and raises ValueError (its message
+    shown to the operator) for a value the profile rejects."""
+    lang, catalog = user_language(message.from_user), pipeline.catalog
+    try:
+        edit = parse(command.args or "")
+    except AdminError as error:
+        await message.answer(catalog.text(lang, error.key, **error.params))
+        return
+    user = target_of(message, edit.target)
+    try:
+        applied = user is not None and await apply(user, edit)
+    except ValueError as error:
+        await message.answer(catalog.text(lang, "admin.invalid", reason=str(error)))
+        return
+    await message.answer(catalog.text(lang, "admin.saved" if applied else "admin.no_user"))

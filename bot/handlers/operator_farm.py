@@ -8,11 +8,11 @@ from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.filters import IsOperator
-from bot.handlers._cards import answer_card, card_text, target_of
+from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
-from pipeline.admin import PHASES, AdminError, parse_farm_edit
+from pipeline.admin import PHASES, Edit, parse_farm_edit
 from pipeline.cards import farm_card
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -32,22 +32,13 @@ def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
 async def on_farm_update(
     message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
 ) -> None:
-    lang, catalog = user_language(message.from_user), pipeline.catalog
-    try:
-        edit = parse_farm_edit(command.args or "")
-    except AdminError as error:
-        await message.answer(catalog.text(lang, error.key, **error.params))
-        return
-    user = target_of(message, edit.target)
-    if user is None or not (await pipeline.memory.load(session, f"tg:{user}")).known:
-        await message.answer(catalog.text(lang, "admin.no_user"))
-        return
-    try:
+    async def apply(user: int, edit: Edit) -> bool:
+        if not (await pipeline.memory.load(session, f"tg:{user}")).known:
+            return False
         await pipeline.memory.update_farm(session, f"tg:{user}", **{edit.key: edit.value})
-    except ValueError as error:
-        await message.answer(catalog.text(lang, "admin.invalid", reason=str(error)))
-        return
-    await message.answer(catalog.text(lang, "admin.saved"))
+        return True
+
+    await answer_edit(message, command, pipeline, parse=parse_farm_edit, apply=apply)
 
 
 @router.message(Command("farm"))

@@ -8,11 +8,11 @@ from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.filters import IsOperator
-from bot.handlers._cards import answer_card, card_text, target_of
+from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import ProfileCD, profile_keyboard
 from bot.render import edit_text
-from pipeline.admin import PROFILE_KEYS, AdminError, parse_profile_edit
+from pipeline.admin import PROFILE_KEYS, Edit, parse_profile_edit
 from pipeline.cards import profile_card
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -43,17 +43,10 @@ def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
 async def on_profile_set(
     message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
 ) -> None:
-    lang, catalog = user_language(message.from_user), pipeline.catalog
-    try:
-        edit = parse_profile_edit(command.args or "")
-    except AdminError as error:
-        await message.answer(catalog.text(lang, error.key, **error.params))
-        return
-    user = target_of(message, edit.target)
-    if user is None or not await _apply(pipeline, session, user, edit.key, str(edit.value)):
-        await message.answer(catalog.text(lang, "admin.no_user"))
-        return
-    await message.answer(catalog.text(lang, "admin.saved"))
+    async def apply(user: int, edit: Edit) -> bool:
+        return await _apply(pipeline, session, user, edit.key, str(edit.value))
+
+    await answer_edit(message, command, pipeline, parse=parse_profile_edit, apply=apply)
 
 
 @router.message(Command("profile"))

@@ -7,7 +7,6 @@ from datetime import date
 from typing import Any
 
 from sqlalchemy import func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import (
@@ -154,13 +153,10 @@ async def draft(
 async def insert_operation(session: AsyncSession, values: dict[str, Any]) -> bool:
     """Insert unless this source message already wrote one; True when inserted.
 
-    The unique (source_chat_id, source_message_id) constraint is the guard: a
-    redelivered update or a second tap on ✅ hits it and inserts nothing.
+    The unique ``source_key`` is the guard: a redelivered update or a second tap on ✅
+    hits it and inserts nothing.
     """
-    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    result = await session.execute(insert(OperationRow).values(**values).on_conflict_do_nothing())
-    return bool(getattr(result, "rowcount", 0) == 1)
+    return await insert_ignore(session, OperationRow, values)
 
 
 async def operations_waiting_on(session: AsyncSession, term_id: int) -> Sequence[OperationRow]:
