@@ -66,11 +66,16 @@ async def lock_farm(session: AsyncSession, user_id: str) -> FarmProfileRow | Non
     return result.scalar_one_or_none()
 
 
+def dialect_insert(session: AsyncSession) -> Any:
+    """The INSERT construct of the session's dialect (it has ON CONFLICT DO NOTHING)."""
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+
+
 async def insert_ignore(session: AsyncSession, model: type[Any], values: dict[str, Any]) -> bool:
     """INSERT that does nothing when the key exists: two first messages from the same
     user race to create the profile, and neither may fail. True if it inserted."""
-    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    insert = dialect_insert(session)
     result = await session.execute(insert(model).values(**values).on_conflict_do_nothing())
     return bool(getattr(result, "rowcount", 0))
 

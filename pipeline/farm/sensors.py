@@ -39,10 +39,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 from sqlalchemy import func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import FarmTokenRow, FieldRow, SensorReadingRow
+from db.repositories.profiles import dialect_insert
 
 logger = logging.getLogger(__name__)
 
@@ -321,11 +321,6 @@ class IngestResult:
     duplicates: int
 
 
-def _insert(session: AsyncSession) -> Any:
-    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-    return postgresql.insert if dialect == "postgresql" else sqlite.insert
-
-
 async def _unknown_fields(
     session: AsyncSession, farm_id: str, readings: Sequence[ReadingIn]
 ) -> list[ItemError]:
@@ -378,7 +373,7 @@ async def ingest(
     table = SensorReadingRow.__table__
     # RETURNING counts what was inserted on both dialects (asyncpg's executemany has
     # no row count); SQLAlchemy sends each chunk as multi-row INSERTs.
-    statement = _insert(session)(table).on_conflict_do_nothing().returning(table.c.id)
+    statement = dialect_insert(session)(table).on_conflict_do_nothing().returning(table.c.id)
     accepted = 0
     try:
         errors = await _unknown_fields(session, farm_id, readings)
