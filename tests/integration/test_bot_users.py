@@ -148,3 +148,16 @@ async def test_onboarding_can_be_postponed(harness: Harness) -> None:
     assert harness.core.pipeline.catalog.text("uk", "onboarding.ask.farm") not in (
         thanks.text or ""
     )
+
+
+async def test_three_interactions_build_up_the_profile(harness: Harness) -> None:
+    """Seed phase 4 step 11, through the dispatcher and the fake Bot API."""
+    for text in ("привіт", "яка вологість на полі 2", "дякую"):
+        await harness.say(FARMER, text, first_name="Марія")
+    async with harness.core.session_factory() as session:
+        row = await session.get(UserProfileRow, f"tg:{FARMER}")
+    assert row is not None
+    assert row.interaction_count == 3 and row.name == "Марія"
+    assert row.known_intents == ["greeting", "iot", "thanks"]
+    assert [topic["intent"] for topic in row.recent_topics] == ["greeting", "iot", "thanks"]
+    assert row.last_seen is not None
