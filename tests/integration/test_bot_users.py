@@ -152,8 +152,8 @@ async def test_onboarding_can_be_postponed(harness: Harness) -> None:
 
 async def test_three_interactions_build_up_the_profile(harness: Harness) -> None:
     """Seed phase 4 step 11, through the dispatcher and the fake Bot API."""
-    for text in ("привіт", "яка вологість на полі 2", "дякую"):
-        await harness.say(FARMER, text, first_name="Марія")
+    for message in ("привіт", "яка вологість на полі 2", "дякую"):
+        await harness.say(FARMER, message, first_name="Марія")
     async with harness.core.session_factory() as session:
         row = await session.get(UserProfileRow, f"tg:{FARMER}")
     assert row is not None
