@@ -1,0 +1,56 @@
+"""The one way a use case opens a transaction.
+
+Repositories take an ``AsyncSession`` and never commit or roll back; the use case
+that owns the work (a message, a button, a job, an operator edit) opens its
+transactions here, visibly:
+
+    async with db.write() as session:   # committed on exit, rolled back on error
+        ...
+    async with db.read() as session:    # never commits: rolled back on exit
+        ...
+
+Transactions stay short: on SQLite every transaction holds the single writer lock
+(``BEGIN IMMEDIATE``, db/engine.py), so no network call or LLM call may run inside one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+
+class Database:
+    """Owns the session factory; built once in the factory and injected."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+
+    @classmethod
+    def of(cls, engine: AsyncEngine) -> Database:
+        return cls(async_sessionmaker(engine, expire_on_commit=False))
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]:
+        return self._sessions
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """A transaction committed when the block ends, rolled back if it raises."""
+        async with self._sessions() as session:
+            try:
+                yield session
+                await session.commit()
+            except BaseException:
+                await session.rollback()
+                raise
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        """A read: whatever the block did is rolled back, so a read never commits."""
+        async with self._sessions() as session:
+            try:
+                yield session
+            finally:
+                await session.rollback()
