@@ -58,6 +58,7 @@ from db.models import (  # noqa: E402
 )
 from pipeline.farm.reports import build_operations_workbook  # noqa: E402
 from pipeline.farm.sensors import issue_token  # noqa: E402
+from pipeline.i18n import Catalog  # noqa: E402
 
 FARM = "farm:bench"
 SEASON = (date(2026, 4, 1), date(2026, 10, 31))
@@ -234,6 +235,7 @@ async def bench_report(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 sqlite.insert(OperationRow.__table__), rows[start : start + 2000]
             )
     names = {field_id: f"Поле {i + 1}" for i, field_id in enumerate(field_ids)}
+    catalog = Catalog.load()
     report_s: list[float] = []
     baseline_s: list[float] = []
     written = 0
@@ -244,7 +246,7 @@ async def bench_report(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             baseline_s.append(time.perf_counter() - started)
             async with factory() as session:
                 started = time.perf_counter()
-                report = await build_operations_workbook(session, FARM, *SEASON)
+                report = await build_operations_workbook(session, FARM, *SEASON, catalog=catalog)
                 report_s.append(time.perf_counter() - started)
             written = report.rows
     finally:

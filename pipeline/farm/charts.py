@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import reporting
 from db.repositories.reporting import ReadingRecord
-from pipeline.farm.reports import default_catalog, sensor_label
+from pipeline.farm.reports import sensor_label
 from pipeline.i18n import Catalog
 from pipeline.slugs import slug
 from pipeline.types import Language
@@ -195,12 +195,11 @@ async def sensor_chart(
     days: int,
     now: datetime,
     field_id: str | None = None,
+    catalog: Catalog,
     lang: Language = "uk",
-    catalog: Catalog | None = None,
 ) -> Chart | None:
     """A line per field of ``sensor_type`` readings over the last ``days`` days before
     ``now``, with the farm's thresholds; None when there is nothing to draw."""
-    catalog = catalog or default_catalog()
     since = now - timedelta(days=days)
     readings = await reporting.sensor_readings(
         session, farm_id, sensor_type, since=since, until=now, field_id=field_id

@@ -23,7 +23,6 @@ from db.models import (
     UserProfileRow,
 )
 from db.repositories import reporting
-from pipeline.farm import reports
 from pipeline.farm.charts import sensor_chart
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.summary import parse_unit, season_summary, summary_text
@@ -34,6 +33,7 @@ OTHER_FARM = "farm:other"
 NORTH, SOUTH, EAST = "field:north", "field:south", "field:east"
 OCT_START, OCT_END = date(2026, 10, 1), date(2026, 10, 31)
 READINGS_START = datetime(2026, 10, 1, tzinfo=UTC)
+CATALOG = Catalog.load()
 
 # (date, type, field, crop, quantity, unit, product, status)
 OPS: list[tuple[date, str, str | None, str | None, float | None, str | None, str | None, str]] = [
@@ -170,7 +170,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[AsyncSession]) -> None:
     async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END)
+        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END, catalog=CATALOG)
     assert report.filename == "stepan_operations_2026-10-01_2026-10-31.xlsx"
     assert report.rows == OCT_OPS
     sheets = _open(report.content)
@@ -236,7 +236,9 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
 
 async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) -> None:
     async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END, lang="en")
+        report = await build_operations_workbook(
+            session, FARM, OCT_START, OCT_END, lang="en", catalog=CATALOG
+        )
     sheets = _open(report.content)
     assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
@@ -246,7 +248,9 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
 
 async def test_workbook_for_one_field(factory: async_sessionmaker[AsyncSession]) -> None:
     async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END, field_id=NORTH)
+        report = await build_operations_workbook(
+            session, FARM, OCT_START, OCT_END, field_id=NORTH, catalog=CATALOG
+        )
     assert report.filename == "stepan_operations_north_2026-10-01_2026-10-31.xlsx"
     assert report.rows == 7
     sheets = _open(report.content)
@@ -265,7 +269,9 @@ async def test_empty_period_gives_a_valid_workbook(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
     async with factory() as session:
-        report = await build_operations_workbook(session, FARM, date(2025, 1, 1), date(2025, 1, 31))
+        report = await build_operations_workbook(
+            session, FARM, date(2025, 1, 1), date(2025, 1, 31), catalog=CATALOG
+        )
     assert report.rows == 0
     sheets = _open(report.content)
     assert [len(rows) for rows in sheets.values()] == [1, 1, 1]
@@ -282,7 +288,9 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
             )
         )
         await session.commit()
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_START)
+        report = await build_operations_workbook(
+            session, FARM, OCT_START, OCT_START, catalog=CATALOG
+        )
     rows = _open(report.content)["Операції"]
     # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
     assert ("new thing", 1.5, "л", "A&B <x>  ", "виконано") in [row[3:] for row in rows]
@@ -291,12 +299,12 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
 async def test_sensor_sheet_is_capped_with_a_note(
     factory: async_sessionmaker[AsyncSession],
     catalog: Catalog,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # 144 soil-moisture readings come in one page: the cap falls inside it.
-    monkeypatch.setattr(reports, "MAX_SENSOR_ROWS", 100)
     async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END)
+        report = await build_operations_workbook(
+            session, FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=100
+        )
         # The session is free again at once: no read is left in flight.
         assert len(await plan_vs_fact(session, FARM, OCT_START, OCT_END)) == 7
     sensors = _open(report.content)["Датчики"]
@@ -357,9 +365,16 @@ async def test_sensor_chart_is_a_png_of_the_fixed_size(
 ) -> None:
     now = READINGS_START + timedelta(days=3)
     async with factory() as session:
-        chart = await sensor_chart(session, FARM, "soil_moisture", days=7, now=now)
+        chart = await sensor_chart(session, FARM, "soil_moisture", days=7, now=now, catalog=CATALOG)
         temperature = await sensor_chart(
-            session, FARM, "temperature", days=2, now=now, field_id=NORTH, lang="en"
+            session,
+            FARM,
+            "temperature",
+            days=2,
+            now=now,
+            field_id=NORTH,
+            lang="en",
+            catalog=CATALOG,
         )
     assert chart is not None and temperature is not None
     assert _png_size(chart.png) == (1200, 600)
@@ -373,12 +388,26 @@ async def test_sensor_chart_is_a_png_of_the_fixed_size(
 async def test_no_chart_without_data(factory: async_sessionmaker[AsyncSession]) -> None:
     now = READINGS_START + timedelta(days=3)
     async with factory() as session:
-        assert await sensor_chart(session, FARM, "rainfall", days=7, now=now) is None
         assert (
-            await sensor_chart(session, FARM, "soil_moisture", days=7, now=now - timedelta(days=30))
+            await sensor_chart(session, FARM, "rainfall", days=7, now=now, catalog=CATALOG) is None
+        )
+        assert (
+            await sensor_chart(
+                session,
+                FARM,
+                "soil_moisture",
+                days=7,
+                now=now - timedelta(days=30),
+                catalog=CATALOG,
+            )
             is None
         )
-        assert await sensor_chart(session, OTHER_FARM, "soil_moisture", days=7, now=now) is None
+        assert (
+            await sensor_chart(
+                session, OTHER_FARM, "soil_moisture", days=7, now=now, catalog=CATALOG
+            )
+            is None
+        )
 
 
 # --- Season summary ----------------------------------------------------------------------
@@ -468,7 +497,9 @@ async def test_sql_aggregates_on_postgres(postgres_url: str) -> None:
         async with factory() as session:
             rows = await plan_vs_fact(session, FARM, OCT_START, OCT_END)
             summary = await season_summary(session, FARM, OCT_START, OCT_END)
-            report = await build_operations_workbook(session, FARM, OCT_START, OCT_END)
+            report = await build_operations_workbook(
+                session, FARM, OCT_START, OCT_END, catalog=CATALOG
+            )
             pages = [
                 page
                 async for page in reporting.iter_operations(
