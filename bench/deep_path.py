@@ -55,11 +55,11 @@ from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.models import FarmProfileRow, FieldRow, OperationRow, SensorReadingRow  # noqa: E402
 from pipeline.classifier import Classifier  # noqa: E402
-from pipeline.crew.config import CrewSpec, load_crew  # noqa: E402
+from pipeline.crew.config import CrewSpec, Prompts  # noqa: E402
 from pipeline.crew.wiring import build_brains  # noqa: E402
-from pipeline.deep import DeepPath, DeepRequest  # noqa: E402
+from pipeline.deep import DeepPath  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
-from pipeline.types import CREW_NAMES, ClassifierContext, Incoming, Reply  # noqa: E402
+from pipeline.types import CREW_NAMES, ClassifierContext, DeepRequest, Incoming, Reply  # noqa: E402
 from tests.fakes.llm import ScriptedLLM  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "routing-dev.jsonl"
@@ -106,7 +106,14 @@ def _settings(url: str) -> Settings:
 
 def _pipeline(url: str, llm: ScriptedLLM, crew: CrewSpec, *, old: bool) -> Pipeline:
     pipeline = build_pipeline(_settings(url))
-    brains = build_brains(pipeline.catalog, pipeline.journal, pipeline.memory, llm=llm, crew=crew)
+    brains = build_brains(
+        pipeline.catalog,
+        pipeline.journal,
+        pipeline.memory,
+        llm=llm,
+        crew=crew,
+        prompts=Prompts.load(),
+    )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
     pipeline.responder = brains.responder
     pipeline._clock = lambda: NOW  # the seeded journal is around this date
@@ -173,7 +180,7 @@ async def _seed(pipeline: Pipeline, factory: async_sessionmaker[AsyncSession]) -
 async def _measure(
     url: str, latency_s: float, repeat: int
 ) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, int]]]:
-    spec = load_crew()
+    spec = CrewSpec.load()
     old_spec = replace(spec, limits=replace(spec.limits, max_parallel_agents=1, reflect=False))
     engine = create_engine(url)
     factory = create_session_factory(engine)

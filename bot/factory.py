@@ -24,7 +24,6 @@ from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
-from pipeline.classifier import Classifier
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -36,6 +35,7 @@ from pipeline.memory import build_memory_manager
 from pipeline.memory.manager import MemoryManager
 from pipeline.onboarding import OnboardingFlow
 from pipeline.platform_status import LlmHealth, PlatformStatus
+from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -66,8 +66,10 @@ def build_pipeline(
     catalog: Catalog | None = None,
     memory: MemoryManager | None = None,
     llm_health: LlmHealth | None = None,
+    rules: Rulebook | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
+    rules = rules or Rulebook.load()
     memory = memory or MemoryManager()
     journal = Journal(catalog, memory)
     stepan = settings.stepan
@@ -81,6 +83,8 @@ def build_pipeline(
         catalog,
         journal,
         memory,
+        crew=rules.crew,
+        prompts=rules.prompts,
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
         integrations=settings.integrations,
@@ -88,7 +92,7 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=Classifier.from_file(),
+        classifier=rules.classifier,
         memory=memory,
         responder=brains.responder,
         deep=brains.deep,

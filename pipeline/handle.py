@@ -17,14 +17,22 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pipeline import gate, reflection
-from pipeline.deep import DeepPath, DeepRequest
+from pipeline.deep import DeepPath
 from pipeline.farm.journal import CANCEL, EDIT, WRITE, Journal
 from pipeline.i18n import Catalog
 from pipeline.language import detect_language, language_from_telegram
 from pipeline.memory.manager import InteractionRecord, Loaded, MemoryManager
 from pipeline.profiles import STYLES, Style, classifier_context
 from pipeline.responder import LightRequest, LightResponder
-from pipeline.types import Button, ClassifierContext, DepthDecision, Incoming, Language, Reply
+from pipeline.types import (
+    Button,
+    ClassifierContext,
+    DeepRequest,
+    DepthDecision,
+    Incoming,
+    Language,
+    Reply,
+)
 
 logger = logging.getLogger(__name__)
 

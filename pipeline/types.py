@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    # Only for the annotations: pipeline.profiles imports this module.
+    from pipeline.profiles import FarmProfile, UserProfile
 
 Mode = Literal["light", "deep"]
 Language = Literal["uk", "en"]
@@ -84,3 +89,16 @@ class Reply:
     mode: Mode = "light"
     intent: str = ""
     crew: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class DeepRequest:
+    """Everything the deep path needs to answer one message (docs/deep-path.md)."""
+
+    incoming: Incoming
+    decision: DepthDecision
+    crew: tuple[str, ...]
+    profile: UserProfile
+    farm: FarmProfile
+    lang: Language
+    now: datetime

@@ -12,6 +12,7 @@ from datetime import date, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from pipeline.crew.contract import FarmOutline
 from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
@@ -57,6 +58,8 @@ class RunContext:
     farm: FarmProfile
     catalog: Catalog
     artifacts: Artifacts = field(default_factory=Artifacts)
+    #: The farm's shape as the crew's agents are told it (set by the crew's brief).
+    outline: FarmOutline = field(default_factory=FarmOutline)
     _dictionary: Dictionary | None = None
     _dictionary_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 

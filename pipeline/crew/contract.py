@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pipeline.crew.config import CrewSpec
-
-if TYPE_CHECKING:
-    from pipeline.deep import DeepRequest
+from pipeline.types import DeepRequest
 
 PrivacyLevel = Literal["public", "team", "confidential"]
 LANGUAGE_NAMES = {"uk": "Ukrainian", "en": "English"}

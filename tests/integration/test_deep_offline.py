@@ -13,8 +13,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
+from pipeline.crew.composer import ComposerParts
 from pipeline.crew.tools import FarmTools
-from pipeline.deep import ComposerDeepPath
+from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.types import Incoming, Reply
 from tests.fakes.llm import no_outbound_connections
@@ -161,7 +162,8 @@ async def farm(
 
 
 async def test_offline_pipeline_uses_the_composer(pipeline: Pipeline) -> None:
-    assert isinstance(pipeline.deep, ComposerDeepPath)
+    assert isinstance(pipeline.deep, DeepTemplate)
+    assert isinstance(pipeline.deep.producer, ComposerParts)
 
 
 async def test_greeting_never_touches_the_deep_path(
