@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, BinaryIO
 
-import xlsxwriter
-
 CellValue = str | int | float | date | datetime | None
 
 #: Characters XML 1.0 cannot carry at all; a farmer's pasted text may hold them.
@@ -70,6 +68,10 @@ class SheetWriter:
     """
 
     def __init__(self, buffer: BinaryIO) -> None:
+        # XlsxWriter takes a third of a second to import: only a report pays for it,
+        # not the bot's start-up (as matplotlib for charts).
+        import xlsxwriter
+
         self._book: Any = xlsxwriter.Workbook(
             buffer,
             {
