@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import struct
 from datetime import UTC, date, datetime, timedelta
@@ -13,7 +12,6 @@ from openpyxl.worksheet.worksheet import Worksheet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade
 from db.models import (
     CropRow,
     FarmProfileRow,
@@ -488,9 +486,8 @@ async def test_summary_of_an_empty_season(
 
 
 @pytest.mark.postgres
-async def test_sql_aggregates_on_postgres(postgres_url: str) -> None:
-    await asyncio.to_thread(upgrade, postgres_url)
-    engine = create_engine(postgres_url)
+async def test_sql_aggregates_on_postgres(migrated_postgres_url: str) -> None:
+    engine = create_engine(migrated_postgres_url)
     try:
         factory = create_session_factory(engine)
         await seed(factory)
