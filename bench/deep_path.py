@@ -55,10 +55,11 @@ from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.models import FarmProfileRow, FieldRow, OperationRow, SensorReadingRow  # noqa: E402
 from pipeline.classifier import Classifier  # noqa: E402
-from pipeline.crew.config import CrewSpec, Prompts  # noqa: E402
+from pipeline.crew.config import CrewSpec  # noqa: E402
 from pipeline.crew.wiring import build_brains  # noqa: E402
 from pipeline.deep import DeepPath  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
+from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.types import CREW_NAMES, ClassifierContext, DeepRequest, Incoming, Reply  # noqa: E402
 from tests.fakes.llm import ScriptedLLM  # noqa: E402
 
@@ -110,9 +111,8 @@ def _pipeline(url: str, llm: ScriptedLLM, crew: CrewSpec, *, old: bool) -> Pipel
         pipeline.catalog,
         pipeline.journal,
         pipeline.memory,
+        rules=replace(Rulebook.load(), crew=crew),
         llm=llm,
-        crew=crew,
-        prompts=Prompts.load(),
     )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
     pipeline.responder = brains.responder

@@ -14,7 +14,6 @@ from typing import Any
 import httpx
 
 from pipeline.crew.composer import Composer, ComposerParts
-from pipeline.crew.config import CrewSpec, Prompts
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import LlmClient, LlmHandle, LlmSettings
 from pipeline.crew.orchestrator import CrewParts
@@ -27,6 +26,7 @@ from pipeline.i18n import Catalog
 from pipeline.memory.manager import MemoryManager
 from pipeline.platform_status import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
 from pipeline.responder import LlmResponder
+from pipeline.rulebook import Rulebook
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +62,7 @@ def build_brains(
     journal: Journal,
     memory: MemoryManager,
     *,
-    crew: CrewSpec,
-    prompts: Prompts,
+    rules: Rulebook,
     llm: LlmSettings | Any | None = None,
     health: LlmHealth | None = None,
     integrations: Mapping[str, str] | None = None,
@@ -71,6 +70,7 @@ def build_brains(
     """The light responder and the deep path: one deep template, whose parts are
     composed from the tools (``llm`` None) or written by the crew (``llm`` is
     LlmSettings, built lazily, or a ready CrewAI BaseLLM)."""
+    crew, prompts = rules.crew, rules.prompts
     health = health or LlmHealth(configured=llm is not None)
     tools = FarmTools(platform_probe(memory, health, integrations or {}))
     composer = Composer(catalog, journal, tools)

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pipeline import gate
-from pipeline.crew.config import CrewSpec, Prompts
+from pipeline.crew.config import CrewSpec
 from pipeline.crew.context import RunContext
 from pipeline.crew.orchestrator import CrewParts
 from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
@@ -22,6 +22,7 @@ from pipeline.crew.wiring import build_brains
 from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.responder import LlmResponder
+from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
 from tests.integration.test_deep_offline import (
@@ -64,7 +65,7 @@ def crew_spec(**limits: Any) -> CrewSpec:
 
 
 @pytest.fixture
-def use_llm(pipeline: Pipeline) -> Iterator[Callable[..., ScriptedLLM]]:
+def use_llm(pipeline: Pipeline, rules: Rulebook) -> Iterator[Callable[..., ScriptedLLM]]:
     """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
     made: list[ScriptedLLM] = []
 
@@ -75,9 +76,8 @@ def use_llm(pipeline: Pipeline) -> Iterator[Callable[..., ScriptedLLM]]:
             pipeline.catalog,
             pipeline.journal,
             pipeline.memory,
+            rules=replace(rules, crew=crew or crew_spec()),
             llm=fake,
-            crew=crew or crew_spec(),
-            prompts=Prompts.load(),
         )
         pipeline.deep = brains.deep
         pipeline.responder = brains.responder
