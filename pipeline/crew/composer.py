@@ -20,8 +20,8 @@ from db.repositories import farm as farm_repo
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools import FarmTools, ToolResult
 from pipeline.crew.words import field_in_text
+from pipeline.farm.dates import find_period
 from pipeline.farm.journal import Journal
-from pipeline.farm.periods import find_period
 from pipeline.i18n import Catalog
 from pipeline.types import Reply
 
@@ -115,6 +115,7 @@ class Composer:
             profile=request.profile,
             farm=request.farm,
             catalog=self._catalog,
+            vocabulary=self._journal.vocabulary,
         )
         if ctx_card is not None:
             ctx.artifacts.card_text = ctx_card.text
@@ -157,7 +158,7 @@ class Composer:
         field_id = entry.canonical_id if entry is not None else ""
         sensor = words.sensor_type(text) or ""
         if words.wants_chart(text):
-            period = find_period(text, ctx.today)
+            period = find_period(text, ctx.today, self._tools.dates)
             days = 7
             if period is not None:
                 days = max(1, min(MAX_CHART_DAYS, (ctx.today - period.start).days + 1))

@@ -4,7 +4,6 @@ a chart or not, which advice topic. The words are data (``rules/compose.toml``,
 
 from __future__ import annotations
 
-import functools
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -101,32 +100,32 @@ class Words:
             month = (month + 5) % 12 + 1
         return self.season_by_month[month]
 
+    @classmethod
+    def load(cls, compose: Path = COMPOSE_FILE, advice: Path = ADVICE_FILE) -> Words:
+        """Read both files (each call reads them again: ``bot/factory.py`` loads once)."""
+        raw = _load(compose)
+        topics_raw = _load(advice)["topics"]
+        season: dict[int, Phase] = {}
+        for month, phase in raw["season"]["north"].items():
+            if phase not in PHASES:
+                raise ValueError(f"compose.toml: unknown season phase {phase!r}")
+            season[int(month)] = phase
+        if sorted(season) != list(range(1, 13)):
+            raise ValueError("compose.toml: [season.north] must name all twelve months")
+        topics = {name: AdviceTopic(name, spec.get("sensor")) for name, spec in topics_raw.items()}
+        return cls(
+            chart=PhraseMatcher({"chart": raw["chart"]["phrases"]}),
+            sensors=PhraseMatcher(raw["sensors"]),
+            advice=PhraseMatcher({name: spec["terms"] for name, spec in topics_raw.items()}),
+            advice_topics=topics,
+            season_by_month=season,
+            planning_days=int(raw["planning"]["days_ahead"]),
+        )
+
 
 def _load(path: Path) -> Mapping[str, Any]:
     with path.open("rb") as handle:
         return tomllib.load(handle)
-
-
-@functools.cache
-def load_words(compose: Path = COMPOSE_FILE, advice: Path = ADVICE_FILE) -> Words:
-    raw = _load(compose)
-    topics_raw = _load(advice)["topics"]
-    season: dict[int, Phase] = {}
-    for month, phase in raw["season"]["north"].items():
-        if phase not in PHASES:
-            raise ValueError(f"compose.toml: unknown season phase {phase!r}")
-        season[int(month)] = phase
-    if sorted(season) != list(range(1, 13)):
-        raise ValueError("compose.toml: [season.north] must name all twelve months")
-    topics = {name: AdviceTopic(name, spec.get("sensor")) for name, spec in topics_raw.items()}
-    return Words(
-        chart=PhraseMatcher({"chart": raw["chart"]["phrases"]}),
-        sensors=PhraseMatcher(raw["sensors"]),
-        advice=PhraseMatcher({name: spec["terms"] for name, spec in topics_raw.items()}),
-        advice_topics=topics,
-        season_by_month=season,
-        planning_days=int(raw["planning"]["days_ahead"]),
-    )
 
 
 def field_in_text(text: str, dictionary: Dictionary) -> DictionaryEntry | None:
