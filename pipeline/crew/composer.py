@@ -23,6 +23,7 @@ from pipeline.crew.words import field_in_text
 from pipeline.farm.dates import find_period
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.types import Reply
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def intents_of(request: DeepRequest) -> frozenset[str]:
 def wants_card(request: DeepRequest) -> bool:
     """A recorded operation gets a consent card (as the journal always did)."""
     intents = intents_of(request)
-    return "recording" in intents or ("multi_ops" in intents and "ops" in request.crew)
+    return Intent.RECORDING in intents or (Intent.MULTI_OPS in intents and "ops" in request.crew)
 
 
 class Composer:
@@ -129,7 +130,7 @@ class Composer:
         text = request.incoming.text
         words = self._tools.words
         if agent == "ops":
-            if intents & {"planning", "multi_ops", "general", "unknown"}:
+            if intents & {Intent.PLANNING, Intent.MULTI_OPS, Intent.GENERAL, Intent.UNKNOWN}:
                 return [ToolCall("planned_operations", {"days": words.planning_days})]
             return []
         if agent == "iot":
@@ -140,11 +141,11 @@ class Composer:
             return [ToolCall("operations_report", {"period": text})]
         if agent == "sustainability":
             calls: list[ToolCall] = []
-            if "analysis" in intents:
+            if Intent.ANALYSIS in intents:
                 calls.append(ToolCall("plan_vs_fact", {"period": text}))
-            if "summary" in intents:
+            if Intent.SUMMARY in intents:
                 calls.append(ToolCall("season_summary", {"period": text}))
-            if intents & {"planning", "multi_ops"}:
+            if intents & {Intent.PLANNING, Intent.MULTI_OPS}:
                 calls.append(ToolCall("season_hints"))
             return calls or [ToolCall("season_summary", {"period": text})]
         return []
@@ -165,9 +166,9 @@ class Composer:
             args = {"sensor_type": sensor or "soil_moisture", "days": days, "field": field_id}
             return [ToolCall("sensor_chart", args)]
         readings = ToolCall("latest_readings", {"field": field_id, "sensor_type": sensor})
-        if "iot_alert" in intents:
+        if Intent.IOT_ALERT in intents:
             return [ToolCall("open_alerts"), readings]
-        if "planning" in intents and "iot" not in intents:
+        if Intent.PLANNING in intents and Intent.IOT not in intents:
             return [ToolCall("open_alerts")]
         return [readings]
 
@@ -211,7 +212,7 @@ class Composer:
         """What Stepan knows himself: advice, or why there are no sensor data."""
         intents = intents_of(request)
         try:
-            if "decision" in intents:
+            if Intent.DECISION in intents:
                 ctx.artifacts.tools_run.append(("stepan", "advice"))
                 return (await self._tools.run("advice", ctx, {})).text
         except Exception:
@@ -219,7 +220,7 @@ class Composer:
             return None
         if request.crew or ctx.artifacts.card_text is not None:
             return None
-        if intents & {"iot", "iot_alert"}:
+        if intents & {Intent.IOT, Intent.IOT_ALERT}:
             return ctx.text_of("compose.no_iot")
         # Nothing to say of his own: ``finish`` falls back to asking what is needed.
         return None

@@ -15,6 +15,7 @@ from db.repositories import farm as repo
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
 from pipeline.farm.parsing import OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
@@ -119,7 +120,9 @@ class Journal:
         if pending_count is not None:
             # Through the memory layer, so the cache and the memory-service follow.
             await self._farms.update_farm(session, user_id, dict_pending_count=pending_count)
-        return Reply(self.card(payload, lang), self._buttons(draft_id, lang), intent="recording")
+        return Reply(
+            self.card(payload, lang), self._buttons(draft_id, lang), intent=Intent.RECORDING
+        )
 
     async def decide(
         self, session: AsyncSession, *, user_id: str, action: str, lang: Language
