@@ -69,5 +69,5 @@ class Rulebook:
             dates=date_words,
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
             operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
-            words=Words.load(compose, advice),
+            words=Words.load(thresholds, compose, advice),
         )
