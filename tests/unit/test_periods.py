@@ -165,3 +165,20 @@ def test_december_and_january_edges() -> None:
     assert find_period("за грудень", date(2025, 12, 31), WORDS) == Period(
         date(2025, 12, 1), date(2025, 12, 31), "month"
     )
+
+
+@pytest.mark.parametrize("text", ["finished harvesting field 2, 5.8 t/ha", "pH 6.5", "qwen2.5:7b"])
+def test_a_decimal_number_is_not_a_date(text: str) -> None:
+    """Without a year a month after a dot has two digits, as in the operation parser."""
+    assert find_period(text, TODAY, WORDS) is None
+
+
+def test_slashes_that_cannot_be_day_first_are_month_first() -> None:
+    # "05/10" is the 5th of October (still ahead in May, so last year's) ...
+    assert find_period("spraying on 05/10", TODAY, WORDS) == Period(
+        date(2024, 10, 5), date(2024, 10, 5), "day"
+    )
+    # ... "05/13" cannot be day first: the 13th of May.
+    assert find_period("spraying on 05/13", TODAY, WORDS) == Period(
+        date(2025, 5, 13), date(2025, 5, 13), "day"
+    )
