@@ -11,8 +11,8 @@ prepositions and generic nouns ("поле", "field", "ділянка") are dropp
 are kept as numbers (an ordinal word counts as its number next to a field noun),
 and the remaining words are compared stem by stem. Two stems match when equal,
 when they differ only by a Ukrainian consonant alternation at the end ("Гірка" /
-"на Гірці"), by a letter or two the stemmer left at the end, or, from 5 letters,
-by one typo.
+"на Гірці"), by a letter or two the stemmer left at the end, or by one typo from
+the grammar's ``fuzzy_min_len`` letters (:mod:`pipeline.grammar`).
 
 The vocabulary for this (stopwords, generic nouns, ordinals) lives in
 ``pipeline/rules/operations.toml`` under ``[names]``, in the term syntax of
@@ -54,8 +54,6 @@ OPERATIONS_RULES = _RULES_DIR / "operations.toml"
 #: Crops every farm shares.
 CROPS_RULES = _RULES_DIR / "crops.toml"
 
-#: A single-letter typo in a name is trusted from this stem length on.
-_NAME_FUZZY_MIN = 5
 #: Stems that differ by trailing letters the stemmer left ("озим"/"озимо") match from
 #: this length, one more letter for each extra one ("картоф"/"картофел"), up to a max.
 _NAME_TRAILING_MIN = 4
@@ -89,6 +87,9 @@ class NameRules:
     ordinal_suffixes: TermSet
     ordinals: TermSet
     max_name_words: int = 4
+    #: A name's stem tolerates one typo from this many letters, whatever its script
+    #: (the grammar's ``fuzzy_min_len``: names are compared stem to stem).
+    fuzzy_min_len: int = 5
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = OPERATIONS_RULES) -> NameRules:
@@ -112,6 +113,7 @@ class NameRules:
             ),
             ordinals=TermSet.labelled(ordinals, grammar),
             max_name_words=int(raw.get("settings", {}).get("max_name_words", 4)),
+            fuzzy_min_len=grammar.fuzzy_min_len,
         )
 
     def is_generic(self, kind: str, token: str) -> bool:
@@ -159,7 +161,7 @@ def name_stem(token: str) -> str:
     return result
 
 
-def _stems_match(said: str, known: str) -> bool:
+def _stems_match(said: str, known: str, fuzzy_min_len: int) -> bool:
     """Two name stems that are the same word, inflected or with one typo."""
     if said == known:
         return True
@@ -177,12 +179,12 @@ def _stems_match(said: str, known: str) -> bool:
         longer, short = (said, known) if len(said) > len(known) else (known, said)
         if longer.startswith(short):
             return True
-    return len(known) >= _NAME_FUZZY_MIN and within_one_edit(said, known)
+    return len(known) >= fuzzy_min_len and within_one_edit(said, known)
 
 
-def _cores_match(said: tuple[str, ...], known: tuple[str, ...]) -> bool:
+def _cores_match(said: tuple[str, ...], known: tuple[str, ...], fuzzy_min_len: int) -> bool:
     return len(said) == len(known) and all(
-        _stems_match(a, b) for a, b in zip(said, known, strict=True)
+        _stems_match(a, b, fuzzy_min_len) for a, b in zip(said, known, strict=True)
     )
 
 
@@ -283,7 +285,8 @@ class Dictionary:
         exact = index.exact.get(core)
         if exact or not fuzzy:
             return _best(exact or ())
-        return _best([key for key in index.keys if _cores_match(core, key.core)])
+        typo = self._rules.fuzzy_min_len
+        return _best([key for key in index.keys if _cores_match(core, key.core, typo)])
 
     # ------------------------------------------------------------------ building
 
