@@ -24,7 +24,6 @@ from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
-from pipeline.classifier import Classifier
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -93,7 +92,7 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=Classifier(rules.classifier, rules.grammar),
+        classifier=rules.classifier,
         memory=memory,
         responder=brains.responder,
         deep=brains.deep,

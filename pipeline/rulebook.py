@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules
+from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
 from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
 from pipeline.farm.dates import DEFAULT_DATES, DateWords
 from pipeline.farm.dictionary import (
@@ -33,7 +33,8 @@ __all__ = ["Rulebook"]
 @dataclass(frozen=True, slots=True)
 class Rulebook:
     grammar: Grammar
-    classifier: ClassifierRules
+    #: Built once: its rules are checked against the Intent enum as it loads.
+    classifier: Classifier
     dates: DateWords
     vocabulary: Vocabulary
     operations: OperationRules
@@ -65,7 +66,7 @@ class Rulebook:
         names = NameRules.from_rules(raw_operations, thresholds)
         return cls(
             grammar=thresholds,
-            classifier=ClassifierRules.load(classifier),
+            classifier=Classifier(ClassifierRules.load(classifier), thresholds),
             dates=date_words,
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
             operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),

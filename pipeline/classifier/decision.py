@@ -93,6 +93,10 @@ class Classifier:
         )
 
     @property
+    def rules(self) -> ClassifierRules:
+        return self._rules
+
+    @property
     def intents(self) -> Mapping[Intent, IntentSpec]:
         return self._intents
 

@@ -112,9 +112,9 @@ def test_every_reader_takes_the_grammar_it_is_given() -> None:
     """A classifier and a parser with other thresholds, built without monkeypatching."""
     rules = Rulebook.load()
     typo = "привит"  # "привіт*" with one typo inside
-    normal = Classifier(rules.classifier, rules.grammar)
+    normal = rules.classifier
     strict_grammar = replace(rules.grammar, fuzzy_min_prefix_len=99)
-    strict = Classifier(rules.classifier, strict_grammar)
+    strict = Classifier(rules.classifier.rules, strict_grammar)
     assert normal.classify(typo, ClassifierContext()).intent == "greeting"
     assert strict.classify(typo, ClassifierContext()).intent != "greeting"
     raw = tomllib.loads((REPO / "pipeline/rules/dates.toml").read_text("utf-8"))
