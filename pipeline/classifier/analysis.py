@@ -94,6 +94,8 @@ class Matcher:
         # stale; the dict is emptied when it reaches its bound.
         self._token_cache: dict[str, Hits] = {}
         self._token_cache_size = token_cache_size
+        # Bundle id -> its hits; bundles live as long as the index, so ids stay valid.
+        self._single: dict[int, Hits] = {}
 
     def analyse(self, norm: NormalizedText) -> Analysis:
         tokens = norm.tokens
@@ -133,7 +135,13 @@ class Matcher:
         if cached is not None:
             return cached
         found = self._index.lookup(token)
-        if found:
+        if len(found) == 1:
+            # Most words hit one pattern: its merged hits are built once, not per word.
+            bundle = found[0]
+            hits = self._single.get(id(bundle)) or self._single.setdefault(
+                id(bundle), hits_of(found, False)
+            )
+        elif found:
             hits = hits_of(found, False)
         else:
             fuzzy = self._index.lookup_fuzzy(token)
