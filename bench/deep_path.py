@@ -106,12 +106,13 @@ def _settings(url: str) -> Settings:
 
 
 def _pipeline(url: str, llm: ScriptedLLM, crew: CrewSpec, *, old: bool) -> Pipeline:
-    pipeline = build_pipeline(_settings(url))
+    rules = Rulebook.load()
+    pipeline = build_pipeline(_settings(url), rules=rules)
     brains = build_brains(
         pipeline.catalog,
         pipeline.journal,
         pipeline.memory,
-        rules=replace(Rulebook.load(), crew=crew),
+        rules=replace(rules, crew=crew),
         llm=llm,
     )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep

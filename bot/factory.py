@@ -69,9 +69,10 @@ def build_pipeline(
     rules: Rulebook | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
-    rules = rules or Rulebook.load()
     memory = memory or MemoryManager()
-    journal = Journal(catalog, memory)
+    # Every rules file is read here, once, and handed to who uses it.
+    rules = rules or Rulebook.load()
+    journal = Journal(catalog, memory, parser=rules.parser(), vocabulary=rules.vocabulary)
     stepan = settings.stepan
     llm = None
     if settings.llm_configured and stepan.llm_model:
@@ -99,13 +100,14 @@ def build_pipeline(
     )
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
+    rules = rules or Rulebook.load()
     engine = create_engine(settings.stepan.database_url)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
     memory = build_memory_manager(str(url) if url else None, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
-    pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health)
+    pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health, rules=rules)
     session_factory = create_session_factory(engine)
     return Core(
         settings=settings,
@@ -113,7 +115,7 @@ def build_core(settings: Settings) -> Core:
         session_factory=session_factory,
         http=http,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, memory),
+        onboarding=OnboardingFlow(pipeline.catalog, memory, rules.vocabulary.shared()),
         llm_health=llm_health,
         platform=PlatformStatus(
             session_factory=session_factory,

@@ -3,8 +3,9 @@ database), settings, the pipeline. No test needs a token, the internet or an LLM
 
 Speed without sharing state: the schema is migrated once per session into a
 template (a SQLite file, a PostgreSQL template database) and every test gets its own
-copy; the catalog and the rules (classifier, crew, prompts) are immutable, so they
-are loaded once per session and handed to every pipeline a test builds."""
+copy; the catalog and the rulebook (classifier, vocabularies, crew, prompts) are
+immutable, so they are loaded once per session and handed to every pipeline a test
+builds."""
 
 from __future__ import annotations
 
@@ -159,14 +160,15 @@ def catalog() -> Catalog:
     return Catalog.load()
 
 
+@pytest.fixture(scope="session")
+def rules() -> Rulebook:
+    """Every rules file, read once per test session (as the factory reads them once)."""
+    return Rulebook.load()
+
+
 @pytest.fixture
 def settings(sqlite_url: str) -> Settings:
     return make_settings(sqlite_url)
-
-
-@pytest.fixture(scope="session")
-def rules() -> Rulebook:
-    return Rulebook.load()
 
 
 @pytest.fixture

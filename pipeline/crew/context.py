@@ -13,7 +13,7 @@ from datetime import date, datetime
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pipeline.crew.contract import FarmOutline
-from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, Style, UserProfile
@@ -57,6 +57,8 @@ class RunContext:
     profile: UserProfile
     farm: FarmProfile
     catalog: Catalog
+    #: Builds the farm's dictionary (name rules and shared crops, loaded once).
+    vocabulary: Vocabulary
     artifacts: Artifacts = field(default_factory=Artifacts)
     #: The farm's shape as the crew's agents are told it (set by the crew's brief).
     outline: FarmOutline = field(default_factory=FarmOutline)
@@ -83,9 +85,11 @@ class RunContext:
         async with self._dictionary_lock:
             if self._dictionary is None:
                 if self.farm_id is None:
-                    self._dictionary = Dictionary.with_shared_crops()
+                    self._dictionary = self.vocabulary.shared()
                 else:
                     async with self.sessions() as session:
-                        self._dictionary = await farm_dictionary(session, self.farm_id)
+                        self._dictionary = await farm_dictionary(
+                            session, self.farm_id, self.vocabulary
+                        )
                         await session.commit()
             return self._dictionary

@@ -72,7 +72,12 @@ def build_brains(
     LlmSettings, built lazily, or a ready CrewAI BaseLLM)."""
     crew, prompts = rules.crew, rules.prompts
     health = health or LlmHealth(configured=llm is not None)
-    tools = FarmTools(platform_probe(memory, health, integrations or {}))
+    tools = FarmTools(
+        platform_probe(memory, health, integrations or {}),
+        words=rules.words,
+        dates=rules.dates,
+        units=rules.units,
+    )
     composer = Composer(catalog, journal, tools)
     max_parallel = crew.limits.max_parallel_agents
     if llm is None:
