@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 
+from bot.commands import help_list
 from pipeline.i18n import Catalog
 from tests.e2e.conftest import BotProcess, StartBot
 from tests.fakes.bot_api import FakeBotAPI, SentCall
@@ -110,7 +111,9 @@ async def test_start_and_help(
 
     api.push_message(user, "/help", first_name="Марія")
     help_reply = await _reply(api, user, 2)
-    assert help_reply.params["text"] == catalog.text("uk", "light.help")
+    # The help text, then the commands a farmer may use (the registry's list).
+    commands = help_list(catalog, "uk", operator=False)
+    assert help_reply.params["text"] == f"{catalog.text('uk', 'light.help')}\n\n{commands}"
 
     # The command menu was set for both languages at start-up.
     assert {c["command"] for c in api.commands()} >= {"start", "help"}

@@ -222,7 +222,7 @@ async def test_status_lists_jobs(harness: Harness) -> None:
 
 
 async def test_operator_commands_registered_in_their_scope(harness: Harness) -> None:
-    from bot.app import set_commands
+    from bot.commands import set_commands
 
     await set_commands(harness.bot, harness.core.pipeline.catalog, frozenset({OPERATOR}))
     default = {c["command"] for c in harness.api.commands()}
