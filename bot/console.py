@@ -14,6 +14,7 @@ from bot.config import Settings
 from bot.factory import Core, build_core
 from bot.middlewares.trace import new_trace_id
 from db.migrate import upgrade_async
+from pipeline.actions import Action, OnboardingAction, OnboardingChoice
 from pipeline.handle import message_language
 from pipeline.onboarding import Step
 from pipeline.types import Button, Incoming, Reply
@@ -60,9 +61,9 @@ class ConsoleSession:
         lang = message_language(incoming)
         async with self.core.session_factory() as session:
             action = self._pressed(text)
-            if action == "onboarding:start":
+            if action == OnboardingAction(OnboardingChoice.START):
                 turn = flow.start(lang)
-            elif self.step is not None and action is not None:
+            elif self.step is not None and isinstance(action, OnboardingAction):
                 turn = await flow.answer_button(session, incoming.user_id, self.step, action, lang)
             elif self.step is not None and not text.startswith(("/", "#")):
                 turn = await flow.answer_text(session, incoming.user_id, self.step, text, lang)
@@ -73,7 +74,7 @@ class ConsoleSession:
         self.step = turn.step
         return Reply(turn.text, turn.buttons)
 
-    def _pressed(self, text: str) -> str | None:
+    def _pressed(self, text: str) -> Action | None:
         number = text[1:]
         if text.startswith("#") and number.isdigit() and 0 < int(number) <= len(self.buttons):
             return self.buttons[int(number) - 1].action

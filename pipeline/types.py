@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # pipeline.actions needs pipeline.profiles, which imports this module
+    from pipeline.actions import Action
 
 Mode = Literal["light", "deep"]
 Language = Literal["uk", "en"]
@@ -59,10 +62,10 @@ class Incoming:
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """An inline button: the label and an opaque action the channel routes back."""
+    """An inline button: the label and the typed action the channel routes back."""
 
     text: str
-    action: str
+    action: Action
 
 
 @dataclass(frozen=True, slots=True)
