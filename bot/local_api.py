@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import functools
 import itertools
-import mimetypes
-import re
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from bot.local_files import SEND_FILE_METHODS, FileStore, StoredFile, Upload, image_size
 from bot.telegram_rules import (
     MAX_CAPTION,
     MAX_TEXT,
@@ -33,51 +31,6 @@ from bot.telegram_rules import (
 )
 
 JsonDict = dict[str, Any]
-
-#: Sent files, by method: (parameter and message field, file_id prefix, storage folder).
-SEND_FILE_METHODS = {
-    "sendDocument": ("document", "BQACAgIAAxkBAAI", "documents"),
-    "sendPhoto": ("photo", "AgACAgIAAxkBAAI", "photos"),
-}
-_PNG = b"\x89PNG\r\n\x1a\n"
-
-
-@dataclass(slots=True)
-class Upload:
-    """A file part of a request."""
-
-    filename: str
-    data: bytes
-    content_type: str | None = None
-
-
-@dataclass(slots=True)
-class StoredFile:
-    """A file known to the API: sent by the bot or by a user."""
-
-    file_id: str
-    file_unique_id: str
-    file_path: str
-    data: bytes
-    file_name: str | None = None
-    mime_type: str | None = None
-
-    def as_dict(self, *, with_path: bool = False) -> JsonDict:
-        out: JsonDict = {
-            "file_id": self.file_id,
-            "file_unique_id": self.file_unique_id,
-            "file_size": len(self.data),
-        }
-        if with_path:
-            out["file_path"] = self.file_path
-        return out
-
-
-def image_size(data: bytes) -> tuple[int, int] | None:
-    """Width and height of a PNG image (the charts Stepan draws), if it is one."""
-    if data[:8] == _PNG and len(data) >= 24:
-        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    return None
 
 
 class LocalTelegram:
@@ -100,9 +53,7 @@ class LocalTelegram:
         self._messages: dict[tuple[int, int], JsonDict] = {}
         self._open_callbacks: set[str] = set()
         self._callback_ids = itertools.count(1)
-        self._file_seq = itertools.count(1)
-        self._files_by_id: dict[str, StoredFile] = {}
-        self._files_by_path: dict[str, StoredFile] = {}
+        self._files = FileStore()
         self._commands: dict[str, list[JsonDict]] = {}
         #: Every file the bot sent, in order.
         self.files: list[StoredFile] = []
@@ -121,6 +72,11 @@ class LocalTelegram:
 
     # ------------------------------------------------------------------ the bot's calls
 
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The Bot API methods answered, as Telegram names them."""
+        return tuple(self._methods)
+
     def call(self, token: str, method: str, params: JsonDict, uploads: dict[str, Upload]) -> Any:
         """Answer one Bot API call (``method`` as Telegram names it, e.g. "sendMessage";
         ``uploads`` by parameter name). Raises ApiError as Telegram would refuse it."""
@@ -130,13 +86,7 @@ class LocalTelegram:
         return handler(token, params, uploads)
 
     def _get_me(self, token: str, params: JsonDict, uploads: dict[str, Upload]) -> JsonDict:
-        return self.bot_user(token) | {
-            "can_join_groups": True,
-            "can_read_all_group_messages": False,
-            "supports_inline_queries": False,
-            "can_connect_to_business": False,
-            "has_main_web_app": False,
-        }
+        return self.bot_user(token) | {"can_join_groups": False, "supports_inline_queries": False}
 
     def _send_message(self, token: str, params: JsonDict, uploads: dict[str, Upload]) -> JsonDict:
         chat_id = _require_chat(params)
@@ -202,17 +152,16 @@ class LocalTelegram:
         chat_id = _require_chat(params)
         caption = self._visible(params, "caption", MAX_CAPTION)
         upload, ref = uploads.get(param), params.get(param)
+        stored = self._files.by_id(ref) if isinstance(ref, str) else None  # a re-send by id
         if upload is not None:
             content_type = upload.content_type
             if content_type == "application/octet-stream":
                 content_type = None
-            stored = self.register_file(
+            stored = self._files.register(
                 upload.data, kind=kind, file_name=upload.filename, mime_type=content_type
             )
             self.files.append(stored)
-        elif isinstance(ref, str) and ref in self._files_by_id:
-            stored = self._files_by_id[ref]
-        else:
+        if stored is None:
             raise bad_request(f"there is no {param} in the request")
         fields: JsonDict = {}
         if param == "photo":
@@ -230,7 +179,7 @@ class LocalTelegram:
         return self._bot_message(token, chat_id, params, fields)
 
     def _get_file(self, token: str, params: JsonDict, uploads: dict[str, Upload]) -> JsonDict:
-        stored = self._files_by_id.get(str(params.get("file_id") or ""))
+        stored = self._files.by_id(str(params.get("file_id") or ""))
         if stored is None:
             raise bad_request("invalid file_id")
         return stored.as_dict(with_path=True)
@@ -325,28 +274,8 @@ class LocalTelegram:
         file_name: str | None = None,
         mime_type: str | None = None,
     ) -> StoredFile:
-        """Make ``data`` known to getFile and downloads; returns its metadata."""
-        seq = next(self._file_seq)
-        prefix = next(
-            (p for _, p, folder in SEND_FILE_METHODS.values() if folder == kind),
-            "CAACAgIAAxkBAAI",
-        )
-        if mime_type is None and file_name:
-            mime_type = mimetypes.guess_type(file_name)[0]
-        ext = (mimetypes.guess_extension(mime_type) if mime_type else None) or ".bin"
-        if file_name and "." in file_name:
-            ext = file_name[file_name.rfind(".") :]
-        stored = StoredFile(
-            file_id=f"{prefix}{seq:06d}{secrets.token_urlsafe(12)}",
-            file_unique_id=f"AgAD{seq:06d}",
-            file_path=f"{kind}/file_{seq}{ext}",
-            data=data,
-            file_name=file_name,
-            mime_type=mime_type,
-        )
-        self._files_by_id[stored.file_id] = stored
-        self._files_by_path[stored.file_path] = stored
-        return stored
+        """Make ``data`` known to getFile and downloads (a file a user sends)."""
+        return self._files.register(data, kind=kind, file_name=file_name, mime_type=mime_type)
 
     # ------------------------------------------------------------------ inspection
 
@@ -355,7 +284,7 @@ class LocalTelegram:
         return self._messages.get((chat_id, message_id))
 
     def file_at(self, file_path: str) -> StoredFile | None:
-        return self._files_by_path.get(file_path)
+        return self._files.at(file_path)
 
     def commands(self, *, scope_type: str = "default", language_code: str = "") -> list[JsonDict]:
         """The menu set by setMyCommands for a scope type and language."""
@@ -444,12 +373,3 @@ def _commands_key(params: JsonDict) -> str:
     scope = params.get("scope")
     scope_type = scope.get("type", "default") if isinstance(scope, dict) else "default"
     return f"{scope_type}:{params.get('language_code') or ''}"
-
-
-_FILE_URL = re.compile(r"/file/bot[^/]+/(?P<path>.+)$")
-
-
-def file_path_of(url: str) -> str | None:
-    """The file path in a Bot API download URL (``.../file/bot<token>/<path>``)."""
-    match = _FILE_URL.search(url)
-    return match.group("path") if match else None

@@ -22,7 +22,8 @@ from aiogram.methods import TelegramMethod
 from aiogram.methods.base import TelegramType
 from aiogram.types import InputFile, Update
 
-from bot.local_api import JsonDict, LocalTelegram, Upload, file_path_of
+from bot.local_api import JsonDict, LocalTelegram
+from bot.local_files import Upload, file_path_of
 from bot.telegram_rules import ApiError
 
 ATTACH = "attach://"
