@@ -89,6 +89,9 @@ class LocalBotSession(BaseSession):
                 data = b"".join([chunk async for chunk in input_file.read(bot)])
                 uploads[key] = Upload(input_file.filename or key, data)
                 params[key] = f"{ATTACH}{key}"
+        # As on the wire: JSON values only (a str enum such as a scope type becomes its
+        # value, as json.dumps makes it over HTTP).
+        params = self.json_loads(self.json_dumps(params))
         call = ApiCall(method.__api_method__, params, uploads)
         try:
             call.result = self.telegram.call(bot.token, call.method, params, uploads)
