@@ -23,16 +23,16 @@ from bot.factory import Core, build_core, build_dispatcher
 from bot.local_session import ApiCall, LocalBot
 from db.migrate import upgrade_async
 from pipeline.language import language_from_telegram
+from pipeline.types import CONSOLE_USER_IDS_FROM
 
-#: Console users get ids above any Telegram user id (those are below 2**52), so a
-#: console user never shares a profile with a real one in the same database.
-CONSOLE_ID_BASE = 10**15
 DEFAULT_FILES_DIR = Path("data/chat-files")
 
 
 def console_user_id(name: str) -> int:
-    """A stable id for a console user name (the same profile every session)."""
-    return CONSOLE_ID_BASE + zlib.crc32(name.encode())
+    """A stable id for a console user name (the same profile every session), above any
+    Telegram user id: a console user never shares a profile with a real one, and
+    alerts never try to reach them in Telegram."""
+    return CONSOLE_USER_IDS_FROM + zlib.crc32(name.encode())
 
 
 def as_operator(settings: Settings, user_id: int) -> Settings:

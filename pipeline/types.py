@@ -11,6 +11,10 @@ if TYPE_CHECKING:  # pipeline.actions needs pipeline.profiles, which imports thi
 Mode = Literal["light", "deep"]
 Language = Literal["uk", "en"]
 
+#: `stepan chat` users get Telegram-shaped ids from here up (Telegram's own user ids
+#: stay below 2**52): they share the bot's code path but have no Telegram chat.
+CONSOLE_USER_IDS_FROM = 10**15
+
 #: Every sub-agent the deep path knows, sorted by name (LABELS.md orders crews so).
 CREW_NAMES: tuple[str, ...] = ("iot", "ops", "platform", "spreadsheet", "sustainability")
 

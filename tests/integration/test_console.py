@@ -141,3 +141,12 @@ def test_cli_with_piped_input(tmp_path: Path) -> None:
     assert "Ви — petro" in result.stdout
     assert str(console_user_id("petro")) in result.stdout  # /whoami: a command, routed
     assert "Traceback" not in result.stderr
+
+
+def test_console_users_are_never_sent_alerts_in_telegram() -> None:
+    """A console user and a bot user may share the database (./data/stepan.db)."""
+    from pipeline.farm.alerts import telegram_chat
+
+    assert telegram_chat("tg:123456789") == 123456789
+    assert console_user_id("olena") == console_user_id("olena") != console_user_id("petro")
+    assert telegram_chat(f"tg:{console_user_id('olena')}") is None
