@@ -24,7 +24,6 @@ from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine, create_session_factory
-from pipeline.classifier import Classifier
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -36,6 +35,7 @@ from pipeline.memory import build_memory_manager
 from pipeline.memory.manager import MemoryManager
 from pipeline.onboarding import OnboardingFlow
 from pipeline.platform_status import LlmHealth, PlatformStatus
+from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -66,10 +66,13 @@ def build_pipeline(
     catalog: Catalog | None = None,
     memory: MemoryManager | None = None,
     llm_health: LlmHealth | None = None,
+    rules: Rulebook | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or MemoryManager()
-    journal = Journal(catalog, memory)
+    # Every rules file is read here, once, and handed to who uses it.
+    rules = rules or Rulebook.load()
+    journal = Journal(catalog, memory, parser=rules.parser(), vocabulary=rules.vocabulary)
     stepan = settings.stepan
     llm = None
     if settings.llm_configured and stepan.llm_model:
@@ -81,6 +84,7 @@ def build_pipeline(
         catalog,
         journal,
         memory,
+        rules=rules,
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
         integrations=settings.integrations,
@@ -88,7 +92,7 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=Classifier.from_file(),
+        classifier=rules.classifier,
         memory=memory,
         responder=brains.responder,
         deep=brains.deep,
@@ -96,13 +100,14 @@ def build_pipeline(
     )
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
+    rules = rules or Rulebook.load()
     engine = create_engine(settings.stepan.database_url)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
     memory = build_memory_manager(str(url) if url else None, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
-    pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health)
+    pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health, rules=rules)
     session_factory = create_session_factory(engine)
     return Core(
         settings=settings,
@@ -110,7 +115,7 @@ def build_core(settings: Settings) -> Core:
         session_factory=session_factory,
         http=http,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, memory),
+        onboarding=OnboardingFlow(pipeline.catalog, memory, rules.vocabulary.shared()),
         llm_health=llm_health,
         platform=PlatformStatus(
             session_factory=session_factory,

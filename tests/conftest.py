@@ -22,6 +22,7 @@ from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.rulebook import Rulebook  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -98,14 +99,20 @@ def catalog() -> Catalog:
     return Catalog.load()
 
 
+@pytest.fixture(scope="session")
+def rules() -> Rulebook:
+    """Every rules file, read once per test session (as the factory reads them once)."""
+    return Rulebook.load()
+
+
 @pytest.fixture
 def settings(sqlite_url: str) -> Settings:
     return make_settings(sqlite_url)
 
 
 @pytest.fixture
-def pipeline(settings: Settings, catalog: Catalog) -> Pipeline:
-    return build_pipeline(settings, catalog)
+def pipeline(settings: Settings, catalog: Catalog, rules: Rulebook) -> Pipeline:
+    return build_pipeline(settings, catalog, rules=rules)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from datetime import date, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, Style, UserProfile
@@ -56,6 +56,8 @@ class RunContext:
     profile: UserProfile
     farm: FarmProfile
     catalog: Catalog
+    #: Builds the farm's dictionary (name rules and shared crops, loaded once).
+    vocabulary: Vocabulary
     artifacts: Artifacts = field(default_factory=Artifacts)
     _dictionary: Dictionary | None = None
     _dictionary_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -80,9 +82,11 @@ class RunContext:
         async with self._dictionary_lock:
             if self._dictionary is None:
                 if self.farm_id is None:
-                    self._dictionary = Dictionary.with_shared_crops()
+                    self._dictionary = self.vocabulary.shared()
                 else:
                     async with self.sessions() as session:
-                        self._dictionary = await farm_dictionary(session, self.farm_id)
+                        self._dictionary = await farm_dictionary(
+                            session, self.farm_id, self.vocabulary
+                        )
                         await session.commit()
             return self._dictionary

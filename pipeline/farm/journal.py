@@ -13,9 +13,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
 from pipeline.actions import JournalAction, JournalVerb
-from pipeline.farm.dictionary import Dictionary, DictionaryEntry
-from pipeline.farm.parsing import ParsedOperation, parse_operation
+from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
+from pipeline.farm.parsing import OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
@@ -31,7 +32,9 @@ class Decision:
     written: int  # operations written by this decision
 
 
-async def farm_dictionary(session: AsyncSession, farm_id: str) -> Dictionary:
+async def farm_dictionary(
+    session: AsyncSession, farm_id: str, vocabulary: Vocabulary
+) -> Dictionary:
     """Everything the farm has named: its fields and crops, approved terms, shared crops."""
     entries: list[DictionaryEntry] = []
     for field in await repo.fields(session, farm_id):
@@ -42,7 +45,7 @@ async def farm_dictionary(session: AsyncSession, farm_id: str) -> Dictionary:
         entries.append(
             DictionaryEntry(term.kind, term.canonical_id, term.display, tuple(term.synonyms))  # type: ignore[arg-type]
         )
-    return Dictionary.with_shared_crops(entries)
+    return vocabulary.dictionary(entries)
 
 
 def _payload(
@@ -61,9 +64,18 @@ def _payload(
 
 
 class Journal:
-    def __init__(self, catalog: Catalog, farms: FarmEnsurer) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        farms: FarmEnsurer,
+        *,
+        parser: OperationParser,
+        vocabulary: Vocabulary,
+    ) -> None:
         self._catalog = catalog
         self._farms = farms
+        self._parser = parser
+        self.vocabulary = vocabulary
 
     async def propose(
         self,
@@ -84,8 +96,8 @@ class Journal:
             farm = await repo.farm_of(session, user_id)
         if farm is None:
             return None
-        dictionary = await farm_dictionary(session, farm.farm_id)
-        parsed = parse_operation(text, dictionary, today)
+        dictionary = await farm_dictionary(session, farm.farm_id, self.vocabulary)
+        parsed = self._parser.parse(text, dictionary, today)
         if parsed is None:
             await session.commit()
             return None
@@ -107,7 +119,9 @@ class Journal:
         if pending_count is not None:
             # Through the memory layer, so the cache and the memory-service follow.
             await self._farms.update_farm(session, user_id, dict_pending_count=pending_count)
-        return Reply(self.card(payload, lang), self._buttons(draft_id, lang), intent="recording")
+        return Reply(
+            self.card(payload, lang), self._buttons(draft_id, lang), intent=Intent.RECORDING
+        )
 
     async def decide(
         self, session: AsyncSession, *, user_id: str, action: JournalAction, lang: Language

@@ -22,6 +22,7 @@ from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
 from pipeline.crew.wiring import build_brains
 from pipeline.handle import Pipeline
 from pipeline.responder import LlmResponder
+from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
 from tests.integration.test_deep_offline import (
@@ -64,7 +65,7 @@ def crew_spec(**limits: Any) -> CrewSpec:
 
 
 @pytest.fixture
-def use_llm(pipeline: Pipeline) -> Iterator[Callable[..., ScriptedLLM]]:
+def use_llm(pipeline: Pipeline, rules: Rulebook) -> Iterator[Callable[..., ScriptedLLM]]:
     """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
     made: list[ScriptedLLM] = []
 
@@ -72,7 +73,12 @@ def use_llm(pipeline: Pipeline) -> Iterator[Callable[..., ScriptedLLM]]:
         fake = scripted(**llm)
         made.append(fake)
         brains = build_brains(
-            pipeline.catalog, pipeline.journal, pipeline.memory, llm=fake, crew=crew or crew_spec()
+            pipeline.catalog,
+            pipeline.journal,
+            pipeline.memory,
+            rules=rules,
+            llm=fake,
+            crew=crew or crew_spec(),
         )
         pipeline.deep = brains.deep
         pipeline.responder = brains.responder
