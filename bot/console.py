@@ -58,18 +58,17 @@ class ConsoleSession:
         incoming = self.incoming(text)
         pipeline, flow = self.core.pipeline, self.core.onboarding
         lang = message_language(incoming)
-        async with self.core.session_factory() as session:
-            action = self._pressed(text)
-            if action == "onboarding:start":
-                turn = flow.start(lang)
-            elif self.step is not None and action is not None:
-                turn = await flow.answer_button(session, incoming.user_id, self.step, action, lang)
-            elif self.step is not None and not text.startswith(("/", "#")):
-                turn = await flow.answer_text(session, incoming.user_id, self.step, text, lang)
-            elif action is not None:
-                return await pipeline.handle_action(action, incoming, session)
-            else:
-                return await pipeline.handle_message(incoming, session)
+        action = self._pressed(text)
+        if action == "onboarding:start":
+            turn = flow.start(lang)
+        elif self.step is not None and action is not None:
+            turn = await flow.answer_button(incoming.user_id, self.step, action, lang)
+        elif self.step is not None and not text.startswith(("/", "#")):
+            turn = await flow.answer_text(incoming.user_id, self.step, text, lang)
+        elif action is not None:
+            return await pipeline.handle_action(action, incoming)
+        else:
+            return await pipeline.handle_message(incoming)
         self.step = turn.step
         return Reply(turn.text, turn.buttons)
 

@@ -7,13 +7,13 @@ import logging
 from aiogram import Bot, F, Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._common import telegram_user_id, user_language
 from bot.keyboards.me import MeCD, forget_keyboard, me_keyboard
 from bot.render import edit_text
 from pipeline.cards import my_memory
-from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.profiles import STYLES
 
 logger = logging.getLogger(__name__)
@@ -22,11 +22,11 @@ router = Router(name=__name__)
 
 
 @router.message(Command("me"))
-async def on_me(message: Message, pipeline: Pipeline, session: AsyncSession) -> None:
+async def on_me(message: Message, profiles: ProfileLoader, catalog: Catalog) -> None:
     if message.from_user is None:
         return
-    lang, catalog = user_language(message.from_user), pipeline.catalog
-    loaded = await pipeline.memory.load(session, telegram_user_id(message.from_user))
+    lang = user_language(message.from_user)
+    loaded = await profiles.load(telegram_user_id(message.from_user))
     await message.answer(
         my_memory(loaded.profile, loaded.farm, catalog, lang),
         reply_markup=me_keyboard(catalog, lang),
@@ -34,8 +34,8 @@ async def on_me(message: Message, pipeline: Pipeline, session: AsyncSession) -> 
 
 
 @router.message(Command("forget"))
-async def on_forget(message: Message, pipeline: Pipeline) -> None:
-    lang, catalog = user_language(message.from_user), pipeline.catalog
+async def on_forget(message: Message, catalog: Catalog) -> None:
+    lang = user_language(message.from_user)
     await message.answer(
         catalog.text(lang, "me.forget_confirm"), reply_markup=forget_keyboard(catalog, lang)
     )
@@ -43,11 +43,11 @@ async def on_forget(message: Message, pipeline: Pipeline) -> None:
 
 @router.callback_query(MeCD.filter(F.action == "style"), MeCD.filter(F.value.in_(STYLES)))
 async def on_style(
-    query: CallbackQuery, callback_data: MeCD, pipeline: Pipeline, session: AsyncSession
+    query: CallbackQuery, callback_data: MeCD, profile_editor: ProfileEditor, catalog: Catalog
 ) -> None:
-    lang, catalog = user_language(query.from_user), pipeline.catalog
+    lang = user_language(query.from_user)
     user_id = telegram_user_id(query.from_user)
-    saved = await pipeline.memory.set_style(session, user_id, callback_data.value)  # type: ignore[arg-type]
+    saved = await profile_editor.set_style(user_id, callback_data.value)  # type: ignore[arg-type]
     adverb = catalog.text(lang, f"actions.adverb.{callback_data.value}")
     await query.answer(
         catalog.text(lang, "actions.style_set", style=adverb)
@@ -58,14 +58,18 @@ async def on_style(
 
 @router.callback_query(MeCD.filter(F.action.in_({"forget", "keep"})))
 async def on_forget_answer(
-    query: CallbackQuery, callback_data: MeCD, bot: Bot, pipeline: Pipeline, session: AsyncSession
+    query: CallbackQuery,
+    callback_data: MeCD,
+    bot: Bot,
+    profile_editor: ProfileEditor,
+    catalog: Catalog,
 ) -> None:
-    lang, catalog = user_language(query.from_user), pipeline.catalog
+    lang = user_language(query.from_user)
     await query.answer()
     if callback_data.action == "forget":
         # Only the presser's own data: the callback carries no user id to forge.
         try:
-            await pipeline.memory.forget(session, telegram_user_id(query.from_user))
+            await profile_editor.forget(telegram_user_id(query.from_user))
             text = catalog.text(lang, "me.forgotten")
         except Exception:
             # Nobody is told their data is gone when it is not.

@@ -10,8 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
+from db.uow import Database
 from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
@@ -47,7 +46,7 @@ class Artifacts:
 
 @dataclass(slots=True)
 class RunContext:
-    sessions: async_sessionmaker[AsyncSession]
+    db: Database
     farm_id: str | None
     user_id: str
     text: str
@@ -82,7 +81,6 @@ class RunContext:
                 if self.farm_id is None:
                     self._dictionary = Dictionary.with_shared_crops()
                 else:
-                    async with self.sessions() as session:
+                    async with self.db.read() as session:
                         self._dictionary = await farm_dictionary(session, self.farm_id)
-                        await session.commit()
             return self._dictionary

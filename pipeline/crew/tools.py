@@ -31,14 +31,15 @@ from pipeline.farm.reports import (
     plan_vs_fact,
     sensor_label,
 )
-from pipeline.farm.sensors import latest_readings, sensor_types
+from pipeline.farm.sensor_store import latest_readings
+from pipeline.farm.sensors import sensor_types
 from pipeline.farm.summary import format_number, season_summary, summary_text
 from pipeline.platform_status import Check
 from pipeline.types import Attachment
 
 logger = logging.getLogger(__name__)
 
-#: Probes the platform's health (PlatformStatus.collect over the runner's database).
+#: Probes the platform's health (PlatformStatus.collect).
 PlatformProbe = Callable[[RunContext], Awaitable[list[Check]]]
 
 
@@ -139,10 +140,9 @@ class FarmTools:
         assert ctx.farm_id is not None
         start = ctx.today
         end = start + timedelta(days=args.days - 1)
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             rows = await farm_repo.operations_between(session, ctx.farm_id, start, end)
             planned = [row for row in rows if row.status == "planned"]
-            await session.commit()
             names = await _field_names(session, ctx.farm_id)
         if not planned:
             text = ctx.text_of("compose.planned_none", start=_short(start), end=_short(end))
@@ -171,7 +171,7 @@ class FarmTools:
         sensor, problem = self._sensor(ctx, args.sensor_type, required=False)
         if problem is not None:
             return ToolResult("latest_readings", problem)
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             latest = await latest_readings(
                 session, ctx.farm_id, field_id=field_id, sensor_type=sensor
             )
@@ -206,17 +206,16 @@ class FarmTools:
         # matplotlib takes a while to import: only a chart request pays for it.
         from pipeline.farm.charts import sensor_chart
 
-        async with ctx.sessions() as session:
-            chart = await sensor_chart(
-                session,
-                ctx.farm_id,
-                sensor,
-                days=args.days,
-                now=ctx.now,
-                field_id=field_id,
-                lang=ctx.lang,
-                catalog=ctx.catalog,
-            )
+        chart = await sensor_chart(
+            ctx.db,
+            ctx.farm_id,
+            sensor,
+            days=args.days,
+            now=ctx.now,
+            field_id=field_id,
+            lang=ctx.lang,
+            catalog=ctx.catalog,
+        )
         if chart is None:
             text = ctx.text_of("compose.chart_none", sensor=label, days=args.days)
             return ToolResult("sensor_chart", text)
@@ -227,14 +226,13 @@ class FarmTools:
 
     async def _open_alerts(self, ctx: RunContext, _: NoArgs) -> ToolResult:
         assert ctx.farm_id is not None
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             result = await session.execute(
                 select(AlertRow)
                 .where(AlertRow.farm_id == ctx.farm_id, AlertRow.ended_at.is_(None))
                 .order_by(AlertRow.started_at)
             )
             alerts = list(result.scalars())
-            await session.commit()
             names = await _field_names(session, ctx.farm_id)
         if not alerts:
             return ToolResult("open_alerts", ctx.text_of("compose.alerts_none"))
@@ -280,15 +278,14 @@ class FarmTools:
     async def _operations_report(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="month")
-        async with ctx.sessions() as session:
-            report = await build_operations_workbook(
-                session,
-                ctx.farm_id,
-                period.start,
-                period.end,
-                lang=ctx.lang,
-                catalog=ctx.catalog,
-            )
+        report = await build_operations_workbook(
+            ctx.db,
+            ctx.farm_id,
+            period.start,
+            period.end,
+            lang=ctx.lang,
+            catalog=ctx.catalog,
+        )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)
         text = ctx.text_of(
@@ -304,7 +301,7 @@ class FarmTools:
     async def _plan_vs_fact(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="month")
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             rows = await plan_vs_fact(session, ctx.farm_id, period.start, period.end)
         start, end = _date(period.start), _date(period.end)
         if not rows:
@@ -347,7 +344,7 @@ class FarmTools:
     async def _season_summary(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="season")
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             summary = await season_summary(session, ctx.farm_id, period.start, period.end)
         return ToolResult("season_summary", summary_text(summary, ctx.lang, ctx.catalog))
 
@@ -380,7 +377,7 @@ class FarmTools:
             )
         )
         if topic is not None and topic.sensor and ctx.farm.has_iot and ctx.farm_id:
-            async with ctx.sessions() as session:
+            async with ctx.db.read() as session:
                 readings = await latest_readings(session, ctx.farm_id, sensor_type=topic.sensor)
                 names = await _field_names(session, ctx.farm_id)
             for reading in readings[:3]:
@@ -404,7 +401,7 @@ class FarmTools:
             if entry.canonical_id in ctx.farm.crop_ids and entry.display not in names:
                 names.append(entry.display)
         if ctx.farm_id is not None:
-            async with ctx.sessions() as session:
+            async with ctx.db.read() as session:
                 own = await reporting.crop_names(session, ctx.farm_id)
             names += [name for name in own.values() if name not in names]
         return names
