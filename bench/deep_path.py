@@ -61,6 +61,7 @@ from pipeline.crew.wiring import build_brains  # noqa: E402
 from pipeline.deep import DeepPath, DeepRequest  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
+from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.types import CREW_NAMES, ClassifierContext, Incoming, Reply  # noqa: E402
 from tests.fakes.llm import ScriptedLLM  # noqa: E402
 
@@ -109,8 +110,11 @@ def _settings(url: str) -> Settings:
 def _pipeline(
     url: str, db: Database, memory: Memory, llm: ScriptedLLM, crew: CrewSpec, *, old: bool
 ) -> Pipeline:
-    pipeline = build_pipeline(_settings(url), db, memory=memory)
-    brains = build_brains(pipeline.catalog, pipeline.journal, db, memory.sync, llm=llm, crew=crew)
+    rules = Rulebook.load()
+    pipeline = build_pipeline(_settings(url), db, memory=memory, rules=rules)
+    brains = build_brains(
+        pipeline.catalog, pipeline.journal, db, memory.sync, rules=rules, llm=llm, crew=crew
+    )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
     pipeline.responder = brains.responder
     pipeline._clock = lambda: NOW  # the seeded journal is around this date

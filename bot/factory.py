@@ -29,7 +29,6 @@ from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine
 from db.uow import Database
-from pipeline.classifier import Classifier
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -41,6 +40,7 @@ from pipeline.i18n import Catalog
 from pipeline.memory import Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.platform_status import LlmHealth, PlatformStatus
+from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -75,10 +75,15 @@ def build_pipeline(
     catalog: Catalog | None = None,
     memory: Memory | None = None,
     llm_health: LlmHealth | None = None,
+    rules: Rulebook | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
-    journal = Journal(catalog, db, memory.editor)
+    # Every rules file is read here, once, and handed to who uses it.
+    rules = rules or Rulebook.load()
+    journal = Journal(
+        catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
+    )
     stepan = settings.stepan
     llm = None
     if settings.llm_configured and stepan.llm_model:
@@ -91,6 +96,7 @@ def build_pipeline(
         journal,
         db,
         memory.sync,
+        rules=rules,
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
         integrations=settings.integrations,
@@ -98,7 +104,7 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=Classifier.from_file(),
+        classifier=rules.classifier,
         profiles=memory.profiles,
         interactions=memory.interactions,
         editor=memory.editor,
@@ -108,14 +114,15 @@ def build_pipeline(
     )
 
 
-def build_core(settings: Settings) -> Core:
+def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
+    rules = rules or Rulebook.load()
     engine = create_engine(settings.stepan.database_url)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
     memory = build_memory(db, memory_client(str(url) if url else None, http))
     llm_health = LlmHealth(configured=settings.llm_configured)
-    pipeline = build_pipeline(settings, db, memory=memory, llm_health=llm_health)
+    pipeline = build_pipeline(settings, db, memory=memory, llm_health=llm_health, rules=rules)
     return Core(
         settings=settings,
         engine=engine,
@@ -123,7 +130,7 @@ def build_core(settings: Settings) -> Core:
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor),
+        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db),
         llm_health=llm_health,

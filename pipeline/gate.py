@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from contextvars import ContextVar
 
+from pipeline.intents import Intent
 from pipeline.types import CREW_NAMES, DepthDecision
 
 logger = logging.getLogger(__name__)
@@ -48,6 +49,6 @@ def select_crew(decision: DepthDecision, *, has_iot: bool) -> tuple[str, ...]:
     wanted = set(decision.crew_needed)
     if not has_iot:
         wanted.discard("iot")
-    if "reporting" not in (decision.intent, *decision.matched_intents):
+    if Intent.REPORTING not in (decision.intent, *decision.matched_intents):
         wanted.discard("spreadsheet")
     return tuple(name for name in CREW_NAMES if name in wanted)

@@ -22,6 +22,7 @@ from pipeline import gate, reflection
 from pipeline.deep import DeepPath, DeepRequest
 from pipeline.farm.journal import CANCEL, EDIT, WRITE, Journal
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.language import detect_language, language_from_telegram
 from pipeline.memory import (
     InteractionRecord,
@@ -38,7 +39,7 @@ logger = logging.getLogger(__name__)
 
 # Bot commands that mean a light intent; they go through the same pipeline so they
 # are counted, styled and recorded like any message.
-COMMAND_INTENTS = {"/start": "greeting", "/help": "help"}
+COMMAND_INTENTS = {"/start": Intent.GREETING, "/help": Intent.HELP}
 JOURNAL_ACTIONS = frozenset({WRITE, EDIT, CANCEL})
 
 
@@ -100,7 +101,7 @@ class Pipeline:
         started = time.perf_counter()
         lang = message_language(incoming)
         if not gate.pre_check(incoming.trace_id):
-            return Reply(self.catalog.text(lang, "errors.recursion"), intent="refused")
+            return Reply(self.catalog.text(lang, "errors.recursion"), intent=Intent.REFUSED)
         try:
             return await self._handle(incoming, started)
         except Exception:
@@ -158,7 +159,7 @@ class Pipeline:
             ),
         )
         buttons = reply.buttons
-        if not loaded.known and decision.intent == "greeting":
+        if not loaded.known and decision.intent == Intent.GREETING:
             # First contact: offer onboarding so Stepan knows the farm from day one.
             text = f"{text}\n\n{self.catalog.text(lang, 'onboarding.offer')}"
             buttons = self.onboarding_offer(lang)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import cache
 from typing import Any, Protocol
 
 from db.repositories import farm as farm_repo
@@ -84,8 +83,11 @@ def question(
     return text, ((skip,),)
 
 
-def text_answer(step: Step, text: str) -> Changes | None:
-    """Changes from a typed answer; None when the step wants a button or the text is empty."""
+def text_answer(step: Step, text: str, crops: Dictionary) -> Changes | None:
+    """Changes from a typed answer; None when the step wants a button or the text is empty.
+
+    ``crops`` are the shared crops a crop name is looked up in.
+    """
     text = text.strip()
     if not text or step in BUTTON_STEPS:
         return None
@@ -93,18 +95,19 @@ def text_answer(step: Step, text: str) -> Changes | None:
         return Changes(user={"name": text[:128]})
     if step is Step.FARM:
         return Changes(farm={"farm_name": text[:128]})
-    named = _named_ids("field" if step is Step.FIELDS else "crop", split_names(text)[:MAX_ITEMS])
+    kind = "field" if step is Step.FIELDS else "crop"
+    named = _named_ids(kind, split_names(text)[:MAX_ITEMS], crops)
     if not named:
         return None
     key = "field_ids" if step is Step.FIELDS else "crop_ids"
     return Changes(farm={key: list(named)}, names=tuple(named.items()))
 
 
-def _named_ids(kind: str, names: list[str]) -> dict[str, str]:
+def _named_ids(kind: str, names: list[str], crops: Dictionary) -> dict[str, str]:
     """id -> the name as the farmer wrote it. A known crop gets the shared canonical
     id ("пшениця" -> crop:wheat), so reports and advice know it; anything else a
     readable slug ("Північне" -> field:pivnichne)."""
-    shared = _shared_crops() if kind == "crop" else None
+    shared = crops if kind == "crop" else None
     named: dict[str, str] = {}
     for name in names:
         entry = shared.resolve("crop", name) if shared is not None else None
@@ -112,11 +115,6 @@ def _named_ids(kind: str, names: list[str]) -> dict[str, str]:
         if item and item not in named:
             named[item] = name
     return named
-
-
-@cache
-def _shared_crops() -> Dictionary:
-    return Dictionary.with_shared_crops()
 
 
 def button_answer(step: Step, action: str) -> Changes | None:
@@ -142,10 +140,13 @@ class OnboardingFlow:
     """Runs the steps against the memory layer; the caller stores ``Turn.step``.
     Each answer is its own use case: the profile edit, then the names it brings."""
 
-    def __init__(self, catalog: Catalog, db: Database, profiles: ProfileWriter) -> None:
+    def __init__(
+        self, catalog: Catalog, db: Database, profiles: ProfileWriter, crops: Dictionary
+    ) -> None:
         self._catalog = catalog
         self._db = db
         self._profiles = profiles
+        self._crops = crops
 
     def start(self, lang: Language) -> Turn:
         first = ORDER[0]
@@ -153,7 +154,7 @@ class OnboardingFlow:
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
     async def answer_text(self, user_id: str, step: Step, text: str, lang: Language) -> Turn:
-        changes = text_answer(step, text)
+        changes = text_answer(step, text, self._crops)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
             return Turn(

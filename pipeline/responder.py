@@ -15,6 +15,7 @@ from typing import Protocol
 
 from pipeline.crew.contract import sanitize
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.style import build_prefix, display_name
 from pipeline.types import DepthDecision, Language
@@ -23,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 #: Intents whose template states facts (the profile, what Stepan can do): a model
 #: rephrasing them could get a fact wrong, so they stay templates.
-TEMPLATE_ONLY = frozenset({"whoami", "help"})
+TEMPLATE_ONLY = frozenset({Intent.WHOAMI, Intent.HELP})
 #: A light reply is a sentence or three; anything longer is not one.
 MAX_LIGHT_CHARS = 600
 DEFAULT_TIMEOUT_S = 8.0
@@ -59,9 +60,9 @@ class TemplateResponder:
         catalog, lang, profile = self._catalog, request.lang, request.profile
         name = display_name(profile, catalog, lang)
         intent = request.decision.intent
-        if intent == "greeting" and request.first_contact:
+        if intent == Intent.GREETING and request.first_contact:
             return catalog.text(lang, "light.greeting_new", name=name)
-        if intent == "whoami":
+        if intent == Intent.WHOAMI:
             return catalog.text(
                 lang,
                 "light.whoami",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from pipeline.intents import Intent
+
 Mode = Literal["light", "deep"]
 Language = Literal["uk", "en"]
 
@@ -17,18 +19,18 @@ class DepthDecision:
     """The classifier's verdict (seed section 3.1)."""
 
     mode: Mode
-    intent: str
+    intent: Intent
     crew_needed: tuple[str, ...]
     confidence: float
     reason: str
     #: Every intent the text matched, primary first; a mixed request ("запиши полив
     #: і зроби звіт") needs the union of their crews (LABELS.md).
-    matched_intents: tuple[str, ...] = ()
+    matched_intents: tuple[Intent, ...] = ()
 
     @classmethod
     def fail_safe(cls, reason: str = "classifier_error") -> DepthDecision:
         """Seed 3.1: any classifier failure means deep with every sub-agent."""
-        return cls("deep", "unknown", CREW_NAMES, 0.0, reason)
+        return cls("deep", Intent.UNKNOWN, CREW_NAMES, 0.0, reason)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from db.uow import Database  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
+from pipeline.rulebook import Rulebook  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -106,6 +107,12 @@ def catalog() -> Catalog:
     return Catalog.load()
 
 
+@pytest.fixture(scope="session")
+def rules() -> Rulebook:
+    """Every rules file, read once per test session (as the factory reads them once)."""
+    return Rulebook.load()
+
+
 @pytest.fixture
 def settings(sqlite_url: str) -> Settings:
     return make_settings(sqlite_url)
@@ -118,8 +125,10 @@ def memory(db: Database) -> Memory:
 
 
 @pytest.fixture
-def pipeline(settings: Settings, db: Database, catalog: Catalog, memory: Memory) -> Pipeline:
-    return build_pipeline(settings, db, catalog, memory=memory)
+def pipeline(
+    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook, memory: Memory
+) -> Pipeline:
+    return build_pipeline(settings, db, catalog, memory=memory, rules=rules)
 
 
 @pytest.fixture

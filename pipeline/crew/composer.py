@@ -19,9 +19,10 @@ from db.uow import Database
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools import FarmTools, ToolResult
 from pipeline.crew.words import field_in_text
+from pipeline.farm.dates import find_period
 from pipeline.farm.journal import Journal
-from pipeline.farm.periods import find_period
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.types import Reply
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def intents_of(request: DeepRequest) -> frozenset[str]:
 def wants_card(request: DeepRequest) -> bool:
     """A recorded operation gets a consent card (as the journal always did)."""
     intents = intents_of(request)
-    return "recording" in intents or ("multi_ops" in intents and "ops" in request.crew)
+    return Intent.RECORDING in intents or (Intent.MULTI_OPS in intents and "ops" in request.crew)
 
 
 class Composer:
@@ -110,6 +111,7 @@ class Composer:
             profile=request.profile,
             farm=request.farm,
             catalog=self._catalog,
+            vocabulary=self._journal.vocabulary,
         )
         if ctx_card is not None:
             ctx.artifacts.card_text = ctx_card.text
@@ -123,7 +125,7 @@ class Composer:
         text = request.incoming.text
         words = self._tools.words
         if agent == "ops":
-            if intents & {"planning", "multi_ops", "general", "unknown"}:
+            if intents & {Intent.PLANNING, Intent.MULTI_OPS, Intent.GENERAL, Intent.UNKNOWN}:
                 return [ToolCall("planned_operations", {"days": words.planning_days})]
             return []
         if agent == "iot":
@@ -134,11 +136,11 @@ class Composer:
             return [ToolCall("operations_report", {"period": text})]
         if agent == "sustainability":
             calls: list[ToolCall] = []
-            if "analysis" in intents:
+            if Intent.ANALYSIS in intents:
                 calls.append(ToolCall("plan_vs_fact", {"period": text}))
-            if "summary" in intents:
+            if Intent.SUMMARY in intents:
                 calls.append(ToolCall("season_summary", {"period": text}))
-            if intents & {"planning", "multi_ops"}:
+            if intents & {Intent.PLANNING, Intent.MULTI_OPS}:
                 calls.append(ToolCall("season_hints"))
             return calls or [ToolCall("season_summary", {"period": text})]
         return []
@@ -152,16 +154,16 @@ class Composer:
         field_id = entry.canonical_id if entry is not None else ""
         sensor = words.sensor_type(text) or ""
         if words.wants_chart(text):
-            period = find_period(text, ctx.today)
+            period = find_period(text, ctx.today, self._tools.dates)
             days = 7
             if period is not None:
                 days = max(1, min(MAX_CHART_DAYS, (ctx.today - period.start).days + 1))
             args = {"sensor_type": sensor or "soil_moisture", "days": days, "field": field_id}
             return [ToolCall("sensor_chart", args)]
         readings = ToolCall("latest_readings", {"field": field_id, "sensor_type": sensor})
-        if "iot_alert" in intents:
+        if Intent.IOT_ALERT in intents:
             return [ToolCall("open_alerts"), readings]
-        if "planning" in intents and "iot" not in intents:
+        if Intent.PLANNING in intents and Intent.IOT not in intents:
             return [ToolCall("open_alerts")]
         return [readings]
 
@@ -205,7 +207,7 @@ class Composer:
         """What Stepan knows himself: advice, or why there are no sensor data."""
         intents = intents_of(request)
         try:
-            if "decision" in intents:
+            if Intent.DECISION in intents:
                 ctx.artifacts.tools_run.append(("stepan", "advice"))
                 return (await self._tools.run("advice", ctx, {})).text
         except Exception:
@@ -213,7 +215,7 @@ class Composer:
             return None
         if request.crew or ctx.artifacts.card_text is not None:
             return None
-        if intents & {"iot", "iot_alert"}:
+        if intents & {Intent.IOT, Intent.IOT_ALERT}:
             return ctx.text_of("compose.no_iot")
         # Nothing to say of his own: ``finish`` falls back to asking what is needed.
         return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from db.uow import Database
-from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, Style, UserProfile
@@ -55,6 +55,8 @@ class RunContext:
     profile: UserProfile
     farm: FarmProfile
     catalog: Catalog
+    #: Builds the farm's dictionary (name rules and shared crops, loaded once).
+    vocabulary: Vocabulary
     artifacts: Artifacts = field(default_factory=Artifacts)
     _dictionary: Dictionary | None = None
     _dictionary_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -79,8 +81,10 @@ class RunContext:
         async with self._dictionary_lock:
             if self._dictionary is None:
                 if self.farm_id is None:
-                    self._dictionary = Dictionary.with_shared_crops()
+                    self._dictionary = self.vocabulary.shared()
                 else:
                     async with self.db.read() as session:
-                        self._dictionary = await farm_dictionary(session, self.farm_id)
+                        self._dictionary = await farm_dictionary(
+                            session, self.farm_id, self.vocabulary
+                        )
             return self._dictionary

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from pipeline.crew.config import CrewSpec
+from pipeline.intents import Intent
 
 if TYPE_CHECKING:
     from pipeline.deep import DeepRequest
@@ -111,7 +112,7 @@ def build_contract(
     request: DeepRequest, agent: str, crew: CrewSpec, outline: FarmOutline | None = None
 ) -> HandoffContract:
     intents = (request.decision.intent, *request.decision.matched_intents)
-    writes = agent == "ops" and ("recording" in intents or "multi_ops" in intents)
+    writes = agent == "ops" and (Intent.RECORDING in intents or Intent.MULTI_OPS in intents)
     return HandoffContract(
         intent=request.decision.intent,
         domain=agent,

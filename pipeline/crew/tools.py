@@ -23,8 +23,8 @@ from db.models import AlertRow
 from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
-from pipeline.crew.words import Words, field_by_name, load_words
-from pipeline.farm.periods import DefaultKind, Hemisphere, Period, parse_period
+from pipeline.crew.words import Words, field_by_name
+from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
@@ -34,6 +34,7 @@ from pipeline.farm.reports import (
 from pipeline.farm.sensor_store import latest_readings
 from pipeline.farm.sensors import sensor_types
 from pipeline.farm.summary import format_number, season_summary, summary_text
+from pipeline.farm.units import Units
 from pipeline.platform_status import Check
 from pipeline.types import Attachment
 
@@ -107,13 +108,21 @@ def _short(value: Any) -> str:
 
 
 class FarmTools:
-    def __init__(self, platform_probe: PlatformProbe, words: Words | None = None) -> None:
+    def __init__(
+        self, platform_probe: PlatformProbe, *, words: Words, dates: DateWords, units: Units
+    ) -> None:
         self._probe = platform_probe
-        self._words = words or load_words()
+        self._words = words
+        self._dates = dates
+        self._units = units
 
     @property
     def words(self) -> Words:
         return self._words
+
+    @property
+    def dates(self) -> DateWords:
+        return self._dates
 
     async def run(self, name: str, ctx: RunContext, args: Mapping[str, Any]) -> ToolResult:
         """Validate ``args`` for tool ``name`` and run it (pydantic.ValidationError or
@@ -345,7 +354,9 @@ class FarmTools:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="season")
         async with ctx.db.read() as session:
-            summary = await season_summary(session, ctx.farm_id, period.start, period.end)
+            summary = await season_summary(
+                session, ctx.farm_id, period.start, period.end, self._units
+            )
         return ToolResult("season_summary", summary_text(summary, ctx.lang, ctx.catalog))
 
     async def _season_hints(self, ctx: RunContext, _: NoArgs) -> ToolResult:
@@ -435,7 +446,9 @@ class FarmTools:
         return None, ctx.text_of("compose.unknown_sensor", sensor=name[:40], known=names)
 
     def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:
-        return parse_period(text, ctx.today, default=default, hemisphere=_hemisphere(ctx))
+        return parse_period(
+            text, ctx.today, self._dates, default=default, hemisphere=_hemisphere(ctx)
+        )
 
 
 def _hemisphere(ctx: RunContext) -> Hemisphere:

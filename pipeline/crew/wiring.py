@@ -28,6 +28,7 @@ from pipeline.i18n import Catalog
 from pipeline.memory.syncing import MemorySync
 from pipeline.platform_status import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
 from pipeline.responder import LlmResponder
+from pipeline.rulebook import Rulebook
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def build_brains(
     db: Database,
     sync: MemorySync,
     *,
+    rules: Rulebook,
     llm: LlmSettings | Any | None = None,
     health: LlmHealth | None = None,
     integrations: Mapping[str, str] | None = None,
@@ -75,7 +77,12 @@ def build_brains(
     crew = crew or load_crew()
     prompts = prompts or load_prompts()
     health = health or LlmHealth(configured=llm is not None)
-    tools = FarmTools(platform_probe(db, sync, health, integrations or {}))
+    tools = FarmTools(
+        platform_probe(db, sync, health, integrations or {}),
+        words=rules.words,
+        dates=rules.dates,
+        units=rules.units,
+    )
     composer = Composer(catalog, journal, tools, db)
     if llm is None:
         return Brains(LlmResponder(catalog), ComposerDeepPath(composer))

@@ -1,10 +1,10 @@
 """Reading tool arguments from a message without an LLM: which sensor, which field,
 a chart or not, which advice topic. The words are data (``rules/compose.toml``,
-``rules/advice.toml``); matching is on word stems so inflections need no listing."""
+``rules/advice.toml``) in the term syntax of :mod:`pipeline.grammar`, so inflections
+and typos need no listing."""
 
 from __future__ import annotations
 
-import functools
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
+from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import Phase
-from pipeline.text import stem, tokenize
+from pipeline.text import tokenize
 
 RULES = Path(__file__).resolve().parent.parent / "rules"
 COMPOSE_FILE = RULES / "compose.toml"
@@ -22,44 +23,29 @@ ADVICE_FILE = RULES / "advice.toml"
 PHASES: tuple[Phase, ...] = ("planning", "sowing", "growing", "harvest", "post_harvest", "dormant")
 
 
-def stems(text: str) -> tuple[str, ...]:
-    return tuple(stem(token) for token in tokenize(text))
-
-
 class PhraseMatcher:
-    """Labelled phrases, longest first, matched as consecutive stems."""
+    """Labelled terms; at each word the longest phrase that starts there wins."""
 
-    def __init__(self, phrases: Mapping[str, Iterable[str]]) -> None:
-        entries: list[tuple[tuple[str, ...], str]] = []
-        for label, items in phrases.items():
-            for phrase in items:
-                key = stems(str(phrase))
-                if key:
-                    entries.append((key, label))
-        # Longest phrase first: "вологість повітря" before "вологість".
-        entries.sort(key=lambda entry: -len(entry[0]))
-        self._entries = tuple(entries)
+    def __init__(self, phrases: Mapping[str, Iterable[str]], grammar: Grammar) -> None:
+        self._terms = TermSet.labelled(
+            {label: [str(phrase) for phrase in items] for label, items in phrases.items()},
+            grammar,
+        )
 
     def find_all(self, text: str) -> list[str]:
         """Labels in order of first appearance, each once; words are used once."""
-        words = list(stems(text))
-        used = [False] * len(words)
-        hits: list[tuple[int, str]] = []
-        for key, label in self._entries:
-            span = len(key)
-            for start in range(len(words) - span + 1):
-                if any(used[start : start + span]):
-                    continue
-                if tuple(words[start : start + span]) == key:
-                    hits.append((start, label))
-                    for i in range(start, start + span):
-                        used[i] = True
-        seen: set[str] = set()
+        words = tokenize(text)
         ordered: list[str] = []
-        for _, label in sorted(hits):
-            if label not in seen:
-                seen.add(label)
+        i = 0
+        while i < len(words):
+            hit = self._terms.match_at(words, i)
+            if hit is None:
+                i += 1
+                continue
+            label, length = hit
+            if label not in ordered:
                 ordered.append(label)
+            i += length
         return ordered
 
     def first(self, text: str) -> str | None:
@@ -101,32 +87,36 @@ class Words:
             month = (month + 5) % 12 + 1
         return self.season_by_month[month]
 
+    @classmethod
+    def load(
+        cls, grammar: Grammar, compose: Path = COMPOSE_FILE, advice: Path = ADVICE_FILE
+    ) -> Words:
+        """Read both files (each call reads them again: ``bot/factory.py`` loads once)."""
+        raw = _load(compose)
+        topics_raw = _load(advice)["topics"]
+        season: dict[int, Phase] = {}
+        for month, phase in raw["season"]["north"].items():
+            if phase not in PHASES:
+                raise ValueError(f"compose.toml: unknown season phase {phase!r}")
+            season[int(month)] = phase
+        if sorted(season) != list(range(1, 13)):
+            raise ValueError("compose.toml: [season.north] must name all twelve months")
+        topics = {name: AdviceTopic(name, spec.get("sensor")) for name, spec in topics_raw.items()}
+        return cls(
+            chart=PhraseMatcher({"chart": raw["chart"]["phrases"]}, grammar),
+            sensors=PhraseMatcher(raw["sensors"], grammar),
+            advice=PhraseMatcher(
+                {name: spec["terms"] for name, spec in topics_raw.items()}, grammar
+            ),
+            advice_topics=topics,
+            season_by_month=season,
+            planning_days=int(raw["planning"]["days_ahead"]),
+        )
+
 
 def _load(path: Path) -> Mapping[str, Any]:
     with path.open("rb") as handle:
         return tomllib.load(handle)
-
-
-@functools.cache
-def load_words(compose: Path = COMPOSE_FILE, advice: Path = ADVICE_FILE) -> Words:
-    raw = _load(compose)
-    topics_raw = _load(advice)["topics"]
-    season: dict[int, Phase] = {}
-    for month, phase in raw["season"]["north"].items():
-        if phase not in PHASES:
-            raise ValueError(f"compose.toml: unknown season phase {phase!r}")
-        season[int(month)] = phase
-    if sorted(season) != list(range(1, 13)):
-        raise ValueError("compose.toml: [season.north] must name all twelve months")
-    topics = {name: AdviceTopic(name, spec.get("sensor")) for name, spec in topics_raw.items()}
-    return Words(
-        chart=PhraseMatcher({"chart": raw["chart"]["phrases"]}),
-        sensors=PhraseMatcher(raw["sensors"]),
-        advice=PhraseMatcher({name: spec["terms"] for name, spec in topics_raw.items()}),
-        advice_topics=topics,
-        season_by_month=season,
-        planning_days=int(raw["planning"]["days_ahead"]),
-    )
 
 
 def field_in_text(text: str, dictionary: Dictionary) -> DictionaryEntry | None:

@@ -11,13 +11,14 @@ prepositions and generic nouns ("поле", "field", "ділянка") are dropp
 are kept as numbers (an ordinal word counts as its number next to a field noun),
 and the remaining words are compared stem by stem. Two stems match when equal,
 when they differ only by a Ukrainian consonant alternation at the end ("Гірка" /
-"на Гірці"), by a letter or two the stemmer left at the end, or, from 5 letters,
-by one typo.
+"на Гірці"), by a letter or two the stemmer left at the end, or by one typo from
+the grammar's ``fuzzy_min_len`` letters (:mod:`pipeline.grammar`).
 
 The vocabulary for this (stopwords, generic nouns, ordinals) lives in
-``pipeline/rules/operations.toml`` under ``[names]``; the shared crops in
-``pipeline/rules/crops.toml``. This module also holds :class:`TermSet`, the
-matcher for the term syntax those files use.
+``pipeline/rules/operations.toml`` under ``[names]``, in the term syntax of
+:mod:`pipeline.grammar`; the shared crops in ``pipeline/rules/crops.toml``.
+:class:`Vocabulary` holds both, loaded once (``bot/factory.py``), and builds each
+farm's :class:`Dictionary`.
 """
 
 from __future__ import annotations
@@ -25,18 +26,11 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pipeline.text import (
-    fold,
-    is_number,
-    prefix_within_one_edit,
-    stem,
-    tokenize,
-    within_one_edit,
-)
+from pipeline.grammar import Grammar, TermSet
+from pipeline.text import is_number, stem, tokenize, within_one_edit
 
 __all__ = [
     "CROPS_RULES",
@@ -45,10 +39,8 @@ __all__ = [
     "Dictionary",
     "DictionaryEntry",
     "Kind",
-    "MatchSettings",
     "NameRules",
-    "TermSet",
-    "load_name_rules",
+    "Vocabulary",
     "load_shared_crops",
     "load_toml",
 ]
@@ -62,8 +54,6 @@ OPERATIONS_RULES = _RULES_DIR / "operations.toml"
 #: Crops every farm shares.
 CROPS_RULES = _RULES_DIR / "crops.toml"
 
-#: A single-letter typo in a name is trusted from this stem length on.
-_NAME_FUZZY_MIN = 5
 #: Stems that differ by trailing letters the stemmer left ("озим"/"озимо") match from
 #: this length, one more letter for each extra one ("картоф"/"картофел"), up to a max.
 _NAME_TRAILING_MIN = 4
@@ -71,167 +61,12 @@ _NAME_TRAILING_MAX = 2
 #: Final consonants that alternate before -і in Ukrainian: Гірка → на Гірці.
 _ALTERNATIONS = frozenset({("к", "ц"), ("г", "з"), ("х", "с")})
 _VOWELS = frozenset("аеиіоуяю")
-#: Bounded memo of single-token lookups per term set (farm chat reuses words).
-_TOKEN_CACHE_SIZE = 4096
 
 
-@cache
 def load_toml(path: Path) -> Mapping[str, Any]:
-    """A rules file, parsed once per process."""
+    """A rules file, parsed (each call reads it again: callers load once)."""
     with path.open("rb") as fh:
         return tomllib.load(fh)
-
-
-# =========================================================================== terms
-
-
-@dataclass(frozen=True, slots=True)
-class MatchSettings:
-    """Typo and stem thresholds of the term syntax (``[settings]`` of the rules)."""
-
-    fuzzy_min_len: int = 6
-    fuzzy_min_len_latin: int = 7
-    fuzzy_min_prefix_len: int = 6
-    stem_min_len: int = 4
-
-    @classmethod
-    def from_rules(cls, raw: Mapping[str, Any]) -> MatchSettings:
-        section = raw.get("settings", {})
-        return cls(
-            fuzzy_min_len=int(section.get("fuzzy_min_len", 6)),
-            fuzzy_min_len_latin=int(section.get("fuzzy_min_len_latin", 7)),
-            fuzzy_min_prefix_len=int(section.get("fuzzy_min_prefix_len", 6)),
-            stem_min_len=int(section.get("stem_min_len", 4)),
-        )
-
-    def fuzzy_word_len(self, word: str) -> int:
-        return self.fuzzy_min_len_latin if word.isascii() else self.fuzzy_min_len
-
-
-@dataclass(frozen=True, slots=True)
-class _Slot:
-    """One word of a term: ``=exact``, ``prefix*`` or a plain (stemmed) word."""
-
-    mode: Literal["exact", "word", "prefix"]
-    text: str
-    stem: str
-    fuzzy: bool
-
-    def matches(self, token: str) -> bool:
-        if self.mode == "exact":
-            return token == self.text
-        if self.mode == "prefix":
-            if token.startswith(self.text):
-                return True
-            return self.fuzzy and prefix_within_one_edit(token, self.text)
-        if token == self.text or (self.stem and stem(token) == self.stem):
-            return True
-        return self.fuzzy and within_one_edit(token, self.text)
-
-
-def _parse_slot(term: str, settings: MatchSettings) -> _Slot:
-    if term.startswith("="):
-        return _Slot("exact", term[1:], "", False)
-    if term.endswith("*"):
-        text = term[:-1]
-        return _Slot("prefix", text, "", len(text) >= settings.fuzzy_min_prefix_len)
-    word_stem = stem(term)
-    return _Slot(
-        "word",
-        term,
-        word_stem if len(word_stem) >= settings.stem_min_len else "",
-        len(term) >= settings.fuzzy_word_len(term),
-    )
-
-
-class TermSet:
-    """Terms of the rules' syntax, each with a label; matches folded tokens.
-
-    Single words are looked up exact → same stem → longest prefix → one typo;
-    phrases (terms with spaces) are tried before single words, longest first.
-    """
-
-    def __init__(self, terms: Iterable[tuple[str, str]], settings: MatchSettings) -> None:
-        exact: dict[str, str] = {}
-        stems: dict[str, str] = {}
-        prefixes: list[tuple[str, str]] = []
-        fuzzy: list[tuple[_Slot, str]] = []
-        phrases: list[tuple[tuple[_Slot, ...], str]] = []
-        for term, label in terms:
-            words = fold(term).split()
-            if len(words) > 1:
-                phrases.append((tuple(_parse_slot(w, settings) for w in words), label))
-                continue
-            if not words:
-                continue
-            slot = _parse_slot(words[0], settings)
-            if slot.mode == "prefix":
-                prefixes.append((slot.text, label))
-            else:
-                exact.setdefault(slot.text, label)
-                if slot.stem:
-                    stems.setdefault(slot.stem, label)
-            if slot.fuzzy:
-                fuzzy.append((slot, label))
-        self._exact = exact
-        self._stems = stems
-        self._prefixes = tuple(sorted(prefixes, key=lambda item: -len(item[0])))
-        self._fuzzy = tuple(fuzzy)
-        self._phrases = tuple(sorted(phrases, key=lambda item: -len(item[0])))
-        self._cache: dict[str, str | None] = {}
-
-    @classmethod
-    def flat(cls, terms: Iterable[str], label: str, settings: MatchSettings) -> TermSet:
-        """Every term with the same label."""
-        return cls(((term, label) for term in terms), settings)
-
-    @classmethod
-    def labelled(cls, groups: Mapping[str, Iterable[str]], settings: MatchSettings) -> TermSet:
-        """``{label: [terms]}``; the first group listing a term keeps it."""
-        return cls(((term, label) for label, terms in groups.items() for term in terms), settings)
-
-    def label(self, token: str) -> str | None:
-        """The label of a single folded token, or None."""
-        if token in self._cache:
-            return self._cache[token]
-        found = self._lookup(token)
-        if len(self._cache) >= _TOKEN_CACHE_SIZE:
-            self._cache.clear()
-        self._cache[token] = found
-        return found
-
-    def __contains__(self, token: object) -> bool:
-        return isinstance(token, str) and self.label(token) is not None
-
-    def _lookup(self, token: str) -> str | None:
-        if not token or is_number(token):
-            return None
-        if token in self._exact:
-            return self._exact[token]
-        token_stem = stem(token)
-        if token_stem in self._stems:
-            return self._stems[token_stem]
-        for prefix, label in self._prefixes:
-            if token.startswith(prefix):
-                return label
-        for slot, label in self._fuzzy:
-            if slot.matches(token):
-                return label
-        return None
-
-    def match_at(self, tokens: Sequence[str], start: int) -> tuple[str, int] | None:
-        """The label and length in tokens of the term that starts at ``start``."""
-        for slots, label in self._phrases:
-            end = start + len(slots)
-            if end <= len(tokens) and all(
-                slot.matches(tokens[start + k]) for k, slot in enumerate(slots)
-            ):
-                return label, len(slots)
-        if start < len(tokens):
-            found = self.label(tokens[start])
-            if found is not None:
-                return found, 1
-        return None
 
 
 # =========================================================================== names
@@ -247,16 +82,21 @@ def _strings(value: Any) -> tuple[str, ...]:
 class NameRules:
     """What is never part of a name, and how numbered names are spelled."""
 
-    settings: MatchSettings
     stopwords: TermSet
     generic: Mapping[str, TermSet]
     ordinal_suffixes: TermSet
     ordinals: TermSet
     max_name_words: int = 4
+    #: A name's stem tolerates one typo from this many letters, whatever its script
+    #: (the grammar's ``fuzzy_min_len``: names are compared stem to stem).
+    fuzzy_min_len: int = 5
 
     @classmethod
-    def from_rules(cls, raw: Mapping[str, Any]) -> NameRules:
-        settings = MatchSettings.from_rules(raw)
+    def load(cls, grammar: Grammar, path: Path = OPERATIONS_RULES) -> NameRules:
+        return cls.from_rules(load_toml(path), grammar)
+
+    @classmethod
+    def from_rules(cls, raw: Mapping[str, Any], grammar: Grammar) -> NameRules:
         names = raw.get("names", {})
         generic = names.get("generic", {})
         ordinals = {
@@ -264,16 +104,16 @@ class NameRules:
             for number, words in enumerate(names.get("ordinals", []), start=1)
         }
         return cls(
-            settings=settings,
-            stopwords=TermSet.flat(_strings(names.get("stopwords")), "stop", settings),
+            stopwords=TermSet.flat(_strings(names.get("stopwords")), "stop", grammar),
             generic={
-                kind: TermSet.flat(_strings(generic.get(kind)), kind, settings) for kind in KINDS
+                kind: TermSet.flat(_strings(generic.get(kind)), kind, grammar) for kind in KINDS
             },
             ordinal_suffixes=TermSet.flat(
-                _strings(names.get("ordinal_suffixes")), "suffix", settings
+                _strings(names.get("ordinal_suffixes")), "suffix", grammar
             ),
-            ordinals=TermSet.labelled(ordinals, settings),
+            ordinals=TermSet.labelled(ordinals, grammar),
             max_name_words=int(raw.get("settings", {}).get("max_name_words", 4)),
+            fuzzy_min_len=grammar.fuzzy_min_len,
         )
 
     def is_generic(self, kind: str, token: str) -> bool:
@@ -303,11 +143,6 @@ class NameRules:
         return tuple(out)
 
 
-@cache
-def load_name_rules(path: Path = OPERATIONS_RULES) -> NameRules:
-    return NameRules.from_rules(load_toml(path))
-
-
 def _canonical_number(token: str) -> str:
     """``03`` and ``3`` name the same field; decimals stay as written (dot form)."""
     text = token.replace(",", ".")
@@ -326,7 +161,7 @@ def name_stem(token: str) -> str:
     return result
 
 
-def _stems_match(said: str, known: str) -> bool:
+def _stems_match(said: str, known: str, fuzzy_min_len: int) -> bool:
     """Two name stems that are the same word, inflected or with one typo."""
     if said == known:
         return True
@@ -344,12 +179,12 @@ def _stems_match(said: str, known: str) -> bool:
         longer, short = (said, known) if len(said) > len(known) else (known, said)
         if longer.startswith(short):
             return True
-    return len(known) >= _NAME_FUZZY_MIN and within_one_edit(said, known)
+    return len(known) >= fuzzy_min_len and within_one_edit(said, known)
 
 
-def _cores_match(said: tuple[str, ...], known: tuple[str, ...]) -> bool:
+def _cores_match(said: tuple[str, ...], known: tuple[str, ...], fuzzy_min_len: int) -> bool:
     return len(said) == len(known) and all(
-        _stems_match(a, b) for a, b in zip(said, known, strict=True)
+        _stems_match(a, b, fuzzy_min_len) for a, b in zip(said, known, strict=True)
     )
 
 
@@ -398,26 +233,15 @@ class Dictionary:
         entries: Iterable[DictionaryEntry],
         *,
         shared: Iterable[DictionaryEntry] = (),
-        rules: NameRules | None = None,
+        rules: NameRules,
     ) -> None:
-        self._rules = rules or load_name_rules()
+        self._rules = rules
         merged = self._merge(tuple(entries), tuple(shared))
         self._entries = tuple(entry for entry, _ in merged)
         self._by_id = {entry.canonical_id: entry for entry in self._entries}
         self._index: dict[str, _KindIndex] = {kind: _KindIndex() for kind in KINDS}
         for entry, rank in merged:
             self._add(entry, rank)
-
-    @classmethod
-    def with_shared_crops(
-        cls,
-        entries: Iterable[DictionaryEntry] = (),
-        *,
-        crops_path: Path = CROPS_RULES,
-        rules: NameRules | None = None,
-    ) -> Dictionary:
-        """The farm's entries plus the shared crop vocabulary of ``crops.toml``."""
-        return cls(entries, shared=load_shared_crops(crops_path), rules=rules)
 
     @property
     def rules(self) -> NameRules:
@@ -461,7 +285,8 @@ class Dictionary:
         exact = index.exact.get(core)
         if exact or not fuzzy:
             return _best(exact or ())
-        return _best([key for key in index.keys if _cores_match(core, key.core)])
+        typo = self._rules.fuzzy_min_len
+        return _best([key for key in index.keys if _cores_match(core, key.core, typo)])
 
     # ------------------------------------------------------------------ building
 
@@ -508,7 +333,6 @@ def _best(keys: Sequence[_Key]) -> DictionaryEntry | None:
     return next(iter(ids.values())) if len(ids) == 1 else None
 
 
-@cache
 def load_shared_crops(path: Path = CROPS_RULES) -> tuple[DictionaryEntry, ...]:
     """The shared crop vocabulary as dictionary entries (``crop:wheat`` ...)."""
     raw = load_toml(path)
@@ -521,3 +345,29 @@ def load_shared_crops(path: Path = CROPS_RULES) -> tuple[DictionaryEntry, ...]:
         )
         for item in raw.get("crops", [])
     )
+
+
+class Vocabulary:
+    """What every farm's :class:`Dictionary` is built from: the name rules and the
+    shared crops. Loaded once (``bot/factory.py``) and passed to who builds one."""
+
+    def __init__(self, rules: NameRules, shared_crops: Sequence[DictionaryEntry]) -> None:
+        self.rules = rules
+        self.shared_crops = tuple(shared_crops)
+        self._shared: Dictionary | None = None
+
+    @classmethod
+    def load(
+        cls, grammar: Grammar, operations: Path = OPERATIONS_RULES, crops: Path = CROPS_RULES
+    ) -> Vocabulary:
+        return cls(NameRules.load(grammar, operations), load_shared_crops(crops))
+
+    def dictionary(self, entries: Iterable[DictionaryEntry] = ()) -> Dictionary:
+        """A farm's entries plus the shared crops (the farm's names win)."""
+        return Dictionary(entries, shared=self.shared_crops, rules=self.rules)
+
+    def shared(self) -> Dictionary:
+        """The shared crops alone, built once."""
+        if self._shared is None:
+            self._shared = self.dictionary()
+        return self._shared

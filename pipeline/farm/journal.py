@@ -16,9 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
 from db.uow import Database
-from pipeline.farm.dictionary import Dictionary, DictionaryEntry
-from pipeline.farm.parsing import ParsedOperation, parse_operation
+from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
+from pipeline.farm.parsing import OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
+from pipeline.intents import Intent
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
@@ -40,7 +41,9 @@ class Decision:
     written: int  # operations written by this decision
 
 
-async def farm_dictionary(session: AsyncSession, farm_id: str) -> Dictionary:
+async def farm_dictionary(
+    session: AsyncSession, farm_id: str, vocabulary: Vocabulary
+) -> Dictionary:
     """Everything the farm has named: its fields and crops, approved terms, shared crops."""
     entries: list[DictionaryEntry] = []
     for field in await repo.fields(session, farm_id):
@@ -51,7 +54,7 @@ async def farm_dictionary(session: AsyncSession, farm_id: str) -> Dictionary:
         entries.append(
             DictionaryEntry(term.kind, term.canonical_id, term.display, tuple(term.synonyms))  # type: ignore[arg-type]
         )
-    return Dictionary.with_shared_crops(entries)
+    return vocabulary.dictionary(entries)
 
 
 def _payload(
@@ -70,10 +73,20 @@ def _payload(
 
 
 class Journal:
-    def __init__(self, catalog: Catalog, db: Database, farms: FarmProfiles) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        db: Database,
+        farms: FarmProfiles,
+        *,
+        parser: OperationParser,
+        vocabulary: Vocabulary,
+    ) -> None:
         self._catalog = catalog
         self._db = db
         self._farms = farms
+        self._parser = parser
+        self.vocabulary = vocabulary
 
     async def propose(
         self,
@@ -89,7 +102,9 @@ class Journal:
         async with self._db.read() as session:
             farm = await repo.farm_of(session, user_id)
             farm_id = farm.farm_id if farm is not None else None
-            dictionary = await farm_dictionary(session, farm_id) if farm_id else None
+            dictionary = (
+                await farm_dictionary(session, farm_id, self.vocabulary) if farm_id else None
+            )
         if farm_id is None:
             # Someone's very first message is an operation: the card needs a farm.
             farm_id = await self._farms.ensure_farm(user_id)
@@ -97,8 +112,8 @@ class Journal:
                 return None
         if dictionary is None:
             async with self._db.read() as session:
-                dictionary = await farm_dictionary(session, farm_id)
-        parsed = parse_operation(text, dictionary, today)
+                dictionary = await farm_dictionary(session, farm_id, self.vocabulary)
+        parsed = self._parser.parse(text, dictionary, today)
         if parsed is None:
             return None
         pending: dict[str, int] = {}
@@ -119,7 +134,9 @@ class Journal:
         if pending_count is not None:
             # Through the memory layer, so the cache and the memory-service follow.
             await self._farms.update_farm(user_id, dict_pending_count=pending_count)
-        return Reply(self.card(payload, lang), self._buttons(draft_id, lang), intent="recording")
+        return Reply(
+            self.card(payload, lang), self._buttons(draft_id, lang), intent=Intent.RECORDING
+        )
 
     async def decide(self, *, user_id: str, action: str, lang: Language) -> Decision:
         """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it. One transaction:

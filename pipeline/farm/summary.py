@@ -3,6 +3,10 @@
 Rules (the agent quotes these numbers, so they are defined here once):
 
 * Only operations with status ``done`` dated ``start``..``end`` count as applied.
+Units are read with the one unit table (:mod:`pipeline.farm.units`, the ``[units]``
+of ``operations.toml``), so "мм", "кг/га", "т" or "м³" mean here what they mean to the
+operation parser.
+
 * Water: irrigation operations (op type ``irrigation`` or ``watering``, with or
   without an ``operation:`` prefix). Depth in ``mm`` is taken as is; ``m3/ha`` is
   depth x 10 (1 mm on 1 ha = 10 m³); volume in ``m3`` becomes depth through the
@@ -37,6 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.repositories import reporting
 from db.repositories.reporting import PlanFactCount, QuantityTotal
 from pipeline.farm.reports import completion_pct, op_key
+from pipeline.farm.units import Unit, Units
 from pipeline.i18n import Catalog
 from pipeline.types import Language
 
@@ -46,12 +51,9 @@ IRRIGATION_OP_TYPES = frozenset({"irrigation", "watering"})
 M3_PER_MM_HA = 10.0  # 1 mm of water on 1 ha is 10 m³
 MAX_PRODUCTS_IN_TEXT = 5
 
-_MASS = {"kg": 1.0, "кг": 1.0, "t": 1000.0, "т": 1000.0, "ц": 100.0, "g": 0.001, "г": 0.001}
-_VOLUME = {"l": 1.0, "л": 1.0, "ml": 0.001, "мл": 0.001}
-_AREA = frozenset({"ha", "га"})
-_DEPTH = frozenset({"mm", "мм"})
-_WATER_VOLUME = frozenset({"m3", "м3", "m³", "м³"})
-_WATER_RATE = frozenset({"m3/ha", "м3/га", "m³/ha", "м³/га"})
+#: The measures of ``[units.measures]`` that water is given in.
+_DEPTH = "mm"
+_WATER = "m3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,50 +96,34 @@ class SeasonSummary:
         return sum(item.done for item in self.operations_by_field)
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    base: str
-    factor: float  # multiply a quantity by this to get ``base``
-    per_ha: bool
-
-
-def parse_unit(raw: str | None) -> Unit:
+def parse_unit(raw: str | None, units: Units) -> Unit:
     """A written unit as a base unit: "кг/га" -> kg per ha; "т" -> kg x 1000."""
-    text = (raw or "").strip().lower().replace(" ", "").rstrip(".")
-    numerator, _, denominator = text.partition("/")
-    per_ha = denominator.rstrip(".") in _AREA
-    if not per_ha:
-        numerator = text  # "kg/m2" or "шт" stay as written
-    if numerator in _MASS:
-        return Unit("kg", _MASS[numerator], per_ha)
-    if numerator in _VOLUME:
-        return Unit("l", _VOLUME[numerator], per_ha)
-    return Unit(numerator, 1.0, per_ha)
+    return units.parse(raw)
 
 
 # --- Water ---------------------------------------------------------------------------
 
 
-def _irrigation_depth(item: QuantityTotal, areas: dict[str, float]) -> float | None:
-    unit = (item.unit or "").strip().lower()
-    if unit in _DEPTH:
-        return item.total
-    if unit.replace(" ", "") in _WATER_RATE:
-        return item.total / M3_PER_MM_HA
+def _irrigation_depth(item: QuantityTotal, areas: dict[str, float], units: Units) -> float | None:
+    unit = units.parse(item.unit)
+    if unit.measure == _DEPTH and not unit.per_ha:
+        return item.total * unit.factor
+    if unit.measure == _WATER and unit.per_ha:
+        return item.total * unit.factor / M3_PER_MM_HA
     area = areas.get(item.field_id) if item.field_id else None
-    if unit in _WATER_VOLUME and area:
-        return item.total / (M3_PER_MM_HA * area)
+    if unit.measure == _WATER and area:
+        return item.total * unit.factor / (M3_PER_MM_HA * area)
     logger.info("summary: irrigation in %r on %s left out (no depth)", item.unit, item.field_id)
     return None
 
 
 def _water(
-    items: Iterable[QuantityTotal], areas: dict[str, float]
+    items: Iterable[QuantityTotal], areas: dict[str, float], units: Units
 ) -> tuple[float, dict[str, float], float | None]:
     total = 0.0
     by_field: dict[str, float] = defaultdict(float)
     for item in items:
-        depth = _irrigation_depth(item, areas)
+        depth = _irrigation_depth(item, areas, units)
         if depth is None:
             continue
         total += depth
@@ -172,12 +158,14 @@ def _add_product(
         acc.unallocated += item.total * unit.factor
 
 
-def _products(items: Iterable[QuantityTotal], areas: dict[str, float]) -> list[ProductAmount]:
+def _products(
+    items: Iterable[QuantityTotal], areas: dict[str, float], units: Units
+) -> list[ProductAmount]:
     accumulators: dict[tuple[str, str], _ProductAccumulator] = defaultdict(_ProductAccumulator)
     for item in items:
         if item.product is None:
             continue
-        unit = parse_unit(item.unit)
+        unit = units.parse(item.unit)
         area = areas.get(item.field_id) if item.field_id else None
         _add_product(accumulators[(item.product, unit.base)], item, unit, area)
     amounts = []
@@ -211,7 +199,7 @@ def _operations_by_field(counts: Iterable[PlanFactCount]) -> list[FieldOperation
 
 
 async def season_summary(
-    session: AsyncSession, farm_id: str, start: date, end: date
+    session: AsyncSession, farm_id: str, start: date, end: date, units: Units
 ) -> SeasonSummary:
     """The season's figures (see the module docstring for every rule)."""
     areas = await reporting.field_areas(session, farm_id)
@@ -219,7 +207,7 @@ async def season_summary(
     counts = await reporting.plan_fact_counts(session, farm_id, start, end)
     irrigation = [t for t in totals if op_key(t.op_type) in IRRIGATION_OP_TYPES]
     applied = [t for t in totals if op_key(t.op_type) not in IRRIGATION_OP_TYPES]
-    water_mm, water_by_field, water_m3 = _water(irrigation, areas)
+    water_mm, water_by_field, water_m3 = _water(irrigation, areas, units)
     return SeasonSummary(
         farm_id=farm_id,
         start=start,
@@ -227,7 +215,7 @@ async def season_summary(
         water_mm=water_mm,
         water_mm_by_field=water_by_field,
         water_m3=water_m3,
-        products=_products(applied, areas),
+        products=_products(applied, areas, units),
         operations_by_field=_operations_by_field(counts),
         planned=sum(c.planned for c in counts),
         matched=sum(min(c.planned, c.done) for c in counts),

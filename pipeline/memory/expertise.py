@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from pipeline.intents import Intent
 from pipeline.profiles import EXPERTISE_LEVELS, Expertise
 
 INTERMEDIATE_MIN_INTERACTIONS = 10
@@ -30,21 +31,23 @@ EXPERT_MIN_TECHNICAL_INTENTS = 2
 #: keeps this list in step with the rules file.
 WORK_INTENTS = frozenset(
     {
-        "general",
-        "recording",
-        "multi_ops",
-        "planning",
-        "iot",
-        "iot_alert",
-        "analysis",
-        "summary",
-        "reporting",
-        "platform",
-        "decision",
+        Intent.GENERAL,
+        Intent.RECORDING,
+        Intent.MULTI_OPS,
+        Intent.PLANNING,
+        Intent.IOT,
+        Intent.IOT_ALERT,
+        Intent.ANALYSIS,
+        Intent.SUMMARY,
+        Intent.REPORTING,
+        Intent.PLATFORM,
+        Intent.DECISION,
     }
 )
 #: Intents that need the farmer to work with data and integrations, not just fields.
-TECHNICAL_INTENTS = frozenset({"iot", "iot_alert", "analysis", "platform", "reporting"})
+TECHNICAL_INTENTS = frozenset(
+    {Intent.IOT, Intent.IOT_ALERT, Intent.ANALYSIS, Intent.PLATFORM, Intent.REPORTING}
+)
 
 
 def earned_level(interaction_count: int, known_intents: Iterable[str]) -> Expertise:

@@ -23,6 +23,7 @@ from pipeline.crew.wiring import build_brains
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
 from pipeline.responder import LlmResponder
+from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
 from tests.integration.test_deep_offline import (
@@ -66,7 +67,7 @@ def crew_spec(**limits: Any) -> CrewSpec:
 
 @pytest.fixture
 def use_llm(
-    pipeline: Pipeline, db: Database, memory: Memory
+    pipeline: Pipeline, db: Database, memory: Memory, rules: Rulebook
 ) -> Iterator[Callable[..., ScriptedLLM]]:
     """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
     made: list[ScriptedLLM] = []
@@ -79,6 +80,7 @@ def use_llm(
             pipeline.journal,
             db,
             memory.sync,
+            rules=rules,
             llm=fake,
             crew=crew or crew_spec(),
         )

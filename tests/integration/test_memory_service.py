@@ -30,6 +30,7 @@ from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
 from pipeline.memory.rows import farm_from_row, user_from_row
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
+from pipeline.rulebook import Rulebook
 from pipeline.types import Incoming, Reply
 from tests.fakes.memory_service import GET_GARBAGE, FakeMemoryService, ManualClock
 
@@ -86,9 +87,11 @@ def memory(make_memory: MakeMemory) -> Memory:
 
 
 @pytest.fixture
-def make_pipeline(settings: Settings, db: Database, catalog: Catalog) -> MakePipeline:
+def make_pipeline(
+    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook
+) -> MakePipeline:
     def make(memory: Memory) -> Pipeline:
-        return build_pipeline(settings, db, catalog, memory=memory)
+        return build_pipeline(settings, db, catalog, memory=memory, rules=rules)
 
     return make
 

@@ -20,6 +20,7 @@ from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.responder import LightRequest
+from pipeline.rulebook import Rulebook
 from pipeline.types import DepthDecision, Incoming, Reply
 from tests.conftest import make_settings
 
@@ -164,11 +165,11 @@ async def test_classifier_exception_gives_fail_safe_deep(
 
 
 async def test_database_broken_still_answers(
-    settings: Settings, catalog: Catalog, tmp_path: Path
+    settings: Settings, catalog: Catalog, rules: Rulebook, tmp_path: Path
 ) -> None:
     # A database without the schema: every query fails, the farmer still gets a reply.
     broken = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'unmigrated.db'}")
-    pipeline = build_pipeline(settings, Database.of(broken), catalog)
+    pipeline = build_pipeline(settings, Database.of(broken), catalog, rules=rules)
     reply = await pipeline.handle_message(_incoming("привіт"))
     await broken.dispose()
     assert reply.mode == "light"
@@ -250,9 +251,10 @@ async def test_forced_deep_greeting_is_still_a_greeting(
     sqlite_url: str,
     db: Database,
     catalog: Catalog,
+    rules: Rulebook,
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    forced = build_pipeline(make_settings(sqlite_url, force_deep=True), db, catalog)
+    forced = build_pipeline(make_settings(sqlite_url, force_deep=True), db, catalog, rules=rules)
     await _send(forced, session_factory, "привіт")
     reply = await _send(forced, session_factory, "привіт")
     assert reply.mode == "deep" and reply.intent == "greeting"  # routed and recorded deep

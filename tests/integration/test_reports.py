@@ -28,9 +28,11 @@ from pipeline.farm.charts import sensor_chart
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.summary import parse_unit, season_summary, summary_text
 from pipeline.i18n import Catalog
+from pipeline.rulebook import Rulebook
 
 FARM = "farm:kalynivka"
 OTHER_FARM = "farm:other"
+UNITS = Rulebook.load().units
 NORTH, SOUTH, EAST = "field:north", "field:south", "field:east"
 OCT_START, OCT_END = date(2026, 10, 1), date(2026, 10, 31)
 READINGS_START = datetime(2026, 10, 1, tzinfo=UTC)
@@ -386,17 +388,17 @@ async def test_no_chart_without_data(factory: async_sessionmaker[AsyncSession]) 
 
 
 def test_units() -> None:
-    assert parse_unit("кг/га") == parse_unit("kg/ha")
-    assert parse_unit("т").factor == 1000.0 and parse_unit("т").base == "kg"
-    assert parse_unit("l/ha").per_ha and parse_unit("л").base == "l"
-    assert parse_unit("шт").base == "шт" and not parse_unit("шт").per_ha
+    assert parse_unit("кг/га", UNITS) == parse_unit("kg/ha", UNITS)
+    assert parse_unit("т", UNITS).factor == 1000.0 and parse_unit("т", UNITS).base == "kg"
+    assert parse_unit("l/ha", UNITS).per_ha and parse_unit("л", UNITS).base == "l"
+    assert parse_unit("шт", UNITS).base == "шт" and not parse_unit("шт", UNITS).per_ha
 
 
 async def test_season_summary_on_a_known_dataset(
     factory: async_sessionmaker[AsyncSession], catalog: Catalog
 ) -> None:
     async with factory() as session:
-        summary = await season_summary(session, FARM, OCT_START, OCT_END)
+        summary = await season_summary(session, FARM, OCT_START, OCT_END, UNITS)
     assert summary.water_mm == 45.0
     assert summary.water_mm_by_field == {NORTH: 35.0, SOUTH: 10.0}
     assert summary.water_m3 == 35 * 10 * 10 + 10 * 20 * 10
@@ -437,7 +439,7 @@ async def test_irrigation_volumes_become_depth(factory: async_sessionmaker[Async
             )
         )
         await session.commit()
-        summary = await season_summary(session, FARM, december, december)
+        summary = await season_summary(session, FARM, december, december, UNITS)
     # 300 m³ on 10 ha = 3 mm; 50 m³/ha = 5 mm; East has no area, so no depth.
     assert summary.water_mm_by_field == {NORTH: 3.0, SOUTH: 5.0}
     assert summary.water_mm == 8.0
@@ -448,7 +450,7 @@ async def test_summary_of_an_empty_season(
     factory: async_sessionmaker[AsyncSession], catalog: Catalog
 ) -> None:
     async with factory() as session:
-        summary = await season_summary(session, FARM, date(2025, 4, 1), date(2025, 10, 31))
+        summary = await season_summary(session, FARM, date(2025, 4, 1), date(2025, 10, 31), UNITS)
     assert (summary.water_mm, summary.water_m3, summary.products) == (0.0, None, [])
     assert summary.completion_pct is None
     text = summary_text(summary, "uk", catalog)
@@ -468,7 +470,7 @@ async def test_sql_aggregates_on_postgres(postgres_url: str) -> None:
         await seed(factory)
         async with factory() as session:
             rows = await plan_vs_fact(session, FARM, OCT_START, OCT_END)
-            summary = await season_summary(session, FARM, OCT_START, OCT_END)
+            summary = await season_summary(session, FARM, OCT_START, OCT_END, UNITS)
             report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
             pages = [
                 page

@@ -17,18 +17,27 @@ from pipeline.crew.config import load_crew, load_prompts
 from pipeline.crew.context import RunContext
 from pipeline.crew.crewai_glue import TOOL_FAILED, TOOL_TIMED_OUT, bind_tools
 from pipeline.crew.tools import ARGS, FarmTools, ToolResult
-from pipeline.crew.words import field_in_text, load_words
-from pipeline.farm.dictionary import Dictionary, DictionaryEntry
+from pipeline.crew.words import Words, field_in_text
+from pipeline.farm.dictionary import DictionaryEntry
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, UserProfile
+from pipeline.rulebook import Rulebook
 from pipeline.types import CREW_NAMES
+
+RULES = Rulebook.load()
+
+
+def load_words() -> Words:
+    return RULES.words
 
 
 class RecordingTools(FarmTools):
     """Runs nothing: records what reached the tool after validation."""
 
     def __init__(self, behaviour: str = "ok") -> None:
-        super().__init__(platform_probe=self._no_probe)
+        super().__init__(
+            platform_probe=self._no_probe, words=RULES.words, dates=RULES.dates, units=RULES.units
+        )
         self.seen: list[tuple[str, dict[str, Any]]] = []
         self.behaviour = behaviour
 
@@ -57,6 +66,7 @@ def _ctx(catalog: Catalog) -> RunContext:
         profile=UserProfile(user_id="tg:1"),
         farm=FarmProfile(user_id="tg:1"),
         catalog=catalog,
+        vocabulary=RULES.vocabulary,
     )
 
 
@@ -165,7 +175,7 @@ def test_advice_topics(text: str, topic: str | None) -> None:
 
 
 def test_field_in_text() -> None:
-    dictionary = Dictionary.with_shared_crops(
+    dictionary = RULES.vocabulary.dictionary(
         [
             DictionaryEntry("field", "field:pivnichne", "Північне", ()),
             DictionaryEntry("field", "field:pole-2", "Поле 2", ()),

@@ -14,7 +14,8 @@ from datetime import date, timedelta
 import pytest
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, load_shared_crops
-from pipeline.farm.parsing import ParsedOperation, parse_operation
+from pipeline.farm.parsing import OperationParser, ParsedOperation
+from pipeline.rulebook import Rulebook
 
 TODAY = date(2026, 5, 14)  # Thursday
 MON, TUE, WED, FRI, SAT = (date(2026, 5, d) for d in (11, 12, 13, 15, 16))
@@ -39,9 +40,14 @@ FARM_ENTRIES = (
 )
 
 
+RULES = Rulebook.load()
+parse_operation = OperationParser(RULES.operations).parse
+NAME_RULES = RULES.vocabulary.rules
+
+
 @pytest.fixture(scope="module")
 def farm() -> Dictionary:
-    return Dictionary.with_shared_crops(FARM_ENTRIES)
+    return RULES.vocabulary.dictionary(FARM_ENTRIES)
 
 
 # =========================================================================== the table
@@ -504,9 +510,9 @@ def test_close_names_stay_apart(farm: Dictionary) -> None:
 
 
 def test_russian_name_only_through_a_synonym() -> None:
-    plain = Dictionary([_field("field:pivnichne", "Північне")])
+    plain = Dictionary([_field("field:pivnichne", "Північне")], rules=NAME_RULES)
     assert plain.resolve("field", "на Северном") is None
-    with_ru = Dictionary([_field("field:pivnichne", "Північне", "Северное")])
+    with_ru = Dictionary([_field("field:pivnichne", "Північне", "Северное")], rules=NAME_RULES)
     entry = with_ru.resolve("field", "на Северном")
     assert entry is not None and entry.canonical_id == "field:pivnichne"
 
@@ -551,7 +557,7 @@ def test_shared_crops_load_with_stable_ids() -> None:
 
 def test_farm_entry_wins_over_shared_and_keeps_its_synonyms() -> None:
     own = DictionaryEntry("crop", "crop:wheat", "Пшениця Скаген", ("скаген",))
-    farm = Dictionary.with_shared_crops([own])
+    farm = RULES.vocabulary.dictionary([own])
     for phrase in ("скаген", "wheat", "пшениці"):
         entry = farm.resolve("crop", phrase)
         assert entry is not None, phrase
@@ -559,7 +565,9 @@ def test_farm_entry_wins_over_shared_and_keeps_its_synonyms() -> None:
 
 
 def test_two_entries_with_one_name_resolve_to_none() -> None:
-    farm = Dictionary([_field("field:a", "Лан", "центр"), _field("field:b", "Клин", "центр")])
+    farm = Dictionary(
+        [_field("field:a", "Лан", "центр"), _field("field:b", "Клин", "центр")], rules=NAME_RULES
+    )
     assert farm.resolve("field", "центр") is None
     entry = farm.resolve("field", "Клин")
     assert entry is not None and entry.canonical_id == "field:b"
@@ -573,7 +581,7 @@ def test_kinds_are_separate(farm: Dictionary) -> None:
 
 
 def test_dictionary_without_shared_crops_knows_no_crop() -> None:
-    farm = Dictionary(FARM_ENTRIES)
+    farm = Dictionary(FARM_ENTRIES, rules=NAME_RULES)
     assert farm.resolve("crop", "пшениця") is None
     parsed = parse_operation("посіяли пшеницю на полі 3", farm, TODAY)
     assert parsed is not None

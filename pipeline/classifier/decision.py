@@ -1,0 +1,252 @@
+"""The depth classifier (seed section 3.1, routing rules in LABELS.md).
+
+Every word lives in ``pipeline/rules/classifier.toml`` (term syntax:
+:mod:`pipeline.grammar`); :mod:`.rules` reads and checks it, :mod:`.index` compiles
+it, :mod:`.analysis` scores a message, and this module decides.
+
+Routing (LABELS.md): any matched deep intent makes the message deep (the
+primary one by ``deep_priority``, the crew is the union); otherwise the best
+light intent; otherwise clarify (short), general (long) or, on first contact,
+general with every crew. Low confidence, ``--deep``, ``ctx.force_deep``,
+``ctx.recent_alert`` and ``ctx.pending_terms`` force deep and keep the intent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pipeline.classifier.analysis import DEFAULT_TOKEN_CACHE, Analysis, Matcher
+from pipeline.classifier.index import compile_rules
+from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules, IntentSpec, Settings
+from pipeline.grammar import Grammar
+from pipeline.intents import Intent
+from pipeline.text import normalize
+from pipeline.types import CREW_NAMES, ClassifierContext, DepthDecision
+
+__all__ = ["Classifier"]
+
+logger = logging.getLogger(__name__)
+
+
+class Classifier:
+    """Decides light/deep, the intent and the crew (before the gate) for one message."""
+
+    def __init__(
+        self,
+        rules: ClassifierRules,
+        grammar: Grammar,
+        *,
+        token_cache_size: int = DEFAULT_TOKEN_CACHE,
+    ) -> None:
+        self._rules = rules
+        self._settings = settings = rules.settings
+        self._intents = rules.intents
+        # Light intents: their position; deep intents: their tier. ``order`` breaks
+        # the remaining ties deterministically.
+        self._rank: dict[Intent, int] = {
+            name: rank for rank, name in enumerate(settings.light_priority)
+        }
+        order = dict(self._rank)
+        position = 0
+        for tier_rank, tier in enumerate(settings.deep_priority):
+            for name in tier:
+                self._rank[name] = tier_rank
+                order[name] = position
+                position += 1
+        self._matcher = Matcher(
+            rules, compile_rules(rules, grammar), order, token_cache_size=token_cache_size
+        )
+
+    # ------------------------------------------------------------------ loading
+
+    @classmethod
+    def from_file(
+        cls,
+        path: Path = DEFAULT_RULES,
+        *,
+        grammar: Grammar | None = None,
+        token_cache_size: int = DEFAULT_TOKEN_CACHE,
+    ) -> Classifier:
+        """Load rules from ``path`` (default: the packaged ``rules/classifier.toml``)."""
+        return cls(
+            ClassifierRules.load(path),
+            grammar or Grammar.load(),
+            token_cache_size=token_cache_size,
+        )
+
+    @classmethod
+    def from_mapping(
+        cls,
+        raw: Mapping[str, Any],
+        *,
+        grammar: Grammar | None = None,
+        token_cache_size: int = DEFAULT_TOKEN_CACHE,
+    ) -> Classifier:
+        """Build from an already parsed rules document (raises ValueError if invalid)."""
+        return cls(
+            ClassifierRules.from_mapping(raw),
+            grammar or Grammar.load(),
+            token_cache_size=token_cache_size,
+        )
+
+    @property
+    def rules(self) -> ClassifierRules:
+        return self._rules
+
+    @property
+    def intents(self) -> Mapping[Intent, IntentSpec]:
+        return self._intents
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    # ------------------------------------------------------------------ public API
+
+    def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision:
+        """Route one message. Never raises: any failure is the deep fail-safe."""
+        try:
+            return self._classify(text, ctx)
+        except Exception:
+            logger.exception("depth classifier failed; using the deep fail-safe")
+            return DepthDecision.fail_safe()
+
+    def analyse(self, text: str) -> Analysis:
+        """The raw rule matches for ``text`` (debugging aid; may raise)."""
+        return self._analyse(self._strip_force_prefix(text)[0])
+
+    # ------------------------------------------------------------------ pipeline
+
+    def _classify(self, text: str, ctx: ClassifierContext) -> DepthDecision:
+        body, forced_prefix = self._strip_force_prefix(text)
+        analysis = self._analyse(body)
+        decision = self._decide(analysis, ctx)
+        return self._apply_overrides(decision, ctx, forced_prefix)
+
+    def _analyse(self, text: str) -> Analysis:
+        return self._matcher.analyse(normalize(text))
+
+    def _strip_force_prefix(self, text: str) -> tuple[str, bool]:
+        stripped = text.lstrip()
+        lowered = stripped[:16].lower()
+        for prefix in self._settings.force_deep_prefixes:
+            if lowered.startswith(prefix) and not stripped[len(prefix) : len(prefix) + 1].isalnum():
+                return stripped[len(prefix) :], True
+        return text, False
+
+    def _decide(self, a: Analysis, ctx: ClassifierContext) -> DepthDecision:
+        s = self._settings
+        deep = [n for n in a.matched if self._intents[n].mode == "deep"]
+        light = [n for n in a.matched if self._intents[n].mode == "light"]
+        if s.offtopic_intent in light:
+            if self._offtopic_wins(a, deep):
+                return self._offtopic(a)
+            # Farming words around the film or the recipe: it is about the farm after all.
+            light.remove(s.offtopic_intent)
+        if deep:
+            return self._deep_decision(a, deep)
+        if light:
+            return self._light_decision(a, light[0], ctx)
+        return self._no_match_decision(a, ctx)
+
+    def _offtopic_wins(self, a: Analysis, deep: Sequence[Intent]) -> bool:
+        s = self._settings
+        return s.domain_lexicon not in a.lexicons and not s.offtopic_yields_to.intersection(deep)
+
+    def _offtopic(self, a: Analysis) -> DepthDecision:
+        name = self._settings.offtopic_intent
+        rest = tuple(n for n in a.matched if n != name)
+        return DepthDecision(
+            "light", name, (), self._settings.conf_offtopic, f"rule:{name}", (name, *rest)
+        )
+
+    def _deep_decision(self, a: Analysis, deep: Sequence[Intent]) -> DepthDecision:
+        # ``deep`` is sorted by score, so min() keeps the best score inside a tier.
+        primary = min(deep, key=self._rank.__getitem__)
+        others = tuple(n for n in a.matched if n != primary)
+        # Other deep intents recruit their crew only on a trigger: two stray keywords
+        # ("shows data" in a platform complaint) do not call the IoT agent.
+        helpers = [
+            n
+            for n in deep
+            if n != primary and a.triggers.get(n, 0) > 0 and not self._intents[primary].solo_crew
+        ]
+        return DepthDecision(
+            "deep",
+            primary,
+            self._union_crew([primary, *helpers]),
+            self._confidence(a, primary),
+            f"rule:{primary} score={a.scores[primary]}",
+            (primary, *others),
+        )
+
+    def _light_decision(
+        self, a: Analysis, primary: Intent, ctx: ClassifierContext
+    ) -> DepthDecision:
+        s = self._settings
+        matched = (primary, *(n for n in a.matched if n != primary))
+        if primary in s.social_intents:
+            first = ctx.interaction_count == 0
+            limit = s.first_contact_max_extra_words if first else s.social_max_extra_words
+            if a.extra_words > limit:
+                return self._general(first, matched, f"more_than_{primary}")
+        return DepthDecision(
+            "light",
+            primary,
+            (),
+            self._confidence(a, primary),
+            f"rule:{primary} score={a.scores[primary]}",
+            matched,
+        )
+
+    def _no_match_decision(self, a: Analysis, ctx: ClassifierContext) -> DepthDecision:
+        s = self._settings
+        if ctx.interaction_count == 0:
+            return self._general(True, (), "")
+        if a.word_count <= s.clarify_max_words:
+            return DepthDecision("light", s.clarify_intent, (), s.conf_clarify, "no_match:short")
+        return self._general(False, (), "no_match")
+
+    def _general(self, first: bool, matched: tuple[Intent, ...], why: str) -> DepthDecision:
+        s = self._settings
+        if first:
+            reason = f"first_contact:{why}" if why else "first_contact"
+            crew = s.first_contact_crew
+            return DepthDecision(
+                "deep", s.general_intent, crew, s.conf_first_contact, reason, matched
+            )
+        return DepthDecision("deep", s.general_intent, (), s.conf_general, why, matched)
+
+    def _union_crew(self, names: Iterable[Intent]) -> tuple[str, ...]:
+        wanted = {member for n in names for member in self._intents[n].crew}
+        return tuple(name for name in CREW_NAMES if name in wanted)
+
+    def _confidence(self, a: Analysis, intent: Intent) -> float:
+        s = self._settings
+        raw = min(s.conf_cap, s.conf_base + s.conf_per_point * a.scores.get(intent, 0))
+        raw -= s.conf_fuzzy_penalty * a.fuzzy_terms.get(intent, 0)
+        return round(max(0.0, min(1.0, raw)), 3)
+
+    def _apply_overrides(
+        self, d: DepthDecision, ctx: ClassifierContext, forced_prefix: bool
+    ) -> DepthDecision:
+        reasons: list[str] = []
+        if d.confidence < self._settings.conf_force_deep_below:
+            reasons.append("low_confidence")
+        if forced_prefix:
+            reasons.append("forced:--deep")
+        if ctx.force_deep:
+            reasons.append("forced:ctx")
+        if ctx.recent_alert:
+            reasons.append("forced:recent_alert")
+        if ctx.pending_terms > 0:
+            reasons.append(f"forced:pending_terms={ctx.pending_terms}")
+        if not reasons:
+            return d
+        reason = " ".join([*reasons, d.reason])
+        return DepthDecision(
+            "deep", d.intent, d.crew_needed, d.confidence, reason, d.matched_intents
+        )

@@ -1,0 +1,111 @@
+"""The message as tokens, and which pass of the parser claimed each of them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipeline.text import APOSTROPHES, is_number, tokenize
+
+__all__ = ["Scan", "Token"]
+
+# Words keep inner apostrophes ("п'ятому"); numbers keep their decimal part.
+_RAW_TOKEN_RE = re.compile(rf"\d+(?:[.,]\d+)?|[^\W\d_]+(?:[{APOSTROPHES}][^\W\d_]+)*")
+_SENTENCE_END = frozenset(".!?\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    raw: str
+    norm: str
+    start: int
+    end: int
+
+    @property
+    def number(self) -> bool:
+        return is_number(self.norm)
+
+    @property
+    def word(self) -> bool:
+        return self.norm.isalpha()
+
+
+def _tokens(text: str) -> tuple[Token, ...]:
+    out: list[Token] = []
+    for match in _RAW_TOKEN_RE.finditer(text):
+        norm = "".join(tokenize(match.group()))
+        if norm:
+            out.append(Token(match.group(), norm, match.start(), match.end()))
+    return tuple(out)
+
+
+@dataclass(slots=True)
+class Scan:
+    """The message's tokens and which pass claimed each of them."""
+
+    text: str
+    tokens: tuple[Token, ...]
+    norms: tuple[str, ...]
+    claimed: list[str | None]
+
+    @classmethod
+    def of(cls, text: str) -> Scan:
+        tokens = _tokens(text)
+        return cls(text, tokens, tuple(t.norm for t in tokens), [None] * len(tokens))
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def norm(self, i: int) -> str:
+        """The folded token at ``i``; "" outside the message."""
+        return self.norms[i] if 0 <= i < len(self.norms) else ""
+
+    def free(self, i: int) -> bool:
+        return 0 <= i < len(self.tokens) and self.claimed[i] is None
+
+    def all_free(self, start: int, end: int) -> bool:
+        return end <= len(self.tokens) and all(self.claimed[i] is None for i in range(start, end))
+
+    def claim(self, start: int, end: int, role: str) -> None:
+        for i in range(start, end):
+            self.claimed[i] = role
+
+    def raw(self, start: int, end: int) -> str:
+        """The text as written from token ``start`` to token ``end - 1``."""
+        return self.text[self.tokens[start].start : self.tokens[end - 1].end]
+
+    def gap(self, i: int) -> str:
+        """What stands between token ``i - 1`` and token ``i`` (spaces stripped)."""
+        before = self.tokens[i - 1].end if i > 0 else 0
+        return self.text[before : self.tokens[i].start].strip()
+
+    def starts_sentence(self, i: int) -> bool:
+        if i == 0:
+            return True
+        before = self.text[self.tokens[i - 1].end : self.tokens[i].start]
+        return any(ch in _SENTENCE_END for ch in before)
+
+    def capitalised(self, i: int) -> bool:
+        raw = self.tokens[i].raw
+        return raw[:1].isupper() and len(raw) > 1
+
+    def latin(self, i: int) -> bool:
+        return self.norms[i].isascii() and self.tokens[i].word
+
+    def mostly_cyrillic(self) -> bool:
+        words = [t for t in self.tokens if t.word]
+        return sum(not t.norm.isascii() for t in words) > len(words) // 2
+
+    def phrase(self, start: int, end: int) -> str:
+        """A name as reported in ``unknown_terms``: lowercase, as written."""
+        return " ".join(t.raw.lower() for t in self.tokens[start:end])
+
+    def tokens_in(self, start: int, end: int) -> tuple[int, int] | None:
+        """Token indices covering characters ``start:end``, if all are still free."""
+        inside = [i for i, t in enumerate(self.tokens) if t.start >= start and t.end <= end]
+        if not inside or not self.all_free(inside[0], inside[-1] + 1):
+            return None
+        return inside[0], inside[-1] + 1
+
+    def number_at(self, i: int) -> bool:
+        return self.free(i) and self.tokens[i].number

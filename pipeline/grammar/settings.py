@@ -1,0 +1,40 @@
+"""The thresholds of the term syntax, read from ``pipeline/rules/grammar.toml``."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_GRAMMAR", "Grammar"]
+
+#: The thresholds every rules file shares.
+DEFAULT_GRAMMAR = Path(__file__).resolve().parent.parent / "rules" / "grammar.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Grammar:
+    """The thresholds of the term syntax (documented in :mod:`pipeline.grammar`)."""
+
+    stem_min_len: int = 4
+    fuzzy_min_len: int = 5
+    fuzzy_min_len_latin: int = 7
+    fuzzy_min_prefix_len: int = 6
+    fuzzy_min_stem_len: int = 6
+    phrase_gap: int = 2
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_GRAMMAR) -> Grammar:
+        with path.open("rb") as fh:
+            return cls.from_mapping(tomllib.load(fh))
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any]) -> Grammar:
+        table = raw["grammar"]
+        return cls(**{name: int(table[name]) for name in cls.__dataclass_fields__})
+
+    def fuzzy_len(self, word: str) -> int:
+        """How long a word must be to tolerate a typo."""
+        return self.fuzzy_min_len_latin if word.isascii() else self.fuzzy_min_len

@@ -1,0 +1,74 @@
+"""Every rules file of the word-matching side, loaded once and handed down.
+
+``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
+constructor of whoever uses it (the classifier, the journal's parser and
+vocabulary, the onboarding, the deep path's tools). Nothing in the pipeline loads
+one of these files by itself, so a test builds a pipeline with other rules by
+passing another rulebook (or another part) in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
+from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
+from pipeline.farm.dates import DEFAULT_DATES, DateWords
+from pipeline.farm.dictionary import (
+    CROPS_RULES,
+    OPERATIONS_RULES,
+    NameRules,
+    Vocabulary,
+    load_shared_crops,
+    load_toml,
+)
+from pipeline.farm.parsing import OperationParser, OperationRules
+from pipeline.farm.units import Units
+from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
+
+__all__ = ["Rulebook"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rulebook:
+    grammar: Grammar
+    #: Built once: its rules are checked against the Intent enum as it loads.
+    classifier: Classifier
+    dates: DateWords
+    vocabulary: Vocabulary
+    operations: OperationRules
+    words: Words
+
+    @property
+    def units(self) -> Units:
+        return self.operations.units
+
+    def parser(self) -> OperationParser:
+        return OperationParser(self.operations)
+
+    @classmethod
+    def load(
+        cls,
+        *,
+        grammar: Path = DEFAULT_GRAMMAR,
+        classifier: Path = DEFAULT_RULES,
+        dates: Path = DEFAULT_DATES,
+        operations: Path = OPERATIONS_RULES,
+        crops: Path = CROPS_RULES,
+        compose: Path = COMPOSE_FILE,
+        advice: Path = ADVICE_FILE,
+    ) -> Rulebook:
+        """Read and check every file (a ValueError names what is wrong)."""
+        thresholds = Grammar.load(grammar)
+        date_words = DateWords.load(thresholds, dates)
+        raw_operations = load_toml(operations)
+        names = NameRules.from_rules(raw_operations, thresholds)
+        return cls(
+            grammar=thresholds,
+            classifier=Classifier(ClassifierRules.load(classifier), thresholds),
+            dates=date_words,
+            vocabulary=Vocabulary(names, load_shared_crops(crops)),
+            operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
+            words=Words.load(thresholds, compose, advice),
+        )
