@@ -59,6 +59,7 @@ from db.models import (  # noqa: E402
 from db.uow import Database  # noqa: E402
 from pipeline.farm.reports import build_operations_workbook  # noqa: E402
 from pipeline.farm.sensor_store import SensorStore  # noqa: E402
+from pipeline.farm.sensors import SensorTypes  # noqa: E402
 
 FARM = "farm:bench"
 SEASON = (date(2026, 4, 1), date(2026, 10, 31))
@@ -135,7 +136,7 @@ async def bench_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     engine = create_engine(url)
     factory = create_session_factory(engine)
     field_ids = await _make_farm(factory, args.fields)
-    sensors = SensorStore(Database(factory))
+    sensors = SensorStore(Database(factory), SensorTypes.load())
     token = await sensors.issue_token(FARM, "bench")
     sizes = [args.batch_size] * args.batches + [args.big]
     rng = random.Random(11)

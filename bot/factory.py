@@ -132,7 +132,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         pipeline=pipeline,
         onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
         terms=TermReview(db, memory.editor),
-        sensors=SensorStore(db),
+        sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
         platform=PlatformStatus(
             db=db,
@@ -215,7 +215,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
     # the webhook) starts: the sender is bound by a startup hook, before the jobs run.
     alert_sender = TelegramAlertSender()
-    watcher = AlertWatcher(alert_sender, core.db, core.memory.editor, core.pipeline.catalog)
+    watcher = AlertWatcher(
+        alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
+    )
     scheduler = build_scheduler(
         JobRunner(core.db, instance_id()),
         default_jobs(

@@ -23,7 +23,14 @@ from aiohttp import web
 
 from bot.config import StepanSettings
 from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import MAX_BATCH, BatchTooLarge, InvalidBatch, ReadingIn, parse_batch
+from pipeline.farm.sensors import (
+    MAX_BATCH,
+    BatchTooLarge,
+    InvalidBatch,
+    ReadingIn,
+    SensorTypes,
+    parse_batch,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +64,7 @@ class _BadBody(Exception):
     pass
 
 
-def _decode(body: bytes, now: datetime) -> list[ReadingIn]:
+def _decode(body: bytes, now: datetime, types: SensorTypes) -> list[ReadingIn]:
     """JSON -> validated readings. CPU-bound (10,000 items take tens of ms), so it
     runs in a thread and the bot's conversations keep their event loop."""
     try:
@@ -67,7 +74,7 @@ def _decode(body: bytes, now: datetime) -> list[ReadingIn]:
     items = payload.get("readings") if isinstance(payload, dict) else payload
     if not isinstance(items, list):
         raise _BadBody('expected {"readings": [...]} or a JSON array of readings')
-    return parse_batch(items, now=now)
+    return parse_batch(items, types, now=now)
 
 
 async def post_readings(request: web.Request) -> web.Response:
@@ -86,7 +93,7 @@ async def post_readings(request: web.Request) -> web.Response:
     except web.HTTPRequestEntityTooLarge:
         return _error(413, "too_large", f"the body is over {CLIENT_MAX_SIZE} bytes")
     try:
-        readings = await asyncio.to_thread(_decode, body, request.app[CLOCK]())
+        readings = await asyncio.to_thread(_decode, body, request.app[CLOCK](), sensors.types)
     except _BadBody as exc:
         return _error(400, "malformed", str(exc))
     except BatchTooLarge as exc:

@@ -106,7 +106,7 @@ async def _import(
     buffer = io.BytesIO()
     await bot.download(document, destination=buffer)
     try:
-        batch = await asyncio.to_thread(parse_csv, buffer.getvalue())
+        batch = await asyncio.to_thread(parse_csv, buffer.getvalue(), sensors.types)
     except InvalidCsv as error:
         return catalog.text(lang, f"sensors.csv_{error.code}", **error.params)
     except BatchTooLarge as error:

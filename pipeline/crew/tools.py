@@ -32,7 +32,7 @@ from pipeline.farm.reports import (
     sensor_label,
 )
 from pipeline.farm.sensor_store import latest_readings
-from pipeline.farm.sensors import sensor_types
+from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.summary import format_number, season_summary, summary_text
 from pipeline.farm.units import Units
 from pipeline.platform_status import Check
@@ -109,12 +109,19 @@ def _short(value: Any) -> str:
 
 class FarmTools:
     def __init__(
-        self, platform_probe: PlatformProbe, *, words: Words, dates: DateWords, units: Units
+        self,
+        platform_probe: PlatformProbe,
+        *,
+        words: Words,
+        dates: DateWords,
+        units: Units,
+        sensors: SensorTypes,
     ) -> None:
         self._probe = platform_probe
         self._words = words
         self._dates = dates
         self._units = units
+        self._sensors = sensors
 
     @property
     def words(self) -> Words:
@@ -252,8 +259,8 @@ class FarmTools:
                     f"compose.alert_{'above' if alert.kind == 'above_max' else 'below'}",
                     field=_field(ctx, names, alert.field_id),
                     sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
-                    value=_with_unit(ctx, alert.value, alert.sensor_type),
-                    threshold=_with_unit(ctx, alert.threshold, alert.sensor_type),
+                    value=self._with_unit(ctx, alert.value, alert.sensor_type),
+                    threshold=self._with_unit(ctx, alert.threshold, alert.sensor_type),
                     since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
                 )
             )
@@ -438,12 +445,17 @@ class FarmTools:
     ) -> tuple[str | None, str | None]:
         if not name:
             return ("soil_moisture" if required else None), None
-        known = sensor_types()
+        known = self._sensors
         spec = known.resolve(name) or known.resolve(self._words.sensor_type(name) or "")
         if spec is not None:
             return spec.name, None
         names = ", ".join(sorted(known.types))
         return None, ctx.text_of("compose.unknown_sensor", sensor=name[:40], known=names)
+
+    def _with_unit(self, ctx: RunContext, value: float, sensor_type: str) -> str:
+        spec = self._sensors.resolve(sensor_type)
+        number = format_number(value, ctx.lang)
+        return f"{number} {spec.unit}" if spec is not None else number
 
     def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:
         return parse_period(
@@ -474,12 +486,6 @@ def _amount(ctx: RunContext, quantity: float | None, unit: str | None, product: 
     if product:
         parts.append(product)
     return (", " + ", ".join(parts)) if parts else ""
-
-
-def _with_unit(ctx: RunContext, value: float, sensor_type: str) -> str:
-    spec = sensor_types().resolve(sensor_type)
-    number = format_number(value, ctx.lang)
-    return f"{number} {spec.unit}" if spec is not None else number
 
 
 def _breach(ctx: RunContext, sensor_type: str, value: float, unit: str) -> str:

@@ -82,6 +82,7 @@ def build_brains(
         words=rules.words,
         dates=rules.dates,
         units=rules.units,
+        sensors=rules.sensors,
     )
     composer = Composer(catalog, journal, tools, db)
     if llm is None:

@@ -35,7 +35,7 @@ from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, User
 from db.uow import Database
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensor_store import LatestReading, latest_readings
-from pipeline.farm.sensors import sensor_types
+from pipeline.farm.sensors import SensorTypes
 from pipeline.i18n import Catalog
 from pipeline.profiles import AlertThresholds
 from pipeline.types import Language
@@ -135,6 +135,7 @@ class AlertWatcher:
         db: Database,
         profiles: FarmAlertProfiles,
         catalog: Catalog,
+        types: SensorTypes,
         *,
         clock: Callable[[], datetime] = utcnow,
         max_age: timedelta = MAX_READING_AGE,
@@ -145,7 +146,8 @@ class AlertWatcher:
         self._catalog = catalog
         self._clock = clock
         self._max_age = max_age
-        known = sensor_types().types.values()
+        self._types = types
+        known = types.types.values()
         self._groups = {kind.name: kind.alerts for kind in known if kind.alerts is not None}
 
     async def run(self) -> WatchResult:
@@ -300,7 +302,7 @@ class AlertWatcher:
         else:
             where = catalog.text(lang, "alerts.field", name=field_name or alert.field_id)
         # Stored units are the type's canonical one (validation normalises them).
-        kind = sensor_types().types.get(alert.sensor_type)
+        kind = self._types.types.get(alert.sensor_type)
         unit = kind.unit if kind is not None else ""
         started = _utc(alert.started_at)
         text = catalog.text(

@@ -22,7 +22,7 @@ from db.models import FarmTokenRow, FieldRow, SensorReadingRow
 from db.repositories import farm as farm_repo
 from db.repositories.profiles import dialect_insert
 from db.uow import Database
-from pipeline.farm.sensors import InvalidBatch, ItemError, ReadingIn
+from pipeline.farm.sensors import InvalidBatch, ItemError, ReadingIn, SensorTypes
 
 logger = logging.getLogger(__name__)
 
@@ -189,8 +189,14 @@ def token_hash(token: str) -> str:
 
 
 class SensorStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, types: SensorTypes) -> None:
         self._db = db
+        self._types = types
+
+    @property
+    def types(self) -> SensorTypes:
+        """The sensor types readings are validated against (``parse_batch``)."""
+        return self._types
 
     async def farm_of_user(self, user_id: str) -> str | None:
         """The user's farm id, or None for someone Stepan has no farm for."""

@@ -18,7 +18,6 @@ Contract for integrators: docs/sensors.md.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -73,30 +72,38 @@ class SensorTypes:
         key = name.strip().lower()
         return self.types.get(self.aliases.get(key, key))
 
+    @classmethod
+    def load(cls, path: Path = RULES_FILE) -> SensorTypes:
+        """The known types from the rules file; the factory's Rulebook reads it once and
+        hands it to the sensor store, the alert watcher and the deep path's tools."""
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+        types: dict[str, SensorType] = {}
+        aliases: dict[str, str] = {}
+        for name, spec in raw["types"].items():
+            unit = str(spec["unit"])
+            spellings = {str(s).casefold(): unit for s in spec.get("units", [])} | {
+                unit.casefold(): unit
+            }
+            types[name] = SensorType(
+                name=name,
+                unit=unit,
+                units=spellings,
+                minimum=float(spec["min"]),
+                maximum=float(spec["max"]),
+                alerts=spec.get("alerts"),
+            )
+            for alias in spec.get("aliases", []):
+                aliases[str(alias).lower()] = name
+        return cls(types, aliases)
 
-@functools.cache
-def sensor_types(path: Path = RULES_FILE) -> SensorTypes:
-    """The known types, read once (the file is part of the package)."""
-    with path.open("rb") as handle:
-        raw = tomllib.load(handle)
-    types: dict[str, SensorType] = {}
-    aliases: dict[str, str] = {}
-    for name, spec in raw["types"].items():
-        unit = str(spec["unit"])
-        spellings = {str(s).casefold(): unit for s in spec.get("units", [])} | {
-            unit.casefold(): unit
-        }
-        types[name] = SensorType(
-            name=name,
-            unit=unit,
-            units=spellings,
-            minimum=float(spec["min"]),
-            maximum=float(spec["max"]),
-            alerts=spec.get("alerts"),
-        )
-        for alias in spec.get("aliases", []):
-            aliases[str(alias).lower()] = name
-    return SensorTypes(types, aliases)
+
+def _types(info: ValidationInfo) -> SensorTypes:
+    """The sensor types ``parse_batch`` validates against (in the validation context)."""
+    types = (info.context or {}).get("types")
+    if not isinstance(types, SensorTypes):
+        raise TypeError("readings are validated through parse_batch(items, types)")
+    return types
 
 
 def _number(value: float) -> str:
@@ -123,15 +130,16 @@ class ReadingIn(BaseModel):
 
     @field_validator("sensor_type", mode="before")
     @classmethod
-    def _known_type(cls, value: Any) -> Any:
+    def _known_type(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, str):
             return value  # the str check reports it
-        known = sensor_types().resolve(value)
+        types = _types(info)
+        known = types.resolve(value)
         if known is None:
             raise PydanticCustomError(
                 "unknown_type",
                 "unknown sensor_type '{value}'; known: {known}",
-                {"value": value[:64], "known": ", ".join(sensor_types().types)},
+                {"value": value[:64], "known": ", ".join(types.types)},
             )
         return known.name
 
@@ -146,7 +154,7 @@ class ReadingIn(BaseModel):
     @field_validator("value")
     @classmethod
     def _in_range(cls, value: float, info: ValidationInfo) -> float:
-        kind = sensor_types().types.get(info.data.get("sensor_type", ""))
+        kind = _types(info).types.get(info.data.get("sensor_type", ""))
         if kind is not None and not kind.minimum <= value <= kind.maximum:
             raise PydanticCustomError(
                 "out_of_range",
@@ -162,7 +170,7 @@ class ReadingIn(BaseModel):
     @field_validator("unit", mode="before")
     @classmethod
     def _known_unit(cls, value: Any, info: ValidationInfo) -> Any:
-        kind = sensor_types().types.get(info.data.get("sensor_type", ""))
+        kind = _types(info).types.get(info.data.get("sensor_type", ""))
         if value is None or value == "":
             return kind.unit if kind is not None else ""
         if not isinstance(value, str) or kind is None:
@@ -291,13 +299,16 @@ def _item_errors(exc: ValidationError) -> list[ItemError]:
     return errors
 
 
-def parse_batch(items: Sequence[Any], *, now: datetime | None = None) -> list[ReadingIn]:
+def parse_batch(
+    items: Sequence[Any], types: SensorTypes, *, now: datetime | None = None
+) -> list[ReadingIn]:
     """Validate raw items (dicts from JSON or CSV). Raises BatchTooLarge or
     InvalidBatch naming every bad item."""
     if len(items) > MAX_BATCH:
         raise BatchTooLarge(len(items))
     try:
-        return _BATCH.validate_python(list(items), context={"now": now or datetime.now(UTC)})
+        context = {"now": now or datetime.now(UTC), "types": types}
+        return _BATCH.validate_python(list(items), context=context)
     except ValidationError as exc:
         errors = _item_errors(exc)
         raise InvalidBatch(errors, len(errors)) from None

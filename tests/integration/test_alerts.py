@@ -17,7 +17,7 @@ from db.models import AlertRow, FarmProfileRow, FieldRow, JobRunRow, UserProfile
 from db.uow import Database
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
 from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import parse_batch
+from pipeline.farm.sensors import SensorTypes, parse_batch
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory, build_memory
 from tests.conftest import make_settings
@@ -26,6 +26,7 @@ from tests.integration.bot_harness import running_bot
 FARMER = 2002
 USER = f"tg:{FARMER}"
 FARM = "farm:alerts"
+TYPES = SensorTypes.load()
 NORTH = "field:north"
 START = datetime(2026, 7, 1, 6, 0, tzinfo=UTC)
 
@@ -70,14 +71,16 @@ def memory(db: Database, clock: Clock) -> Memory:
 
 
 def make_watcher(db: Database, sender: FakeSender, catalog: Catalog, clock: Clock) -> AlertWatcher:
-    return AlertWatcher(sender, db, build_memory(db, clock=clock).editor, catalog, clock=clock)
+    return AlertWatcher(
+        sender, db, build_memory(db, clock=clock).editor, catalog, TYPES, clock=clock
+    )
 
 
 @pytest.fixture
 def watcher(
     db: Database, sender: FakeSender, memory: Memory, catalog: Catalog, clock: Clock
 ) -> AlertWatcher:
-    return AlertWatcher(sender, db, memory.editor, catalog, clock=clock)
+    return AlertWatcher(sender, db, memory.editor, catalog, TYPES, clock=clock)
 
 
 async def add_farm(
@@ -124,8 +127,8 @@ async def put(
         "measured_at": clock.now.isoformat(),
         "field_id": field_id,
     }
-    await SensorStore(Database(factory)).ingest(
-        farm_id, parse_batch([item], now=clock.now), source="api"
+    await SensorStore(Database(factory), TYPES).ingest(
+        farm_id, parse_batch([item], TYPES, now=clock.now), source="api"
     )
 
 
@@ -357,7 +360,7 @@ async def test_the_bot_sends_alerts_through_telegram(sqlite_url: str) -> None:
             "value": 4.0,
             "measured_at": now.isoformat(),
         }
-        await harness.core.sensors.ingest(farm_id, parse_batch([item]), source="api")
+        await harness.core.sensors.ingest(farm_id, parse_batch([item], TYPES), source="api")
         job = harness.dispatcher["scheduler"].get_job("sensor_watch")
         assert job is not None
         since = len(harness.api.sent)

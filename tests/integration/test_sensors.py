@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -20,10 +21,11 @@ from db.migrate import upgrade_async
 from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.uow import Database
 from pipeline.farm.sensor_store import SensorStore, latest_readings
-from pipeline.farm.sensors import MAX_BATCH, parse_batch
+from pipeline.farm.sensors import MAX_BATCH, InvalidBatch, SensorTypes, parse_batch
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
 
+TYPES = SensorTypes.load()
 FARM = "farm:test-sensors"
 NORTH = "field:north"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -94,7 +96,7 @@ async def factory(sqlite_url: str) -> AsyncIterator[async_sessionmaker[AsyncSess
 
 @pytest.fixture
 async def api(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[Api]:
-    sensors = SensorStore(Database(factory))
+    sensors = SensorStore(Database(factory), TYPES)
     token = await sensors.issue_token(FARM, "test")
     settings = StepanSettings(_env_file=None, http_port=0)  # type: ignore[call-arg]
     server = ReadingsServer(settings, sensors)
@@ -259,7 +261,7 @@ async def test_oversized_body_is_413(api: Api) -> None:
 
 
 async def test_token_is_stored_as_a_hash(factory: async_sessionmaker[AsyncSession]) -> None:
-    sensors = SensorStore(Database(factory))
+    sensors = SensorStore(Database(factory), TYPES)
     token = await sensors.issue_token(FARM, "label")
     assert await sensors.farm_for_token(token) == FARM
     assert await sensors.farm_for_token(token + "x") is None
@@ -289,14 +291,16 @@ async def _service_round(url: str) -> None:
             reading(5, sensor_type="temperature", value=11, field_id=None),
             reading(15, field_id="field:south", value=40),
         ]
-        sensors = SensorStore(Database(factory))
-        result = await sensors.ingest(FARM, parse_batch(items), source="csv")
+        sensors = SensorStore(Database(factory), TYPES)
+        result = await sensors.ingest(FARM, parse_batch(items, TYPES), source="csv")
         assert (result.accepted, result.duplicates) == (5, 1)
-        again = await sensors.ingest(FARM, parse_batch(items[:2]), source="csv")
+        again = await sensors.ingest(FARM, parse_batch(items[:2], TYPES), source="csv")
         assert (again.accepted, again.duplicates) == (0, 2)
         # Another farm's identical reading is its own.
         other = [reading(10, value=50, field_id=None)]
-        assert (await sensors.ingest("farm:other", parse_batch(other), source="api")).accepted
+        assert (
+            await sensors.ingest("farm:other", parse_batch(other, TYPES), source="api")
+        ).accepted
         async with factory() as session:
             latest = await latest_readings(session, FARM)
             assert [(r.field_id, r.sensor_type, r.value) for r in latest] == [
@@ -441,3 +445,17 @@ async def test_token_for_operators_only(harness: Harness) -> None:
     assert usage.text == harness.core.pipeline.catalog.text("uk", "sensors.usage_token")
     unknown = await harness.say(OPERATOR, "/token 777")
     assert unknown.text == harness.core.pipeline.catalog.text("uk", "admin.no_user")
+
+
+def test_other_sensor_rules_are_passed_in_not_patched(tmp_path: Path) -> None:
+    rules = tmp_path / "sensors.toml"
+    rules.write_text(
+        '[types.leaf_wetness]\nunit = "%"\nmin = 0\nmax = 100\naliases = ["leaf"]\n',
+        encoding="utf-8",
+    )
+    only_leaves = SensorTypes.load(rules)
+    [parsed] = parse_batch([reading(sensor_type="leaf", unit="%")], only_leaves)
+    assert parsed.sensor_type == "leaf_wetness"
+    with pytest.raises(InvalidBatch) as refused:
+        parse_batch([reading()], only_leaves)  # soil_moisture: not in these rules
+    assert [error.code for error in refused.value.errors] == ["unknown_type"]

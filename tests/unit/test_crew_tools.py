@@ -36,7 +36,11 @@ class RecordingTools(FarmTools):
 
     def __init__(self, behaviour: str = "ok") -> None:
         super().__init__(
-            platform_probe=self._no_probe, words=RULES.words, dates=RULES.dates, units=RULES.units
+            platform_probe=self._no_probe,
+            words=RULES.words,
+            dates=RULES.dates,
+            units=RULES.units,
+            sensors=RULES.sensors,
         )
         self.seen: list[tuple[str, dict[str, Any]]] = []
         self.behaviour = behaviour
