@@ -3,17 +3,19 @@ gets a copy through the outbox. See docs/memory.md.
 
 One service per job, each injected only where it is used:
 
-=====================  ======================================  ==========================
-service                job                                     used by
-=====================  ======================================  ==========================
-``ProfileLoader``      cache, SQL, hydration from the service  pipeline, /me, operators
-``InteractionRecorder`` counters + interactions row, grouped   pipeline
-``ProfileEditor``      style, operator edits, onboarding,      pipeline, journal, terms,
-                       farm creation, active flag, forget      alerts, handlers
-``MemorySync``         outbox flush, backlog, breaker state    scheduler, platform status
-``ExpertiseSweep``     the daily expertise rule over all users  scheduler
-``ProfileCache``       process-local LRU + TTL                 the above; expiry job
-=====================  ======================================  ==========================
+* ``ProfileLoader``: the cache, SQL, hydration from the service (the pipeline,
+  /me, operators' cards);
+* ``InteractionRecorder``: counters and the interactions row, group-committed (the
+  pipeline);
+* ``ProfileEditor``: style, operator edits, onboarding answers, the farm a journal
+  card needs, the active flag, forget (the pipeline, journal, term review, alerts,
+  onboarding, handlers);
+* ``MemorySync``: the outbox flush, the backlog, the breaker state (the flush job,
+  platform status);
+* ``ExpertiseSweep``: the daily expertise rule over all users (the sweep job);
+* ``ProfileCache``: process-local LRU + TTL (the services above, the expiry job).
+
+Each opens its own short transactions through the injected ``db.uow.Database``.
 """
 
 from __future__ import annotations
