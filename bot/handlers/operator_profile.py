@@ -6,7 +6,6 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
-from bot.filters import IsOperator
 from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import ProfileCD, profile_keyboard
@@ -18,8 +17,6 @@ from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
 from pipeline.types import Language
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
-router.callback_query.filter(IsOperator())
 
 
 async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool:

@@ -17,7 +17,6 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Document, Message
 
-from bot.filters import IsOperator
 from bot.handlers._cards import target_of
 from bot.handlers._common import user_language
 from bot.render import with_retry_after
@@ -31,7 +30,6 @@ from pipeline.types import Language
 logger = logging.getLogger(__name__)
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
 
 #: Bad rows listed in the reply; the rest are counted.
 ERRORS_SHOWN = 10

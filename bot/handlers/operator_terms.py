@@ -6,7 +6,6 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
-from bot.filters import IsOperator
 from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
 from pipeline.farm.terms import TermError, TermReview
@@ -14,8 +13,6 @@ from pipeline.i18n import Catalog
 from pipeline.types import Language
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
-router.callback_query.filter(IsOperator())
 
 
 def _kind(catalog: Catalog, lang: Language, kind: str) -> str:

@@ -38,7 +38,7 @@ from pipeline.farm.sensor_store import LatestReading, latest_readings
 from pipeline.farm.sensors import SensorTypes
 from pipeline.i18n import Catalog
 from pipeline.profiles import AlertThresholds
-from pipeline.types import Language
+from pipeline.types import CONSOLE_USER_IDS_FROM, Language
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +118,9 @@ def thresholds_of(raw: dict[str, Any] | None, farm_id: str) -> AlertThresholds:
 def telegram_chat(user_id: str) -> int | None:
     """``tg:<id>`` -> the private chat id; None for anyone else (console users...)."""
     prefix, _, rest = user_id.partition(":")
-    return int(rest) if prefix == "tg" and rest.isdigit() else None
+    if prefix != "tg" or not rest.isdigit() or int(rest) >= CONSOLE_USER_IDS_FROM:
+        return None
+    return int(rest)
 
 
 @dataclass(frozen=True, slots=True)

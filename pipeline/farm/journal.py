@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
 from db.uow import Database
+from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
 from pipeline.farm.parsing import OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
@@ -23,8 +24,6 @@ from pipeline.intents import Intent
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
-
-WRITE, EDIT, CANCEL = "op_write", "op_edit", "op_cancel"
 
 
 class FarmProfiles(Protocol):
@@ -138,22 +137,21 @@ class Journal:
             self.card(payload, lang), self._buttons(draft_id, lang), intent=Intent.RECORDING
         )
 
-    async def decide(self, *, user_id: str, action: str, lang: Language) -> Decision:
+    async def decide(self, *, user_id: str, action: JournalAction, lang: Language) -> Decision:
         """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it. One transaction:
         the draft is locked, so two taps on ✅ cannot both write."""
-        kind, _, raw_id = action.partition(":")
-        if not raw_id.isdigit() or kind not in (WRITE, EDIT, CANCEL):
+        if action.verb not in set(JournalVerb):
             return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
         async with self._db.write() as session:
-            draft = await repo.draft(session, int(raw_id), lock=True)
+            draft = await repo.draft(session, action.draft_id, lock=True)
             if draft is None or draft.user_id != user_id:
                 return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
             payload = dict(draft.payload)
             if draft.status == "written":
                 return Decision(Reply(self._written_card(payload, lang, again=True)), 0)
-            if draft.status == "cancelled" or kind != WRITE:
+            if draft.status == "cancelled" or action.verb is not JournalVerb.WRITE:
                 draft.status = "cancelled"
-                key = "journal.edit" if kind == EDIT else "journal.cancelled"
+                key = "journal.edit" if action.verb is JournalVerb.EDIT else "journal.cancelled"
                 return Decision(Reply(self._catalog.text(lang, key)), 0)
             written = await self._write(session, draft)
             draft.status = "written"
@@ -192,12 +190,15 @@ class Journal:
         return written
 
     def _buttons(self, draft_id: int, lang: Language) -> tuple[tuple[Button, ...], ...]:
-        text = self._catalog.text
+        labels = {
+            JournalVerb.WRITE: "journal.write",
+            JournalVerb.EDIT: "journal.edit_button",
+            JournalVerb.CANCEL: "journal.cancel",
+        }
         return (
-            (
-                Button(text(lang, "journal.write"), f"{WRITE}:{draft_id}"),
-                Button(text(lang, "journal.edit_button"), f"{EDIT}:{draft_id}"),
-                Button(text(lang, "journal.cancel"), f"{CANCEL}:{draft_id}"),
+            tuple(
+                Button(self._catalog.text(lang, key), JournalAction(verb, draft_id))
+                for verb, key in labels.items()
             ),
         )
 
