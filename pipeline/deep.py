@@ -3,7 +3,7 @@
 ``DeepTemplate.answer`` always does the same four things:
 
 1. plan: the composer prepares the request's run context (the consent card when
-   the message records an operation, the farm, a session factory for the tools);
+   the message records an operation, the farm, the database for the tools);
 2. run the agents the activation gate selected, side by side (at most
    ``max_parallel_agents`` at a time), each part written by the part producer;
 3. fall back per agent: a part the producer fails to write is composed from that
@@ -26,8 +26,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from pipeline.crew.composer import AgentPart, Composer
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import describe, is_unavailable
@@ -39,7 +37,7 @@ logger = logging.getLogger(__name__)
 class DeepPath(Protocol):
     """What the pipeline calls for a deep request (tests and benchmarks substitute it)."""
 
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply: ...
+    async def answer(self, request: DeepRequest) -> Reply: ...
 
 
 class PartProducer(Protocol):
@@ -77,8 +75,8 @@ class DeepTemplate:
     def producer(self) -> PartProducer:
         return self._producer
 
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
-        ctx = await self._composer.prepare(request, session)
+    async def answer(self, request: DeepRequest) -> Reply:
+        ctx = await self._composer.prepare(request)
         await self._producer.brief(request, ctx)
         # Per request: the crew's worker pool already bounds the process as a whole.
         slots = asyncio.Semaphore(self._max_parallel)

@@ -2,10 +2,10 @@
 
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
-vocabulary, the onboarding, the deep path's tools, the crew and its prompts).
-Nothing in the pipeline loads one of these files by itself, so a test builds a
-pipeline with other rules by passing another rulebook (``dataclasses.replace``)
-or another part in; tests load one per session.
+vocabulary, the onboarding, the deep path's tools, the crew and its prompts, the
+sensor store and the alert watcher). Nothing in the pipeline loads one of these
+files by itself, so a test builds a pipeline with other rules by passing another
+rulebook (``dataclasses.replace``) or another part in; tests load one per session.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from pipeline.farm.dictionary import (
     load_toml,
 )
 from pipeline.farm.parsing import OperationParser, OperationRules
+from pipeline.farm.sensors import RULES_FILE as SENSORS_RULES
+from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 
@@ -41,6 +43,8 @@ class Rulebook:
     vocabulary: Vocabulary
     operations: OperationRules
     words: Words
+    #: Sensor types, units and plausible ranges (validation, alerts, the tools).
+    sensors: SensorTypes
     #: The crew as data: agents, tools, limits (rules/agents.toml).
     crew: CrewSpec
     #: The LLM prompts (rules/prompts.toml).
@@ -64,6 +68,7 @@ class Rulebook:
         crops: Path = CROPS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
+        sensors: Path = SENSORS_RULES,
         agents: Path = AGENTS_FILE,
         prompts: Path = PROMPTS_FILE,
     ) -> Rulebook:
@@ -79,6 +84,7 @@ class Rulebook:
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
             operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
             words=Words.load(thresholds, compose, advice),
+            sensors=SensorTypes.load(sensors),
             crew=CrewSpec.load(agents),
             prompts=Prompts.load(prompts),
         )

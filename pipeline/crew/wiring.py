@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from db.uow import Database
 from pipeline.crew.composer import Composer, ComposerParts
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import LlmClient, LlmHandle, LlmSettings
@@ -23,7 +24,7 @@ from pipeline.crew.tools import FarmTools, PlatformProbe
 from pipeline.deep import DeepPath, DeepTemplate
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import MemoryManager
+from pipeline.memory.syncing import MemorySync
 from pipeline.platform_status import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
 from pipeline.responder import LlmResponder
 from pipeline.rulebook import Rulebook
@@ -38,16 +39,16 @@ class Brains:
 
 
 def platform_probe(
-    memory: MemoryManager, health: LlmHealth, integrations: Mapping[str, str]
+    db: Database, sync: MemorySync, health: LlmHealth, integrations: Mapping[str, str]
 ) -> PlatformProbe:
-    """PlatformStatus over the request's database, with a short-lived HTTP client: the
-    platform agent is asked rarely, and the pipeline owns no client of its own."""
+    """PlatformStatus with a short-lived HTTP client: the platform agent is asked
+    rarely, and the pipeline owns no client of its own."""
 
     async def probe(ctx: RunContext) -> list[Check]:
         async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as http:
             status = PlatformStatus(
-                session_factory=ctx.sessions,
-                memory=memory,
+                db=db,
+                sync=sync,
                 llm=health,
                 http=http,
                 integrations=integrations,
@@ -60,7 +61,8 @@ def platform_probe(
 def build_brains(
     catalog: Catalog,
     journal: Journal,
-    memory: MemoryManager,
+    db: Database,
+    sync: MemorySync,
     *,
     rules: Rulebook,
     llm: LlmSettings | Any | None = None,
@@ -73,12 +75,13 @@ def build_brains(
     crew, prompts = rules.crew, rules.prompts
     health = health or LlmHealth(configured=llm is not None)
     tools = FarmTools(
-        platform_probe(memory, health, integrations or {}),
+        platform_probe(db, sync, health, integrations or {}),
         words=rules.words,
         dates=rules.dates,
         units=rules.units,
+        sensors=rules.sensors,
     )
-    composer = Composer(catalog, journal, tools)
+    composer = Composer(catalog, journal, tools, db)
     max_parallel = crew.limits.max_parallel_agents
     if llm is None:
         offline = DeepTemplate(composer, ComposerParts(composer), max_parallel=max_parallel)

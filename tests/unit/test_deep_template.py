@@ -89,7 +89,7 @@ def _template(producer: FakeProducer, max_parallel: int = 5) -> tuple[DeepTempla
 async def test_plans_briefs_runs_every_selected_agent_then_consolidates() -> None:
     producer = FakeProducer(delay=0.01)
     template, composer = _template(producer)
-    reply = await template.answer(_request(), None)
+    reply = await template.answer(_request())
     assert reply.text == (
         "iot by the producer\nops by the producer\nsustainability by the producer\nown facts"
     )
@@ -102,14 +102,14 @@ async def test_plans_briefs_runs_every_selected_agent_then_consolidates() -> Non
 async def test_at_most_max_parallel_agents_at_a_time() -> None:
     producer = FakeProducer(delay=0.01)
     template, _ = _template(producer, max_parallel=2)
-    await template.answer(_request(), None)
+    await template.answer(_request())
     assert producer.most_at_once == 2
 
 
 async def test_a_failing_agent_is_composed_from_its_tools_and_the_others_stay() -> None:
     producer = FakeProducer(fail={"ops": ValueError("bad answer")})
     template, composer = _template(producer)
-    await template.answer(_request(), None)
+    await template.answer(_request())
     by_agent = {part.agent: part for part in producer.consolidated}
     assert composer.events == ["prepare", "fallback:ops", "own"]
     assert by_agent["ops"] == AgentPart(
@@ -123,7 +123,7 @@ async def test_an_unreachable_llm_is_told_apart_from_a_bad_answer() -> None:
         fail={"iot": BudgetExceeded("no result"), "ops": ValueError("bad answer")}
     )
     template, _ = _template(producer)
-    await template.answer(_request(), None)
+    await template.answer(_request())
     by_agent = {part.agent: part for part in producer.consolidated}
     assert by_agent["iot"].llm_unavailable and by_agent["iot"].error == "BudgetExceeded"
     assert not by_agent["ops"].llm_unavailable
@@ -132,5 +132,5 @@ async def test_an_unreachable_llm_is_told_apart_from_a_bad_answer() -> None:
 async def test_no_agents_selected_still_consolidates_stepans_own_facts() -> None:
     producer = FakeProducer()
     template, _ = _template(producer)
-    reply = await template.answer(_request(crew=()), None)
+    reply = await template.answer(_request(crew=()))
     assert producer.consolidated == [] and reply.text == "\nown facts"

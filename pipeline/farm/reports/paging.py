@@ -14,10 +14,10 @@ async def read_ahead(pages: AsyncIterator[_Page]) -> AsyncGenerator[_Page, None]
     """Yield each page while the next one is already being read.
 
     The database driver works in its own thread and the sheet writing in another,
-    so overlapping them takes a page's read off the critical path. The session is
-    still used by one operation at a time: only the pending read touches it. Use
-    it under ``contextlib.aclosing`` when the loop may stop early, so the read in
-    flight is over before the caller touches the session again.
+    so overlapping them takes a page's read off the critical path. Only the pending
+    read touches the database (each page is its own short read transaction). Use it
+    under ``contextlib.aclosing`` when the loop may stop early, so the read in
+    flight is over before the caller goes on.
     """
     pending: asyncio.Future[_Page | None] = asyncio.ensure_future(anext(pages, None))
     try:

@@ -1,7 +1,7 @@
 """The season's .xlsx: the operations journal, plan vs fact, sensor readings.
 
 The workbook is streamed: the journal is read in keyset pages (each page its own
-short query, see db/repositories/reporting.py) and every page is written into its
+short transaction, see pipeline/farm/paging.py) and every page is written into its
 sheet in a worker thread, so a season of a big farm neither holds the SQLite write
 lock nor stalls the bot's event loop.
 """
@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import reporting
 from db.repositories.reporting import OperationRecord, ReadingRecord
+from db.uow import Database
+from pipeline.farm import paging
 from pipeline.farm.reports.labels import Labels
 from pipeline.farm.reports.paging import read_ahead
 from pipeline.farm.reports.plan_fact import (
@@ -95,7 +95,7 @@ def _write_operation_page(
 
 async def _write_operations(
     writer: SheetWriter,
-    session: AsyncSession,
+    db: Database,
     labels: Labels,
     farm_id: str,
     period: tuple[date, date],
@@ -103,7 +103,7 @@ async def _write_operations(
 ) -> int:
     writer.begin_sheet(labels.text("sheet_operations"), _operation_columns(labels))
     written = 0
-    pages = reporting.iter_operations(session, farm_id, period[0], period[1], field_id=field_id)
+    pages = paging.iter_operations(db, farm_id, period[0], period[1], field_id=field_id)
     async with contextlib.aclosing(read_ahead(pages)) as ahead:
         async for page in ahead:
             # Writing cells is CPU work: off the event loop, one page at a time.
@@ -176,15 +176,15 @@ def _sensor_columns(labels: Labels) -> list[Column]:
 
 async def _write_readings_of_type(
     writer: SheetWriter,
-    session: AsyncSession,
+    db: Database,
     labels: Labels,
     query: tuple[str, str, datetime, datetime, str | None],
     room: int,
 ) -> tuple[int, bool]:
     """Rows written for one sensor type, and whether readings were left out."""
     farm_id, sensor_type, since, until, field_id = query
-    pages = reporting.iter_readings(
-        session, farm_id, sensor_type, since=since, until=until, field_id=field_id
+    pages = paging.iter_readings(
+        db, farm_id, sensor_type, since=since, until=until, field_id=field_id
     )
     written = 0
     async with contextlib.aclosing(read_ahead(pages)) as ahead:
@@ -198,7 +198,7 @@ async def _write_readings_of_type(
 
 async def _write_sensors(
     writer: SheetWriter,
-    session: AsyncSession,
+    db: Database,
     labels: Labels,
     query: tuple[str, tuple[date, date], str | None],
     max_rows: int,
@@ -210,10 +210,12 @@ async def _write_sensors(
     since = datetime.combine(period[0], time.min, UTC)
     until = datetime.combine(period[1] + timedelta(days=1), time.min, UTC)
     written = 0
-    for sensor_type in await reporting.sensor_types(session, farm_id, since=since, until=until):
+    async with db.read() as session:
+        types = await reporting.sensor_types(session, farm_id, since=since, until=until)
+    for sensor_type in types:
         count, truncated = await _write_readings_of_type(
             writer,
-            session,
+            db,
             labels,
             (farm_id, sensor_type, since, until, field_id),
             max_rows - written,
@@ -231,7 +233,7 @@ async def _write_sensors(
 
 
 async def build_operations_workbook(
-    session: AsyncSession,
+    db: Database,
     farm_id: str,
     start: date,
     end: date,
@@ -244,20 +246,20 @@ async def build_operations_workbook(
     """An .xlsx of the farm's operations dated ``start``..``end`` (inclusive), their
     plan vs fact, and the sensor readings of the same days (UTC), optionally for one
     field. An empty period still gives a valid workbook with headers."""
-    names = await field_names(session, farm_id)
-    labels = Labels(catalog, lang, names, await reporting.crop_names(session, farm_id))
-    plan_fact = plan_fact_rows(
-        await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id),
-        names,
-    )
+    async with db.read() as session:
+        names = await field_names(session, farm_id)
+        crop_names = await reporting.crop_names(session, farm_id)
+        counts = await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id)
+    labels = Labels(catalog, lang, names, crop_names)
+    plan_fact = plan_fact_rows(counts, names)
     buffer = io.BytesIO()
     writer = SheetWriter(buffer)
     period = (start, end)
     try:
-        rows = await _write_operations(writer, session, labels, farm_id, period, field_id)
+        rows = await _write_operations(writer, db, labels, farm_id, period, field_id)
         _write_plan_fact(writer, labels, plan_fact)
         readings = await _write_sensors(
-            writer, session, labels, (farm_id, period, field_id), max_sensor_rows
+            writer, db, labels, (farm_id, period, field_id), max_sensor_rows
         )
     except BaseException:
         # XlsxWriter removes the sheets' temporary files only when it closes the
