@@ -24,6 +24,7 @@ from pipeline.farm.dictionary import (
     load_toml,
 )
 from pipeline.farm.parsing import OperationParser, OperationRules
+from pipeline.farm.products import PRODUCTS_RULES, Catalogue
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 
@@ -44,6 +45,10 @@ class Rulebook:
     def units(self) -> Units:
         return self.operations.units
 
+    @property
+    def catalogue(self) -> Catalogue:
+        return self.operations.catalogue
+
     def parser(self) -> OperationParser:
         return OperationParser(self.operations)
 
@@ -56,6 +61,7 @@ class Rulebook:
         dates: Path = DEFAULT_DATES,
         operations: Path = OPERATIONS_RULES,
         crops: Path = CROPS_RULES,
+        products: Path = PRODUCTS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
     ) -> Rulebook:
@@ -69,6 +75,8 @@ class Rulebook:
             classifier=Classifier(ClassifierRules.load(classifier), thresholds),
             dates=date_words,
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
-            operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
+            operations=OperationRules.from_rules(
+                raw_operations, names, date_words, thresholds, Catalogue.load(thresholds, products)
+            ),
             words=Words.load(thresholds, compose, advice),
         )

@@ -1,14 +1,32 @@
-"""Quantities: "1,5 л/га", "20мм", "45 ц/га" (4.5 t/ha), "150 кг на гектар"."""
+"""Quantities: "1,5 л/га", "20мм", "45 ц/га" (4.5 t/ha), "150 кило на гектар",
+"двісті кг" (numbers said in words are read into the scan first), "40 га".
+
+Each is found with its position; which slot of an operation it fills (a rate, a total,
+the area treated, a yield) depends on its unit and on the operation
+(:func:`slot_of`): "9,8 т/га" of a harvest is a yield, of potatoes being planted a
+rate.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pipeline.farm.parsing.scan import Scan
 from pipeline.farm.units import Measure, Units
+from pipeline.grammar import TermSet
 
-__all__ = ["Quantity", "best_quantity", "find_quantities"]
+__all__ = ["Quantity", "Slot", "best_quantity", "find_quantities", "slot_of"]
+
+Slot = Literal["rate", "amount", "area", "yield"]
+
+_HARVEST = "harvest"
+_TONNES_PER_HA = "t/ha"
+_KG_PER_HA = "kg/ha"
+_KG_IN_TONNE = 1000.0
+#: How many tokens before an amount a yield word may stand: "урожайність склала 45 ц".
+_YIELD_REACH = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +34,9 @@ class Quantity:
     value: float
     unit: str
     priority: int
+    pos: int = 0
+    #: A yield word stands before it: "урожайність 45 ц".
+    yield_said: bool = False
 
     @property
     def rate(self) -> bool:
@@ -27,7 +48,7 @@ def _number(token: str) -> float:
     return float(token.replace(",", "."))
 
 
-def find_quantities(scan: Scan, units: Units) -> list[Quantity]:
+def find_quantities(scan: Scan, units: Units, yield_words: TermSet | None = None) -> list[Quantity]:
     found: list[Quantity] = []
     for i, token in enumerate(scan.tokens):
         if not (token.number and scan.free(i)):
@@ -40,7 +61,10 @@ def find_quantities(scan: Scan, units: Units) -> list[Quantity]:
         if unit is None:
             continue
         value = round(_number(token.norm) * measure.factor, 6)
-        found.append(Quantity(value, unit, measure.priority))
+        said = yield_words is not None and any(
+            scan.norm(j) in yield_words for j in range(max(0, i - _YIELD_REACH), i)
+        )
+        found.append(Quantity(value, unit, measure.priority, i, said))
         scan.claim(i, end, "quantity")
     return found
 
@@ -56,6 +80,22 @@ def _unit_of(scan: Scan, units: Units, measure: Measure, i: int) -> tuple[str | 
         if scan.norm(i) in units.per and scan.norm(i + 1) in terms:
             return per_unit, i + 2
     return measure.alone, i
+
+
+def slot_of(quantity: Quantity, op_type: str) -> tuple[Slot, float, str]:
+    """Which slot a quantity fills in an operation of ``op_type``, its value and unit
+    there: t/ha (or kg/ha) of a harvest, or anything after "урожайність", is a yield
+    in t/ha; "ha" the area; per area or per tonne a rate; the rest a total."""
+    unit, value = quantity.unit, quantity.value
+    harvest_rate = op_type == _HARVEST and unit in (_TONNES_PER_HA, _KG_PER_HA)
+    if harvest_rate or (quantity.yield_said and unit in ("t", _TONNES_PER_HA)):
+        tonnes = value / _KG_IN_TONNE if unit == _KG_PER_HA else value
+        return "yield", round(tonnes, 6), _TONNES_PER_HA
+    if unit == "ha":
+        return "area", value, unit
+    if quantity.rate:
+        return "rate", value, unit
+    return "amount", value, unit
 
 
 def best_quantity(found: Sequence[Quantity]) -> Quantity | None:
