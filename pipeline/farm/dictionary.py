@@ -61,6 +61,7 @@ _NAME_TRAILING_MAX = 2
 #: Final consonants that alternate before -і in Ukrainian: Гірка → на Гірці.
 _ALTERNATIONS = frozenset({("к", "ц"), ("г", "з"), ("х", "с")})
 _VOWELS = frozenset("аеиіоуяю")
+_RUSSIAN_I, _UKRAINIAN_I = "и", "і"
 
 
 def load_toml(path: Path) -> Mapping[str, Any]:
@@ -164,6 +165,9 @@ def name_stem(token: str) -> str:
 def _stems_match(said: str, known: str, fuzzy_min_len: int) -> bool:
     """Two name stems that are the same word, inflected or with one typo."""
     if said == known:
+        return True
+    # A Ukrainian name spelled the Russian way: "на Гирке" is "на Гірці" (і written и).
+    if _RUSSIAN_I in said and said.replace(_RUSSIAN_I, _UKRAINIAN_I) == known:
         return True
     if said.isdigit() or known.isdigit() or is_number(said) or is_number(known):
         return False

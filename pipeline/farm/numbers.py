@@ -60,6 +60,7 @@ class NumberWords:
     joiners: TermSet
     of: TermSet
     and_a_half: TermSet
+    half_prefixes: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> NumberWords:
@@ -78,7 +79,16 @@ class NumberWords:
             joiners=TermSet.flat(_strings(raw.get("joiners")), "j", grammar),
             of=TermSet.flat(_strings(raw.get("of")), "o", grammar),
             and_a_half=TermSet.flat(_strings(raw.get("and_a_half")), "h", grammar),
+            half_prefixes=_strings(raw.get("half_prefixes")),
         )
+
+    def half_of(self, token: str, is_unit: Callable[[Sequence[str], int], bool]) -> str | None:
+        """The unit of "півтонни" ("тонни"), when a token is a half written with its unit."""
+        for prefix in self.half_prefixes:
+            rest = token[len(prefix) :]
+            if token.startswith(prefix) and len(rest) > 1 and is_unit((rest,), 0):
+                return rest
+        return None
 
     def value(self, token: str) -> float | None:
         label = self.values.label(token)

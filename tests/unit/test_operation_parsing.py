@@ -198,8 +198,8 @@ ROWS: list[Row] = [
         status="planned"),
     Row("подкормка КАС 120 л/га поле 3 сегодня", "fertilising", "field:pole-3", qty=120,
         unit="l/ha", product="КАС"),
-    Row("культивация на Гирке в субботу", "tillage", when=LAST_SAT,
-        unknown=(("field", "гирке"),)),
+    # A Ukrainian name spelled the Russian way (и for і) is the same field.
+    Row("культивация на Гирке в субботу", "tillage", "field:hirka", when=LAST_SAT),
     Row("собрали 5 тонн картофеля с Гірки", "harvest", "field:hirka", "crop:potato", 5,
         "t"),
     # ------------------------------------------------------------------ English

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Literal
 
 from pipeline.farm.parsing.clauses import Clause
@@ -121,21 +122,23 @@ def _part(clause: Clause, hits: Hits) -> Part:
     )
 
 
-def _main_op(part: Part) -> tuple[OpHit, Source] | None:
+def _main_op(part: Part) -> tuple[OpHit, Source, bool] | None:
     """The clause's operation: a strong word; else what its product implies (a weak
-    word with it, "внесли гербіцид", makes it said); else a weak word."""
+    word with it, "внесли гербіцид", makes it said); else a weak word. The flag says
+    only a word for a kind ("насіння", "препарат") implies it."""
     strong = [op for op in part.ops if op.strong]
     if strong:
-        return strong[0], "strong"
+        return strong[0], "strong", False
     weak = [op for op in part.ops if not op.strong]
     implying = [p for p in part.products if p.implies is not None]
     specific = [p for p in implying if not p.generic] or implying
     if specific:
         product = specific[0]
         pos = weak[0].pos if weak else product.pos
-        return OpHit(str(product.implies), pos, False, worded=bool(weak)), "product"
+        hint = product.name is None and not weak
+        return OpHit(str(product.implies), pos, False, worded=bool(weak)), "product", hint
     if weak:
-        return weak[0], "weak"
+        return weak[0], "weak", False
     return None
 
 
@@ -218,7 +221,20 @@ def _derive(current: Draft, part: Part) -> Draft:
     return draft
 
 
-def assemble(clauses: Sequence[Clause], hits: Hits) -> list[Draft]:
+Tense = Callable[[Sequence[Marker], Sequence[OpHit]], tuple[bool, bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What the assembly needs besides the hits: the day and how to read a tense
+    (whether markers and operation words say "ahead" and "done")."""
+
+    today: date
+    tense: Tense
+
+
+def assemble(clauses: Sequence[Clause], hits: Hits, today: date, tense: Tense) -> list[Draft]:
+    context = _Context(today, tense)
     drafts: list[Draft] = []
     lead: list[Part] = []
     current: Draft | None = None
@@ -226,19 +242,21 @@ def assemble(clauses: Sequence[Clause], hits: Hits) -> list[Draft]:
         part = _part(clause, hits)
         if clause.elliptic:
             if current is not None and not (part.fields or part.crops):
-                current.negated = True  # "Сусід вже посіяв кукурузу, а ми ще ні"
+                current.negated = True  # "Сусід вже посіяв кукурудзу, а ми ще ні"
             continue
         found = _main_op(part)
+        if found is not None and found[2] and current is not None:
+            found = None  # "…, насіння соняшнику": what the operation before was done to
         if found is None:
             if current is None:
                 lead.append(part)
             elif part.has_content:
-                current = _continue(drafts, current, part)
+                current = _continue(drafts, current, part, context)
             else:
                 current.markers.extend(part.markers)
             continue
-        op, source = found
-        if current is not None and _goes_on(current, part, op, source):
+        op, source, _ = found
+        if current is not None and _goes_on(current, part, op, source, context):
             _absorb(current, part)
             continue
         current = _start(part, op, source == "product" and not op.worded, lead)
@@ -247,13 +265,10 @@ def assemble(clauses: Sequence[Clause], hits: Hits) -> list[Draft]:
     return drafts
 
 
-def _continue(drafts: list[Draft], current: Draft, part: Part) -> Draft:
-    """A clause with no operation word after ``current``."""
-    if _conflicts(current, part, current.op.op_type):
-        derived = _derive(current, part)
-        drafts.append(derived)
-        return derived
-    if _new_fields(current, part) and not part.only_fields and not _adds_only_date(part):
+def _continue(drafts: list[Draft], current: Draft, part: Part, context: _Context) -> Draft:
+    """A clause with no operation word after ``current``: more of it, more fields for
+    it ("поле 3, поле 5 і поле 7 Раундапом"), or the same work on something else."""
+    if _conflicts(current, part, current.op.op_type) or _tense_conflict(current, part, context):
         derived = _derive(current, part)
         drafts.append(derived)
         return derived
@@ -261,19 +276,27 @@ def _continue(drafts: list[Draft], current: Draft, part: Part) -> Draft:
     return current
 
 
-def _adds_only_date(part: Part) -> bool:
-    return bool(part.fields) and not (part.crops or part.products or part.quantities)
+def _tense_conflict(current: Draft, part: Part, context: _Context) -> bool:
+    """ "полили Курган, а Дальнє завтра": a date the operation's tense cannot have."""
+    day = next((hit.value for hit in part.dates if hit.value is not None), None)
+    if day is None or day == context.today:
+        return False
+    ahead, done = context.tense(current.markers, current.words)
+    if day > context.today:
+        return done and not ahead
+    return ahead and not done
 
 
-def _goes_on(current: Draft, part: Part, op: OpHit, source: Source) -> bool:
+def _goes_on(current: Draft, part: Part, op: OpHit, source: Source, context: _Context) -> bool:
     """A clause with an operation word that still describes ``current``."""
     if part.clause.negated != current.negated or part.clause.question != current.question:
         return False
     if source != "weak" and op.op_type != current.op.op_type:
         return False
-    if _conflicts(current, part, current.op.op_type) or _new_fields(current, part):
+    if _conflicts(current, part, current.op.op_type) or _tense_conflict(current, part, context):
         return False
-    # "полили поле 3 ... полили поле 3": a second word with its own field is a new one.
+    # "поле 5 прикатали, поле 12 прикатали": a second word with its own field is a new
+    # operation; "обприскали поле 3, поле 5 і поле 7 Раундапом" names more fields.
     return not (source == "strong" and part.fields and current.fields)
 
 
@@ -282,26 +305,33 @@ def fill_gaps(drafts: Sequence[Draft], date_fits: Callable[[Draft, DateHit], boo
     docstring); ``date_fits`` says whether a date suits an operation's tense."""
     for k, draft in enumerate(drafts):
         if not draft.fields:
-            source = _neighbour(drafts, k, lambda d: bool(d.fields))
+            source = _before(drafts, k, lambda d: bool(d.fields))
+            if source is None:
+                source = _after(drafts, k, lambda d: bool(d.fields) and (draft.bare or d.derived))
             if source is not None:
                 draft.fields = list(source.fields)
         if draft.date is None:
-            source = _neighbour(drafts, k, lambda d: d.date is not None)
-            if source is not None and source.date is not None and date_fits(draft, source.date):
-                draft.date = source.date
+            for found in (_before, _after):
+                source = found(drafts, k, lambda d: d.date is not None)
+                if source is not None and source.date is not None:
+                    if date_fits(draft, source.date):
+                        draft.date = source.date
+                    break
 
 
-def _neighbour(drafts: Sequence[Draft], k: int, has: Callable[[Draft], bool]) -> Draft | None:
-    """The nearest operation before ``k`` that has it; else, for a bare one, the next
-    one in the same sentence."""
+def _before(drafts: Sequence[Draft], k: int, has: Callable[[Draft], bool]) -> Draft | None:
+    """The nearest operation before ``k`` that has it."""
     for before in reversed(drafts[:k]):
         if has(before):
             return before
-    draft = drafts[k]
-    if draft.bare:
-        for after in drafts[k + 1 :]:
-            if after.sentence != draft.sentence:
-                break
-            if has(after):
-                return after
+    return None
+
+
+def _after(drafts: Sequence[Draft], k: int, has: Callable[[Draft], bool]) -> Draft | None:
+    """The nearest operation after ``k`` in the same sentence that has it."""
+    for after in drafts[k + 1 :]:
+        if after.sentence != drafts[k].sentence:
+            return None
+        if has(after):
+            return after
     return None

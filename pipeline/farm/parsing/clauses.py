@@ -19,7 +19,8 @@ from pipeline.farm.parsing.scan import Scan
 __all__ = ["Clause", "split_clauses"]
 
 _SENTENCE_END = frozenset(".!?\n")
-_CLAUSE_BREAK = frozenset(",;:—–")
+# Not dashes: "а Поле 5 — Децисом" leaves the verb out, it does not start a statement.
+_CLAUSE_BREAK = frozenset(",;:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,7 @@ def _breaks(scan: Scan, i: int) -> tuple[bool, bool]:
     between = scan.text[scan.tokens[i - 1].end : scan.tokens[i].start]
     if any(ch in _SENTENCE_END for ch in between):
         return True, True
-    if any(ch in _CLAUSE_BREAK for ch in between) or " - " in between:
+    if any(ch in _CLAUSE_BREAK for ch in between):
         return True, False
     return False, False
 

@@ -16,6 +16,7 @@ from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.parsing.names import known_names
 from pipeline.farm.parsing.rules import OperationRules
 from pipeline.farm.parsing.scan import Scan
+from pipeline.grammar import TermSet
 
 __all__ = [
     "Marker",
@@ -47,7 +48,8 @@ class Marker:
 def find_markers(scan: Scan, rules: OperationRules) -> list[Marker]:
     found: list[Marker] = []
     for i, norm in enumerate(scan.norms):
-        if not scan.free(i):
+        # "відмінили" calls the work off, whatever it looks like.
+        if not scan.free(i) or norm in rules.cancel or norm in rules.halt:
             continue
         marker = Marker(
             i,
@@ -68,6 +70,8 @@ def verb_tense(norm: str, rules: OperationRules) -> Tense:
         return None
     if norm.endswith(rules.past_endings):
         return "past"
+    if norm.endswith(rules.present_endings):
+        return None
     if norm.endswith(rules.future_endings):
         return "future"
     return None
@@ -81,22 +85,51 @@ class OpHit:
     #: Read from the operation's own word (not implied by a product).
     worded: bool = True
     end: int = 0
+    #: The word as folded, for its tense ("посіяли", "посіємо").
+    word: str = ""
 
 
 def find_operations(scan: Scan, rules: OperationRules, dictionary: Dictionary) -> list[OpHit]:
-    """Every operation word, left to right (the farm's own operation names too)."""
+    """Every operation word, left to right (the farm's own operation names too). A
+    word right after another one is its object, not a second operation ("огляд
+    посівів" is scouting)."""
     hits = [
-        OpHit(hit.entry.canonical_id, hit.pos, True, end=hit.end)
+        OpHit(hit.entry.canonical_id, hit.pos, True, end=hit.end, word=scan.norms[hit.pos])
         for hit in known_names(scan, rules, dictionary, "operation")
         if hit.entry is not None
     ]
     for terms, strong in ((rules.ops, True), (rules.weak_ops, False)):
         for i in range(len(scan)):
-            found = terms.match_at(scan.norms, i) if scan.free(i) else None
+            found = _operation_at(scan, rules, terms, i) if scan.free(i) else None
             if found is not None and scan.all_free(i, i + found[1]):
                 scan.claim(i, i + found[1], "operation")
-                hits.append(OpHit(found[0], i, strong, end=i + found[1]))
-    return sorted(hits, key=lambda hit: hit.pos)
+                hits.append(OpHit(found[0], i, strong, end=i + found[1], word=scan.norms[i]))
+    hits.sort(key=lambda hit: hit.pos)
+    kept: list[OpHit] = []
+    for hit in hits:
+        if kept and kept[-1].end == hit.pos:
+            continue
+        kept.append(hit)
+    return kept
+
+
+def _operation_at(
+    scan: Scan, rules: OperationRules, terms: TermSet, i: int
+) -> tuple[str, int] | None:
+    found = terms.match_at(scan.norms, i)
+    if found is not None:
+        return found
+    norm = scan.norms[i]
+    if len(norm) < _MIN_VERB_LEN:
+        return None
+    for written, meant in rules.letter_swaps:
+        start = norm.find(written)
+        while start >= 0:
+            label = terms.label(norm[:start] + meant + norm[start + len(written) :])
+            if label is not None:
+                return label, 1
+            start = norm.find(written, start + 1)
+    return None
 
 
 def is_blocked(scan: Scan, rules: OperationRules) -> bool:

@@ -23,6 +23,7 @@ from pipeline.farm.parsing.names import (
 )
 from pipeline.farm.parsing.operations import (
     Marker,
+    OpHit,
     find_markers,
     find_operations,
     is_blocked,
@@ -150,7 +151,7 @@ class OperationParser:
             if op.op_type in rules.crop_object_ops:
                 crops += unknown_crops(scan, rules, op.end - 1)
         hits = Hits(ops, fields, crops, products, quantities, dates, markers)
-        drafts = assemble(clauses, hits)
+        drafts = assemble(clauses, hits, today, self._tense)
         signals = [self._signals(scan, draft, markers) for draft in drafts]
         by_draft = {id(draft): found for draft, found in zip(drafts, signals, strict=True)}
         fill_gaps(drafts, lambda draft, hit: _date_fits(hit, by_draft[id(draft)], today))
@@ -168,15 +169,18 @@ class OperationParser:
             return ParsedMessage((), "negated")
         return _NOTHING
 
+    def _tense(self, markers: Sequence[Marker], words: Sequence[OpHit]) -> tuple[bool, bool]:
+        """(ahead, done) as markers and operation words say it."""
+        plan = any(m.plan or m.future for m in markers)
+        done = any(m.done for m in markers)
+        for op in words:
+            tense = verb_tense(op.word, self.rules) if op.worded else None
+            plan |= tense == "future"
+            done |= tense == "past"
+        return plan, done
+
     def _signals(self, scan: Scan, draft: Draft, markers: Sequence[Marker]) -> _Signals:
-        rules = self.rules
-        plan = any(m.plan or m.future for m in draft.markers)
-        done = any(m.done for m in draft.markers)
-        for op in draft.words:
-            if op.worded and op.pos < len(scan):
-                tense = verb_tense(scan.norms[op.pos], rules)
-                plan |= tense == "future"
-                done |= tense == "past"
+        plan, done = self._tense(draft.markers, draft.words)
         # "заплануй обприскування поле 3 і полив поле 5": a plan command covers what
         # follows it unless an operation says it is done.
         commands = [m.pos for m in markers if m.plan]
@@ -184,6 +188,16 @@ class OperationParser:
             plan = True
         record = any(m.record for m in draft.markers)
         return _Signals(plan, done, record)
+
+    def _op_type(self, draft: Draft) -> str:
+        """Between operations that apply a product, the product's type decides."""
+        op_type = draft.op.op_type
+        product = draft.product
+        implied = product.implies if product is not None else None
+        application = self.rules.application_ops
+        if implied is not None and op_type in application and implied in application:
+            return implied
+        return op_type
 
     def _operation(self, draft: Draft, signals: _Signals, today: date) -> ParsedOperation:
         op_date = resolve_date(draft.date, today, signals.ahead, signals.done)
@@ -194,7 +208,7 @@ class OperationParser:
         amounts = _amounts(draft)
         primary = _primary(amounts)
         return ParsedOperation(
-            op_type=draft.op.op_type,
+            op_type=self._op_type(draft),
             field_id=field_id,
             field_phrase=field_phrase,
             crop_id=crop_id,

@@ -57,29 +57,49 @@ def find_quantities(scan: Scan, units: Units, yield_words: TermSet | None = None
         if hit is None:
             continue
         measure, length = hit
-        unit, end = _unit_of(scan, units, measure, i + 1 + length)
+        scale = 1.0
+        following = units.measure_at(scan.norms, i + 1 + length)
+        if (
+            measure.scale is not None
+            and following is not None
+            and scan.norm(i + 1 + length) not in units.area
+        ):
+            scale = measure.scale  # "2,5 тисячі тонн"; "70 тис/га" stays thousands
+            measure, length = following[0], length + following[1]
+        unit, end, per = _unit_of(scan, units, measure, i + 1 + length)
         if unit is None:
             continue
-        value = round(_number(token.norm) * measure.factor, 6)
+        value = round(_number(token.norm) * scale * measure.factor, 6)
         said = yield_words is not None and any(
             scan.norm(j) in yield_words for j in range(max(0, i - _YIELD_REACH), i)
         )
         found.append(Quantity(value, unit, measure.priority, i, said))
-        scan.claim(i, end, "quantity")
+        scan.claim(i, i + 1 + length if per else end, "quantity")
+        if per:
+            scan.claim(per[0], per[1], "quantity")
     return found
 
 
-def _unit_of(scan: Scan, units: Units, measure: Measure, i: int) -> tuple[str | None, int]:
-    """The canonical unit of a measure ending at token ``i``, and where it ends:
-    "л" alone, "л/га" / "л на гектар" per area, "л/т" per tonne."""
+def _unit_of(
+    scan: Scan, units: Units, measure: Measure, i: int
+) -> tuple[str | None, int, tuple[int, int] | None]:
+    """The canonical unit of a measure ending at token ``i``, where it ends, and the
+    span of a "per hectare" written after what was applied: "л" alone, "л/га" / "л на
+    гектар" per area, "л/т" per tonne, "200 кг аміачки на гектар"."""
     for per_unit, terms in ((measure.per_area, units.area), (measure.per_tonne, units.tonne)):
         if per_unit is None:
             continue
         if scan.norm(i) in terms:
-            return per_unit, i + 1
+            return per_unit, i + 1, None
         if scan.norm(i) in units.per and scan.norm(i + 1) in terms:
-            return per_unit, i + 2
-    return measure.alone, i
+            return per_unit, i + 2, None
+    if measure.per_area is not None:
+        for j in range(i + 1, i + 1 + units.per_reach):
+            if not (scan.free(j - 1) and scan.tokens[j - 1].word):
+                break
+            if scan.norm(j) in units.per and scan.norm(j + 1) in units.area:
+                return measure.per_area, j + 2, (j, j + 2)
+    return measure.alone, i, None
 
 
 def slot_of(quantity: Quantity, op_type: str) -> tuple[Slot, float, str]:

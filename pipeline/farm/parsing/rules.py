@@ -38,12 +38,15 @@ class OperationRules:
     ops: TermSet
     weak_ops: TermSet
     crop_object_ops: frozenset[str]
+    application_ops: frozenset[str]
+    letter_swaps: tuple[tuple[str, str], ...]
     record: TermSet
     plan: TermSet
     future: TermSet
     done: TermSet
     past_endings: tuple[str, ...]
     future_endings: tuple[str, ...]
+    present_endings: tuple[str, ...]
     questions: TermSet
     lead_fillers: TermSet
     auxiliaries: TermSet
@@ -116,12 +119,20 @@ class OperationRules:
             crop_object_ops=frozenset(
                 op for op, spec in ops_raw.items() if spec.get("crop_object")
             ),
+            application_ops=frozenset(
+                op for op, spec in ops_raw.items() if spec.get("application")
+            ),
+            letter_swaps=tuple(
+                (str(pair[0]), str(pair[1]))
+                for pair in raw.get("settings", {}).get("letter_swaps", [])
+            ),
             record=flat(status, "record"),
             plan=flat(status, "plan"),
             future=flat(status, "future"),
             done=flat(status, "done"),
             past_endings=_endings(status.get("past_endings")),
             future_endings=_endings(status.get("future_endings")),
+            present_endings=_endings(status.get("present_endings")),
             questions=flat(gates, "questions"),
             lead_fillers=flat(gates, "lead_fillers"),
             auxiliaries=flat(gates, "auxiliaries"),

@@ -47,7 +47,18 @@ def _spoken_numbers(
     numbers: NumberWords,
     is_unit: Callable[[Sequence[str], int], bool],
 ) -> tuple[Token, ...]:
-    """ "двісті п'ятдесят кг" as one number token "250" spanning both words."""
+    """ "двісті п'ятдесят кг" as one number token "250" spanning both words;
+    "півтонни" as "0.5" and "тонни"."""
+    split: list[Token] = []
+    for token in tokens:
+        unit = numbers.half_of(token.norm, is_unit) if token.word else None
+        if unit is None:
+            split.append(token)
+            continue
+        cut = token.end - len(unit)
+        split.append(Token(text[token.start : cut], "0.5", token.start, cut))
+        split.append(Token(text[cut : token.end], unit, cut, token.end))
+    tokens = tuple(split)
     norms = [t.norm for t in tokens]
     spans = numbers.spans(norms, is_unit)
     if not spans:
