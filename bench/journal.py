@@ -280,7 +280,7 @@ def score(corpus: Corpus, reader: Reader) -> dict[str, Any]:
                     "wrong": sorted(set(wrong)),
                     "expected": list(message.ops),
                     "got": predicted["ops"],
-                }  # fmt: skip
+                }
             )
     total = len(corpus.messages)
     per_field = {key: round(right[key] / slots, 4) if slots else 1.0 for key in OP_FIELDS}

@@ -307,7 +307,8 @@ def fill_gaps(drafts: Sequence[Draft], date_fits: Callable[[Draft, DateHit], boo
         if not draft.fields:
             source = _before(drafts, k, lambda d: bool(d.fields))
             if source is None:
-                source = _after(drafts, k, lambda d: bool(d.fields) and (draft.bare or d.derived))
+                bare = draft.bare
+                source = _after(drafts, k, lambda d: bool(d.fields) and (bare or d.derived))
             if source is not None:
                 draft.fields = list(source.fields)
         if draft.date is None:
