@@ -307,8 +307,7 @@ def fill_gaps(drafts: Sequence[Draft], date_fits: Callable[[Draft, DateHit], boo
         if not draft.fields:
             source = _before(drafts, k, lambda d: bool(d.fields))
             if source is None:
-                bare = draft.bare
-                source = _after(drafts, k, lambda d: bool(d.fields) and (bare or d.derived))
+                source = _after(drafts, k, _field_giver(draft.bare))
             if source is not None:
                 draft.fields = list(source.fields)
         if draft.date is None:
@@ -318,6 +317,12 @@ def fill_gaps(drafts: Sequence[Draft], date_fits: Callable[[Draft, DateHit], boo
                     if date_fits(draft, source.date):
                         draft.date = source.date
                     break
+
+
+def _field_giver(bare: bool) -> Callable[[Draft], bool]:
+    """A later operation lends its fields to a bare one ("дискування і прикатування
+    поля 3"), and to the one it goes on from ("посіяли горох і овес на полі 5")."""
+    return lambda later: bool(later.fields) and (bare or later.derived)
 
 
 def _before(drafts: Sequence[Draft], k: int, has: Callable[[Draft], bool]) -> Draft | None:
