@@ -34,6 +34,10 @@ class Clause:
     negated: bool = False
     #: Nothing but a negation and words like "ще", "ми": "а ми ще ні".
     elliptic: bool = False
+    #: Put off ("перенесли", "відклали"): a plan if it names a date, else nothing.
+    postponed: bool = False
+    #: Ends with ":": a heading for what follows ("field 2: rolled").
+    heading: bool = False
 
     def __contains__(self, pos: object) -> bool:
         return isinstance(pos, int) and self.start <= pos < self.end
@@ -98,7 +102,12 @@ def split_clauses(
     }
     questions = _question_clauses(scan, rules, bounds, record_sentences)
     return [
-        _with_mood(scan, rules, Clause(s, e, sentence, question=k in questions), ops)
+        _with_mood(
+            scan,
+            rules,
+            Clause(s, e, sentence, question=k in questions, heading=":" in _tail(scan, e)),
+            ops,
+        )
         for k, (s, e, sentence) in enumerate(bounds)
     ]
 
@@ -122,7 +131,8 @@ def _question_clauses(
     for sentence, members in by_sentence.items():
         first, last = bounds[members[0]], bounds[members[-1]]
         asking = [k for k in members if _starts_question(scan, rules, bounds[k][0], bounds[k][1])]
-        if _starts_question(scan, rules, first[0], first[1]):
+        # "добрий день, підкажіть норму ...": greetings before the question word.
+        if _starts_question(scan, rules, first[0], last[1]):
             found.update(members)  # "did you record the spraying?" asks, "record" or not
         elif sentence in record_sentences:
             continue
@@ -155,10 +165,13 @@ def _starts_question(scan: Scan, rules: OperationRules, start: int, end: int) ->
 def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[OpHit]) -> Clause:
     own_ops = [op for op in ops if op.pos in clause]
     op_positions = {op.pos for op in own_ops}
-    negated = False
+    negated = postponed = False
     negations = 0
     for i in range(clause.start, clause.end):
         norm = scan.norms[i]
+        if norm in rules.postpone and scan.claimed[i] is None:
+            postponed = True
+            continue
         if norm in rules.negations and scan.claimed[i] is None:
             if scan.norm(i + 1) not in rules.partial:
                 negated, negations = True, negations + 1
@@ -180,6 +193,8 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
         question=clause.question,
         negated=negated,
         elliptic=elliptic,
+        postponed=postponed,
+        heading=clause.heading,
     )
 
 

@@ -69,9 +69,14 @@ def _numbers_after(scan: Scan, rules: OperationRules, noun: int) -> list[tuple[s
     while scan.free(first) and scan.norms[first] in rules.number_markers:
         first += 1
     end = noun + 1
+    # "на полях 2,6 і 9" lists fields; after "на полі 1 і" a "5,2" is an amount.
+    plural = scan.norms[noun] in rules.list_nouns
     j: int | None = first
     while j is not None and _field_number(scan, j) and not (found and _dated(scan, rules, j)):
-        found.extend((n, noun if not found else j, j + 1) for n in _split_numbers(scan.norms[j]))
+        numbers = _split_numbers(scan.norms[j]) if plural else [scan.norms[j]]
+        if not plural and not scan.norms[j].isdigit():
+            break
+        found.extend((n, noun if not found else j, j + 1) for n in numbers)
         end = j + 1
         j = _next_listed(scan, rules, end)
     if found:

@@ -17,6 +17,7 @@ from pipeline.farm.parsing.names import known_names
 from pipeline.farm.parsing.rules import OperationRules
 from pipeline.farm.parsing.scan import Scan
 from pipeline.grammar import TermSet
+from pipeline.text import APOSTROPHES
 
 __all__ = [
     "Marker",
@@ -55,13 +56,21 @@ def find_markers(scan: Scan, rules: OperationRules) -> list[Marker]:
             i,
             record=norm in rules.record,
             plan=norm in rules.plan,
-            future=norm in rules.future,
+            future=norm in rules.future or _future_suffix(scan.tokens[i].raw, rules),
             done=norm in rules.done,
         )
         if marker.record or marker.plan or marker.future or marker.done:
             found.append(marker)
             scan.claim(i, i + 1, "marker")
     return found
+
+
+def _future_suffix(raw: str, rules: OperationRules) -> bool:
+    """ "we'll", "I’ll": a future written onto a pronoun."""
+    written = raw.lower()
+    for apostrophe in APOSTROPHES:
+        written = written.replace(apostrophe, "'")
+    return written.endswith(rules.future_suffixes) and "'" in written
 
 
 def verb_tense(norm: str, rules: OperationRules) -> Tense:

@@ -9,9 +9,10 @@ from datetime import date
 from typing import Literal
 
 from pipeline.farm.dictionary import Dictionary
-from pipeline.farm.parsing.assemble import Draft, Hits, assemble, fill_gaps
+from pipeline.farm.parsing.assemble import assemble, fill_gaps
 from pipeline.farm.parsing.clauses import split_clauses
 from pipeline.farm.parsing.dates import DateHit, find_dates, resolve_date
+from pipeline.farm.parsing.drafts import Draft, Hits
 from pipeline.farm.parsing.names import (
     NameHit,
     known_names,
@@ -150,11 +151,26 @@ class OperationParser:
         for op in verbs:
             if op.op_type in rules.crop_object_ops:
                 crops += unknown_crops(scan, rules, op.end - 1)
-        hits = Hits(ops, fields, crops, products, quantities, dates, markers)
+        numbers = [
+            (i, float(scan.norms[i].replace(",", ".")))
+            for i in range(len(scan))
+            if scan.number_at(i)
+        ]
+        hits = Hits(ops, fields, crops, products, quantities, dates, markers, numbers)
         drafts = assemble(clauses, hits, today, self._tense)
-        signals = [self._signals(scan, draft, markers) for draft in drafts]
+        signals = [self._signals(draft, markers, today) for draft in drafts]
         by_draft = {id(draft): found for draft, found in zip(drafts, signals, strict=True)}
-        fill_gaps(drafts, lambda draft, hit: _date_fits(hit, by_draft[id(draft)], today))
+
+        def may_share(draft: Draft, source: Draft, backward: bool) -> bool:
+            mine, theirs = by_draft[id(draft)], by_draft[id(source)]
+            # A date said after an operation is its own only in the same mood:
+            # "обприскування Фалькон, посів запланували на 20.05" plans the sowing only.
+            same_mood = (mine.plan, mine.done) == (theirs.plan, theirs.done)
+            if backward and not (draft.bare or source.derived) and not same_mood:
+                return False
+            return source.date is not None and _date_fits(source.date, mine, today)
+
+        fill_gaps(drafts, may_share)
         any_marker = bool(markers)
         kept = [
             self._operation(draft, by_draft[id(draft)], today)
@@ -171,16 +187,25 @@ class OperationParser:
 
     def _tense(self, markers: Sequence[Marker], words: Sequence[OpHit]) -> tuple[bool, bool]:
         """(ahead, done) as markers and operation words say it."""
-        plan = any(m.plan or m.future for m in markers)
+        said_ahead, verb_ahead, done = self._moods(markers, words)
+        return said_ahead or verb_ahead, done
+
+    def _moods(self, markers: Sequence[Marker], words: Sequence[OpHit]) -> tuple[bool, bool, bool]:
+        """(ahead by a word like "треба", ahead by the verb's ending, done)."""
+        said_ahead = any(m.plan or m.future for m in markers)
         done = any(m.done for m in markers)
+        verb_ahead = False
         for op in words:
             tense = verb_tense(op.word, self.rules) if op.worded else None
-            plan |= tense == "future"
+            verb_ahead |= tense == "future"
             done |= tense == "past"
-        return plan, done
+        return said_ahead, verb_ahead, done
 
-    def _signals(self, scan: Scan, draft: Draft, markers: Sequence[Marker]) -> _Signals:
-        plan, done = self._tense(draft.markers, draft.words)
+    def _signals(self, draft: Draft, markers: Sequence[Marker], today: date) -> _Signals:
+        said_ahead, verb_ahead, done = self._moods(draft.markers, draft.words)
+        # "сьогодні косимо люцерну": the present, which looks like a future, is today's.
+        today_said = draft.date is not None and draft.date.value == today
+        plan = said_ahead or (verb_ahead and not today_said)
         # "заплануй обприскування поле 3 і полив поле 5": a plan command covers what
         # follows it unless an operation says it is done.
         commands = [m.pos for m in markers if m.plan]

@@ -129,7 +129,7 @@ def unknown_products(
 ) -> list[ProductHit]:
     """Brands no list knows, found by a product's marks (see the module docstring)."""
     kinds = {hit.end for hit in known if hit.generic or (hit.entry and not hit.entry.named)}
-    doses = {q.pos for q in quantities if q.unit not in ("mm", "ha") and q.rate}
+    doses = {q.pos for q in quantities if q.unit in rules.product_doses}
     found: list[ProductHit] = []
     i = 0
     while i < len(scan):
@@ -138,7 +138,7 @@ def unknown_products(
             end is None
             and plain_word(scan, rules, i)
             and not rules.names.is_generic("crop", scan.norms[i])
-            and (i in kinds or _name_end(scan, rules, i) in doses)
+            and (i in kinds or (_styled(scan, i) and _name_end(scan, rules, i) in doses))
         ):
             end = _name_end(scan, rules, i)
         if end is None:
@@ -149,6 +149,12 @@ def unknown_products(
         found.append(ProductHit(i, end, scan.raw(i, end), scan.raw(i, end), None, False))
         i = end
     return found
+
+
+def _styled(scan: Scan, i: int) -> bool:
+    """Written as a name: capitalised, or Latin among Cyrillic ("Ксеркс 1 л/га",
+    "Xyzzor 1 л/га")."""
+    return scan.capitalised(i) or (scan.latin(i) and scan.mostly_cyrillic())
 
 
 def _name_end(scan: Scan, rules: OperationRules, i: int) -> int:

@@ -99,7 +99,7 @@ def _unit_of(
                 break
             if scan.norm(j) in units.per and scan.norm(j + 1) in units.area:
                 return measure.per_area, j + 2, (j, j + 2)
-    return measure.alone, i, None
+    return measure.alone or measure.per_area, i, None
 
 
 def slot_of(quantity: Quantity, op_type: str) -> tuple[Slot, float, str]:

@@ -47,6 +47,9 @@ class OperationRules:
     past_endings: tuple[str, ...]
     future_endings: tuple[str, ...]
     present_endings: tuple[str, ...]
+    future_suffixes: tuple[str, ...]
+    product_doses: frozenset[str]
+    postpone: TermSet
     questions: TermSet
     lead_fillers: TermSet
     auxiliaries: TermSet
@@ -67,6 +70,7 @@ class OperationRules:
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
     list_joiners: TermSet
+    list_nouns: TermSet
     number_markers: TermSet
     numbered_before: TermSet
     number_label_cyrillic: str
@@ -133,6 +137,9 @@ class OperationRules:
             past_endings=_endings(status.get("past_endings")),
             future_endings=_endings(status.get("future_endings")),
             present_endings=_endings(status.get("present_endings")),
+            future_suffixes=_strings(status.get("future_suffixes")),
+            product_doses=frozenset(_strings(raw.get("units", {}).get("product_doses"))),
+            postpone=flat(mood, "postpone"),
             questions=flat(gates, "questions"),
             lead_fillers=flat(gates, "lead_fillers"),
             auxiliaries=flat(gates, "auxiliaries"),
@@ -153,6 +160,7 @@ class OperationRules:
             adjective_endings=_endings(fields.get("adjective_endings")),
             noun_adjective_endings=_endings(fields.get("noun_adjective_endings")),
             list_joiners=flat(fields, "list_joiners"),
+            list_nouns=flat(fields, "list_nouns"),
             number_markers=flat(fields, "number_markers"),
             numbered_before=flat(fields, "numbered_before"),
             number_label_cyrillic=str(fields.get("number_label_cyrillic", "поле")),
@@ -214,6 +222,7 @@ class OperationRules:
                 self.negations,
                 self.answers,
                 self.cancel,
+                self.postpone,
                 self.halt,
                 self.others,
                 self.trade,
