@@ -98,7 +98,10 @@ def split_clauses(
     if not bounds:
         return []
     record_sentences = {
-        sentence for s, e, sentence in bounds for m in markers if m.record and s <= m.pos < e
+        sentence
+        for s, e, sentence in bounds
+        if s == _sentence_start(bounds, sentence)
+        and _starts_with_record(scan, rules, markers, s, e)
     }
     questions = _question_clauses(scan, rules, bounds, record_sentences)
     return [
@@ -115,31 +118,57 @@ def split_clauses(
 # =========================================================================== questions
 
 
+def _sentence_start(bounds: Sequence[tuple[int, int, int]], sentence: int) -> int:
+    return min(s for s, _, k in bounds if k == sentence)
+
+
+def _starts_with_record(
+    scan: Scan, rules: OperationRules, markers: Sequence[Marker], start: int, end: int
+) -> bool:
+    """ "Запиши ...", "log ...": a sentence that opens with a record command."""
+    records = {m.pos for m in markers if m.record}
+    i = _first_word(scan, rules, start, end)
+    return i is not None and i in records
+
+
 def _question_clauses(
     scan: Scan,
     rules: OperationRules,
     bounds: Sequence[tuple[int, int, int]],
     record_sentences: set[int],
 ) -> set[int]:
-    """Clauses that ask: those of a sentence that starts with a question word, and
-    those of a sentence ending in "?" from the clause that starts asking (all of it
-    when none does). A sentence with "запиши" in it is a record, not a question."""
+    """Clauses that ask:
+
+    * every clause of a sentence that starts with a question word ("did we ...",
+      "коли ...", "добрий день, підкажіть ...");
+    * in a sentence ending in "?" (unless it opens with "запиши"), the clauses with a
+      question word and all after the first of them ("Посіяли кукурудзу, коли краще
+      прикатати?" asks only the second), or all of it when none has one;
+    * elsewhere a clause that starts with a question word ("Сусід питає, чим ми
+      обприскували поле 3").
+    """
     found: set[int] = set()
     by_sentence: dict[int, list[int]] = {}
     for k, (_, _, sentence) in enumerate(bounds):
         by_sentence.setdefault(sentence, []).append(k)
     for sentence, members in by_sentence.items():
         first, last = bounds[members[0]], bounds[members[-1]]
-        asking = [k for k in members if _starts_question(scan, rules, bounds[k][0], bounds[k][1])]
-        # "добрий день, підкажіть норму ...": greetings before the question word.
         if _starts_question(scan, rules, first[0], last[1]):
-            found.update(members)  # "did you record the spraying?" asks, "record" or not
-        elif sentence in record_sentences:
+            found.update(members)
             continue
-        elif "?" in _tail(scan, last[1]):
+        if sentence in record_sentences:
+            continue
+        if "?" in _tail(scan, last[1]):
+            asking = [k for k in members if _has_question_word(scan, rules, *bounds[k][:2])]
             start = asking[0] if asking else members[0]
             found.update(k for k in members if k >= start)
+            continue
+        found.update(k for k in members if _starts_question(scan, rules, *bounds[k][:2]))
     return found
+
+
+def _has_question_word(scan: Scan, rules: OperationRules, start: int, end: int) -> bool:
+    return any(scan.norms[i] in rules.questions for i in range(start, end))
 
 
 def _tail(scan: Scan, end: int) -> str:
@@ -148,11 +177,17 @@ def _tail(scan: Scan, end: int) -> str:
     return scan.text[scan.tokens[end - 1].end : stop]
 
 
-def _starts_question(scan: Scan, rules: OperationRules, start: int, end: int) -> bool:
+def _first_word(scan: Scan, rules: OperationRules, start: int, end: int) -> int | None:
+    """The first token after greetings, fillers and conjunctions."""
     i = start
     while i < end and (scan.norms[i] in rules.lead_fillers or scan.claimed[i] == "conjunction"):
         i += 1
-    if i >= end:
+    return i if i < end else None
+
+
+def _starts_question(scan: Scan, rules: OperationRules, start: int, end: int) -> bool:
+    i = _first_word(scan, rules, start, end)
+    if i is None:
         return False
     if scan.norms[i] in rules.questions:
         return True

@@ -217,6 +217,8 @@ def start(part: Part, op: OpHit, implied: bool, lead: Sequence[Part]) -> Draft:
     for earlier in lead:
         absorb(draft, earlier)
     absorb(draft, part)
+    if part.dates:  # "вчора почали, а сьогодні закінчили збирати": its own day wins
+        draft.date = part.dates[0]
     draft.markers.extend(_plan_of(part))
     draft.question = part.clause.question
     draft.negated = part.clause.negated or _put_off(part)

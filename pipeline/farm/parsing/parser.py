@@ -175,7 +175,8 @@ class OperationParser:
         kept = [
             self._operation(draft, by_draft[id(draft)], today)
             for draft in drafts
-            if not (draft.negated or draft.question) and _evident(draft, any_marker)
+            if not (draft.negated or draft.question)
+            and _evident(draft, any_marker, any(self._moods([], draft.words)[1:]))
         ]
         if kept:
             return ParsedMessage(tuple(kept), "record")
@@ -294,12 +295,15 @@ def _date_fits(hit: DateHit, signals: _Signals, today: date) -> bool:
     return True
 
 
-def _evident(draft: Draft, any_marker: bool) -> bool:
-    """An operation implied by a product alone needs something saying it happened (or
-    will): a record or plan word, or a place with an amount or a date."""
+def _evident(draft: Draft, any_marker: bool, tensed: bool) -> bool:
+    """Something must say an operation happened (or will): an operation word alone
+    ("обприскування", "Полив — наш головний біль") needs a tense, a marker or
+    anything it was done to or with; one implied by a product alone needs a record or
+    plan word, or a place with an amount or a date."""
+    place = bool(draft.fields or draft.crops)
     if not draft.implied:
-        return True
+        said = place or draft.products or draft.quantities or draft.date is not None
+        return bool(said or draft.markers or tensed)
     if any_marker:
         return True
-    place = bool(draft.fields or draft.crops)
     return place and bool(draft.quantities or draft.date is not None)

@@ -138,7 +138,7 @@ def unknown_products(
             end is None
             and plain_word(scan, rules, i)
             and not rules.names.is_generic("crop", scan.norms[i])
-            and (i in kinds or (_styled(scan, i) and _name_end(scan, rules, i) in doses))
+            and (i in kinds or _marked(scan, rules, i, doses))
         ):
             end = _name_end(scan, rules, i)
         if end is None:
@@ -149,6 +149,17 @@ def unknown_products(
         found.append(ProductHit(i, end, scan.raw(i, end), scan.raw(i, end), None, False))
         i = end
     return found
+
+
+def _marked(scan: Scan, rules: OperationRules, i: int, doses: set[int]) -> bool:
+    """A name with a dose after it ("Ксеркс 1 л/га", "Xantos at 1 l/ha") or "with"
+    before it ("sprayed field 10 with Xantos")."""
+    if not _styled(scan, i):
+        return False
+    if i > 0 and scan.norms[i - 1] in rules.product_before:
+        return True
+    end = _name_end(scan, rules, i)
+    return end in doses or (scan.norm(end) in rules.dose_joiners and end + 1 in doses)
 
 
 def _styled(scan: Scan, i: int) -> bool:

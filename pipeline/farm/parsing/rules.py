@@ -66,6 +66,8 @@ class OperationRules:
     conjunctions: TermSet
     yield_words: TermSet
     labels: TermSet
+    dose_joiners: TermSet
+    product_before: TermSet
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
@@ -156,6 +158,8 @@ class OperationRules:
             conjunctions=flat(raw.get("clauses", {}), "conjunctions"),
             yield_words=flat(raw.get("quantities", {}), "yield_words"),
             labels=flat(raw.get("quantities", {}), "labels"),
+            dose_joiners=flat(raw.get("quantities", {}), "dose_joiners"),
+            product_before=flat(raw.get("quantities", {}), "product_before"),
             name_prepositions=flat(fields, "name_prepositions"),
             adjective_endings=_endings(fields.get("adjective_endings")),
             noun_adjective_endings=_endings(fields.get("noun_adjective_endings")),
