@@ -36,11 +36,30 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Literal
 
 from pipeline.farm.datewords import DEFAULT_DATES, DateWords
 from pipeline.farm.numbers import format_number
 from pipeline.farm.numeric_dates import NumericDate, numeric_dates, safe_date
+from pipeline.farm.periods import (
+    DefaultKind,
+    Hemisphere,
+    Period,
+    PeriodKind,
+    Unit,
+    add_months,
+    calendar,
+    calendar_week,
+    counted_back,
+    current_month,
+    current_season,
+    default_period,
+    last_days,
+    month_period,
+    previous_month,
+    season_period,
+    since_start,
+    year_period,
+)
 from pipeline.grammar import TermSet
 from pipeline.text import is_number, tokenize
 
@@ -52,125 +71,25 @@ __all__ = [
     "NumericDate",
     "Period",
     "add_months",
+    "calendar_week",
     "current_month",
     "current_season",
+    "default_period",
     "find_period",
+    "last_days",
+    "month_period",
     "numeric_dates",
     "parse_period",
     "previous_month",
+    "season_period",
     "with_spoken_numbers",
+    "year_period",
 ]
-
-PeriodKind = Literal["day", "week", "month", "season", "year", "range"]
-DefaultKind = Literal["month", "season", "week"]
-Hemisphere = Literal["north", "south"]
-Unit = Literal["day", "week", "month", "year"]
 
 _YEAR = re.compile(r"^(19|20)\d\d$")
 _MAX_DAY = 31
 _DAYS_IN_WEEK = 7
 _MONTHS_IN_YEAR = 12
-
-
-@dataclass(frozen=True, slots=True)
-class Period:
-    start: date
-    end: date  # inclusive
-    kind: PeriodKind
-
-    @property
-    def days(self) -> int:
-        return (self.end - self.start).days + 1
-
-
-def month_period(year: int, month: int) -> Period:
-    start = date(year, month, 1)
-    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
-    return Period(start, following - timedelta(days=1), "month")
-
-
-def current_month(today: date) -> Period:
-    return month_period(today.year, today.month)
-
-
-def previous_month(today: date) -> Period:
-    first = today.replace(day=1) - timedelta(days=1)
-    return month_period(first.year, first.month)
-
-
-def season_period(year: int, hemisphere: Hemisphere = "north") -> Period:
-    """The season that ``year``'s harvest belongs to (south: July of year-1 .. June)."""
-    if hemisphere == "south":
-        return Period(date(year - 1, 7, 1), date(year, 6, 30), "season")
-    return Period(date(year, 1, 1), date(year, 12, 31), "season")
-
-
-def current_season(today: date, hemisphere: Hemisphere = "north") -> Period:
-    if hemisphere == "south" and today.month >= 7:
-        return season_period(today.year + 1, hemisphere)
-    return season_period(today.year, hemisphere)
-
-
-def last_days(today: date, days: int) -> Period:
-    return Period(today - timedelta(days=days - 1), today, "week" if days == 7 else "range")
-
-
-def calendar_week(today: date, weeks_back: int = 0) -> Period:
-    monday = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks_back)
-    return Period(monday, monday + timedelta(days=6), "week")
-
-
-def year_period(year: int) -> Period:
-    return Period(date(year, 1, 1), date(year, 12, 31), "year")
-
-
-def default_period(kind: DefaultKind, today: date, hemisphere: Hemisphere = "north") -> Period:
-    if kind == "season":
-        return current_season(today, hemisphere)
-    if kind == "week":
-        return last_days(today, 7)
-    return current_month(today)
-
-
-def add_months(day: date, months: int) -> date:
-    """The same day ``months`` later (earlier when negative), clamped to the month's end."""
-    index = day.year * _MONTHS_IN_YEAR + day.month - 1 + months
-    year, month = divmod(index, _MONTHS_IN_YEAR)
-    for last in (day.day, 30, 29, 28):
-        found = safe_date(year, month + 1, min(day.day, last))
-        if found is not None:
-            return found
-    raise ValueError(day)  # pragma: no cover - day 28 exists in every month
-
-
-def counted_back(today: date, count: float, unit: Unit) -> Period:
-    """``count`` units up to today: "за 2 тижні" is 14 days, "за 3 місяці" from the day
-    after the same date three months ago, "за пів року" six months."""
-    if unit in ("day", "week"):
-        days = max(1, round(count * (_DAYS_IN_WEEK if unit == "week" else 1)))
-        return last_days(today, days) if days > 1 else Period(today, today, "day")
-    months = max(1, round(count * (_MONTHS_IN_YEAR if unit == "year" else 1)))
-    return Period(add_months(today, -months) + timedelta(days=1), today, "range")
-
-
-def _calendar(today: date, unit: Unit, shift: int, hemisphere: Hemisphere) -> Period:
-    """The calendar week / month / year ``shift`` units from the current one."""
-    if unit == "week":
-        return calendar_week(today, weeks_back=-shift)
-    if unit == "month":
-        first = add_months(today.replace(day=1), shift)
-        return month_period(first.year, first.month)
-    if unit == "year":
-        return year_period(today.year + shift)
-    return Period(today + timedelta(days=shift), today + timedelta(days=shift), "day")
-
-
-def _since_start(today: date, unit: Unit | Literal["season"], hemisphere: Hemisphere) -> Period:
-    if unit == "season":
-        start = current_season(today, hemisphere).start
-    else:
-        start = _calendar(today, unit, 0, hemisphere).start
-    return Period(start, today, "range")
 
 
 def with_spoken_numbers(tokens: Sequence[str], words: DateWords) -> tuple[str, ...]:
@@ -363,21 +282,21 @@ def _span(
             return counted_back(today, count, unit)
         if unit == "year" and any(_YEAR.match(t) for t in tokens):
             continue  # "за 2024 рік" names a year
-        if _after_since_start(tokens, i, words):
-            return _since_start(today, unit, hemisphere)
+        if _aftersince_start(tokens, i, words):
+            return since_start(today, unit, hemisphere)
         if before in words.last:
-            return _calendar(today, unit, -1, hemisphere)
+            return calendar(today, unit, -1, hemisphere)
         if before in words.this:
-            return _calendar(today, unit, 0, hemisphere)
+            return calendar(today, unit, 0, hemisphere)
         if before in words.coming:
-            return _calendar(today, unit, 1, hemisphere)
+            return calendar(today, unit, 1, hemisphere)
         if before in words.recent or unit in ("day", "week", "month"):
             return counted_back(today, 1, unit)
-        return _calendar(today, unit, 0, hemisphere)
+        return calendar(today, unit, 0, hemisphere)
     return None
 
 
-def _after_since_start(tokens: Sequence[str], i: int, words: DateWords) -> bool:
+def _aftersince_start(tokens: Sequence[str], i: int, words: DateWords) -> bool:
     for start in range(max(0, i - 5), i):
         hit = words.since_start.match_at(tokens, start)
         if hit is not None and start + hit[1] >= i - 1:
@@ -407,8 +326,8 @@ def _from_words(
     if _said(tokens, words.season):
         if year is not None:
             return season_period(year, hemisphere)
-        if any(_after_since_start(tokens, i, words) for i in range(len(tokens))):
-            return _since_start(today, "season", hemisphere)
+        if any(_aftersince_start(tokens, i, words) for i in range(len(tokens))):
+            return since_start(today, "season", hemisphere)
         season = current_season(today, hemisphere)
         previous = _said(tokens, words.last)
         return season_period(season.end.year - 1, hemisphere) if previous else season

@@ -215,6 +215,7 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
             negated = negated or (i + 1) in op_positions
         elif scan.claimed[i] is None and (
             norm in rules.cancel
+            or norm in rules.wished
             or norm in rules.halt
             or norm in rules.others
             or norm in rules.trade

@@ -146,6 +146,8 @@ def with_elided_units(part: Part, draft: Draft) -> Part:
     operation's amount when the clause has no amount of its own."""
     if part.quantities or not part.numbers or len(draft.quantities) != 1:
         return part
+    if not (part.fields or part.crops):  # "тривалість 10 годин" is no second amount
+        return part
     model = draft.quantities[0]
     pos, value = part.numbers[0]
     elided = Quantity(value, model.unit, model.priority, pos, model.yield_said)

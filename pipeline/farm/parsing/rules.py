@@ -50,6 +50,7 @@ class OperationRules:
     future_suffixes: tuple[str, ...]
     product_doses: frozenset[str]
     postpone: TermSet
+    wished: TermSet
     questions: TermSet
     lead_fillers: TermSet
     auxiliaries: TermSet
@@ -142,6 +143,7 @@ class OperationRules:
             future_suffixes=_strings(status.get("future_suffixes")),
             product_doses=frozenset(_strings(raw.get("units", {}).get("product_doses"))),
             postpone=flat(mood, "postpone"),
+            wished=flat(mood, "wished"),
             questions=flat(gates, "questions"),
             lead_fillers=flat(gates, "lead_fillers"),
             auxiliaries=flat(gates, "auxiliaries"),
@@ -227,6 +229,7 @@ class OperationRules:
                 self.answers,
                 self.cancel,
                 self.postpone,
+                self.wished,
                 self.halt,
                 self.others,
                 self.trade,
