@@ -252,6 +252,34 @@ ROWS: list[Row] = [
     Row("полив Гірки 10 мм", "irrigation", "field:hirka", qty=10, unit="mm"),
     Row("запиши полив 25 милиметров поле 3 вчера", "irrigation", "field:pole-3", qty=25,
         unit="mm", when=-1),
+    # ------------------------------------------------------------------ issue 12
+    # A brand alone implies its operation; products by their canonical name.
+    Row("Прима Форте 0,6 л/га на пшениці, поле 9", "spraying", "field:pole-9", "crop:wheat",
+        0.6, "l/ha", product="Пріма Форте"),
+    Row("обприскали Гірку Раундапом", "spraying", "field:hirka", product="Раундап"),
+    Row("Раундап 3 л/га по стерні на Ставку, обробили 40 га", "spraying", "field:stavok",
+        qty=3, unit="l/ha", product="Раундап"),
+    Row("внесли двісті кіло аміачки на гектар на Ставку", "fertilising", "field:stavok",
+        qty=200, unit="kg/ha", product="аміачна селітра"),
+    Row("обприскали поле 3 сульфатом амонію 100 кг/га", "fertilising", "field:pole-3",
+        qty=100, unit="kg/ha", product="сульфат амонію"),
+    # Number words and farmers' units.
+    Row("посіяли пшеницю 150 кило на гектар на полі 3", "sowing", "field:pole-3",
+        "crop:wheat", 150, "kg/ha"),
+    Row("два дні тому полили поле 7 20 мм", "irrigation", "field:pole-7", qty=20, unit="mm",
+        when=-2),
+    Row("намолотили по 45 центнерів з гектара ячменю на полі 7", "harvest", "field:pole-7",
+        "crop:barley", 4.5, "t/ha"),
+    # Plans.
+    Row("на наступному тижні обприскаємо поле 9", "spraying", "field:pole-9", when=NEXT_MON,
+        status="planned"),
+    Row("запиши: 15.05 планували підживлення поле 3", "fertilising", "field:pole-3", when=FRI,
+        status="planned"),
+    Row("заплануй обприскування поле 3 на 10.12", "spraying", "field:pole-3",
+        when=date(2026, 12, 10), status="planned"),
+    # A name that is no product: an unknown field.
+    Row("полили Вербове 20 мм", "irrigation", qty=20, unit="mm",
+        unknown=(("field", "вербове"),)),
 ]  # fmt: skip
 
 

@@ -27,7 +27,20 @@ Ids are never invented: a name the dictionary does not know is reported in
 ``unknown_terms`` and its id stays None.
 """
 
-from pipeline.farm.parsing.parser import OperationParser, ParsedOperation, Status
+from pipeline.farm.parsing.parser import (
+    Mood,
+    OperationParser,
+    ParsedMessage,
+    ParsedOperation,
+    Status,
+)
 from pipeline.farm.parsing.rules import OperationRules
 
-__all__ = ["OperationParser", "OperationRules", "ParsedOperation", "Status"]
+__all__ = [
+    "Mood",
+    "OperationParser",
+    "OperationRules",
+    "ParsedMessage",
+    "ParsedOperation",
+    "Status",
+]

@@ -38,8 +38,9 @@ from pipeline.farm.parsing.scan import Scan
 __all__ = ["Mood", "OperationParser", "ParsedMessage", "ParsedOperation", "Status"]
 
 Status = Literal["planned", "done"]
-#: What a message is: operations to record, a question, a negation or cancellation
-#: of one ("ще не посіяли", "обприскування відміняється"), or nothing of the kind.
+#: What a message is: operations to record, a question, an operation that did not or
+#: will not happen here ("ще не посіяли", "обприскування відміняється", "збирання
+#: стоїть", "сусід посіяв", "купили селітру"), or nothing of the kind.
 Mood = Literal["record", "question", "negated", "none"]
 
 

@@ -25,8 +25,8 @@ _HARVEST = "harvest"
 _TONNES_PER_HA = "t/ha"
 _KG_PER_HA = "kg/ha"
 _KG_IN_TONNE = 1000.0
-#: How many tokens before an amount a yield word may stand: "урожайність склала 45 ц".
-_YIELD_REACH = 3
+#: How many tokens before an amount a yield word may stand in its clause.
+_YIELD_REACH = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,14 +70,23 @@ def find_quantities(scan: Scan, units: Units, yield_words: TermSet | None = None
         if unit is None:
             continue
         value = round(_number(token.norm) * scale * measure.factor, 6)
-        said = yield_words is not None and any(
-            scan.norm(j) in yield_words for j in range(max(0, i - _YIELD_REACH), i)
-        )
+        said = yield_words is not None and _yield_said(scan, yield_words, i)
         found.append(Quantity(value, unit, measure.priority, i, said))
         scan.claim(i, i + 1 + length if per else end, "quantity")
         if per:
             scan.claim(per[0], per[1], "quantity")
     return found
+
+
+def _yield_said(scan: Scan, yield_words: TermSet, i: int) -> bool:
+    """A yield word earlier in the same clause: "урожайність пшениці на полі 3 склала
+    62 ц"."""
+    for j in range(i - 1, max(-1, i - 1 - _YIELD_REACH), -1):
+        if scan.norms[j] in yield_words:
+            return True
+        if any(mark in scan.gap(j + 1) for mark in ",.;:!?"):
+            return False
+    return False
 
 
 def _unit_of(
