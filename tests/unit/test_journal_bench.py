@@ -99,8 +99,8 @@ def test_judge_compares_as_the_farm_names_things() -> None:
 def test_a_missing_op_and_an_extra_op_count_as_wrong(tmp_path: Path) -> None:
     header = {"today": "2026-05-14", "farm": {"fields": [
         {"name": "Поле 3", "synonyms": [], "area_ha": 10}], "crops": []}}  # fmt: skip
-    op = {key: None for key in OP_KEYS} | {
-        "type": "irrigation", "field": "Поле 3", "date": "2026-05-14", "status": "done"}  # fmt: skip
+    said = {"type": "irrigation", "field": "Поле 3", "date": "2026-05-14", "status": "done"}
+    op = {key: None for key in OP_KEYS} | said
     rows = [
         {"id": "a", "text": "полили поле 3", "lang": "uk", "record": True, "ops": [op]},
         {"id": "b", "text": "полили поле 3", "lang": "uk", "record": True, "ops": [op, op]},
