@@ -62,6 +62,13 @@ _NAME_TRAILING_MAX = 2
 _ALTERNATIONS = frozenset({("к", "ц"), ("г", "з"), ("х", "с")})
 _VOWELS = frozenset("аеиіоуяю")
 _RUSSIAN_I, _UKRAINIAN_I = "и", "і"
+#: Case endings of Ukrainian and Russian nouns and adjectives, folded (є→е, ї→і, no ь).
+_NOUN_ENDINGS = frozenset(
+    ["ами", "ями", "ого", "его", "ому", "ему", "ими", "іми", "ими", "ах", "ях", "ам", "ям", "ов", "ев", "ей", "ий", "ій", "ой", "ая", "яя", "ое", "ее", "ие", "их", "іх", "ою", "ею", "ом", "ем", "им", "ім", "ую", "юю", "ів", "а", "я", "о", "е", "и", "і", "у", "ю", "й"]
+)
+_NOUN_ENDING_MAX = 3
+#: A name keeps at least this many letters of stem.
+_NAME_STEM_MIN = 3
 
 
 def load_toml(path: Path) -> Mapping[str, Any]:
@@ -152,11 +159,20 @@ def _canonical_number(token: str) -> str:
     return text
 
 
+def _noun_stem(token: str) -> str:
+    """Names are nouns and adjectives: only their case endings go ("Бурти", "на
+    Буртах" and "з Бурт" are one name; a verb's "-ти" is no ending here)."""
+    for size in range(min(_NOUN_ENDING_MAX, len(token) - _NAME_STEM_MIN), 0, -1):
+        if token[-size:] in _NOUN_ENDINGS:
+            return token[:-size]
+    return token
+
+
 def name_stem(token: str) -> str:
     """A stem for name matching; 3-letter words lose a final vowel (соя/сою/сої)."""
     if is_number(token):
         return _canonical_number(token)
-    result = stem(token)
+    result = stem(token) if token.isascii() else _noun_stem(token)
     if result == token and len(token) == 3 and token[-1] in _VOWELS:
         return token[:-1]
     return result

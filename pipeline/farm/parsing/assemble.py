@@ -54,6 +54,8 @@ Tense = Callable[[Sequence[Marker], Sequence[OpHit]], tuple[bool, bool]]
 class _Context:
     today: date
     tense: Tense
+    #: Operations whose object is a crop (sowing, harvest): another crop, another seed.
+    crop_object: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -66,8 +68,14 @@ class _State:
     held: list[Part] | None = None
 
 
-def assemble(clauses: Sequence[Clause], hits: Hits, today: date, tense: Tense) -> list[Draft]:
-    context = _Context(today, tense)
+def assemble(
+    clauses: Sequence[Clause],
+    hits: Hits,
+    today: date,
+    tense: Tense,
+    crop_object: frozenset[str] = frozenset(),
+) -> list[Draft]:
+    context = _Context(today, tense, crop_object)
     state = _State([], lead=[], held=[])
     for clause in clauses:
         _step(state, part_of(clause, hits), context)
@@ -87,6 +95,9 @@ def _step(state: _State, part: Part, context: _Context) -> None:
     found = main_op(part)
     if found is not None and found[2] and current is not None:
         found = None  # "…, насіння соняшнику": what the operation before was done to
+    if found is None and part.verbs and not (part.quantities or part.products):
+        # "…, а сьогодні згрібаємо": another kind of work; "вийшло 5,1 т/га" is a result.
+        return
     if found is None:
         if current is None:
             lead.append(part)
@@ -124,7 +135,7 @@ def _continue(drafts: list[Draft], current: Draft, part: Part, context: _Context
     """A clause with no operation word of its own after ``current``."""
     part = with_elided_units(part, current)
     if conflicts(current, part) or _tense_conflict(current, part, context):
-        derived = derive(current, part)
+        derived = derive(current, part, sowing=current.op.op_type in context.crop_object)
         drafts.append(derived)
         return derived
     absorb(current, part)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pipeline.farm.parsing.operations import Marker, OpHit
 from pipeline.farm.parsing.rules import OperationRules
 from pipeline.farm.parsing.scan import Scan
+from pipeline.grammar import TermSet
 
 __all__ = ["Clause", "split_clauses"]
 
@@ -204,7 +205,7 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
     negations = 0
     for i in range(clause.start, clause.end):
         norm = scan.norms[i]
-        if norm in rules.postpone and scan.claimed[i] is None:
+        if scan.claimed[i] is None and _said(rules.postpone, scan, i):
             postponed = True
             continue
         if norm in rules.negations and scan.claimed[i] is None:
@@ -213,12 +214,9 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
         elif norm in rules.answers and scan.claimed[i] is None:
             negations += 1
             negated = negated or (i + 1) in op_positions
-        elif scan.claimed[i] is None and (
-            norm in rules.cancel
-            or norm in rules.wished
-            or norm in rules.halt
-            or norm in rules.others
-            or norm in rules.trade
+        elif scan.claimed[i] is None and any(
+            _said(terms, scan, i)
+            for terms in (rules.cancel, rules.wished, rules.halt, rules.others, rules.trade)
         ):
             negated = True
     elliptic = bool(negations) and not own_ops and _only_elliptic(scan, rules, clause)
@@ -232,6 +230,11 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
         postponed=postponed,
         heading=clause.heading,
     )
+
+
+def _said(terms: TermSet, scan: Scan, i: int) -> bool:
+    """A word or a phrase ("on hold", "called off") of ``terms`` starts at token ``i``."""
+    return terms.match_at(scan.norms, i) is not None
 
 
 def _only_elliptic(scan: Scan, rules: OperationRules, clause: Clause) -> bool:

@@ -49,6 +49,8 @@ class Hits:
     markers: Sequence[Marker]
     #: Numbers with no unit, left over by every pass: (position, value).
     numbers: Sequence[tuple[int, float]] = ()
+    #: Words that look like a verb but name no operation ("згрібаємо", "поїхали").
+    verbs: Sequence[int] = ()
 
 
 @dataclass(slots=True)
@@ -64,6 +66,7 @@ class Part:
     dates: list[DateHit]
     markers: list[Marker]
     numbers: list[tuple[int, float]]
+    verbs: list[int]
 
     @property
     def has_content(self) -> bool:
@@ -118,6 +121,7 @@ def part_of(clause: Clause, hits: Hits) -> Part:
         inside(hits.dates),  # type: ignore[arg-type]
         inside(hits.markers),  # type: ignore[arg-type]
         [(pos, value) for pos, value in hits.numbers if pos in clause],
+        [pos for pos in hits.verbs if pos in clause],
     )
 
 
@@ -142,16 +146,21 @@ def main_op(part: Part) -> tuple[OpHit, Source, bool] | None:
 
 
 def with_elided_units(part: Part, draft: Draft) -> Part:
-    """ "зібрали 6 т/га на полі 1 і 5,2 на полі 2": a bare number takes the unit of the
-    operation's amount when the clause has no amount of its own."""
-    if part.quantities or not part.numbers or len(draft.quantities) != 1:
-        return part
-    if not (part.fields or part.crops):  # "тривалість 10 годин" is no second amount
-        return part
+    """What a clause about something else leaves out of its amount is the operation's:
+    "зібрали 6 т/га на полі 1 і 5,2 на полі 2" (5,2 t/ha), "150 кг селітри на гектар на
+    Поле 15 і 100 кг на Поле 4" (100 kg/ha)."""
+    if len(draft.quantities) != 1 or not (part.fields or part.crops):
+        return part  # "тривалість 10 годин" is no second amount
     model = draft.quantities[0]
-    pos, value = part.numbers[0]
-    elided = Quantity(value, model.unit, model.priority, pos, model.yield_said)
-    return replace(part, quantities=[elided], numbers=part.numbers[1:])
+    if not part.quantities and part.numbers:
+        pos, value = part.numbers[0]
+        elided = Quantity(value, model.unit, model.priority, pos, model.yield_said)
+        return replace(part, quantities=[elided], numbers=part.numbers[1:])
+    per, _, area = model.unit.partition("/")
+    if len(part.quantities) == 1 and area and part.quantities[0].unit == per:
+        said = part.quantities[0]
+        return replace(part, quantities=[replace(said, unit=model.unit)])
+    return part
 
 
 def _slots(quantities: Sequence[Quantity], op_type: str) -> dict[str, float]:
@@ -227,17 +236,21 @@ def start(part: Part, op: OpHit, implied: bool, lead: Sequence[Part]) -> Draft:
     return draft
 
 
-def derive(current: Draft, part: Part) -> Draft:
-    """The same work as ``current`` on what this clause names instead."""
-    own_thing = bool(part.products or part.crops or part.quantities)
+def derive(current: Draft, part: Part, sowing: bool = False) -> Draft:
+    """The same work as ``current`` on what this clause names instead: what it does
+    not name is the same ("підживили пшеницю карбамідом 100 кг/га, а ячмінь — 80
+    кг/га" is carbamide on the barley too), except that another crop is sown from other
+    seed at another rate."""
+    other_seed = sowing and bool(part.crops)
+    keep_amounts = not (part.products or part.crops or part.quantities)
     draft = Draft(
         replace(current.op, worded=False),
         current.implied,
         part.clause.sentence,
         fields=list(part.fields or current.fields),
         crops=list(part.crops or current.crops),
-        products=list(part.products or ([] if own_thing else current.products)),
-        quantities=list(part.quantities or ([] if own_thing else current.quantities)),
+        products=list(part.products or ([] if other_seed else current.products)),
+        quantities=list(part.quantities or (current.quantities if keep_amounts else [])),
         date=part.dates[0] if part.dates else current.date,
         markers=[*current.markers, *part.markers, *_plan_of(part)],
         words=list(current.words),

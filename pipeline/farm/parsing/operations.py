@@ -110,8 +110,11 @@ def find_operations(scan: Scan, rules: OperationRules, dictionary: Dictionary) -
     for terms, strong in ((rules.ops, True), (rules.weak_ops, False)):
         for i in range(len(scan)):
             found = _operation_at(scan, rules, terms, i) if scan.free(i) else None
-            if found is not None and scan.all_free(i, i + found[1]):
-                scan.claim(i, i + found[1], "operation")
+            if found is None or not scan.all_free(i, i + found[1]):
+                continue
+            scan.claim(i, i + found[1], "operation")
+            # "перед посівом", "после сева": a time, not a second operation.
+            if i == 0 or scan.norms[i - 1] not in rules.time_prepositions:
                 hits.append(OpHit(found[0], i, strong, end=i + found[1], word=scan.norms[i]))
     hits.sort(key=lambda hit: hit.pos)
     kept: list[OpHit] = []

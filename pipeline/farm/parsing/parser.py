@@ -18,6 +18,7 @@ from pipeline.farm.parsing.names import (
     known_names,
     name_result,
     numbered_fields,
+    plain_word,
     unknown_crops,
     unknown_fields,
     unknown_terms,
@@ -103,6 +104,7 @@ class ParsedMessage:
 
 
 _NOTHING = ParsedMessage()
+_MIN_VERB = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,16 +142,17 @@ class OperationParser:
         markers = find_markers(scan, rules)
         fields += known_names(scan, rules, dictionary, "field")
         crops = known_names(scan, rules, dictionary, "crop")
-        products = find_products(scan, rules, dictionary)
+        # Operations before products: "обробили насіння" is a seed treatment, not seed.
         ops = find_operations(scan, rules, dictionary)
+        products = find_products(scan, rules, dictionary)
         if not ops and not any(product.implies for product in products):
             return _NOTHING
         clauses = split_clauses(scan, rules, ops, markers)
         products += unknown_products(scan, rules, products, quantities)
         quantities += [p.dose for p in products if p.dose is not None]
-        verbs = [op for op in ops if op.worded and op.strong]
-        fields += unknown_fields(scan, rules, [op.end for op in verbs])
-        for op in verbs:
+        worded = [op for op in ops if op.worded and op.strong]
+        fields += unknown_fields(scan, rules, [op.end for op in worded])
+        for op in worded:
             if op.op_type in rules.crop_object_ops:
                 crops += unknown_crops(scan, rules, op.end - 1)
         numbers = [
@@ -157,8 +160,9 @@ class OperationParser:
             for i in range(len(scan))
             if scan.number_at(i)
         ]
-        hits = Hits(ops, fields, crops, products, quantities, dates, markers, numbers)
-        drafts = assemble(clauses, hits, today, self._tense)
+        others = [i for i in range(len(scan)) if _other_verb(scan, rules, i)]
+        hits = Hits(ops, fields, crops, products, quantities, dates, markers, numbers, others)
+        drafts = assemble(clauses, hits, today, self._tense, rules.crop_object_ops)
         signals = [self._signals(draft, markers, today) for draft in drafts]
         by_draft = {id(draft): found for draft, found in zip(drafts, signals, strict=True)}
 
@@ -258,6 +262,19 @@ class OperationParser:
             area_ha=amounts.get("area", (None, None))[0],
             yield_t_ha=amounts.get("yield", (None, None))[0],
         )
+
+
+def _other_verb(scan: Scan, rules: OperationRules, i: int) -> bool:
+    """A word no pass took that ends like a verb: some other work ("згрібаємо")."""
+    norm = scan.norms[i]
+    endings = (*rules.past_endings, *rules.future_endings, *rules.present_endings,
+               *rules.not_crop_endings)  # fmt: skip
+    return (
+        plain_word(scan, rules, i)
+        and len(norm) >= _MIN_VERB
+        and not scan.capitalised(i)
+        and norm.endswith(endings)
+    )
 
 
 def _amounts(draft: Draft) -> dict[str, tuple[float | None, str | None]]:

@@ -65,6 +65,7 @@ class OperationRules:
     trade: TermSet
     elliptic: TermSet
     conjunctions: TermSet
+    time_prepositions: TermSet
     yield_words: TermSet
     labels: TermSet
     dose_joiners: TermSet
@@ -158,6 +159,7 @@ class OperationRules:
             trade=flat(mood, "trade"),
             elliptic=flat(mood, "elliptic"),
             conjunctions=flat(raw.get("clauses", {}), "conjunctions"),
+            time_prepositions=flat(raw.get("clauses", {}), "time_prepositions"),
             yield_words=flat(raw.get("quantities", {}), "yield_words"),
             labels=flat(raw.get("quantities", {}), "labels"),
             dose_joiners=flat(raw.get("quantities", {}), "dose_joiners"),
