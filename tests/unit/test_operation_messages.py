@@ -215,6 +215,8 @@ def test_amounts_are_kept_apart(farm: Dictionary) -> None:
         ("Вчора Абакус 1,5 на пшениці, Курган", "rate", 1.5, "l/ha"),
         ("урожайність пшениці на полі 3 склала 62 ц, зібрали", "yield", 6.2, "t/ha"),
         ("applied two tonnes of lime per hectare on field 5", "rate", 2, "t/ha"),
+        ("зібрали по 40 центнерів пшениці на полі 3", "yield", 4, "t/ha"),
+        ("внесли селітру по 100 кг на Кургані", "rate", 100, "kg/ha"),
     ],
 )
 def test_quantities(farm: Dictionary, text: str, slot: str, value: float, unit: str) -> None:

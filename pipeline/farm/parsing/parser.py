@@ -135,7 +135,7 @@ class OperationParser:
         scan = Scan.of(text, rules.dates.numbers, rules.is_unit_at)
         if not scan.tokens or is_blocked(scan, rules):
             return _NOTHING
-        quantities = find_quantities(scan, rules.units, rules.yield_words)
+        quantities = find_quantities(scan, rules.units, rules.yield_words, rules.each)
         # Numbered fields before dates: "поле 3 тиждень тому" is not three weeks ago.
         fields = numbered_fields(scan, rules, dictionary)
         dates = find_dates(scan, rules.dates, today)

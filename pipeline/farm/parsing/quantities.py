@@ -48,7 +48,9 @@ def _number(token: str) -> float:
     return float(token.replace(",", "."))
 
 
-def find_quantities(scan: Scan, units: Units, yield_words: TermSet | None = None) -> list[Quantity]:
+def find_quantities(
+    scan: Scan, units: Units, yield_words: TermSet | None = None, each: TermSet | None = None
+) -> list[Quantity]:
     found: list[Quantity] = []
     for i, token in enumerate(scan.tokens):
         if not (token.number and scan.free(i)):
@@ -69,6 +71,8 @@ def find_quantities(scan: Scan, units: Units, yield_words: TermSet | None = None
         unit, end, per = _unit_of(scan, units, measure, i + 1 + length)
         if unit is None:
             continue
+        if each is not None and unit == measure.alone and scan.norm(i - 1) in each:
+            unit = measure.per_area or unit  # "по 100 кг": on each hectare
         value = round(_number(token.norm) * scale * measure.factor, 6)
         said = yield_words is not None and _yield_said(scan, yield_words, i)
         found.append(Quantity(value, unit, measure.priority, i, said))

@@ -69,6 +69,7 @@ class OperationRules:
     yield_words: TermSet
     labels: TermSet
     dose_joiners: TermSet
+    each: TermSet
     product_before: TermSet
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
@@ -163,6 +164,7 @@ class OperationRules:
             yield_words=flat(raw.get("quantities", {}), "yield_words"),
             labels=flat(raw.get("quantities", {}), "labels"),
             dose_joiners=flat(raw.get("quantities", {}), "dose_joiners"),
+            each=flat(raw.get("quantities", {}), "each"),
             product_before=flat(raw.get("quantities", {}), "product_before"),
             name_prepositions=flat(fields, "name_prepositions"),
             adjective_endings=_endings(fields.get("adjective_endings")),
