@@ -285,6 +285,20 @@ class Dictionary:
         """Whether any entry of this kind exists."""
         return bool(self._index[kind].keys)
 
+    def own_kind_of(self, entry: DictionaryEntry) -> DictionaryEntry | None:
+        """The farm's one entry of which ``entry`` is the general name: a farm that
+        grows only "Озима пшениця" means it by "пшениця"."""
+        if any(key.entry.canonical_id == entry.canonical_id and key.rank == 0
+               for key in self._index[entry.kind].keys):  # fmt: skip
+            return None
+        cores = {key.core for key in self._index[entry.kind].keys if key.entry == entry}
+        found = {
+            key.entry.canonical_id: key.entry
+            for key in self._index[entry.kind].keys
+            if key.rank == 0 and any(_within(core, key.core) for core in cores)
+        }
+        return next(iter(found.values())) if len(found) == 1 else None
+
     def get(self, canonical_id: str) -> DictionaryEntry | None:
         return self._by_id.get(canonical_id)
 
@@ -347,6 +361,11 @@ class Dictionary:
             index.exact.setdefault(core, []).append(key)
             index.keys.append(key)
             index.max_words = max(index.max_words, len(words))
+
+
+def _within(general: tuple[str, ...], specific: tuple[str, ...]) -> bool:
+    """ "пшениця" is the head of "озима пшениця": its words end the longer name."""
+    return len(general) < len(specific) and specific[-len(general) :] == general
 
 
 def _best(keys: Sequence[_Key]) -> DictionaryEntry | None:

@@ -270,3 +270,32 @@ def test_unknown_fields_are_reported(farm: Dictionary) -> None:
     terms = [term for op in parsed.operations for term in op.unknown_terms]
     assert terms == [("field", "горбі"), ("field", "поле 44")]
     assert [op.field_id for op in parsed.operations] == [None, None]
+
+
+def test_a_general_crop_name_means_the_farms_kind_of_it() -> None:
+    own = DictionaryEntry("crop", "crop:winter-wheat", "Озима пшениця", ())
+    farm = RULES.vocabulary.dictionary([*FIELDS, own])
+    parsed = PARSER.parse("посіяли пшеницю на полі 3", farm, TODAY)
+    assert parsed is not None and parsed.crop_id == "crop:winter-wheat"
+    both = RULES.vocabulary.dictionary(
+        [*FIELDS, own, DictionaryEntry("crop", "crop:wheat", "Пшениця", ())]
+    )
+    parsed = PARSER.parse("посіяли пшеницю на полі 3", both, TODAY)
+    assert parsed is not None and parsed.crop_id == "crop:wheat"
+
+
+def test_the_noun_of_two_crop_words_is_the_crop(farm: Dictionary) -> None:
+    parsed = PARSER.parse("Сьогодні посіяли озимий ріпак на Кургані", farm, TODAY)
+    assert parsed is not None and parsed.crop_id == "crop:rapeseed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Внесли 100 кг/га амофосу під оранку на Кургані",
+        "обробили насіння пшениці Ламардором 0,2 л/т перед посівом",
+        "Позавчера прикатали Курган после сева",
+    ],
+)
+def test_an_operation_named_as_a_time_is_no_operation(farm: Dictionary, text: str) -> None:
+    assert len(PARSER.parse_all(text, farm, TODAY).operations) == 1

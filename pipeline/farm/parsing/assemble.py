@@ -172,10 +172,17 @@ def _goes_on(current: Draft, part: Part, op: OpHit, source: Source, context: _Co
 MayShare = Callable[[Draft, Draft, bool], bool]
 
 
-def fill_gaps(drafts: Sequence[Draft], may_share: MayShare) -> None:
+def fill_gaps(
+    drafts: Sequence[Draft], may_share: MayShare, crop_object: frozenset[str] = frozenset()
+) -> None:
     """Fields and dates carried over between the operations of one message (module
-    docstring)."""
+    docstring); a sowing or a harvest with no crop of its own is of the crop the
+    operation before it in the sentence worked ("скосили горох і обмолотили")."""
     for k, draft in enumerate(drafts):
+        if not draft.crops and draft.op.op_type in crop_object and k > 0:
+            worked = drafts[k - 1]
+            if worked.sentence == draft.sentence and worked.crops:
+                draft.crops = list(worked.crops)
         if not draft.fields:
             source = _before(drafts, k, lambda d: bool(d.fields))
             if source is None:

@@ -99,8 +99,13 @@ class Draft:
     def crop(self) -> NameHit | None:
         """The crop named after the operation word ("обприскали соняшник"), else the
         first one."""
-        after = [hit for hit in self.crops if hit.pos > self.op.pos]
-        return after[0] if after else (self.crops[0] if self.crops else None)
+        after = [hit for hit in self.crops if hit.pos > self.op.pos] or self.crops
+        if not after:
+            return None
+        chosen = after[0]
+        # "озимий ріпак": of two names in a row the second is the noun.
+        following = [hit for hit in after if hit.pos == chosen.end]
+        return following[0] if following else chosen
 
     @property
     def product(self) -> ProductHit | None:

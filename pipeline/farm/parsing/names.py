@@ -158,6 +158,7 @@ def known_names(
             i += 1
             continue
         entry, end = found
+        entry = dictionary.own_kind_of(entry) or entry
         hits.append(NameHit(kind, i, scan.raw(i, end), entry, end=end))
         scan.claim(i, end, kind)
         i = end

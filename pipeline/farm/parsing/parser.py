@@ -175,7 +175,7 @@ class OperationParser:
                 return False
             return source.date is not None and _date_fits(source.date, mine, today)
 
-        fill_gaps(drafts, may_share)
+        fill_gaps(drafts, may_share, rules.crop_object_ops)
         any_marker = bool(markers)
         kept = [
             self._operation(draft, by_draft[id(draft)], today)

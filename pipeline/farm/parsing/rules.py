@@ -220,6 +220,7 @@ class OperationRules:
                 self.catalogue.terms,
                 self.units.measures,
                 self.units.area,
+                self.units.per,
                 dates.relative,
                 dates.weekdays,
                 dates.months,
