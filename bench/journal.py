@@ -1,6 +1,6 @@
 """Journal benchmark: the operation parser on a labelled corpus of farmers' messages.
 
-    python bench/journal.py [--corpus FILE] [--json] [--predict]
+    python bench/journal.py [--corpus FILE] [--json] [--predict] [--predictions FILE]
 
 The corpus is JSON lines. The first line describes the farm and the day::
 
@@ -25,8 +25,10 @@ counts every field wrong), ``messages_exact`` (the record flag and every op righ
 ``missed_records`` (a record read as nothing). Names compare as the farm dictionary
 matches them (inflections and one typo), products through the catalogue ("Roundup"
 is "Раундап"), numbers to 0.1%. ``--predict`` prints, instead of scores, one JSON
-line per message ``{"id", "record", "ops"}`` in the same shape. Time per message is
-printed next to a ``str.lower().split()`` baseline measured in the same run.
+line per message ``{"id", "record", "ops"}`` in the same shape; ``--predictions FILE``
+scores such lines (another parser's, or this one's from an older commit) instead of
+running the parser. Time per message is printed next to a ``str.lower().split()``
+baseline measured in the same run.
 """
 
 from __future__ import annotations
@@ -247,13 +249,18 @@ def _digits(text: str) -> str:
     return "".join(ch for ch in text if ch.isdigit())
 
 
-def score(corpus: Corpus, reader: Reader) -> dict[str, Any]:
+def score(
+    corpus: Corpus, reader: Reader, predictions: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     judge = Judge(reader)
     right = dict.fromkeys(OP_FIELDS, 0)
     slots = exact = false_records = missed_records = missing_ops = extra_ops = 0
     misses: list[dict[str, Any]] = []
     for message in corpus.messages:
-        predicted = reader.predict(message)
+        if predictions is None:
+            predicted = reader.predict(message)
+        else:
+            predicted = predictions.get(message.id, {"id": message.id, "record": False, "ops": []})
         pairs = judge.align(message.ops, predicted["ops"])
         wrong: list[str] = []
         for labelled, got in pairs:
@@ -336,6 +343,8 @@ def print_report(path: Path, report: dict[str, Any]) -> None:
         print(f"\n{miss['id']}: {miss['text']}\n  wrong: {', '.join(miss['wrong']) or 'ops'}")
         print(f"  expected: {json.dumps(miss['expected'], ensure_ascii=False)}")
         print(f"  got:      {json.dumps(miss['got'], ensure_ascii=False)}")
+    if "us_per_message" not in report:
+        return
     print(
         f"\ntime per message: {report['us_per_message']:.1f} µs; baseline str.lower()+split: "
         f"{report['baseline_us_per_message']:.3f} µs -> ratio x{report['ratio_to_baseline']}"
@@ -347,6 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--predict", action="store_true", help="print one JSON line a message")
+    parser.add_argument("--predictions", type=Path, help="score these JSON lines instead")
     args = parser.parse_args(argv)
     if not args.corpus.is_file():
         print(f"journal corpus not found at {args.corpus}", file=sys.stderr)
@@ -357,8 +367,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for message in corpus.messages:
             print(json.dumps(reader.predict(message), ensure_ascii=False))
         return 0
-    report = score(corpus, reader)
-    report.update(timing(corpus, reader))
+    if args.predictions is not None:
+        lines = args.predictions.read_text(encoding="utf-8").splitlines()
+        given = [json.loads(line) for line in lines if line.strip()]
+        report = score(corpus, reader, {str(row["id"]): row for row in given})
+    else:
+        report = score(corpus, reader)
+        report.update(timing(corpus, reader))
     report["corpus"] = str(args.corpus)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))

@@ -140,3 +140,19 @@ def test_predict_prints_one_line_a_message(capsys: pytest.CaptureFixture[str]) -
     first = json.loads(lines[0])
     assert set(first) == {"id", "record", "ops"}
     assert all(set(op) == OP_KEYS for line in lines for op in json.loads(line)["ops"])
+
+
+def test_predictions_score_as_the_parser_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--predict's lines fed back through --predictions give the parser's own score."""
+    assert BENCH.main(["--corpus", str(DEV), "--predict"]) == 0
+    predicted = tmp_path / "predicted.jsonl"
+    predicted.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert BENCH.main(["--corpus", str(DEV), "--json", "--predictions", str(predicted)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    corpus = BENCH.load_corpus(DEV)
+    direct = BENCH.score(corpus, BENCH.Reader(corpus, RULES))
+    assert report["field_accuracy"] == direct["field_accuracy"]
+    assert report["messages_exact"] == direct["messages_exact"]
+    assert "us_per_message" not in report
