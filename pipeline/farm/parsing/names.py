@@ -72,7 +72,11 @@ def _numbers_after(scan: Scan, rules: OperationRules, noun: int) -> list[tuple[s
     # "на полях 2,6 і 9" lists fields; after "на полі 1 і" a "5,2" is an amount.
     plural = scan.norms[noun] in rules.list_nouns
     j: int | None = first
-    while j is not None and _field_number(scan, j) and not (found and _dated(scan, rules, j)):
+    while (
+        j is not None
+        and _field_number(scan, j)
+        and not (found and (_dated(scan, rules, j) or _before_field(scan, rules, j)))
+    ):
         numbers = _split_numbers(scan.norms[j]) if plural else [scan.norms[j]]
         if not plural and not scan.norms[j].isdigit():
             break
@@ -93,6 +97,15 @@ def _dated(scan: Scan, rules: OperationRules, i: int) -> bool:
     """A number that starts a date: "10 May", "3 дні тому"."""
     following = scan.norm(i + 1)
     return following in rules.dates.months or following in rules.dates.offset_units
+
+
+def _before_field(scan: Scan, rules: OperationRules, i: int) -> bool:
+    """ "на поле 2 і 150 на поле 9": a number that a field noun follows is that field's
+    amount, not another field of the list."""
+    j = i + 1
+    while j < len(scan) and rules.names.is_stopword(scan.norms[j]):
+        j += 1
+    return j > i + 1 and rules.names.is_generic("field", scan.norm(j))
 
 
 def _next_listed(scan: Scan, rules: OperationRules, i: int) -> int | None:

@@ -134,6 +134,8 @@ def unknown_products(
     i = 0
     while i < len(scan):
         end = _code_end(scan, rules, i)
+        if end is not None and i in kinds:
+            end = max(end, _name_end(scan, rules, i))  # "гібрид НК Неома"
         if (
             end is None
             and plain_word(scan, rules, i)
