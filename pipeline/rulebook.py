@@ -1,8 +1,10 @@
-"""Every rules file of the word-matching side, loaded once and handed down.
+"""Every rules file of the word-matching side (and the sensor types), loaded once
+and handed down.
 
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
-vocabulary, the onboarding, the deep path's tools). Nothing in the pipeline loads
+vocabulary, the onboarding, the deep path's tools, the sensor store and the alert
+watcher). Nothing in the pipeline loads
 one of these files by itself, so a test builds a pipeline with other rules by
 passing another rulebook (or another part) in.
 """
@@ -25,6 +27,8 @@ from pipeline.farm.dictionary import (
 )
 from pipeline.farm.parsing import OperationParser, OperationRules
 from pipeline.farm.products import PRODUCTS_RULES, Catalogue
+from pipeline.farm.sensors import RULES_FILE as SENSORS_RULES
+from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 
@@ -40,6 +44,8 @@ class Rulebook:
     vocabulary: Vocabulary
     operations: OperationRules
     words: Words
+    #: Sensor types, units and plausible ranges (validation, alerts, the tools).
+    sensors: SensorTypes
 
     @property
     def units(self) -> Units:
@@ -64,6 +70,7 @@ class Rulebook:
         products: Path = PRODUCTS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
+        sensors: Path = SENSORS_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -79,4 +86,5 @@ class Rulebook:
                 raw_operations, names, date_words, thresholds, Catalogue.load(thresholds, products)
             ),
             words=Words.load(thresholds, compose, advice),
+            sensors=SensorTypes.load(sensors),
         )
