@@ -26,6 +26,7 @@ from pipeline.farm.dictionary import (
     load_toml,
 )
 from pipeline.farm.parsing import OperationParser, OperationRules
+from pipeline.farm.products import PRODUCTS_RULES, Catalogue
 from pipeline.farm.sensors import RULES_FILE as SENSORS_RULES
 from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
@@ -54,6 +55,10 @@ class Rulebook:
     def units(self) -> Units:
         return self.operations.units
 
+    @property
+    def catalogue(self) -> Catalogue:
+        return self.operations.catalogue
+
     def parser(self) -> OperationParser:
         return OperationParser(self.operations)
 
@@ -66,6 +71,7 @@ class Rulebook:
         dates: Path = DEFAULT_DATES,
         operations: Path = OPERATIONS_RULES,
         crops: Path = CROPS_RULES,
+        products: Path = PRODUCTS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
         sensors: Path = SENSORS_RULES,
@@ -82,7 +88,9 @@ class Rulebook:
             classifier=Classifier(ClassifierRules.load(classifier), thresholds),
             dates=date_words,
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
-            operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
+            operations=OperationRules.from_rules(
+                raw_operations, names, date_words, thresholds, Catalogue.load(thresholds, products)
+            ),
             words=Words.load(thresholds, compose, advice),
             sensors=SensorTypes.load(sensors),
             crew=CrewSpec.load(agents),

@@ -2,43 +2,66 @@
 the period of a report, plan/fact or chart request.
 
 The words (months, weekdays, "вчора", "за минулий місяць" ...) are data in
-``pipeline/rules/dates.toml``, matched through :mod:`pipeline.grammar`; numbers
-written as dates are read here (:func:`numeric_dates`). The operation parser takes
-both for its date pass (:mod:`pipeline.farm.parsing.dates`); :func:`find_period`
-turns them into a :class:`Period`.
+``pipeline/rules/dates.toml`` (:class:`~pipeline.farm.datewords.DateWords`), matched
+through :mod:`pipeline.grammar`; numbers written as dates are read by
+:mod:`pipeline.farm.numeric_dates`, numbers said in words by
+:mod:`pipeline.farm.numbers`. The operation parser takes them for its date pass
+(:mod:`pipeline.farm.parsing.dates`); :func:`find_period` turns them into a
+:class:`Period`.
 
 Rules of a period (a farmer asks about the past, so a bare month is the latest one
-that started):
+that started, and a span counted back ends today):
 
+* "за тиждень", "weekly", "за останній тиждень", "past week" are the last 7 days up
+  to today; "за місяць", "monthly", "past month" the last month up to today (15.04 ..
+  14.05); "за 30 днів", "за 2 тижні", "за 3 місяці", "last 10 days" likewise count
+  back from today;
+* "минулий тиждень" / "last week" is the previous Monday..Sunday, "цей тиждень" this
+  Monday..Sunday, "наступного тижня" the next one; the same for months; "з початку
+  місяця" runs from its first day to today;
 * a month name is that month of the current year, or of last year when it has not
   begun yet ("за жовтень" in March is last October); an explicit year wins;
-* "за тиждень" is the last 7 days up to today; "минулий тиждень" the previous
-  Monday..Sunday; "цей тиждень" this Monday..Sunday;
-* "за місяць"/"цей місяць" is the current month, "минулий місяць" the previous one;
 * the season is the calendar year in the northern hemisphere (Ukrainian farms keep
-  their books by calendar year), July..June in the southern one;
-* two dates make a range, a missing year is the current one (last year when the
-  start is still ahead); one date after "з"/"from" runs to today; one date alone is
-  that day.
-
-Numbers as dates: ``2026-05-12``; ``12.05.2026``, ``12/05/26``, ``12-05-2026`` (one
-separator throughout); ``12.05`` or ``12/05`` without a year. Without a year a month
-after a dot needs two digits ("1.5 л" is a quantity), and "05/20" with slashes, which
-cannot be day first, is read month first.
+  their books by calendar year), July..June in the southern one; "за рік" is the
+  calendar year;
+* two dates make a range ("з 1 по 15 травня", "01.04-30.04", "from May 1 to 15"), a
+  missing year is the current one (last year when the start is still ahead); one date
+  after "з"/"from" runs to today; one date alone is that day, as are "вчора",
+  "два дні тому", "3 days ago".
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from pathlib import Path
-from typing import Any, Literal
 
-from pipeline.grammar import Grammar, TermSet
-from pipeline.text import tokenize
+from pipeline.farm.datewords import DEFAULT_DATES, DateWords
+from pipeline.farm.numbers import format_number
+from pipeline.farm.numeric_dates import NumericDate, numeric_dates, safe_date
+from pipeline.farm.periods import (
+    DefaultKind,
+    Hemisphere,
+    Period,
+    PeriodKind,
+    Unit,
+    add_months,
+    calendar,
+    calendar_week,
+    counted_back,
+    current_month,
+    current_season,
+    default_period,
+    last_days,
+    month_period,
+    previous_month,
+    season_period,
+    since_start,
+    year_period,
+)
+from pipeline.grammar import TermSet
+from pipeline.text import is_number, tokenize
 
 __all__ = [
     "DEFAULT_DATES",
@@ -47,241 +70,60 @@ __all__ = [
     "Hemisphere",
     "NumericDate",
     "Period",
+    "add_months",
+    "calendar_week",
     "current_month",
     "current_season",
+    "default_period",
     "find_period",
+    "last_days",
+    "month_period",
     "numeric_dates",
     "parse_period",
     "previous_month",
+    "season_period",
+    "with_spoken_numbers",
+    "year_period",
 ]
 
-DEFAULT_DATES = Path(__file__).resolve().parent.parent / "rules" / "dates.toml"
-
-PeriodKind = Literal["day", "week", "month", "season", "year", "range"]
-DefaultKind = Literal["month", "season", "week"]
-Hemisphere = Literal["north", "south"]
-
-_CENTURY = 2000
-#: A leap year: "29.02" without a year is a date.
-_ANY_LEAP_YEAR = 2000
 _YEAR = re.compile(r"^(19|20)\d\d$")
+_MAX_DAY = 31
+_DAYS_IN_WEEK = 7
+_MONTHS_IN_YEAR = 12
 
 
-# =========================================================================== words
+def with_spoken_numbers(tokens: Sequence[str], words: DateWords) -> tuple[str, ...]:
+    """Tokens with numbers said in words written as numbers ("два тижні" -> "2 тижні")."""
+
+    def is_unit(found: Sequence[str], i: int) -> bool:
+        return i < len(found) and (found[i] in words.span_units or found[i] in words.offset_units)
+
+    out = list(tokens)
+    for span in reversed(words.numbers.spans(tokens, is_unit)):
+        out[span.start : span.end] = [format_number(span.value)]
+    return tuple(out)
 
 
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
-
-
-@dataclass(frozen=True, slots=True)
-class DateWords:
-    """``dates.toml`` compiled into term sets."""
-
-    months: TermSet
-    weekdays: TermSet
-    relative: TermSet
-    next: TermSet
-    last: TermSet
-    this: TermSet
-    future_prepositions: TermSet
-    day_suffixes: TermSet
-    offset_ahead: TermSet
-    offset_back: TermSet
-    offset_units: TermSet
-    month: TermSet
-    week: TermSet
-    season: TermSet
-    year: TermSet
-    since: TermSet
-
-    @classmethod
-    def load(cls, grammar: Grammar, path: Path = DEFAULT_DATES) -> DateWords:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh), grammar)
-
-    @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> DateWords:
-        days: Mapping[str, Any] = raw["days"]
-        periods: Mapping[str, Any] = raw["periods"]
-
-        def flat(section: Mapping[str, Any], key: str) -> TermSet:
-            return TermSet.flat(_strings(section.get(key)), key, grammar)
-
-        return cls(
-            months=TermSet.labelled(
-                {str(int(n)): _strings(words) for n, words in raw["months"].items()}, grammar
-            ),
-            weekdays=TermSet.labelled(
-                {str(n): _strings(words) for n, words in enumerate(days["weekdays"])}, grammar
-            ),
-            relative=TermSet(
-                (
-                    (word, str(int(item["days"])))
-                    for item in days["relative"]
-                    for word in _strings(item.get("words"))
-                ),
-                grammar,
-            ),
-            next=flat(days, "next"),
-            last=flat(periods, "last"),
-            this=flat(periods, "this"),
-            future_prepositions=flat(days, "future_prepositions"),
-            day_suffixes=flat(days, "day_suffixes"),
-            offset_ahead=flat(days, "offset_ahead"),
-            offset_back=flat(days, "offset_back"),
-            offset_units=TermSet.labelled(
-                {"1": _strings(days.get("offset_days")), "7": _strings(days.get("offset_weeks"))},
-                grammar,
-            ),
-            month=flat(periods, "month"),
-            week=flat(periods, "week"),
-            season=flat(periods, "season"),
-            year=flat(periods, "year"),
-            since=flat(periods, "from"),
-        )
-
-
-# =========================================================================== numbers
-
-_ISO_RE = re.compile(r"(?<![\d.,/])(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
-_DMY_RE = re.compile(r"(?<![\d.,/])(\d{1,2})([./-])(\d{1,2})\2(\d{4}|\d{2})(?!\d|[.,/]\d)")
-# A hyphen after it may only start the second date of a range ("01.04-30.04"), not a
-# number ("1.05-2 л").
-_DM_RE = re.compile(r"(?<![\d.,/])(\d{1,2})(?:\.(\d{2})|/(\d{1,2}))(?!\d|[.,/]\d|-\d(?!\d?[./]\d))")
+# =========================================================================== days
 
 
 @dataclass(frozen=True, slots=True)
-class NumericDate:
-    """A date written in numbers at ``text[start:end]``; ``year`` None when not given."""
+class _Mention:
+    """A day named in numbers or words; ``since`` when "з"/"from" stands before it."""
 
-    start: int
-    end: int
     day: int
     month: int
     year: int | None
+    since: bool = False
 
     def on(self, year: int) -> date | None:
-        """The date in its own year, else in ``year``; None if that has no such day."""
-        return _safe_date(self.year or year, self.month, self.day)
+        return safe_date(self.year or year, self.month, self.day)
 
 
-def _safe_date(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
-def _day_month(day: int, month: int, slashes: bool) -> tuple[int, int] | None:
-    """Day first; "05/20" with slashes can only be the American month first."""
-    if _safe_date(_ANY_LEAP_YEAR, month, day) is not None:
-        return day, month
-    if slashes and _safe_date(_ANY_LEAP_YEAR, day, month) is not None:
-        return month, day
-    return None
-
-
-def _read(pattern: re.Pattern[str], match: re.Match[str]) -> NumericDate | None:
-    groups = match.groups()
-    year: int | None = None
-    if pattern is _ISO_RE:
-        year = int(groups[0])
-        found = _day_month(int(groups[2]), int(groups[1]), slashes=False)
-    elif pattern is _DMY_RE:
-        raw_year = groups[3]
-        year = int(raw_year) + _CENTURY if len(raw_year) == 2 else int(raw_year)
-        found = _day_month(int(groups[0]), int(groups[2]), slashes=groups[1] == "/")
-    else:
-        month = int(groups[1] or groups[2])
-        found = _day_month(int(groups[0]), month, slashes="/" in match.group(0))
-    if found is None or _safe_date(year or _ANY_LEAP_YEAR, found[1], found[0]) is None:
-        return None
-    return NumericDate(match.start(), match.end(), found[0], found[1], year)
-
-
-def numeric_dates(text: str) -> list[NumericDate]:
-    """Every valid date written in numbers, left to right, none overlapping another."""
-    found: list[NumericDate] = []
-    for pattern in (_ISO_RE, _DMY_RE, _DM_RE):
-        for match in pattern.finditer(text):
-            if any(hit.start < match.end() and match.start() < hit.end for hit in found):
-                continue
-            hit = _read(pattern, match)
-            if hit is not None:
-                found.append(hit)
-    return sorted(found, key=lambda hit: hit.start)
-
-
-# =========================================================================== periods
-
-
-@dataclass(frozen=True, slots=True)
-class Period:
-    start: date
-    end: date  # inclusive
-    kind: PeriodKind
-
-    @property
-    def days(self) -> int:
-        return (self.end - self.start).days + 1
-
-
-def month_period(year: int, month: int) -> Period:
-    start = date(year, month, 1)
-    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
-    return Period(start, following - timedelta(days=1), "month")
-
-
-def current_month(today: date) -> Period:
-    return month_period(today.year, today.month)
-
-
-def previous_month(today: date) -> Period:
-    first = today.replace(day=1) - timedelta(days=1)
-    return month_period(first.year, first.month)
-
-
-def season_period(year: int, hemisphere: Hemisphere = "north") -> Period:
-    """The season that ``year``'s harvest belongs to (south: July of year-1 .. June)."""
-    if hemisphere == "south":
-        return Period(date(year - 1, 7, 1), date(year, 6, 30), "season")
-    return Period(date(year, 1, 1), date(year, 12, 31), "season")
-
-
-def current_season(today: date, hemisphere: Hemisphere = "north") -> Period:
-    if hemisphere == "south" and today.month >= 7:
-        return season_period(today.year + 1, hemisphere)
-    return season_period(today.year, hemisphere)
-
-
-def last_days(today: date, days: int) -> Period:
-    return Period(today - timedelta(days=days - 1), today, "week" if days == 7 else "range")
-
-
-def calendar_week(today: date, weeks_back: int = 0) -> Period:
-    monday = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks_back)
-    return Period(monday, monday + timedelta(days=6), "week")
-
-
-def year_period(year: int) -> Period:
-    return Period(date(year, 1, 1), date(year, 12, 31), "year")
-
-
-def default_period(kind: DefaultKind, today: date, hemisphere: Hemisphere = "north") -> Period:
-    if kind == "season":
-        return current_season(today, hemisphere)
-    if kind == "week":
-        return last_days(today, 7)
-    return current_month(today)
-
-
-def _from_dates(
-    text: str, hits: Sequence[NumericDate], today: date, words: DateWords
-) -> Period | None:
-    first = hits[0]
-    if len(hits) >= 2:
-        second = hits[1]
+def _from_mentions(mentions: Sequence[_Mention], today: date) -> Period | None:
+    first = mentions[0]
+    if len(mentions) >= 2:
+        second = mentions[1]
         start_year = first.year or today.year
         start = first.on(start_year)
         if start is not None and first.year is None and start > today:
@@ -300,10 +142,201 @@ def _from_dates(
         day = first.on(today.year - 1)
     if day is None:
         return None
-    before = tokenize(text[: first.start])
-    if before and before[-1] in words.since and day <= today:
+    if first.since and day <= today:
         return Period(day, today, "range")
     return Period(day, day, "day")
+
+
+def _numeric_mentions(text: str, hits: Sequence[NumericDate], words: DateWords) -> list[_Mention]:
+    out: list[_Mention] = []
+    for hit in hits:
+        before = tokenize(text[: hit.start])
+        since = bool(before) and before[-1] in words.since
+        out.append(_Mention(hit.day, hit.month, hit.year, since))
+    return out
+
+
+def _classes(tokens: Sequence[str], words: DateWords) -> str:
+    """One letter a token: D a day number, M a month, Y a year, T "по"/"to", S "з"/
+    "from", s a day suffix ("1st", "15-го"), x anything else."""
+    out: list[str] = []
+    for token in tokens:
+        if _YEAR.match(token):
+            out.append("Y")
+        elif token.isdigit() and 1 <= int(token) <= _MAX_DAY:
+            out.append("D")
+        elif token in words.months:
+            out.append("M")
+        elif token in words.range_to:
+            out.append("T")
+        elif token in words.since:
+            out.append("S")
+        elif token in words.day_suffixes:
+            out.append("s")
+        else:
+            out.append("x")
+    return "".join(out)
+
+
+# A day with its month, either order, a suffix allowed after the day: "12 травня",
+# "12-го мая 2025", "May 12", "1st of May".
+_DAY = r"(?:Ds*M|MDs*)Y?"
+_WORD_DATES = (
+    # "з 1 по 15 травня", "1-15 травня", "from 1 to 15 May 2025"
+    re.compile(r"(S)?(D)s*T?(D)s*(M)(Y)?"),
+    # "з 25 квітня по 5 травня", "from May 1 to May 15"
+    re.compile(rf"(S)?({_DAY})T?({_DAY})"),
+    # "from May 1 to 15", "May 1-15"
+    re.compile(r"(S)?(M)(D)s*T?(D)s*(Y)?"),
+    re.compile(rf"(S)?({_DAY})"),
+)
+
+
+def _word_mentions(tokens: Sequence[str], words: DateWords) -> list[_Mention]:
+    classes = _classes(tokens, words)
+    for pattern in _WORD_DATES:
+        match = pattern.search(classes)
+        if match is not None:
+            return _read_word_dates(tokens, classes, match, words)
+    return []
+
+
+def _read_word_dates(
+    tokens: Sequence[str], classes: str, match: re.Match[str], words: DateWords
+) -> list[_Mention]:
+    since = match.group(1) is not None
+    span = range(match.start(), match.end())
+    days = [int(tokens[i]) for i in span if classes[i] == "D"]
+    months = [int(words.months.label(tokens[i]) or 0) for i in span if classes[i] == "M"]
+    years = [int(tokens[i]) for i in span if classes[i] == "Y"]
+    year = years[-1] if years else None
+    if len(days) == len(months):
+        pairs = list(zip(days, months, strict=True))
+    else:  # "з 1 по 15 травня": one month for both days
+        pairs = [(day, months[0]) for day in days]
+    first_year = years[0] if len(years) == len(pairs) else year
+    out = [_Mention(pairs[0][0], pairs[0][1], first_year, since)]
+    out.extend(_Mention(day, month, year) for day, month in pairs[1:])
+    return out
+
+
+def _relative_day(tokens: Sequence[str], today: date, words: DateWords) -> Period | None:
+    """ "вчора", "сьогоднішній звіт", "2 дні тому", "a week ago": one day."""
+    found: list[date] = []
+    for i, token in enumerate(tokens):
+        offset = words.relative.label(token)
+        if offset is not None and (offset != "0" or token in words.daily):
+            found.append(today + timedelta(days=int(offset)))
+            continue
+        weekday = words.weekdays.label(token)
+        if weekday is not None:  # "за понеділок": the latest one; "минулого" a week before
+            back = (today.weekday() - int(weekday)) % _DAYS_IN_WEEK
+            if i > 0 and tokens[i - 1] in words.last:
+                back += _DAYS_IN_WEEK if back == 0 else 0
+            found.append(today - timedelta(days=back))
+            continue
+        if token in words.offset_back and i > 0:
+            unit = _unit(tokens[i - 1], words)
+            if unit is None:
+                continue
+            count = int(tokens[i - 2]) if i > 1 and tokens[i - 2].isdigit() else 1
+            found.append(_back(today, count, unit))
+    if not found:
+        return None
+    if len(found) == 1 and tokens and tokens[0] in words.since and found[0] < today:
+        return Period(found[0], today, "range")  # "з понеділка", "since yesterday"
+    kind: PeriodKind = "day" if len(found) == 1 else "range"
+    return Period(min(found), max(found), kind)
+
+
+def _back(today: date, count: int, unit: Unit) -> date:
+    if unit == "day":
+        return today - timedelta(days=count)
+    if unit == "week":
+        return today - timedelta(weeks=count)
+    return add_months(today, -count * (_MONTHS_IN_YEAR if unit == "year" else 1))
+
+
+def _unit(token: str, words: DateWords) -> Unit | None:
+    label = words.span_units.label(token)
+    if label in ("day", "week", "month", "year"):
+        return label  # type: ignore[return-value]
+    return None
+
+
+# =========================================================================== spans
+
+
+def _span(
+    tokens: Sequence[str], today: date, hemisphere: Hemisphere, words: DateWords
+) -> Period | None:
+    """ "за 2 тижні", "last 10 days", "за останній місяць", "минулого тижня",
+    "наступного місяця", "з початку року", "weekly"."""
+    for i, token in enumerate(tokens):
+        unit = _unit(token, words)
+        if unit is None or (i + 1 < len(tokens) and tokens[i + 1] in words.offset_back):
+            continue  # "2 дні тому" is one day
+        before = tokens[i - 1] if i > 0 else ""
+        count = float(before.replace(",", ".")) if is_number(before) else 0.0
+        if count > 0 and not _YEAR.match(before):
+            return counted_back(today, count, unit)
+        if unit == "year" and any(_YEAR.match(t) for t in tokens):
+            continue  # "за 2024 рік" names a year
+        if _aftersince_start(tokens, i, words):
+            return since_start(today, unit, hemisphere)
+        if before in words.last:
+            return calendar(today, unit, -1, hemisphere)
+        if before in words.this:
+            return calendar(today, unit, 0, hemisphere)
+        if before in words.coming:
+            return calendar(today, unit, 1, hemisphere)
+        if before in words.recent or unit in ("day", "week", "month"):
+            return counted_back(today, 1, unit)
+        return calendar(today, unit, 0, hemisphere)
+    return None
+
+
+def _aftersince_start(tokens: Sequence[str], i: int, words: DateWords) -> bool:
+    for start in range(max(0, i - 5), i):
+        hit = words.since_start.match_at(tokens, start)
+        if hit is not None and start + hit[1] >= i - 1:
+            return True
+    return False
+
+
+def _said(tokens: Sequence[str], terms: TermSet) -> bool:
+    return any(token in terms for token in tokens)
+
+
+def _from_words(
+    tokens: Sequence[str], today: date, hemisphere: Hemisphere, words: DateWords
+) -> Period | None:
+    year = next((int(token) for token in tokens if _YEAR.match(token)), None)
+    months = [int(m) for t in tokens if (m := words.months.label(t)) is not None]
+    if months:
+        if year is None:
+            year = today.year if months[0] <= today.month else today.year - 1
+        first = month_period(year, months[0])
+        if len(months) > 1:  # "з квітня по травень"
+            last = month_period(year if months[1] >= months[0] else year + 1, months[1])
+            return Period(first.start, last.end, "range")
+        if _said(tokens, words.since):
+            return Period(first.start, max(first.start, today), "range")
+        return first
+    if _said(tokens, words.season):
+        if year is not None:
+            return season_period(year, hemisphere)
+        if any(_aftersince_start(tokens, i, words) for i in range(len(tokens))):
+            return since_start(today, "season", hemisphere)
+        season = current_season(today, hemisphere)
+        previous = _said(tokens, words.last)
+        return season_period(season.end.year - 1, hemisphere) if previous else season
+    found = _span(tokens, today, hemisphere, words) or _relative_day(tokens, today, words)
+    if found is not None:
+        return found
+    if _said(tokens, words.daily):
+        return Period(today, today, "day")
+    return year_period(year) if year is not None else None
 
 
 def _without(text: str, hits: Sequence[NumericDate]) -> str:
@@ -312,49 +345,22 @@ def _without(text: str, hits: Sequence[NumericDate]) -> str:
     return text
 
 
-def _from_words(
-    tokens: Sequence[str], today: date, hemisphere: Hemisphere, words: DateWords
-) -> Period | None:
-    year = next((int(token) for token in tokens if _YEAR.match(token)), None)
-    for token in tokens:
-        month = words.months.label(token)
-        if month is not None:
-            if year is None:
-                year = today.year if int(month) <= today.month else today.year - 1
-            return month_period(year, int(month))
-
-    def said(terms: TermSet) -> bool:
-        return any(token in terms for token in tokens)
-
-    last, this = said(words.last), said(words.this)
-    if said(words.week):
-        if last:
-            return calendar_week(today, weeks_back=1)
-        return calendar_week(today) if this else last_days(today, 7)
-    if said(words.month):
-        return previous_month(today) if last else current_month(today)
-    if said(words.season):
-        if year is not None:
-            return season_period(year, hemisphere)
-        season = current_season(today, hemisphere)
-        return season_period(season.end.year - 1, hemisphere) if last else season
-    if said(words.year):
-        if year is not None:
-            return year_period(year)
-        return year_period(today.year - 1 if last else today.year)
-    return year_period(year) if year is not None else None
-
-
 def find_period(
     text: str, today: date, words: DateWords, *, hemisphere: Hemisphere = "north"
 ) -> Period | None:
     """The period ``text`` names, or None when it names none."""
     hits = numeric_dates(text)
     if hits:
-        found = _from_dates(text, hits, today, words)
+        found = _from_mentions(_numeric_mentions(text, hits, words), today)
         if found is not None:
             return found
-    return _from_words(tokenize(_without(text, hits)), today, hemisphere, words)
+    tokens = with_spoken_numbers(tokenize(_without(text, hits)), words)
+    mentions = _word_mentions(tokens, words)
+    if mentions:
+        found = _from_mentions(mentions, today)
+        if found is not None:
+            return found
+    return _from_words(tokens, today, hemisphere, words)
 
 
 def parse_period(

@@ -61,6 +61,19 @@ _NAME_TRAILING_MAX = 2
 #: Final consonants that alternate before -і in Ukrainian: Гірка → на Гірці.
 _ALTERNATIONS = frozenset({("к", "ц"), ("г", "з"), ("х", "с")})
 _VOWELS = frozenset("аеиіоуяю")
+_RUSSIAN_I, _UKRAINIAN_I = "и", "і"
+#: Case endings of Ukrainian and Russian nouns and adjectives, folded (є→е, ї→і, no ь).
+_NOUN_ENDINGS = frozenset(
+    {
+        "ами", "ями", "ого", "его", "ому", "ему", "ими", "іми", "ах", "ях", "ам", "ям",
+        "ов", "ев", "ей", "ий", "ій", "ой", "ая", "яя", "ое", "ее", "ие", "их", "іх", "ою",
+        "ею", "ом", "ем", "им", "ім", "ую", "юю", "ів", "а", "я", "о", "е", "и", "і", "у", "ю",
+        "й",
+    }
+)  # fmt: skip
+_NOUN_ENDING_MAX = 3
+#: A name keeps at least this many letters of stem.
+_NAME_STEM_MIN = 3
 
 
 def load_toml(path: Path) -> Mapping[str, Any]:
@@ -151,11 +164,20 @@ def _canonical_number(token: str) -> str:
     return text
 
 
+def _noun_stem(token: str) -> str:
+    """Names are nouns and adjectives: only their case endings go ("Бурти", "на
+    Буртах" and "з Бурт" are one name; a verb's "-ти" is no ending here)."""
+    for size in range(min(_NOUN_ENDING_MAX, len(token) - _NAME_STEM_MIN), 0, -1):
+        if token[-size:] in _NOUN_ENDINGS:
+            return token[:-size]
+    return token
+
+
 def name_stem(token: str) -> str:
     """A stem for name matching; 3-letter words lose a final vowel (соя/сою/сої)."""
     if is_number(token):
         return _canonical_number(token)
-    result = stem(token)
+    result = stem(token) if token.isascii() else _noun_stem(token)
     if result == token and len(token) == 3 and token[-1] in _VOWELS:
         return token[:-1]
     return result
@@ -164,6 +186,9 @@ def name_stem(token: str) -> str:
 def _stems_match(said: str, known: str, fuzzy_min_len: int) -> bool:
     """Two name stems that are the same word, inflected or with one typo."""
     if said == known:
+        return True
+    # A Ukrainian name spelled the Russian way: "на Гирке" is "на Гірці" (і written и).
+    if _RUSSIAN_I in said and said.replace(_RUSSIAN_I, _UKRAINIAN_I) == known:
         return True
     if said.isdigit() or known.isdigit() or is_number(said) or is_number(known):
         return False
@@ -260,6 +285,20 @@ class Dictionary:
         """Whether any entry of this kind exists."""
         return bool(self._index[kind].keys)
 
+    def own_kind_of(self, entry: DictionaryEntry) -> DictionaryEntry | None:
+        """The farm's one entry of which ``entry`` is the general name: a farm that
+        grows only "Озима пшениця" means it by "пшениця"."""
+        if any(key.entry.canonical_id == entry.canonical_id and key.rank == 0
+               for key in self._index[entry.kind].keys):  # fmt: skip
+            return None
+        cores = {key.core for key in self._index[entry.kind].keys if key.entry == entry}
+        found = {
+            key.entry.canonical_id: key.entry
+            for key in self._index[entry.kind].keys
+            if key.rank == 0 and any(_within(core, key.core) for core in cores)
+        }
+        return next(iter(found.values())) if len(found) == 1 else None
+
     def get(self, canonical_id: str) -> DictionaryEntry | None:
         return self._by_id.get(canonical_id)
 
@@ -322,6 +361,11 @@ class Dictionary:
             index.exact.setdefault(core, []).append(key)
             index.keys.append(key)
             index.max_words = max(index.max_words, len(words))
+
+
+def _within(general: tuple[str, ...], specific: tuple[str, ...]) -> bool:
+    """ "пшениця" is the head of "озима пшениця": its words end the longer name."""
+    return len(general) < len(specific) and specific[-len(general) :] == general
 
 
 def _best(keys: Sequence[_Key]) -> DictionaryEntry | None:

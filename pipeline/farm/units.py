@@ -32,6 +32,8 @@ class Measure:
     factor: float
     #: With several quantities in one message the highest wins (a rate beats an area).
     priority: int
+    #: Before another measure it multiplies that one ("2,5 тисячі тонн").
+    scale: float | None = None
 
     @property
     def canonical(self) -> str | None:
@@ -72,12 +74,14 @@ class Units:
                 per_tonne=spec.get("per_tonne"),
                 factor=float(spec.get("factor", 1.0)),
                 priority=int(spec.get("priority", 1)),
+                scale=float(spec["scale"]) if "scale" in spec else None,
             )
             for name, spec in measures.items()
         }
         self.per = TermSet.flat(_strings(raw.get("per")), "per", grammar)
         self.area = TermSet.flat(_strings(raw.get("area")), "area", grammar)
         self.tonne = TermSet.flat(_strings(raw.get("tonne")), "tonne", grammar)
+        self.per_reach = int(raw.get("per_reach", 0))
         self.base: Mapping[str, tuple[str, float]] = {
             unit: (str(spec["base"]), float(spec["factor"]))
             for unit, spec in raw.get("base", {}).items()

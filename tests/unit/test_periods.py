@@ -9,6 +9,7 @@ import pytest
 from pipeline.farm.dates import (
     DateWords,
     Period,
+    add_months,
     current_season,
     find_period,
     parse_period,
@@ -47,7 +48,7 @@ def test_last_month(text: str) -> None:
     assert find_period(text, TODAY, WORDS) == Period(date(2025, 4, 1), date(2025, 4, 30), "month")
 
 
-@pytest.mark.parametrize("text", ["за цей місяць", "за этот месяц", "this month", "за місяць"])
+@pytest.mark.parametrize("text", ["за цей місяць", "за этот месяц", "this month"])
 def test_this_month(text: str) -> None:
     assert find_period(text, TODAY, WORDS) == Period(date(2025, 5, 1), date(2025, 5, 31), "month")
 
@@ -181,4 +182,109 @@ def test_slashes_that_cannot_be_day_first_are_month_first() -> None:
     # ... "05/13" cannot be day first: the 13th of May.
     assert find_period("spraying on 05/13", TODAY, WORDS) == Period(
         date(2025, 5, 13), date(2025, 5, 13), "day"
+    )
+
+
+# =========================================================================== the table
+# Every way of naming a period the issue lists, and more, in uk / ru / en; TODAY is
+# Wednesday 2025-05-14. "за тиждень" and "weekly" are the last 7 days up to today, a
+# span counted in months runs from the day after the same date that many months ago.
+
+D = date
+PERIODS: list[tuple[str, date, date]] = [
+    # the last 7 days
+    ("за тиждень", D(2025, 5, 8), TODAY),
+    ("графік вологості за тиждень", D(2025, 5, 8), TODAY),
+    ("weekly report", D(2025, 5, 8), TODAY),
+    ("за неделю", D(2025, 5, 8), TODAY),
+    ("за останній тиждень", D(2025, 5, 8), TODAY),
+    ("for the past week", D(2025, 5, 8), TODAY),
+    ("last 7 days", D(2025, 5, 8), TODAY),
+    ("за 7 днів", D(2025, 5, 8), TODAY),
+    # a month back
+    ("за місяць", D(2025, 4, 15), TODAY),
+    ("за месяц", D(2025, 4, 15), TODAY),
+    ("monthly report", D(2025, 4, 15), TODAY),
+    ("за останній місяць", D(2025, 4, 15), TODAY),
+    ("за 30 днів", D(2025, 4, 15), TODAY),
+    ("за последние 30 дней", D(2025, 4, 15), TODAY),
+    # counted spans, in figures and in words
+    ("за 2 тижні", D(2025, 5, 1), TODAY),
+    ("за два тижні", D(2025, 5, 1), TODAY),
+    ("за две недели", D(2025, 5, 1), TODAY),
+    ("past 2 weeks", D(2025, 5, 1), TODAY),
+    ("за 3 місяці", D(2025, 2, 15), TODAY),
+    ("за три месяца", D(2025, 2, 15), TODAY),
+    ("last three months", D(2025, 2, 15), TODAY),
+    ("за пів року", D(2024, 11, 15), TODAY),
+    ("за 10 днів", D(2025, 5, 5), TODAY),
+    ("за останні 3 дні", D(2025, 5, 12), TODAY),
+    ("за пару днів", D(2025, 5, 13), TODAY),
+    # months by name
+    ("за жовтень", D(2024, 10, 1), D(2024, 10, 31)),
+    ("за октябрь", D(2024, 10, 1), D(2024, 10, 31)),
+    ("for October", D(2024, 10, 1), D(2024, 10, 31)),
+    ("за квітень", D(2025, 4, 1), D(2025, 4, 30)),
+    ("з квітня по травень", D(2025, 4, 1), D(2025, 5, 31)),
+    # day ranges in words
+    ("з 1 по 15 травня", D(2025, 5, 1), D(2025, 5, 15)),
+    ("с 1 по 15 мая", D(2025, 5, 1), D(2025, 5, 15)),
+    ("from 1 to 15 May", D(2025, 5, 1), D(2025, 5, 15)),
+    ("May 1-15", D(2025, 5, 1), D(2025, 5, 15)),
+    ("1-15 травня", D(2025, 5, 1), D(2025, 5, 15)),
+    ("з 25 квітня по 5 травня", D(2025, 4, 25), D(2025, 5, 5)),
+    ("from May 1 to May 10", D(2025, 5, 1), D(2025, 5, 10)),
+    ("з 12 травня", D(2025, 5, 12), TODAY),
+    # one day
+    ("два дні тому", D(2025, 5, 12), D(2025, 5, 12)),
+    ("2 дні тому", D(2025, 5, 12), D(2025, 5, 12)),
+    ("три дня назад", D(2025, 5, 11), D(2025, 5, 11)),
+    ("three days ago", D(2025, 5, 11), D(2025, 5, 11)),
+    ("a week ago", D(2025, 5, 7), D(2025, 5, 7)),
+    ("вчора", D(2025, 5, 13), D(2025, 5, 13)),
+    ("за позавчора", D(2025, 5, 12), D(2025, 5, 12)),
+    ("за сьогодні", TODAY, TODAY),
+    ("daily report", TODAY, TODAY),
+    ("12 травня", D(2025, 5, 12), D(2025, 5, 12)),
+    ("за понеділок", D(2025, 5, 12), D(2025, 5, 12)),
+    # calendar weeks and months before, now and ahead
+    ("за минулий тиждень", D(2025, 5, 5), D(2025, 5, 11)),
+    ("last week", D(2025, 5, 5), D(2025, 5, 11)),
+    ("цього тижня", D(2025, 5, 12), D(2025, 5, 18)),
+    ("наступного тижня", D(2025, 5, 19), D(2025, 5, 25)),
+    ("next month", D(2025, 6, 1), D(2025, 6, 30)),
+    ("за прошлый месяц", D(2025, 4, 1), D(2025, 4, 30)),
+    # since the start of
+    ("з початку місяця", D(2025, 5, 1), TODAY),
+    ("с начала года", D(2025, 1, 1), TODAY),
+    ("since the start of the season", D(2025, 1, 1), TODAY),
+    ("з понеділка", D(2025, 5, 12), TODAY),
+]
+
+
+def test_the_period_table_is_large_and_multilingual() -> None:
+    assert len(PERIODS) >= 40
+    english = sum(text.isascii() for text, _, _ in PERIODS)
+    assert english >= 10
+    assert len(PERIODS) - english >= 30
+
+
+@pytest.mark.parametrize(("text", "start", "end"), PERIODS, ids=[row[0] for row in PERIODS])
+def test_period_table(text: str, start: date, end: date) -> None:
+    period = find_period(text, TODAY, WORDS)
+    assert period is not None, text
+    assert (period.start, period.end) == (start, end)
+
+
+def test_a_span_never_runs_past_today() -> None:
+    for text in ("за тиждень", "weekly report", "за місяць", "за 2 тижні", "за 3 місяці"):
+        period = find_period(text, TODAY, WORDS)
+        assert period is not None and period.end == TODAY, text
+
+
+def test_months_are_counted_to_the_end_of_shorter_months() -> None:
+    assert add_months(D(2025, 3, 31), -1) == D(2025, 2, 28)
+    assert add_months(D(2024, 12, 31), 2) == D(2025, 2, 28)
+    assert find_period("за місяць", D(2025, 3, 31), WORDS) == Period(
+        D(2025, 3, 1), D(2025, 3, 31), "range"
     )

@@ -31,6 +31,9 @@ class DateHit:
     value: date | None = None
     weekday: int | None = None
     direction: Direction = None
+    #: A day and month without a year ("12.05", "12 травня"): a done operation
+    #: dated ahead of today was last year's.
+    floating: bool = False
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:
@@ -47,7 +50,7 @@ def _numeric_dates(scan: Scan, today: date) -> list[DateHit]:
         value = found.on(today.year) if span is not None else None
         if span is not None and value is not None:
             scan.claim(*span, "date")
-            hits.append(DateHit(span[0], value))
+            hits.append(DateHit(span[0], value, floating=found.year is None))
     return hits
 
 
@@ -66,11 +69,11 @@ def _month_dates(scan: Scan, words: DateWords, today: date) -> list[DateHit]:
             month, start, end = words.months.label(scan.norms[i - 1]), i - 1, i + 1
         if month is None:
             continue
-        year, end = _year_after(scan, end, today.year)
+        year, year_end = _year_after(scan, end, today.year)
         value = _safe_date(year, int(month), int(scan.norms[i]))
         if value is not None:
-            scan.claim(start, end, "date")
-            hits.append(DateHit(start, value))
+            scan.claim(start, year_end, "date")
+            hits.append(DateHit(start, value, floating=year_end == end))
     return hits
 
 
@@ -139,23 +142,56 @@ def _weekday_dates(scan: Scan, words: DateWords) -> list[DateHit]:
     return hits
 
 
+def _period_dates(scan: Scan, words: DateWords, today: date) -> list[DateHit]:
+    """ "на наступному тижні", "next week" (its Monday), "наступного місяця" (its first
+    day), "цього тижня" (today): a period named as the day of an operation."""
+    hits: list[DateHit] = []
+    for i in range(len(scan) - 1):
+        if not scan.all_free(i, i + 2):
+            continue
+        unit = words.span_units.label(scan.norms[i + 1])
+        if unit not in ("week", "month"):
+            continue
+        norm = scan.norms[i]
+        if norm in words.coming:
+            first = _next_unit_start(today, unit)
+        elif norm in words.this or norm in words.recent:
+            first = today
+        else:
+            continue
+        scan.claim(i, i + 2, "date")
+        hits.append(DateHit(i, first))
+    return hits
+
+
+def _next_unit_start(today: date, unit: str) -> date:
+    if unit == "week":
+        return today + timedelta(days=7 - today.weekday())
+    year, month = (today.year + 1, 1) if today.month == 12 else (today.year, today.month + 1)
+    return date(year, month, 1)
+
+
 def find_dates(scan: Scan, words: DateWords, today: date) -> list[DateHit]:
     hits = [
         *_numeric_dates(scan, today),
         *_month_dates(scan, words, today),
         *_relative_dates(scan, words, today),
         *_offset_dates(scan, words, today),
+        *_period_dates(scan, words, today),
         *_weekday_dates(scan, words),
     ]
     return sorted(hits, key=lambda hit: hit.pos)
 
 
-def resolve_date(hit: DateHit | None, today: date, ahead: bool) -> date:
+def resolve_date(hit: DateHit | None, today: date, ahead: bool, done: bool = False) -> date:
     """A weekday is the most recent one (today included), or the next one when the
-    operation is ahead; "наступного"/"минулого" fix the direction."""
+    operation is ahead; "наступного"/"минулого" fix the direction. A done operation
+    dated ahead without a year ("посіяли 10.10" written in May) was last year's."""
     if hit is None:
         return today
     if hit.value is not None:
+        if hit.floating and done and not ahead and hit.value > today:
+            return _safe_date(hit.value.year - 1, hit.value.month, hit.value.day) or hit.value
         return hit.value
     weekday = hit.weekday if hit.weekday is not None else today.weekday()
     if hit.direction == "next" or (ahead and hit.direction != "last"):

@@ -40,6 +40,7 @@ class NameHit:
     phrase: str
     entry: DictionaryEntry | None
     unknown: str | None = None
+    end: int = 0
 
     @property
     def key(self) -> str:
@@ -68,9 +69,18 @@ def _numbers_after(scan: Scan, rules: OperationRules, noun: int) -> list[tuple[s
     while scan.free(first) and scan.norms[first] in rules.number_markers:
         first += 1
     end = noun + 1
+    # "на полях 2,6 і 9" lists fields; after "на полі 1 і" a "5,2" is an amount.
+    plural = scan.norms[noun] in rules.list_nouns
     j: int | None = first
-    while j is not None and _field_number(scan, j) and not (found and _dated(scan, rules, j)):
-        found.extend((n, noun if not found else j, j + 1) for n in _split_numbers(scan.norms[j]))
+    while (
+        j is not None
+        and _field_number(scan, j)
+        and not (found and (_dated(scan, rules, j) or _before_field(scan, rules, j)))
+    ):
+        numbers = _split_numbers(scan.norms[j]) if plural else [scan.norms[j]]
+        if not plural and not scan.norms[j].isdigit():
+            break
+        found.extend((n, noun if not found else j, j + 1) for n in numbers)
         end = j + 1
         j = _next_listed(scan, rules, end)
     if found:
@@ -87,6 +97,15 @@ def _dated(scan: Scan, rules: OperationRules, i: int) -> bool:
     """A number that starts a date: "10 May", "3 дні тому"."""
     following = scan.norm(i + 1)
     return following in rules.dates.months or following in rules.dates.offset_units
+
+
+def _before_field(scan: Scan, rules: OperationRules, i: int) -> bool:
+    """ "на поле 2 і 150 на поле 9": a number that a field noun follows is that field's
+    amount, not another field of the list."""
+    j = i + 1
+    while j < len(scan) and rules.names.is_stopword(scan.norms[j]):
+        j += 1
+    return j > i + 1 and rules.names.is_generic("field", scan.norm(j))
 
 
 def _next_listed(scan: Scan, rules: OperationRules, i: int) -> int | None:
@@ -132,9 +151,9 @@ def _numbered_hit(
     entry = dictionary.match_words("field", (noun_norm, number))
     phrase = scan.raw(start, end)
     if entry is not None:
-        return NameHit("field", start, phrase, entry)
+        return NameHit("field", start, phrase, entry, end=end)
     label = rules.number_label_latin if noun_norm.isascii() else rules.number_label_cyrillic
-    return NameHit("field", start, phrase, None, f"{label} {int(float(number))}")
+    return NameHit("field", start, phrase, None, f"{label} {int(float(number))}", end)
 
 
 def known_names(
@@ -152,7 +171,8 @@ def known_names(
             i += 1
             continue
         entry, end = found
-        hits.append(NameHit(kind, i, scan.raw(i, end), entry))
+        entry = dictionary.own_kind_of(entry) or entry
+        hits.append(NameHit(kind, i, scan.raw(i, end), entry, end=end))
         scan.claim(i, end, kind)
         i = end
     return hits
@@ -195,8 +215,12 @@ def plain_word(scan: Scan, rules: OperationRules, i: int) -> bool:
     return not rules.is_vocabulary(norm)
 
 
-def unknown_fields(scan: Scan, rules: OperationRules) -> list[NameHit]:
-    """Field names the dictionary lacks: "на полі Гора", "на Східному полі", "на Східному"."""
+def unknown_fields(
+    scan: Scan, rules: OperationRules, after_verbs: Sequence[int] = ()
+) -> list[NameHit]:
+    """Field names the dictionary lacks: "на полі Гора", "на Східному полі", "на
+    Східному", and a capitalised name right after an operation word ("полили
+    Північне 20 мм", the object of the work)."""
     hits: list[NameHit] = []
     for i, norm in enumerate(scan.norms):
         if not scan.free(i):
@@ -207,14 +231,27 @@ def unknown_fields(scan: Scan, rules: OperationRules) -> list[NameHit]:
             scan.claim(i, i + 1, "field")
         elif norm in rules.name_prepositions:
             span = _name_after_preposition(scan, rules, i)
+        elif i in after_verbs and _named(scan, rules, i):
+            span = (i, i + 1)
         if span is not None:
             hits.append(_unknown_hit(scan, "field", *span))
     return hits
 
 
+def _named(scan: Scan, rules: OperationRules, i: int) -> bool:
+    """A capitalised word that means nothing else, inside a sentence."""
+    return (
+        plain_word(scan, rules, i)
+        and len(scan.norms[i]) >= _MIN_ALPHA_NAME
+        and scan.capitalised(i)
+        and not scan.starts_sentence(i)
+        and not scan.latin(i)
+    )
+
+
 def _unknown_hit(scan: Scan, kind: Kind, start: int, end: int) -> NameHit:
     scan.claim(start, end, kind)
-    return NameHit(kind, start, scan.raw(start, end), None, scan.phrase(start, end))
+    return NameHit(kind, start, scan.raw(start, end), None, scan.phrase(start, end), end)
 
 
 def _name_after_noun(scan: Scan, rules: OperationRules, noun: int) -> tuple[int, int] | None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline.farm.dates import DateWords
 from pipeline.farm.dictionary import OPERATIONS_RULES, NameRules, load_toml
+from pipeline.farm.products import PRODUCTS_RULES, Catalogue
 from pipeline.farm.units import Units
 from pipeline.grammar import Grammar, TermSet
 from pipeline.text import fold
@@ -27,33 +28,54 @@ def _endings(value: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class OperationRules:
-    """Every word the parser knows: ``operations.toml`` plus the date words."""
+    """Every word the parser knows: ``operations.toml``, the date words and the
+    product catalogue."""
 
     names: NameRules
     dates: DateWords
     units: Units
+    catalogue: Catalogue
     ops: TermSet
     weak_ops: TermSet
     crop_object_ops: frozenset[str]
-    products: TermSet
-    product_implies: Mapping[str, str]
+    application_ops: frozenset[str]
+    letter_swaps: tuple[tuple[str, str], ...]
     record: TermSet
     plan: TermSet
     future: TermSet
     done: TermSet
     past_endings: tuple[str, ...]
     future_endings: tuple[str, ...]
+    present_endings: tuple[str, ...]
+    future_suffixes: tuple[str, ...]
+    product_doses: frozenset[str]
+    postpone: TermSet
+    wished: TermSet
     questions: TermSet
     lead_fillers: TermSet
     auxiliaries: TermSet
     pronouns: TermSet
     blockers: TermSet
     negations: TermSet
-    negation_gap: TermSet
+    answers: TermSet
+    partial: TermSet
+    cancel: TermSet
+    halt: TermSet
+    others: TermSet
+    trade: TermSet
+    elliptic: TermSet
+    conjunctions: TermSet
+    time_prepositions: TermSet
+    yield_words: TermSet
+    labels: TermSet
+    dose_joiners: TermSet
+    each: TermSet
+    product_before: TermSet
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
     list_joiners: TermSet
+    list_nouns: TermSet
     number_markers: TermSet
     numbered_before: TermSet
     number_label_cyrillic: str
@@ -63,19 +85,29 @@ class OperationRules:
 
     @classmethod
     def load(
-        cls, grammar: Grammar, dates: DateWords, path: Path = OPERATIONS_RULES
+        cls,
+        grammar: Grammar,
+        dates: DateWords,
+        path: Path = OPERATIONS_RULES,
+        products: Path = PRODUCTS_RULES,
     ) -> OperationRules:
         raw = load_toml(path)
-        return cls.from_rules(raw, NameRules.from_rules(raw, grammar), dates, grammar)
+        catalogue = Catalogue.load(grammar, products)
+        return cls.from_rules(raw, NameRules.from_rules(raw, grammar), dates, grammar, catalogue)
 
     @classmethod
     def from_rules(
-        cls, raw: Mapping[str, Any], names: NameRules, dates: DateWords, grammar: Grammar
+        cls,
+        raw: Mapping[str, Any],
+        names: NameRules,
+        dates: DateWords,
+        grammar: Grammar,
+        catalogue: Catalogue | None = None,
     ) -> OperationRules:
         ops_raw: Mapping[str, Any] = raw.get("operations", {})
-        products_raw: Mapping[str, Any] = raw.get("products", {})
         status: Mapping[str, Any] = raw.get("status", {})
         gates: Mapping[str, Any] = raw.get("gates", {})
+        mood: Mapping[str, Any] = raw.get("mood", {})
         fields: Mapping[str, Any] = raw.get("fields", {})
 
         def flat(section: Mapping[str, Any], key: str, label: str = "x") -> TermSet:
@@ -90,40 +122,75 @@ class OperationRules:
             names=names,
             dates=dates,
             units=Units(raw.get("units", {}), grammar),
+            catalogue=catalogue if catalogue is not None else Catalogue.load(grammar),
             ops=by_key(ops_raw, "words"),
             weak_ops=by_key(ops_raw, "weak"),
             crop_object_ops=frozenset(
                 op for op, spec in ops_raw.items() if spec.get("crop_object")
             ),
-            products=by_key(products_raw, "words"),
-            product_implies={
-                cat: str(spec["implies"])
-                for cat, spec in products_raw.items()
-                if spec.get("implies")
-            },
+            application_ops=frozenset(
+                op for op, spec in ops_raw.items() if spec.get("application")
+            ),
+            letter_swaps=tuple(
+                (str(pair[0]), str(pair[1]))
+                for pair in raw.get("settings", {}).get("letter_swaps", [])
+            ),
             record=flat(status, "record"),
             plan=flat(status, "plan"),
             future=flat(status, "future"),
             done=flat(status, "done"),
             past_endings=_endings(status.get("past_endings")),
             future_endings=_endings(status.get("future_endings")),
+            present_endings=_endings(status.get("present_endings")),
+            future_suffixes=_strings(status.get("future_suffixes")),
+            product_doses=frozenset(_strings(raw.get("units", {}).get("product_doses"))),
+            postpone=flat(mood, "postpone"),
+            wished=flat(mood, "wished"),
             questions=flat(gates, "questions"),
             lead_fillers=flat(gates, "lead_fillers"),
             auxiliaries=flat(gates, "auxiliaries"),
             pronouns=flat(gates, "pronouns"),
             blockers=flat(gates, "blockers"),
-            negations=flat(gates, "negations"),
-            negation_gap=flat(gates, "negation_gap"),
+            negations=flat(mood, "negations"),
+            answers=flat(mood, "answers"),
+            partial=flat(mood, "partial"),
+            cancel=flat(mood, "cancel"),
+            halt=flat(mood, "halt"),
+            others=flat(mood, "others"),
+            trade=flat(mood, "trade"),
+            elliptic=flat(mood, "elliptic"),
+            conjunctions=flat(raw.get("clauses", {}), "conjunctions"),
+            time_prepositions=flat(raw.get("clauses", {}), "time_prepositions"),
+            yield_words=flat(raw.get("quantities", {}), "yield_words"),
+            labels=flat(raw.get("quantities", {}), "labels"),
+            dose_joiners=flat(raw.get("quantities", {}), "dose_joiners"),
+            each=flat(raw.get("quantities", {}), "each"),
+            product_before=flat(raw.get("quantities", {}), "product_before"),
             name_prepositions=flat(fields, "name_prepositions"),
             adjective_endings=_endings(fields.get("adjective_endings")),
             noun_adjective_endings=_endings(fields.get("noun_adjective_endings")),
             list_joiners=flat(fields, "list_joiners"),
+            list_nouns=flat(fields, "list_nouns"),
             number_markers=flat(fields, "number_markers"),
             numbered_before=flat(fields, "numbered_before"),
             number_label_cyrillic=str(fields.get("number_label_cyrillic", "поле")),
             number_label_latin=str(fields.get("number_label_latin", "field")),
             crop_markers=flat(raw.get("crops", {}), "markers"),
             not_crop_endings=_endings(raw.get("crops", {}).get("not_crop_endings")),
+        )
+
+    def is_unit_at(self, tokens: Sequence[str], i: int) -> bool:
+        """A measure, a hectare or a period word starts at token ``i``: what makes
+        "одну" a number ("одну тонну", "a day ago")."""
+        if not 0 <= i < len(tokens):
+            return False
+        token = tokens[i]
+        dates = self.dates
+        return (
+            self.units.measure_at(tokens, i) is not None
+            or token in self.units.area
+            or token in dates.offset_units
+            or token in dates.span_units
         )
 
     def is_keyword(self, token: str) -> bool:
@@ -133,7 +200,7 @@ class OperationRules:
             for terms in (
                 self.ops,
                 self.weak_ops,
-                self.products,
+                self.catalogue.terms,
                 self.units.measures,
                 self.dates.relative,
                 self.dates.weekdays,
@@ -145,18 +212,35 @@ class OperationRules:
 
     def is_vocabulary(self, token: str) -> bool:
         """A word with a meaning of its own here, so never a name or a brand."""
+        dates = self.dates
         return any(
             token in terms
             for terms in (
                 self.names.stopwords,
-                self.products,
+                self.catalogue.terms,
                 self.units.measures,
                 self.units.area,
-                self.dates.relative,
-                self.dates.weekdays,
-                self.dates.months,
+                self.units.per,
+                dates.relative,
+                dates.weekdays,
+                dates.months,
+                dates.next,
+                dates.last,
+                dates.coming,
+                dates.recent,
+                dates.span_units,
                 self.questions,
                 self.negations,
+                self.answers,
+                self.cancel,
+                self.postpone,
+                self.wished,
+                self.halt,
+                self.others,
+                self.trade,
+                self.conjunctions,
+                self.yield_words,
+                self.labels,
                 self.blockers,
                 self.record,
                 self.plan,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pipeline.farm.numbers import NumberWords, format_number
 from pipeline.text import APOSTROPHES, is_number, tokenize
 
 __all__ = ["Scan", "Token"]
@@ -39,19 +41,62 @@ def _tokens(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
+def _spoken_numbers(
+    tokens: tuple[Token, ...],
+    text: str,
+    numbers: NumberWords,
+    is_unit: Callable[[Sequence[str], int], bool],
+) -> tuple[Token, ...]:
+    """ "двісті п'ятдесят кг" as one number token "250" spanning both words;
+    "півтонни" as "0.5" and "тонни"."""
+    split: list[Token] = []
+    for token in tokens:
+        unit = numbers.half_of(token.norm, is_unit) if token.word else None
+        if unit is None:
+            split.append(token)
+            continue
+        cut = token.end - len(unit)
+        split.append(Token(text[token.start : cut], "0.5", token.start, cut))
+        split.append(Token(text[cut : token.end], unit, cut, token.end))
+    tokens = tuple(split)
+    norms = [t.norm for t in tokens]
+    spans = numbers.spans(norms, is_unit)
+    if not spans:
+        return tokens
+    out = list(tokens)
+    for span in reversed(spans):
+        first, last = tokens[span.start], tokens[span.end - 1]
+        raw = text[first.start : last.end]
+        out[span.start : span.end] = [Token(raw, format_number(span.value), first.start, last.end)]
+    return tuple(out)
+
+
 @dataclass(slots=True)
 class Scan:
-    """The message's tokens and which pass claimed each of them."""
+    """The message's tokens and which pass claimed each of them.
+
+    ``spans`` numbers each claim, so a clause boundary is never drawn through one
+    hit ("на полях 2, 6 і 9" is one list of fields).
+    """
 
     text: str
     tokens: tuple[Token, ...]
     norms: tuple[str, ...]
     claimed: list[str | None]
+    spans: list[int]
 
     @classmethod
-    def of(cls, text: str) -> Scan:
+    def of(
+        cls,
+        text: str,
+        numbers: NumberWords | None = None,
+        is_unit: Callable[[Sequence[str], int], bool] | None = None,
+    ) -> Scan:
         tokens = _tokens(text)
-        return cls(text, tokens, tuple(t.norm for t in tokens), [None] * len(tokens))
+        if numbers is not None and is_unit is not None:
+            tokens = _spoken_numbers(tokens, text, numbers, is_unit)
+        size = len(tokens)
+        return cls(text, tokens, tuple(t.norm for t in tokens), [None] * size, [0] * size)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -67,8 +112,16 @@ class Scan:
         return end <= len(self.tokens) and all(self.claimed[i] is None for i in range(start, end))
 
     def claim(self, start: int, end: int, role: str) -> None:
+        span = max(self.spans, default=0) + 1
         for i in range(start, end):
             self.claimed[i] = role
+            self.spans[i] = span
+
+    def joined(self, i: int) -> bool:
+        """Tokens ``i - 1`` and ``i`` belong to one claimed hit."""
+        return (
+            0 < i < len(self.tokens) and self.spans[i] != 0 and self.spans[i] == self.spans[i - 1]
+        )
 
     def raw(self, start: int, end: int) -> str:
         """The text as written from token ``start`` to token ``end - 1``."""

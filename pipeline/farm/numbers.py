@@ -1,0 +1,149 @@
+"""Numbers said in words: "два дні тому", "двісті кіло на гектар", "півтора літра",
+"twenty five millimetres", "a couple of days ago".
+
+The words are data (``[numbers]`` of ``pipeline/rules/dates.toml``); this module adds
+them up the way they are spoken: hundreds, then tens, then units ("двісті п'ятдесят
+п'ять" is 255), "з половиною" / "and a half" adds 0.5. A word that is more often an
+article or a pronoun than a number ("один", "a", "пару") counts only right before a
+unit, which the caller recognises (a measure, a period word).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.grammar import Grammar, TermSet
+from pipeline.text import is_number
+
+__all__ = ["NumberSpan", "NumberWords", "format_number"]
+
+_HUNDRED = 100
+_TEN = 10
+_HALF = 0.5
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(item) for item in value) if isinstance(value, list) else ()
+
+
+def format_number(value: float) -> str:
+    """As a token: "250", "1.5"."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class NumberSpan:
+    """Tokens ``start:end`` say the number ``value``."""
+
+    start: int
+    end: int
+    value: float
+
+
+def _place(value: float) -> int:
+    """What may follow a number word: after hundreds tens or units, after tens units."""
+    if value >= _HUNDRED:
+        return _HUNDRED
+    if value >= _TEN and value % _TEN == 0:
+        return _TEN
+    return 1
+
+
+@dataclass(frozen=True, slots=True)
+class NumberWords:
+    values: TermSet
+    multipliers: TermSet
+    unit_only: TermSet
+    articles: TermSet
+    joiners: TermSet
+    of: TermSet
+    and_a_half: TermSet
+    half_prefixes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> NumberWords:
+        return cls(
+            values=TermSet(
+                (
+                    (word, format_number(float(item["value"])))
+                    for item in raw.get("values", [])
+                    for word in _strings(item.get("words"))
+                ),
+                grammar,
+            ),
+            multipliers=TermSet.flat(_strings(raw.get("multipliers")), "x", grammar),
+            unit_only=TermSet.flat(_strings(raw.get("unit_only")), "u", grammar),
+            articles=TermSet.flat(_strings(raw.get("articles")), "a", grammar),
+            joiners=TermSet.flat(_strings(raw.get("joiners")), "j", grammar),
+            of=TermSet.flat(_strings(raw.get("of")), "o", grammar),
+            and_a_half=TermSet.flat(_strings(raw.get("and_a_half")), "h", grammar),
+            half_prefixes=_strings(raw.get("half_prefixes")),
+        )
+
+    def half_of(self, token: str, is_unit: Callable[[Sequence[str], int], bool]) -> str | None:
+        """The unit of "півтонни" ("тонни"), when a token is a half written with its unit."""
+        for prefix in self.half_prefixes:
+            rest = token[len(prefix) :]
+            if token.startswith(prefix) and len(rest) > 1 and is_unit((rest,), 0):
+                return rest
+        return None
+
+    def value(self, token: str) -> float | None:
+        label = self.values.label(token)
+        return float(label) if label is not None else None
+
+    def spans(
+        self, tokens: Sequence[str], is_unit: Callable[[Sequence[str], int], bool]
+    ) -> list[NumberSpan]:
+        """Every number said in words, left to right; ``is_unit(tokens, i)`` says
+        whether a unit (a measure, a day, a week ...) is written from token ``i``."""
+        found: list[NumberSpan] = []
+        i = 0
+        while i < len(tokens):
+            span = self._span_at(tokens, i, is_unit)
+            if span is None:
+                i += 1
+                continue
+            found.append(span)
+            i = span.end
+        return found
+
+    def _span_at(
+        self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
+    ) -> NumberSpan | None:
+        i = start
+        if tokens[i] in self.articles and i + 1 < len(tokens) and self.value(tokens[i + 1]):
+            i += 1  # "a couple of", "a hundred"
+        total, place, end, words = 0.0, _HUNDRED * 10, i, 0
+        while end < len(tokens):
+            token = tokens[end]
+            value = None if is_number(token) else self.value(token)
+            if value is None:
+                if words and token in self.joiners and end + 1 < len(tokens):
+                    following = self.value(tokens[end + 1])
+                    if following is not None and following < place:
+                        end += 1
+                        continue
+                break
+            if token in self.multipliers and words:
+                total, place = max(total, 1.0) * value, _HUNDRED
+                end, words = end + 1, words + 1
+                continue
+            if value >= place or (words and total % 1):
+                break
+            total += value
+            place = _place(value) if value % 1 == 0 else 0
+            end, words = end + 1, words + 1
+        if not words:
+            return None
+        needs_unit = words == 1 and tokens[end - 1] in self.unit_only
+        half = self.and_a_half.match_at(tokens, end)
+        if half is not None:
+            total, end = total + _HALF, end + half[1]
+        if end < len(tokens) and tokens[end] in self.of and is_unit(tokens, end + 1):
+            end += 1  # "a couple of days": the unit follows the number
+        if needs_unit and not (end < len(tokens) and is_unit(tokens, end)):
+            return None
+        return NumberSpan(start, end, total)

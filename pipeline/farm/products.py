@@ -1,0 +1,116 @@
+"""The product catalogue (``pipeline/rules/products.toml``): brand -> canonical name,
+type, active ingredient, default unit, and the operation its type implies.
+
+Loaded once (``pipeline/rulebook.py``) and handed to the operation parser, which
+names every product it reads by its canonical entry, so "аміачною селітрою" and
+"аміачної селітри" are one product in the journal and its summaries.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.grammar import Grammar, TermSet
+from pipeline.slugs import make_id
+from pipeline.text import tokenize
+
+__all__ = ["PRODUCTS_RULES", "Catalogue", "Product"]
+
+PRODUCTS_RULES = Path(__file__).resolve().parent.parent / "rules" / "products.toml"
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(item) for item in value) if isinstance(value, list) else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Product:
+    """One catalogue entry."""
+
+    id: str
+    name: str
+    type: str
+    #: The operation a product of this type is used in ("spraying" ...), if any.
+    implies: str | None = None
+    active: str | None = None
+    #: The canonical unit a bare dose is in ("Абакус 1,5" is 1.5 l/ha).
+    unit: str | None = None
+    #: A word for a kind of product ("гербіцид"), not a brand.
+    generic: bool = False
+    #: False for words that only hint at a kind ("насіння"): no product name.
+    named: bool = True
+    #: A number written with the name is part of it ("КАС-32", "NPK 16:16:16").
+    grade: bool = False
+    grade_joiner: str = " "
+
+
+class Catalogue:
+    """Every product the parser knows by name, matched in the term syntax."""
+
+    def __init__(self, products: Sequence[Product], terms: Mapping[str, Sequence[str]],
+                 grammar: Grammar) -> None:  # fmt: skip
+        self.products = tuple(products)
+        self._by_id = {product.id: product for product in self.products}
+        self.terms = TermSet.labelled(terms, grammar)
+
+    @classmethod
+    def load(cls, grammar: Grammar, path: Path = PRODUCTS_RULES) -> Catalogue:
+        with path.open("rb") as fh:
+            return cls.from_mapping(tomllib.load(fh), grammar)
+
+    @classmethod
+    def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> Catalogue:
+        implies: Mapping[str, str] = raw.get("types", {})
+        products: list[Product] = []
+        terms: dict[str, tuple[str, ...]] = {}
+        for item in raw.get("products", []):
+            name = str(item["name"])
+            kind = str(item["type"])
+            if kind not in implies:
+                raise ValueError(f"products.toml: {name!r} has an unknown type {kind!r}")
+            product_id = make_id("product", name) or name
+            if product_id in terms:
+                raise ValueError(f"products.toml: {name!r} is listed twice")
+            products.append(
+                Product(
+                    id=product_id,
+                    name=name,
+                    type=kind,
+                    implies=implies.get(kind),
+                    active=item.get("active"),
+                    unit=item.get("unit"),
+                    generic=bool(item.get("generic", False)),
+                    named=bool(item.get("product", True)),
+                    grade=bool(item.get("grade", False)),
+                    grade_joiner=str(item.get("grade_joiner", " ")),
+                )
+            )
+            terms[product_id] = _strings(item.get("terms"))
+        return cls(products, terms, grammar)
+
+    def get(self, product_id: str) -> Product | None:
+        return self._by_id.get(product_id)
+
+    def match_at(self, tokens: Sequence[str], start: int) -> tuple[Product, int] | None:
+        """The product named from token ``start`` on, and how many tokens it takes."""
+        hit = self.terms.match_at(tokens, start)
+        if hit is None:
+            return None
+        return self._by_id[hit[0]], hit[1]
+
+    def resolve(self, text: str) -> Product | None:
+        """The entry a whole name is ("Roundup", "аміачною селітрою"), or None."""
+        tokens = tokenize(text)
+        if not tokens:
+            return None
+        hit = self.match_at(tokens, 0)
+        if hit is None or (hit[1] < len(tokens) and not hit[0].grade):
+            return None
+        return hit[0]
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and token in self.terms
