@@ -26,6 +26,7 @@ from pipeline.farm.dictionary import (
 from pipeline.farm.parsing import OperationParser, OperationRules
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
+from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
 
 __all__ = ["Rulebook"]
 
@@ -39,6 +40,8 @@ class Rulebook:
     vocabulary: Vocabulary
     operations: OperationRules
     words: Words
+    #: The agronomy cards and their full-text index (pipeline/rules/knowledge/).
+    knowledge: KnowledgeBase
 
     @property
     def units(self) -> Units:
@@ -58,17 +61,23 @@ class Rulebook:
         crops: Path = CROPS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
+        knowledge: Path = KNOWLEDGE_DIR,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
         date_words = DateWords.load(thresholds, dates)
         raw_operations = load_toml(operations)
         names = NameRules.from_rules(raw_operations, thresholds)
+        shared_crops = load_shared_crops(crops)
+        operation_rules = OperationRules.from_rules(raw_operations, names, date_words, thresholds)
         return cls(
             grammar=thresholds,
             classifier=Classifier(ClassifierRules.load(classifier), thresholds),
             dates=date_words,
-            vocabulary=Vocabulary(names, load_shared_crops(crops)),
-            operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
+            vocabulary=Vocabulary(names, shared_crops),
+            operations=operation_rules,
             words=Words.load(thresholds, compose, advice),
+            knowledge=KnowledgeBase.load(
+                thresholds, operation_rules.units, shared_crops, names, knowledge
+            ),
         )

@@ -1,0 +1,244 @@
+"""Reads what a question names: crops, topic, region, a pest or weed, an area, a
+temperature, "today". Every word list is data (``rules/crops.toml``,
+``rules/knowledge/*.toml``, the unit table) matched through the one grammar of
+:mod:`pipeline.grammar`, so Ukrainian, Russian, surzhyk and English forms,
+inflections and one typo need no listing.
+
+The passes run in an order that keeps specific phrases whole: numbers with their
+units, then multi-word pest and weed names ("гірчиця польова" is a weed, not the
+crop), then crops, single-word pest names, places, topics, and the small words
+(today, can, after). What is left, minus stopwords, goes to the full-text index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pipeline.farm.dictionary import DictionaryEntry, NameRules
+from pipeline.farm.units import Units
+from pipeline.grammar import Grammar, TermSet, is_phrase
+from pipeline.knowledge.loader import KnowledgeData
+from pipeline.knowledge.model import Zone
+from pipeline.text import is_number, stem, tokenize
+
+__all__ = ["KeywordRef", "QuestionReader", "Reading"]
+
+#: A weak topic word counts this much; a strong term counts its length in words.
+_WEAK = 0.5
+#: How far (in words) a winter/spring qualifier or "after" may stand from a crop.
+_QUALIFIER_REACH = 2
+#: Words after a field noun that may name the field ("поле 3", "на полі Північне").
+_FIELD_WORDS = 2
+_MIN_QUERY_WORD = 3
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordRef:
+    """A card item a keyword names: card id and the item's index in it."""
+
+    card: str
+    item: int
+
+
+@dataclass(slots=True)
+class Reading:
+    """What one question says, before any card is looked up."""
+
+    tokens: tuple[str, ...]
+    #: Crops named as the subject, in order (generic names still generic).
+    crops: list[tuple[str, int]] = field(default_factory=list)
+    #: Crops named after "після/after": the predecessor, not the subject.
+    after_crops: list[str] = field(default_factory=list)
+    #: Topic scores; strong terms by length, weak ones by half.
+    topic_scores: dict[str, float] = field(default_factory=dict)
+    strong_topics: set[str] = field(default_factory=set)
+    keywords: list[str] = field(default_factory=list)
+    region: str | None = None
+    zone: Zone | None = None
+    today: bool = False
+    can: bool = False
+    winter_at: list[int] = field(default_factory=list)
+    spring_at: list[int] = field(default_factory=list)
+    area_ha: float | None = None
+    temperature_c: float | None = None
+    field_words: tuple[str, ...] = ()
+    words: list[str] = field(default_factory=list)
+
+
+def _number(token: str) -> float:
+    return float(token.replace(",", "."))
+
+
+class QuestionReader:
+    """Built once from the knowledge data and the shared vocabulary."""
+
+    def __init__(
+        self,
+        data: KnowledgeData,
+        grammar: Grammar,
+        units: Units,
+        crops: Sequence[DictionaryEntry],
+        names: NameRules,
+    ) -> None:
+        self._units = units
+        self._names = names
+        self._crops = TermSet.labelled(
+            {entry.canonical_id: entry.names for entry in crops}, grammar
+        )
+        words = data.words
+        self._today = TermSet.flat(words.today, "today", grammar)
+        self._can = TermSet.flat(words.can, "can", grammar)
+        self._after = TermSet.flat(words.after, "after", grammar)
+        self._season = TermSet.labelled({"winter": words.winter, "spring": words.spring}, grammar)
+        self._stop = TermSet.flat(words.stopwords, "stop", grammar)
+        places: dict[str, Iterable[str]] = {f"zone:{z}": t for z, t in data.zone_terms.items()}
+        places.update({f"region:{rid}": terms for rid, terms in data.region_terms.items()})
+        self._places = TermSet.labelled(places, grammar)
+        self._strong = TermSet.labelled({t: s.terms for t, s in data.topics.items()}, grammar)
+        self._weak = TermSet.labelled({t: s.weak for t, s in data.topics.items()}, grammar)
+        self.keyword_refs: dict[str, tuple[KeywordRef, ...]] = {}
+        phrases, singles = self._keyword_terms(data)
+        self._keyword_phrases = TermSet.labelled(phrases, grammar)
+        self._keyword_words = TermSet.labelled(singles, grammar)
+
+    def _keyword_terms(
+        self, data: KnowledgeData
+    ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """One label per distinct term; a term several items share names them all."""
+        refs: dict[str, list[KeywordRef]] = {}
+        for card in data.cards:
+            for number, item in enumerate(card.items):
+                for term in item.terms:
+                    refs.setdefault(term.strip(), []).append(KeywordRef(card.id, number))
+            for term in card.keywords:
+                refs.setdefault(term.strip(), []).append(KeywordRef(card.id, -1))
+        phrases: dict[str, list[str]] = {}
+        singles: dict[str, list[str]] = {}
+        for number, (term, found) in enumerate(sorted(refs.items())):
+            label = f"k{number}"
+            self.keyword_refs[label] = tuple(found)
+            (phrases if is_phrase(term) else singles)[label] = [term]
+        return phrases, singles
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, text: str) -> Reading:
+        tokens = tokenize(text)
+        reading = Reading(tokens=tokens)
+        used = [False] * len(tokens)
+        self._numbers(reading, used)
+        for label, _, _ in self._scan(self._keyword_phrases, tokens, used):
+            reading.keywords.append(label)
+        for crop, start, _ in self._scan(self._crops, tokens, used):
+            if self._after_marker(tokens, start):
+                reading.after_crops.append(crop)
+            else:
+                reading.crops.append((crop, start))
+        for label, _, _ in self._scan(self._keyword_words, tokens, used):
+            reading.keywords.append(label)
+        self._places_in(reading, used)
+        self._topics_in(reading, used)
+        self._flags_in(reading, used)
+        reading.words = self._leftovers(tokens, used)
+        return reading
+
+    @staticmethod
+    def _scan(
+        terms: TermSet, tokens: Sequence[str], used: list[bool]
+    ) -> list[tuple[str, int, int]]:
+        """Each term found on free words, left to right; its words become used."""
+        found: list[tuple[str, int, int]] = []
+        i = 0
+        while i < len(tokens):
+            hit = None if used[i] else terms.match_at(tokens, i)
+            if hit is None:
+                i += 1
+                continue
+            label, length = hit
+            if any(used[i : i + length]):
+                i += 1
+                continue
+            for j in range(i, i + length):
+                used[j] = True
+            found.append((label, i, length))
+            i += length
+        return found
+
+    def _after_marker(self, tokens: Sequence[str], start: int) -> bool:
+        return any(tokens[j] in self._after for j in range(max(0, start - _QUALIFIER_REACH), start))
+
+    def _numbers(self, reading: Reading, used: list[bool]) -> None:
+        tokens = reading.tokens
+        for i, token in enumerate(tokens):
+            if not is_number(token) or i + 1 >= len(tokens):
+                continue
+            if tokens[i + 1] in self._units.area:
+                reading.area_ha = _number(token)
+                used[i] = used[i + 1] = True
+                continue
+            unit = self._units.reference_at(tokens, i + 1)
+            if unit is not None and unit[0] == "C":
+                negative = i > 0 and tokens[i - 1] in ("мінус", "минус", "minus")
+                reading.temperature_c = -_number(token) if negative else _number(token)
+                for j in range(i, i + 1 + unit[1]):
+                    used[j] = True
+        for i, token in enumerate(tokens):
+            if self._names.is_generic("field", token):
+                reading.field_words = tuple(tokens[i : i + 1 + _FIELD_WORDS])
+                break
+
+    def _places_in(self, reading: Reading, used: list[bool]) -> None:
+        for label, _, _ in self._scan(self._places, reading.tokens, used):
+            kind, _, name = label.partition(":")
+            if kind == "region" and reading.region is None:
+                reading.region = name
+            elif kind == "zone" and reading.zone is None:
+                reading.zone = name  # type: ignore[assignment]
+
+    def _topics_in(self, reading: Reading, used: list[bool]) -> None:
+        scores: dict[str, float] = {}
+        for topic, _, length in self._scan(self._strong, reading.tokens, used):
+            scores[topic] = scores.get(topic, 0.0) + length
+            reading.strong_topics.add(topic)
+        for topic, _, _ in self._scan(self._weak, reading.tokens, used):
+            scores[topic] = scores.get(topic, 0.0) + _WEAK
+        reading.topic_scores = scores
+
+    def _flags_in(self, reading: Reading, used: list[bool]) -> None:
+        tokens = reading.tokens
+        for i in range(len(tokens)):
+            if self._today.match_at(tokens, i) is not None:
+                reading.today = True
+            if self._can.match_at(tokens, i) is not None:
+                reading.can = True
+            season = self._season.match_at(tokens, i)
+            if season is not None:
+                (reading.winter_at if season[0] == "winter" else reading.spring_at).append(i)
+
+    def _leftovers(self, tokens: Sequence[str], used: list[bool]) -> list[str]:
+        words: list[str] = []
+        for i, token in enumerate(tokens):
+            if used[i] or is_number(token) or len(token) < _MIN_QUERY_WORD:
+                continue
+            if token in self._stop:
+                continue
+            words.append(stem(token))
+        return words
+
+    def qualifier_near(self, reading: Reading, position: int) -> str | None:
+        """ "winter"/"spring" when such a word stands next to the crop at ``position``."""
+        for name, places in (("winter", reading.winter_at), ("spring", reading.spring_at)):
+            if any(abs(p - position) <= _QUALIFIER_REACH for p in places):
+                return name
+        return None
+
+    def place(self, text: str) -> tuple[str | None, Zone | None]:
+        """A region or zone named in free text (a farm's region as the farmer wrote it)."""
+        reading = Reading(tokens=tokenize(text))
+        self._places_in(reading, [False] * len(reading.tokens))
+        return reading.region, reading.zone
+
+    def topics_ranked(self, reading: Reading, order: Mapping[str, int]) -> list[str]:
+        """Topics by score, then by their order in the data file."""
+        return sorted(reading.topic_scores, key=lambda t: (-reading.topic_scores[t], order[t]))
