@@ -78,6 +78,6 @@ class Rulebook:
             operations=operation_rules,
             words=Words.load(thresholds, compose, advice),
             knowledge=KnowledgeBase.load(
-                thresholds, operation_rules.units, shared_crops, names, knowledge
+                thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
             ),
         )

@@ -11,12 +11,12 @@ card, says why, and the composer is honest about it.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from pipeline.farm.dates import DateWords
 from pipeline.farm.dictionary import DictionaryEntry, NameRules
 from pipeline.farm.units import Units
 from pipeline.grammar import Grammar
@@ -72,6 +72,8 @@ class Lookup:
     items: dict[str, tuple[int, ...]] = field(default_factory=dict)
     area_ha: float | None = None
     temperature_c: float | None = None
+    #: The calendar day the question names ("чи не рано 20 квітня"), as (month, day).
+    day: tuple[int, int] | None = None
     field_words: tuple[str, ...] = ()
     #: Cards near the question when none answers it (never another crop's card).
     nearest: tuple[Card, ...] = ()
@@ -109,9 +111,10 @@ class KnowledgeBase:
         units: Units,
         crops: Sequence[DictionaryEntry],
         names: NameRules,
+        dates: DateWords | None = None,
     ) -> None:
         self.data = data
-        self.reader = QuestionReader(data, grammar, units, crops, names)
+        self.reader = QuestionReader(data, grammar, units, crops, names, dates)
         self.cards = {card.id: card for card in data.cards}
         self.crop_names: dict[str, Text] = {entry.canonical_id: _name(entry) for entry in crops}
         for crop in data.crops.values():
@@ -140,11 +143,12 @@ class KnowledgeBase:
         crops: Sequence[DictionaryEntry],
         names: NameRules,
         directory: Path = KNOWLEDGE_DIR,
+        dates: DateWords | None = None,
     ) -> KnowledgeBase:
         data = load_knowledge(
             directory, units=units.known, crop_ids=[entry.canonical_id for entry in crops]
         )
-        return cls(data, grammar, units, crops, names)
+        return cls(data, grammar, units, crops, names, dates)
 
     # ------------------------------------------------------------------ crops
 
@@ -169,13 +173,14 @@ class KnowledgeBase:
         return found
 
     def _keyword_crops(self, reading: Reading) -> list[str]:
-        crops = {
-            self.cards[ref.card].crop
-            for label in reading.keywords
-            for ref in self.reader.keyword_refs[label]
-        }
-        crops.discard(None)
-        return [c for c in crops if c is not None] if len(crops) == 1 else []
+        """Crops whose cards name the pest or weed the question names, in card order."""
+        found: dict[str, None] = {}
+        for label in reading.keywords:
+            for ref in self.reader.keyword_refs[label]:
+                crop = self.cards[ref.card].crop
+                if crop is not None:
+                    found[crop] = None
+        return list(found)
 
     def _crops(
         self,
@@ -188,7 +193,7 @@ class KnowledgeBase:
         if named:
             return _Crops(named, "question", named[0]), ()
         by_keyword = self._keyword_crops(reading)
-        if by_keyword:
+        if len(by_keyword) == 1:
             return _Crops(by_keyword, "keyword", by_keyword[0]), ()
         if previous_crop:
             previous = self.expand(previous_crop)
@@ -198,31 +203,63 @@ class KnowledgeBase:
             farm += [c for c in self.expand(crop) if c in self.data.crops and c not in farm]
         if topic is not None:
             farm = [c for c in farm if (c, topic) in self._by_crop_topic] or farm
+        if by_keyword:
+            # A pest of several crops: the farm's crop among them, else ask which.
+            mine = [crop for crop in by_keyword if crop in farm]
+            if len(mine) == 1:
+                return _Crops(mine, "farm", mine[0]), ()
+            return _Crops([], "none"), tuple(mine or by_keyword)
         if len(farm) == 1:
             return _Crops(farm, "farm", farm[0]), ()
         return _Crops([], "none"), tuple(farm)
 
     # ------------------------------------------------------------------ topics
 
-    def _topic(self, reading: Reading) -> tuple[list[str], float]:
-        """The topics asked about (several when several are named outright) and how
-        sure the reading is of them."""
-        ranked = self.reader.topics_ranked(reading, self._topic_order)
-        if ranked:
-            strong = [t for t in ranked if t in reading.strong_topics]
-            if strong:
-                return strong, _TOPIC_STRONG
-            return ranked[:1], _TOPIC_WEAK
-        topics = Counter(
-            self.cards[ref.card].topic
-            for label in reading.keywords
-            for ref in self.reader.keyword_refs[label]
-        )
-        if topics:
-            best = max(topics.values())
-            picked = [t for t in self.data.topics if topics.get(t) == best][:1]
-            return picked, _TOPIC_KEYWORD
-        return [], 0.0
+    def _topic_scores(self, reading: Reading) -> tuple[dict[str, float], set[str]]:
+        """Topic scores from the topic words, plus what pest or weed names and a
+        predecessor ("після соняшнику") say; and which topics were named outright."""
+        scores = dict(reading.topic_scores)
+        strong = set(reading.strong_topics)
+        for label in dict.fromkeys(reading.keywords):
+            for topic in {self.cards[ref.card].topic for ref in self.reader.keyword_refs[label]}:
+                scores[topic] = scores.get(topic, 0.0) + 1.0
+                strong.add(topic)
+        words = self.data.words
+        for named, marked in (
+            (reading.after_crops, words.after_topic),
+            (reading.volunteer_crops, words.volunteer_topic),
+        ):
+            if named and marked is not None:
+                scores[marked] = scores.get(marked, 0.0) + 2.0
+                strong.add(marked)
+        return scores, strong
+
+    def _topics(
+        self, scores: dict[str, float], strong: set[str], *, crop_known: bool
+    ) -> tuple[list[str], float]:
+        """The topic asked about first, then any other topic of the same scope named
+        outright ("норма висіву і глибина"), and how sure the reading is of them.
+
+        On a tie a topic that needs no crop wins when nothing says which crop: a
+        general answer beats a question back."""
+        ranked = sorted(scores, key=lambda t: (-scores[t], self._topic_order[t]))
+        if not ranked:
+            return [], 0.0
+        top = [t for t in ranked if scores[t] == scores[ranked[0]]]
+        general = [t for t in top if self.data.topics[t].scope == "general"]
+        primary = general[0] if general and not crop_known else ranked[0]
+        if primary not in strong:
+            return [primary], _TOPIC_WEAK
+        scope = self.data.topics[primary].scope
+        more = [
+            t
+            for t in ranked
+            if t != primary
+            and t in strong
+            and self.data.topics[t].scope == scope
+            and scope == "crop"
+        ]
+        return [primary, *more], _TOPIC_STRONG
 
     # ------------------------------------------------------------------ lookup
 
@@ -270,11 +307,21 @@ class KnowledgeBase:
         the previous question's crop as fall-backs for what the question leaves out."""
         reading = self.reader.read(question)
         region, zone = self._place(reading, farm_region)
-        topics, topic_trust = self._topic(reading)
+        scores, strong = self._topic_scores(reading)
+        first, _ = self._topics(scores, strong, crop_known=True)
+        crops, candidates = self._crops(
+            reading, first[0] if first else None, farm_crops, previous_crop
+        )
+        topics, topic_trust = self._topics(scores, strong, crop_known=bool(crops.ids))
         topic = topics[0] if topics else None
-        crops, candidates = self._crops(reading, topic, farm_crops, previous_crop)
+        if topic is not None and reading.keywords and not reading.topic_scores:
+            # The topic came from a pest or weed name alone ("вовчок"): a guess.
+            topic_trust = _TOPIC_KEYWORD
         mode: Literal["answer", "sow_now"] = (
-            "sow_now" if topic in _SOWING and (reading.today or reading.can) else "answer"
+            "sow_now"
+            if topic in _SOWING
+            and (reading.today or reading.can or reading.temperature_c is not None or reading.day)
+            else "answer"
         )
         start = Lookup(
             question=question,
@@ -290,6 +337,7 @@ class KnowledgeBase:
             items=self._items(reading),
             area_ha=reading.area_ha,
             temperature_c=reading.temperature_c,
+            day=reading.day,
             field_words=reading.field_words,
             candidates=candidates,
             threshold=self.data.answer_confidence,
@@ -310,10 +358,10 @@ class KnowledgeBase:
             )
         if self.data.topics[topic].scope == "general":
             cards = self._search(reading, [], [topic], general=True)[:1]
+            if not cards:
+                return replace(start, reason="no_card_for_topic")
             trust = topic_trust * (_CROP_TRUST[crops.source] if crops.ids else 1.0)
-            return replace(
-                start, cards=tuple(cards), confidence=trust if cards else 0.0, reason="answer"
-            )
+            return replace(start, cards=tuple(cards), confidence=trust, reason="answer")
         if not crops.ids:
             return replace(start, reason="ambiguous_crop" if candidates else "no_crop")
         if not with_cards:
@@ -323,7 +371,8 @@ class KnowledgeBase:
         crop_topics = [t for t in topics if self.data.topics[t].scope == "crop"]
         found = self._search(reading, with_cards, crop_topics, general=False)
         cards = [card for card in found if card.topic in crop_topics][: self.data.max_cards]
-        if not cards:
+        if not any(card.topic == topic for card in cards):
+            # Never answer a secondary topic when the one asked first has no card.
             return replace(start, reason="no_card_for_topic", known_topics=self._known(with_cards))
         keyword_only = crops.source == "keyword" or topic_trust == _TOPIC_KEYWORD
         return replace(

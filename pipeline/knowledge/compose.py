@@ -75,6 +75,11 @@ class _Soil:
         )
 
 
+def _lower(name: str) -> str:
+    """A crop name inside a sentence: "соя, цукровий буряк"."""
+    return name[:1].lower() + name[1:]
+
+
 class Composer:
     def __init__(self, kb: KnowledgeBase, catalog: Catalog, vocabulary: Vocabulary) -> None:
         self.kb = kb
@@ -312,21 +317,22 @@ class Composer:
         crop = self._crop(card.crop or "", out.lang)
         lines = [out.text("knowledge.sow_now.title", crop=crop)]
         zones = [lookup.zone] if lookup.zone is not None else list(window.spans)
-        states = {zone: self._date_state(window.span(zone), facts.today) for zone in zones}
+        day = self._day(lookup, facts)
+        states = {zone: self._date_state(window.span(zone), day) for zone in zones}
         info = self.kb.data.crops.get(card.crop or "")
         season = info.season if info is not None else "spring"
         soil = self._soil_state(card, lookup, facts) if season == "spring" else None
         distinct = set(states.values())
         date_state = distinct.pop() if len(distinct) == 1 else "depends"
         lines.append(out.text(f"knowledge.sow_now.{self._verdict(date_state, soil)}"))
-        if lookup.zone is not None and facts.today is not None:
+        if lookup.zone is not None and day is not None:
             span = window.span(lookup.zone)
             assert span is not None
             key = {"in": "date_in", "early": "date_early", "late": "date_late"}[date_state]
             lines.append(
                 out.text(
                     f"knowledge.sow_now.{key}",
-                    today=out.today(facts.today),
+                    day=out.day(day),
                     window=out.span(*span, window.unit),
                 )
             )
@@ -345,10 +351,16 @@ class Composer:
         return lines, lookup.zone is None
 
     @staticmethod
-    def _date_state(span: tuple[float, float] | None, today: date | None) -> str:
-        if span is None or today is None:
+    def _day(lookup: Lookup, facts: FarmFacts) -> float | None:
+        """The day to judge: the one the question names, else the farm's today."""
+        if lookup.day is not None:
+            return date_key(*lookup.day)
+        return date_key(facts.today.month, facts.today.day) if facts.today else None
+
+    @staticmethod
+    def _date_state(span: tuple[float, float] | None, key: float | None) -> str:
+        if span is None or key is None:
             return "unknown"
-        key = date_key(today.month, today.day)
         if key < span[0]:
             return "early"
         return "in" if key <= span[1] else "late"
@@ -397,10 +409,16 @@ class Composer:
 
     def _ask_crop(self, lookup: Lookup, out: ValueText) -> Answer:
         if lookup.candidates:
-            crops = out.join([self._crop(c, out.lang) for c in lookup.candidates])
+            crops = out.join([_lower(self._crop(c, out.lang)) for c in lookup.candidates])
             text = out.text("knowledge.unsure.ask_crop_of", crops=crops)
         else:
-            text = out.text("knowledge.unsure.ask_crop")
+            known = out.join([_lower(c.name.get(out.lang)) for c in self.kb.data.crops.values()])
+            text = "\n".join(
+                [
+                    out.text("knowledge.unsure.ask_crop"),
+                    out.text("knowledge.unsure.crops_known", crops=known),
+                ]
+            )
         return Answer(text=text, unsure=False, asks="crop")
 
     def _unsure(self, lookup: Lookup, out: ValueText, level: Expertise) -> Answer:
@@ -408,9 +426,12 @@ class Composer:
         lines: list[str] = []
         if lookup.reason == "no_card_for_crop" and crop is not None:
             lines.append(out.text("knowledge.unsure.no_crop_card", crop=crop))
-        elif lookup.reason == "no_card_for_topic" and crop is not None and lookup.topic:
+        elif lookup.reason == "no_card_for_topic" and lookup.topic:
             topic = out.text(f"knowledge.topic.{lookup.topic}")
-            lines.append(out.text("knowledge.unsure.no_topic_card", crop=crop, topic=topic))
+            if crop is not None and self.kb.data.topics[lookup.topic].scope == "crop":
+                lines.append(out.text("knowledge.unsure.no_topic_card", crop=crop, topic=topic))
+            else:
+                lines.append(out.text("knowledge.unsure.no_topic_general", topic=topic))
         else:
             lines.append(out.text("knowledge.unsure.no_topic"))
         for card in lookup.nearest:

@@ -54,6 +54,11 @@ class QuestionWords:
     winter: tuple[str, ...]
     spring: tuple[str, ...]
     stopwords: tuple[str, ...]
+    #: The topic of a question that names a crop after "після/after".
+    after_topic: str | None = None
+    #: Words that make the next crop a weed ("падалиця соняшнику"), and its topic.
+    volunteer: tuple[str, ...] = ()
+    volunteer_topic: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,6 +420,11 @@ def load_knowledge(
     settings = questions.get("settings", {})
     variants = _variants(questions, known_crops, p)
     listing = _strings(settings.get("listing")) or tuple(topics)
+    after_topic = words.get("after_topic")
+    volunteer_topic = words.get("volunteer_topic")
+    for key, named in (("after_topic", after_topic), ("volunteer_topic", volunteer_topic)):
+        if named is not None and named not in topics:
+            p.add(f"questions.toml [question] {key}", f"unknown topic {named!r}")
     if sorted(listing) != sorted(topics):
         p.add("questions.toml [settings] listing", "must name every topic once")
     if p.found:
@@ -436,6 +446,9 @@ def load_knowledge(
             winter=_strings(words.get("winter")),
             spring=_strings(words.get("spring")),
             stopwords=_strings(words.get("stopwords")),
+            after_topic=after_topic,
+            volunteer=_strings(words.get("volunteer")),
+            volunteer_topic=volunteer_topic,
         ),
         answer_confidence=float(settings.get("answer_confidence", 0.5)),
         max_cards=int(settings.get("max_cards", 3)),

@@ -4,10 +4,8 @@ catalog (``[knowledge]`` and ``[unit]``)."""
 
 from __future__ import annotations
 
-from datetime import date
-
 from pipeline.i18n import Catalog
-from pipeline.knowledge.model import DATE_UNIT, Value, date_key, month_day
+from pipeline.knowledge.model import DATE_UNIT, Value, month_day
 from pipeline.types import Language
 
 __all__ = ["ValueText"]
@@ -44,9 +42,6 @@ class ValueText:
     def day(self, key: float) -> str:
         month, day = month_day(key)
         return self.text("knowledge.date", day=day, month=self.text(f"knowledge.month.{month}"))
-
-    def today(self, today: date) -> str:
-        return self.day(date_key(today.month, today.day))
 
     def span(self, low: float, high: float, unit: str, bound: str | None = None) -> str:
         """One range with its unit ("8–10 °C", "до 14 %", "pH 5,1–5,5")."""
