@@ -107,6 +107,7 @@ class Composer:
         for card in lookup.cards:
             if lookup.mode == "sow_now" and card.value("window") is not None:
                 section, ask = self._sow_now(card, lookup, out, facts)
+                section += self._why(card, out, "expert" if level != "novice" else level)
             else:
                 section, ask = self._card(card, lookup, out, facts, level)
             lines += [*section, ""]
@@ -380,16 +381,16 @@ class Composer:
 
     @staticmethod
     def _verdict(date_state: str, soil: _Soil | None) -> str:
-        if date_state == "late":
-            return "no_late"
-        if date_state == "early":
-            return "no_early"
-        if date_state == "depends":
-            return "depends"
-        state = soil.state if soil is not None else "ok"
-        return {"cold": "no_cold", "border": "borderline", "unknown": "yes_check_soil"}.get(
-            state, "yes"
-        )
+        """The first line: the date rules first, then the soil; an unknown date is
+        never called right."""
+        if date_state in ("late", "early", "depends"):
+            return {"late": "no_late", "early": "no_early", "depends": "depends"}[date_state]
+        state = soil.state if soil is not None else "none"
+        if state in ("cold", "border"):
+            return "no_cold" if state == "cold" else "borderline"
+        if date_state == "in":
+            return "yes" if state in ("ok", "none") else "yes_check_soil"
+        return "soil_ok_check_date" if state == "ok" else "check_both"
 
     # ------------------------------------------------------------------ not sure
 

@@ -256,6 +256,8 @@ def _card(
     )
     if crop is not None and any(item.crop is not None for item in items):
         p.add(where, "only a general card's items name a crop")
+    # Checked even when the card is already wrong, so every problem is reported.
+    values = _values(raw.get("values"), where, data.units, p)
     if text is None or not source_ids or missing:
         return None
     slug = (crop or _GENERAL).removeprefix("crop:")
@@ -265,7 +267,7 @@ def _card(
         topic=topic,
         sources=tuple(data.sources[sid] for sid in source_ids),
         text=text,
-        values=_values(raw.get("values"), where, data.units, p),
+        values=values,
         items=items,
         keywords=_strings(raw.get("keywords")),
     )

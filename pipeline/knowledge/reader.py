@@ -232,7 +232,14 @@ class QuestionReader:
     def _numbers(self, reading: Reading, used: list[bool]) -> None:
         tokens = reading.tokens
         for i, token in enumerate(tokens):
-            if not is_number(token) or i + 1 >= len(tokens):
+            if i + 1 < len(tokens) and self._dates is not None and tokens[i + 1].isdigit():
+                # "May 3", "травня 3": a month name before the day.
+                month = self._dates.months.label(token)
+                if month is not None and 1 <= int(tokens[i + 1]) <= 31:
+                    reading.day = (int(month), int(tokens[i + 1]))
+                    used[i] = used[i + 1] = True
+                    continue
+            if used[i] or not is_number(token) or i + 1 >= len(tokens):
                 continue
             if tokens[i + 1] in self._units.area:
                 reading.area_ha = _number(token)
