@@ -97,7 +97,7 @@ def test_every_oblast_is_mapped_to_a_zone_and_found_by_its_name() -> None:
     reader = RULES.knowledge.reader
     for region in regions.values():
         assert region.zone in ZONES
-        found, zone = reader.place(region.name.uk)
+        found, _ = reader.place(region.name.uk)
         assert found is not None, region.id
         assert regions[found].zone == region.zone, region.id
 
