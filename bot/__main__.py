@@ -8,6 +8,7 @@ import getpass
 import logging
 import os
 import sys
+from pathlib import Path
 
 from pipeline.crewai_env import silence_crewai
 
@@ -31,6 +32,12 @@ def _parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="talk to Stepan in the terminal, no token needed")
     chat.add_argument("--user", default=None, help="who you are in the chat (default: $USER)")
     chat.add_argument("--operator", action="store_true", help="chat as an operator")
+    chat.add_argument(
+        "--files",
+        type=Path,
+        default=None,
+        help="where files the bot sends are saved (default: ./data/chat-files)",
+    )
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
     return parser
 
@@ -63,10 +70,11 @@ def main(argv: list[str] | None = None) -> int:
 
         asyncio.run(run_bot(settings))
     elif args.command == "chat":
-        from bot.console import run_chat
+        from bot.console import DEFAULT_FILES_DIR, run_chat
 
         user = args.user or os.environ.get("USER") or getpass.getuser()
-        asyncio.run(run_chat(settings, user, operator=args.operator))
+        files = args.files or DEFAULT_FILES_DIR
+        asyncio.run(run_chat(settings, user, operator=args.operator, files_dir=files))
     else:
         from db.migrate import upgrade
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from aiogram import Bot, methods
-from aiogram.exceptions import TelegramBadRequest
+from aiogram import methods
 from aiogram.methods.base import Response
-from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
 
+from bot.commands import set_commands
 from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
 from bot.web import ReadingsServer
 from db.migrate import upgrade_async
-from pipeline.i18n import Catalog
 
 logger = logging.getLogger(__name__)
 
@@ -27,40 +25,6 @@ BOT_API_METHODS = (
     methods.AnswerCallbackQuery, methods.EditMessageText, methods.SendDocument,
     methods.SendPhoto, methods.GetFile, methods.SetMyCommands, methods.DeleteWebhook,
 )  # fmt: skip
-
-USER_COMMANDS = ("start", "help", "me", "forget", "whoami")
-OPERATOR_COMMANDS = (
-    *USER_COMMANDS, "profile", "farm", "status", "pending", "approve", "reject", "apply_dict",
-    "pending_stats", "token",
-)  # fmt: skip
-
-
-def _commands(catalog: Catalog, lang: str, names: tuple[str, ...]) -> list[BotCommand]:
-    return [
-        BotCommand(command=name, description=catalog.text(lang, f"bot.commands.{name}"))  # type: ignore[arg-type]
-        for name in names
-    ]
-
-
-async def set_commands(bot: Bot, catalog: Catalog, operators: frozenset[int]) -> None:
-    """Everyone sees the user commands; each operator's chat also lists theirs."""
-    for lang in ("uk", "en"):
-        code = None if lang == "uk" else lang  # Ukrainian is the default list
-        await bot.set_my_commands(
-            _commands(catalog, lang, USER_COMMANDS),
-            scope=BotCommandScopeDefault(),
-            language_code=code,
-        )
-        for operator in operators:
-            try:
-                await bot.set_my_commands(
-                    _commands(catalog, lang, OPERATOR_COMMANDS),
-                    scope=BotCommandScopeChat(chat_id=operator),
-                    language_code=code,
-                )
-            except TelegramBadRequest:
-                # An operator who never opened a chat with the bot: nothing to scope yet.
-                logger.warning("cannot set operator commands for chat %s", operator)
 
 
 def pin_response_models() -> list[type]:

@@ -17,13 +17,14 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from pipeline import gate, reflection
+from pipeline.actions import Action, JournalAction, OnboardingAction, OnboardingChoice, StyleAction
 from pipeline.deep import DeepPath, DeepRequest
-from pipeline.farm.journal import CANCEL, EDIT, WRITE, Journal
+from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.language import detect_language, language_from_telegram
 from pipeline.memory.manager import InteractionRecord, Loaded, MemoryManager
-from pipeline.profiles import STYLES, Style, classifier_context
+from pipeline.profiles import STYLES, classifier_context
 from pipeline.responder import LightRequest, LightResponder
 from pipeline.types import Button, ClassifierContext, DepthDecision, Incoming, Language, Reply
 
@@ -32,7 +33,6 @@ logger = logging.getLogger(__name__)
 # Bot commands that mean a light intent; they go through the same pipeline so they
 # are counted, styled and recorded like any message.
 COMMAND_INTENTS = {"/start": Intent.GREETING, "/help": Intent.HELP}
-JOURNAL_ACTIONS = frozenset({WRITE, EDIT, CANCEL})
 
 
 class DepthClassifier(Protocol):
@@ -171,32 +171,40 @@ class Pipeline:
             code = request.incoming.trace_id[:8]
             return Reply(self.catalog.text(request.lang, "errors.generic", code=code))
 
-    async def handle_action(self, action: str, incoming: Incoming, session: AsyncSession) -> Reply:
-        """A pressed button. ``action`` comes from a client, so it is validated here."""
+    async def handle_action(
+        self, action: Action, incoming: Incoming, session: AsyncSession
+    ) -> Reply:
+        """A pressed button. It comes from a client, so it is checked again here."""
         lang = message_language(incoming)
         try:
-            kind, _, value = action.partition(":")
-            if action == "onboarding:later":
-                return Reply(self.catalog.text(lang, "onboarding.later_reply"))
-            if kind in JOURNAL_ACTIONS:
-                decision = await self.journal.decide(
-                    session, user_id=incoming.user_id, action=action, lang=lang
-                )
-                return decision.reply
-            if kind == "style" and value in STYLES:
-                style: Style = value
-                if await self.memory.set_style(session, incoming.user_id, style):
-                    adverb = self.catalog.text(lang, f"actions.adverb.{style}")
-                    return Reply(self.catalog.text(lang, "actions.style_set", style=adverb))
+            match action:
+                case OnboardingAction(choice=OnboardingChoice.LATER):
+                    return Reply(self.catalog.text(lang, "onboarding.later_reply"))
+                case JournalAction():
+                    decision = await self.journal.decide(
+                        session, user_id=incoming.user_id, action=action, lang=lang
+                    )
+                    return decision.reply
+                case StyleAction(style=style) if style in STYLES:
+                    if await self.memory.set_style(session, incoming.user_id, style):
+                        adverb = self.catalog.text(lang, f"actions.adverb.{style}")
+                        return Reply(self.catalog.text(lang, "actions.style_set", style=adverb))
         except Exception:
             logger.exception("handle_action failed trace=%s", incoming.trace_id)
+        # Onboarding's own buttons outside onboarding, an unknown user, a forged value.
         return Reply(self.catalog.text(lang, "actions.expired"))
 
     def onboarding_offer(self, lang: Language) -> tuple[tuple[Button, ...], ...]:
         return (
             (
-                Button(self.catalog.text(lang, "onboarding.start"), "onboarding:start"),
-                Button(self.catalog.text(lang, "onboarding.later"), "onboarding:later"),
+                Button(
+                    self.catalog.text(lang, "onboarding.start"),
+                    OnboardingAction(OnboardingChoice.START),
+                ),
+                Button(
+                    self.catalog.text(lang, "onboarding.later"),
+                    OnboardingAction(OnboardingChoice.LATER),
+                ),
             ),
         )
 

@@ -1,7 +1,7 @@
 """Onboarding a new user, as pure steps: what to ask, what an answer changes.
 
-The bot keeps the current step in aiogram FSM; the console chat in a variable. Both
-call these functions, so the flow is written once.
+The bot keeps the current step in aiogram FSM (the console chat goes through the same
+dispatcher), so the flow is written once.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import farm as farm_repo
+from pipeline.actions import OnboardingAction, OnboardingChoice
 from pipeline.farm.dictionary import Dictionary
 from pipeline.i18n import Catalog
 from pipeline.profiles import STYLES
@@ -63,19 +64,28 @@ def question(
     catalog: Catalog, lang: Language, step: Step
 ) -> tuple[str, tuple[tuple[Button, ...], ...]]:
     """The question for ``step`` and its buttons (every step has "skip")."""
-    skip = Button(catalog.text(lang, "onboarding.skip"), "onboarding:skip")
+    skip = Button(catalog.text(lang, "onboarding.skip"), OnboardingAction(OnboardingChoice.SKIP))
     text = catalog.text(lang, f"onboarding.ask.{step.value}")
     if step is Step.SENSORS:
         return text, (
             (
-                Button(catalog.text(lang, "onboarding.yes"), "onboarding:sensors_yes"),
-                Button(catalog.text(lang, "onboarding.no"), "onboarding:sensors_no"),
+                Button(
+                    catalog.text(lang, "onboarding.yes"),
+                    OnboardingAction(OnboardingChoice.SENSORS_YES),
+                ),
+                Button(
+                    catalog.text(lang, "onboarding.no"),
+                    OnboardingAction(OnboardingChoice.SENSORS_NO),
+                ),
             ),
             (skip,),
         )
     if step is Step.STYLE:
         styles = tuple(
-            Button(catalog.text(lang, f"actions.button.style_{style}"), f"onboarding:style_{style}")
+            Button(
+                catalog.text(lang, f"actions.button.style_{style}"),
+                OnboardingAction(OnboardingChoice.STYLE, style),
+            )
             for style in STYLES
         )
         return text, (styles, (skip,))
@@ -116,13 +126,13 @@ def _named_ids(kind: str, names: list[str], crops: Dictionary) -> dict[str, str]
     return named
 
 
-def button_answer(step: Step, action: str) -> Changes | None:
-    """Changes from a pressed button (``onboarding:<value>``); None if it does not fit."""
-    value = action.removeprefix("onboarding:")
-    if step is Step.SENSORS and value in ("sensors_yes", "sensors_no"):
-        return Changes(farm={"has_iot_integration": value == "sensors_yes"})
-    if step is Step.STYLE and value.removeprefix("style_") in STYLES:
-        return Changes(user={"preferred_style": value.removeprefix("style_")})
+def button_answer(step: Step, action: OnboardingAction) -> Changes | None:
+    """Changes from a pressed button; None if it does not fit the step."""
+    sensors = (OnboardingChoice.SENSORS_YES, OnboardingChoice.SENSORS_NO)
+    if step is Step.SENSORS and action.choice in sensors:
+        return Changes(farm={"has_iot_integration": action.choice is OnboardingChoice.SENSORS_YES})
+    if step is Step.STYLE and action.choice is OnboardingChoice.STYLE and action.style in STYLES:
+        return Changes(user={"preferred_style": action.style})
     return None
 
 
@@ -160,9 +170,14 @@ class OnboardingFlow:
         return await self._advance(session, user_id, step, changes, lang)
 
     async def answer_button(
-        self, session: AsyncSession, user_id: str, step: Step, action: str, lang: Language
+        self,
+        session: AsyncSession,
+        user_id: str,
+        step: Step,
+        action: OnboardingAction,
+        lang: Language,
     ) -> Turn:
-        if action == "onboarding:skip":
+        if action.choice is OnboardingChoice.SKIP:
             return await self._advance(session, user_id, step, Changes(), lang)
         changes = button_answer(step, action)
         if changes is None:

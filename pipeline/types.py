@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # pipeline.actions needs pipeline.profiles, which imports this module
+    from pipeline.actions import Action
 
 from pipeline.intents import Intent
 
 Mode = Literal["light", "deep"]
 Language = Literal["uk", "en"]
+
+#: `stepan chat` users get Telegram-shaped ids from here up (Telegram's own user ids
+#: stay below 2**52): they share the bot's code path but have no Telegram chat.
+CONSOLE_USER_IDS_FROM = 10**15
 
 #: Every sub-agent the deep path knows, sorted by name (LABELS.md orders crews so).
 CREW_NAMES: tuple[str, ...] = ("iot", "ops", "platform", "spreadsheet", "sustainability")
@@ -61,10 +68,10 @@ class Incoming:
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """An inline button: the label and an opaque action the channel routes back."""
+    """An inline button: the label and the typed action the channel routes back."""
 
     text: str
-    action: str
+    action: Action
 
 
 @dataclass(frozen=True, slots=True)

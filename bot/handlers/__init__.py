@@ -11,11 +11,7 @@ from bot.handlers import (
     me,
     non_text,
     onboarding,
-    operator_farm,
-    operator_profile,
-    operator_sensors,
-    operator_status,
-    operator_terms,
+    operators,
     refusal,
     text,
     whoami,
@@ -35,19 +31,17 @@ def _detach(router: Router) -> None:
 
 def build_root_router() -> Router:
     root = Router(name="root")
+    for feature in operators.FEATURES:
+        _detach(feature)
     routers = (
         errors.router,
         onboarding.router,  # state-bound answers first, so they don't reach the pipeline
         whoami.router,
         commands.router,  # /start, /help
-        operator_profile.router,  # IsOperator on messages and callbacks
-        operator_farm.router,
-        operator_status.router,
-        operator_terms.router,
-        operator_sensors.router,  # /token, CSV readings; other documents go on to non_text
+        operators.build_operators_router(),  # IsOperator on messages and callbacks
         refusal.router,  # operator commands/buttons from non-operators; after the above
         me.router,  # /me, /forget
-        actions.router,  # other buttons the pipeline asked for
+        actions.router,  # the pipeline's buttons; any other callback gets "expired"
         non_text.router,  # photos, voice, stickers...: a polite line
         text.router,  # catch-all: every other text goes to the pipeline; keep last
     )

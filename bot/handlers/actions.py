@@ -1,4 +1,4 @@
-"""Buttons the pipeline put under its replies."""
+"""Buttons the pipeline put under its replies, and any callback nobody else took."""
 
 from __future__ import annotations
 
@@ -7,18 +7,24 @@ from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import Settings
-from bot.handlers._common import deliver, incoming_from
-from bot.keyboards.pipeline import PipelineCD
+from bot.handlers._common import deliver, incoming_from, user_language
+from bot.keyboards.pipeline import JournalCD, OnboardingCD, StyleCD
 from bot.render import edit_text
-from pipeline.handle import JOURNAL_ACTIONS, Pipeline
+from pipeline.handle import Pipeline
+from pipeline.types import Incoming, Reply
 
 router = Router(name=__name__)
 
 
-@router.callback_query(PipelineCD.filter())
-async def on_action(
+def _incoming(query: CallbackQuery, settings: Settings, trace_id: str) -> Incoming:
+    chat_id = query.message.chat.id if query.message else query.from_user.id
+    return incoming_from(query.from_user, chat_id, "", trace_id, settings)
+
+
+@router.callback_query(JournalCD.filter())
+async def on_journal(
     query: CallbackQuery,
-    callback_data: PipelineCD,
+    callback_data: JournalCD,
     bot: Bot,
     pipeline: Pipeline,
     session: AsyncSession,
@@ -27,13 +33,44 @@ async def on_action(
 ) -> None:
     # Answer first: Telegram shows a spinner on the button until we do.
     await query.answer()
-    chat_id = query.message.chat.id if query.message else query.from_user.id
-    incoming = incoming_from(query.from_user, chat_id, "", trace_id, settings)
-    reply = await pipeline.handle_action(callback_data.action, incoming, session)
+    incoming = _incoming(query, settings, trace_id)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming, session)
     message = query.message
-    if callback_data.kind in JOURNAL_ACTIONS and isinstance(message, Message) and message.text:
+    if isinstance(message, Message) and message.text:
         # A consent card answers in place: it then shows what happened, and its
         # buttons are gone so nobody taps them again.
         await edit_text(bot, message.chat.id, message.message_id, reply.text, None)
         return
     await deliver(bot, pipeline, session, incoming, reply)
+
+
+@router.callback_query(StyleCD.filter())
+@router.callback_query(OnboardingCD.filter())
+async def on_action(
+    query: CallbackQuery,
+    callback_data: StyleCD | OnboardingCD,
+    bot: Bot,
+    pipeline: Pipeline,
+    session: AsyncSession,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    await query.answer()
+    incoming = _incoming(query, settings, trace_id)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming, session)
+    await deliver(bot, pipeline, session, incoming, reply)
+
+
+@router.callback_query()
+async def on_unknown(
+    query: CallbackQuery,
+    bot: Bot,
+    pipeline: Pipeline,
+    session: AsyncSession,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    """Forged or malformed data, or a button of an older version of Stepan."""
+    await query.answer()
+    text = pipeline.catalog.text(user_language(query.from_user), "actions.expired")
+    await deliver(bot, pipeline, session, _incoming(query, settings, trace_id), Reply(text))

@@ -1,13 +1,42 @@
-"""/start and /help: light intents, answered through the pipeline like any text."""
+"""/start and /help: light intents, answered through the pipeline like any text;
+/help then lists the commands (bot/commands.py) the asker may use."""
 
 from __future__ import annotations
 
-from aiogram import Router
-from aiogram.filters import Command, CommandStart
+from dataclasses import replace
 
-from bot.handlers._common import answer_text
+from aiogram import Bot, Router
+from aiogram.filters import Command, CommandStart
+from aiogram.types import Message
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.commands import help_list
+from bot.config import Settings
+from bot.handlers._common import answer_text, deliver, incoming_from, user_language
+from pipeline.handle import Pipeline
 
 router = Router(name=__name__)
 
 router.message.register(answer_text, CommandStart())
-router.message.register(answer_text, Command("help"))
+
+
+@router.message(Command("help"))
+async def on_help(
+    message: Message,
+    bot: Bot,
+    pipeline: Pipeline,
+    session: AsyncSession,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    if message.from_user is None or message.text is None:
+        return
+    incoming = incoming_from(
+        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
+    )
+    reply = await pipeline.handle_message(incoming, session)
+    commands = help_list(
+        pipeline.catalog, user_language(message.from_user), operator=incoming.is_operator
+    )
+    reply = replace(reply, text=f"{reply.text}\n\n{commands}")
+    await deliver(bot, pipeline, session, incoming, reply)

@@ -1,20 +1,20 @@
-"""A user's own memory: /me shows it, /forget deletes it after a confirm button."""
+"""A user's own memory: /me shows it (its style buttons are StyleCD, answered in
+actions), /forget deletes it after a confirm button."""
 
 from __future__ import annotations
 
 import logging
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._common import telegram_user_id, user_language
-from bot.keyboards.me import MeCD, forget_keyboard, me_keyboard
+from bot.keyboards.me import ForgetCD, forget_keyboard, me_keyboard
 from bot.render import edit_text
 from pipeline.cards import my_memory
 from pipeline.handle import Pipeline
-from pipeline.profiles import STYLES
 
 logger = logging.getLogger(__name__)
 
@@ -41,28 +41,17 @@ async def on_forget(message: Message, pipeline: Pipeline) -> None:
     )
 
 
-@router.callback_query(MeCD.filter(F.action == "style"), MeCD.filter(F.value.in_(STYLES)))
-async def on_style(
-    query: CallbackQuery, callback_data: MeCD, pipeline: Pipeline, session: AsyncSession
-) -> None:
-    lang, catalog = user_language(query.from_user), pipeline.catalog
-    user_id = telegram_user_id(query.from_user)
-    saved = await pipeline.memory.set_style(session, user_id, callback_data.value)  # type: ignore[arg-type]
-    adverb = catalog.text(lang, f"actions.adverb.{callback_data.value}")
-    await query.answer(
-        catalog.text(lang, "actions.style_set", style=adverb)
-        if saved
-        else catalog.text(lang, "admin.no_user")
-    )
-
-
-@router.callback_query(MeCD.filter(F.action.in_({"forget", "keep"})))
+@router.callback_query(ForgetCD.filter())
 async def on_forget_answer(
-    query: CallbackQuery, callback_data: MeCD, bot: Bot, pipeline: Pipeline, session: AsyncSession
+    query: CallbackQuery,
+    callback_data: ForgetCD,
+    bot: Bot,
+    pipeline: Pipeline,
+    session: AsyncSession,
 ) -> None:
     lang, catalog = user_language(query.from_user), pipeline.catalog
     await query.answer()
-    if callback_data.action == "forget":
+    if callback_data.confirm:
         # Only the presser's own data: the callback carries no user id to forge.
         try:
             await pipeline.memory.forget(session, telegram_user_id(query.from_user))

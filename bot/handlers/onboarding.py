@@ -10,8 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.filters import InState, PlainText
 from bot.handlers._common import telegram_user_id, user_language
-from bot.keyboards.pipeline import PipelineCD
+from bot.keyboards.pipeline import OnboardingCD
 from bot.render import send_reply
+from pipeline.actions import OnboardingChoice
 from pipeline.onboarding import OnboardingFlow, Step, Turn
 from pipeline.types import Reply
 
@@ -35,7 +36,7 @@ async def _step(state: FSMContext) -> Step | None:
     return Step(value) if isinstance(value, str) and value in set(Step) else None
 
 
-@router.callback_query(PipelineCD.filter((F.kind == "onboarding") & (F.value == "start")))
+@router.callback_query(OnboardingCD.filter(F.choice == OnboardingChoice.START))
 async def on_start(
     query: CallbackQuery, bot: Bot, onboarding: OnboardingFlow, state: FSMContext
 ) -> None:
@@ -45,10 +46,10 @@ async def on_start(
     await _show(onboarding.start(user_language(query.from_user)), chat_id, bot, state)
 
 
-@router.callback_query(InState(Onboarding.active), PipelineCD.filter(F.kind == "onboarding"))
+@router.callback_query(InState(Onboarding.active), OnboardingCD.filter())
 async def on_button(
     query: CallbackQuery,
-    callback_data: PipelineCD,
+    callback_data: OnboardingCD,
     bot: Bot,
     onboarding: OnboardingFlow,
     session: AsyncSession,
@@ -63,7 +64,7 @@ async def on_button(
         session,
         telegram_user_id(query.from_user),
         step,
-        callback_data.action,
+        callback_data.to_action(),
         user_language(query.from_user),
     )
     chat_id = query.message.chat.id if query.message else query.from_user.id

@@ -7,12 +7,11 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.filters import IsOperator
 from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
-from pipeline.admin import PHASES, Edit, parse_farm_edit
+from pipeline.admin import Edit, parse_farm_edit
 from pipeline.cards import farm_card
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -20,8 +19,6 @@ from pipeline.memory.manager import Loaded
 from pipeline.types import Language
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
-router.callback_query.filter(IsOperator())
 
 
 def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
@@ -56,7 +53,7 @@ async def on_farm(
     )
 
 
-@router.callback_query(FarmCD.filter(F.phase.in_(PHASES)))
+@router.callback_query(FarmCD.filter())
 async def on_phase_button(
     query: CallbackQuery, callback_data: FarmCD, bot: Bot, pipeline: Pipeline, session: AsyncSession
 ) -> None:

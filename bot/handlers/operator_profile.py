@@ -7,7 +7,6 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.filters import IsOperator
 from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import ProfileCD, profile_keyboard
@@ -20,8 +19,6 @@ from pipeline.memory.manager import Loaded
 from pipeline.types import Language
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
-router.callback_query.filter(IsOperator())
 
 
 async def _apply(

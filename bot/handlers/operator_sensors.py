@@ -18,7 +18,6 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Document, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.filters import IsOperator
 from bot.handlers._cards import target_of
 from bot.handlers._common import user_language
 from bot.render import with_retry_after
@@ -32,7 +31,6 @@ from pipeline.types import Language
 logger = logging.getLogger(__name__)
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
 
 #: Bad rows listed in the reply; the rest are counted.
 ERRORS_SHOWN = 10

@@ -6,14 +6,12 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import Message
 
-from bot.filters import IsOperator
 from bot.handlers._common import user_language
 from pipeline.cards import status_card
 from pipeline.i18n import Catalog
 from pipeline.platform_status import PlatformStatus
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
 
 
 @router.message(Command("status"))

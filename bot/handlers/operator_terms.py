@@ -7,7 +7,6 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.filters import IsOperator
 from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
 from pipeline.farm.terms import TermError, TermReview
@@ -15,8 +14,6 @@ from pipeline.i18n import Catalog
 from pipeline.types import Language
 
 router = Router(name=__name__)
-router.message.filter(IsOperator())
-router.callback_query.filter(IsOperator())
 
 
 def _kind(catalog: Catalog, lang: Language, kind: str) -> str:

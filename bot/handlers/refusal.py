@@ -1,6 +1,6 @@
 """Operator commands and buttons from anyone else: a polite refusal, nothing changed.
 
-Placed after the operator routers: their IsOperator filter lets only operators in,
+Placed after the operators router: its IsOperator filter lets only operators in,
 so whatever reaches here for these commands or callback prefixes is not one.
 """
 
@@ -10,19 +10,15 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
+from bot.commands import OPERATOR_ONLY
 from bot.handlers._common import user_language
 from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from pipeline.handle import Pipeline
 
-OPERATOR_COMMANDS = (
-    "profile", "farm", "status", "pending", "approve", "reject", "apply_dict", "pending_stats",
-    "token",
-)  # fmt: skip
-
 router = Router(name=__name__)
 
 
-@router.message(Command(*OPERATOR_COMMANDS))
+@router.message(Command(*OPERATOR_ONLY))
 async def refuse_command(message: Message, pipeline: Pipeline) -> None:
     await message.answer(
         pipeline.catalog.text(user_language(message.from_user), "admin.not_operator")

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from pipeline.admin import PHASES
 from pipeline.i18n import Catalog
-from pipeline.profiles import EXPERTISE_LEVELS, STYLES
+from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Phase
 from pipeline.types import Language
 
 
 class ProfileCD(CallbackData, prefix="pf"):
     user: int  # Telegram id of the profile's owner
-    field: str  # "expertise_level" | "preferred_style"
-    value: str
+    field: Literal["expertise_level", "preferred_style"]
+    value: str  # checked against the field's allowed values when applied
 
 
 class FarmCD(CallbackData, prefix="fm"):
     user: int
-    phase: str
+    phase: Phase
 
 
 def profile_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:

@@ -6,14 +6,17 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.keyboards.pipeline import StyleCD
 from pipeline.i18n import Catalog
 from pipeline.profiles import STYLES
 from pipeline.types import Language
 
 
-class MeCD(CallbackData, prefix="me"):
-    action: str  # "style" | "forget" | "keep"
-    value: str = ""
+class ForgetCD(CallbackData, prefix="fg"):
+    """The answer to "delete everything about me?". It carries no user id: only the
+    presser's own data can be deleted, so there is nothing to forge."""
+
+    confirm: bool
 
 
 def me_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
@@ -21,13 +24,13 @@ def me_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
     for style in STYLES:
         builder.button(
             text=catalog.text(lang, f"actions.button.style_{style}"),
-            callback_data=MeCD(action="style", value=style),
+            callback_data=StyleCD(style=style),
         )
     return builder.as_markup()
 
 
 def forget_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
     builder = InlineKeyboardBuilder()
-    builder.button(text=catalog.text(lang, "me.forget_yes"), callback_data=MeCD(action="forget"))
-    builder.button(text=catalog.text(lang, "me.forget_no"), callback_data=MeCD(action="keep"))
+    builder.button(text=catalog.text(lang, "me.forget_yes"), callback_data=ForgetCD(confirm=True))
+    builder.button(text=catalog.text(lang, "me.forget_no"), callback_data=ForgetCD(confirm=False))
     return builder.as_markup()

@@ -1,28 +1,65 @@
-"""Buttons the pipeline asks for, as typed callback data."""
+"""Buttons the pipeline asks for: one typed CallbackData class per kind of action.
+
+Each class packs one `pipeline.actions` type and unpacks back to it; aiogram
+validates the fields when a callback comes in, so forged data (an unknown style, a
+draft id that is not a number) matches no handler and gets the "expired" answer.
+"""
 
 from __future__ import annotations
+
+from typing import assert_never
 
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
+from pipeline.actions import (
+    Action,
+    JournalAction,
+    JournalVerb,
+    OnboardingAction,
+    OnboardingChoice,
+    StyleAction,
+)
+from pipeline.profiles import Style
 from pipeline.types import Button
 
 
-class PipelineCD(CallbackData, prefix="p"):
-    """A pipeline action ``kind:value`` (e.g. ``style:brief``), validated again by the
-    pipeline when it comes back. Two fields because ":" is CallbackData's separator."""
+class StyleCD(CallbackData, prefix="st"):
+    style: Style
 
-    kind: str
-    value: str = ""
+    def to_action(self) -> StyleAction:
+        return StyleAction(self.style)
 
-    @classmethod
-    def of(cls, action: str) -> PipelineCD:
-        kind, _, value = action.partition(":")
-        return cls(kind=kind, value=value)
 
-    @property
-    def action(self) -> str:
-        return f"{self.kind}:{self.value}" if self.value else self.kind
+class JournalCD(CallbackData, prefix="jr"):
+    verb: JournalVerb
+    draft: int
+
+    def to_action(self) -> JournalAction:
+        return JournalAction(self.verb, self.draft)
+
+
+class OnboardingCD(CallbackData, prefix="ob"):
+    choice: OnboardingChoice
+    style: Style | None = None
+
+    def to_action(self) -> OnboardingAction:
+        return OnboardingAction(self.choice, self.style)
+
+
+ActionCD = StyleCD | JournalCD | OnboardingCD
+
+
+def callback_data(action: Action) -> ActionCD:
+    match action:
+        case StyleAction(style=style):
+            return StyleCD(style=style)
+        case JournalAction(verb=verb, draft_id=draft):
+            return JournalCD(verb=verb, draft=draft)
+        case OnboardingAction(choice=choice, style=style):
+            return OnboardingCD(choice=choice, style=style)
+        case _:
+            assert_never(action)
 
 
 def keyboard(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:
@@ -32,7 +69,7 @@ def keyboard(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | Non
         inline_keyboard=[
             [
                 InlineKeyboardButton(
-                    text=button.text, callback_data=PipelineCD.of(button.action).pack()
+                    text=button.text, callback_data=callback_data(button.action).pack()
                 )
                 for button in row
             ]

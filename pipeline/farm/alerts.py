@@ -37,7 +37,7 @@ from pipeline.farm.sensors import LatestReading, latest_readings, sensor_types
 from pipeline.i18n import Catalog
 from pipeline.memory.manager import MemoryManager
 from pipeline.profiles import AlertThresholds
-from pipeline.types import Language
+from pipeline.types import CONSOLE_USER_IDS_FROM, Language
 
 logger = logging.getLogger(__name__)
 
@@ -109,7 +109,9 @@ def thresholds_of(raw: dict[str, Any] | None, farm_id: str) -> AlertThresholds:
 def telegram_chat(user_id: str) -> int | None:
     """``tg:<id>`` -> the private chat id; None for anyone else (console users...)."""
     prefix, _, rest = user_id.partition(":")
-    return int(rest) if prefix == "tg" and rest.isdigit() else None
+    if prefix != "tg" or not rest.isdigit() or int(rest) >= CONSOLE_USER_IDS_FROM:
+        return None
+    return int(rest)
 
 
 @dataclass(frozen=True, slots=True)

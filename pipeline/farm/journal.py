@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
+from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
 from pipeline.farm.parsing import OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
@@ -19,8 +20,6 @@ from pipeline.intents import Intent
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
-
-WRITE, EDIT, CANCEL = "op_write", "op_edit", "op_cancel"
 
 
 class FarmEnsurer(Protocol):
@@ -125,22 +124,21 @@ class Journal:
         )
 
     async def decide(
-        self, session: AsyncSession, *, user_id: str, action: str, lang: Language
+        self, session: AsyncSession, *, user_id: str, action: JournalAction, lang: Language
     ) -> Decision:
         """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it."""
-        kind, _, raw_id = action.partition(":")
-        draft = await repo.draft(session, int(raw_id), lock=True) if raw_id.isdigit() else None
-        if draft is None or draft.user_id != user_id or kind not in (WRITE, EDIT, CANCEL):
+        draft = await repo.draft(session, action.draft_id, lock=True)
+        if draft is None or draft.user_id != user_id or action.verb not in set(JournalVerb):
             await session.rollback()
             return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
         payload = dict(draft.payload)  # read before a rollback expires the row
         if draft.status == "written":
             await session.rollback()
             return Decision(Reply(self._written_card(payload, lang, again=True)), 0)
-        if draft.status == "cancelled" or kind != WRITE:
+        if draft.status == "cancelled" or action.verb is not JournalVerb.WRITE:
             draft.status = "cancelled"
             await session.commit()
-            key = "journal.edit" if kind == EDIT else "journal.cancelled"
+            key = "journal.edit" if action.verb is JournalVerb.EDIT else "journal.cancelled"
             return Decision(Reply(self._catalog.text(lang, key)), 0)
         written = await self._write(session, draft)
         draft.status = "written"
@@ -180,12 +178,15 @@ class Journal:
         return written
 
     def _buttons(self, draft_id: int, lang: Language) -> tuple[tuple[Button, ...], ...]:
-        text = self._catalog.text
+        labels = {
+            JournalVerb.WRITE: "journal.write",
+            JournalVerb.EDIT: "journal.edit_button",
+            JournalVerb.CANCEL: "journal.cancel",
+        }
         return (
-            (
-                Button(text(lang, "journal.write"), f"{WRITE}:{draft_id}"),
-                Button(text(lang, "journal.edit_button"), f"{EDIT}:{draft_id}"),
-                Button(text(lang, "journal.cancel"), f"{CANCEL}:{draft_id}"),
+            tuple(
+                Button(self._catalog.text(lang, key), JournalAction(verb, draft_id))
+                for verb, key in labels.items()
             ),
         )
 

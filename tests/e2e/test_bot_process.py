@@ -14,6 +14,9 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 
+from bot.commands import help_list
+from bot.keyboards.pipeline import OnboardingCD, StyleCD
+from pipeline.actions import OnboardingChoice
 from pipeline.i18n import Catalog
 from tests.e2e.conftest import BotProcess, StartBot
 from tests.fakes.bot_api import FakeBotAPI, SentCall
@@ -55,7 +58,11 @@ async def test_greeting_is_personal_and_a_style_button_works(
     assert "Олена" in first.params["text"]
     buttons = _buttons(first)
     assert buttons, "a first greeting offers buttons"
-    assert all(b["callback_data"].startswith("p:") for b in buttons)
+    # Typed callback data: each button unpacks as an onboarding choice.
+    assert [OnboardingCD.unpack(b["callback_data"]).choice for b in buttons] == [
+        OnboardingChoice.START,
+        OnboardingChoice.LATER,
+    ]
     assert "parse_mode" not in first.params
 
     # A later greeting: still personal, no buttons.
@@ -66,7 +73,7 @@ async def test_greeting_is_personal_and_a_style_button_works(
 
     # Press "brief" under the first reply.
     since = len(api.sent)
-    api.push_callback(user, "p:style:brief", message_id=first.result["message_id"])
+    api.push_callback(user, StyleCD(style="brief").pack(), message_id=first.result["message_id"])
     answered = await api.wait_for(
         lambda c: c.method == "answerCallbackQuery", timeout=REPLY_TIMEOUT, since=since
     )
@@ -91,10 +98,12 @@ async def test_forged_button_data_is_refused_politely(
     api.push_message(user, "дякую", first_name="Петро")
     reply = await _reply(api, user)
 
-    api.push_callback(user, "p:style:evil", message_id=reply.result["message_id"])
-    refused = await _reply(api, user, 2)
+    # A style the bot does not know, and data of no kind it sends (an older version's).
+    api.push_callback(user, "st:evil", message_id=reply.result["message_id"])
+    api.push_callback(user, "p:style:brief", message_id=reply.result["message_id"])
+    refused = [await _reply(api, user, n) for n in (2, 3)]
 
-    assert refused.params["text"] == catalog.text("uk", "actions.expired")
+    assert [r.params["text"] for r in refused] == [catalog.text("uk", "actions.expired")] * 2
     row = bot_process.user_row(user)
     assert row is not None
     assert row["preferred_style"] != "evil"
@@ -110,7 +119,9 @@ async def test_start_and_help(
 
     api.push_message(user, "/help", first_name="Марія")
     help_reply = await _reply(api, user, 2)
-    assert help_reply.params["text"] == catalog.text("uk", "light.help")
+    # The help text, then the commands a farmer may use (the registry's list).
+    commands = help_list(catalog, "uk", operator=False)
+    assert help_reply.params["text"] == f"{catalog.text('uk', 'light.help')}\n\n{commands}"
 
     # The command menu was set for both languages at start-up.
     assert {c["command"] for c in api.commands()} >= {"start", "help"}

@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from db.models import FarmProfileRow, UserProfileRow
+from pipeline.actions import JournalVerb
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
 
@@ -222,7 +223,7 @@ async def test_status_lists_jobs(harness: Harness) -> None:
 
 
 async def test_operator_commands_registered_in_their_scope(harness: Harness) -> None:
-    from bot.app import set_commands
+    from bot.commands import set_commands
 
     await set_commands(harness.bot, harness.core.pipeline.catalog, frozenset({OPERATOR}))
     default = {c["command"] for c in harness.api.commands()}
@@ -244,7 +245,7 @@ async def test_record_card_and_term_review_through_the_bot(harness: Harness) -> 
         b["callback_data"]
         for row in card.params["reply_markup"]["inline_keyboard"]
         for b in row
-        if b["callback_data"].startswith("p:op_write")
+        if b["callback_data"].startswith(f"jr:{JournalVerb.WRITE}:")
     )
     since = len(harness.api.sent)
     await harness.press(FARMER, write, harness.message_id(card))

@@ -7,9 +7,10 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import func, select, text
 
-from bot.keyboards.me import MeCD
-from bot.keyboards.pipeline import PipelineCD
+from bot.keyboards.me import ForgetCD
+from bot.keyboards.pipeline import OnboardingCD, StyleCD
 from db.models import Base, FarmProfileRow, UserProfileRow
+from pipeline.actions import OnboardingChoice
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
 
@@ -43,10 +44,14 @@ async def test_me_shows_memory_and_style_buttons(harness: Harness) -> None:
     buttons = [
         b["callback_data"] for row in card.params["reply_markup"]["inline_keyboard"] for b in row
     ]
-    assert MeCD(action="style", value="detailed").pack() in buttons
-    await harness.press(
-        FARMER, MeCD(action="style", value="detailed").pack(), harness.message_id(card)
-    )
+    assert StyleCD(style="detailed").pack() in buttons
+    since = len(harness.api.sent)
+    await harness.press(FARMER, StyleCD(style="detailed").pack(), harness.message_id(card))
+    # The same style button as under any reply: answered with a message.
+    catalog = harness.core.pipeline.catalog
+    adverb = catalog.text("uk", "actions.adverb.detailed")
+    confirm = await harness.reply(FARMER, since)
+    assert confirm.text == catalog.text("uk", "actions.style_set", style=adverb)
     async with harness.core.session_factory() as session:
         row = await session.get(UserProfileRow, f"tg:{FARMER}")
     assert row is not None and row.preferred_style == "detailed"
@@ -59,12 +64,12 @@ async def test_forget_after_confirm_leaves_nothing(harness: Harness) -> None:
     confirm = await harness.say(FARMER, "/forget")
     # "Keep" first: nothing is deleted.
     since = len(harness.api.sent)
-    await harness.press(FARMER, MeCD(action="keep").pack(), harness.message_id(confirm))
+    await harness.press(FARMER, ForgetCD(confirm=False).pack(), harness.message_id(confirm))
     await harness.reply(FARMER, since)
     assert (await _rows_mentioning(harness, f"tg:{FARMER}"))["interactions"] == 3
     confirm = await harness.say(FARMER, "/forget")
     since = len(harness.api.sent)
-    await harness.press(FARMER, MeCD(action="forget").pack(), harness.message_id(confirm))
+    await harness.press(FARMER, ForgetCD(confirm=True).pack(), harness.message_id(confirm))
     done = await harness.reply(FARMER, since)
     assert done.text == harness.core.pipeline.catalog.text("uk", "me.forgotten")
     counts = await _rows_mentioning(harness, f"tg:{FARMER}")
@@ -92,7 +97,7 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
         for row in greeting.params["reply_markup"]["inline_keyboard"]
         for b in row
     ]
-    start = PipelineCD.of("onboarding:start").pack()
+    start = OnboardingCD(choice=OnboardingChoice.START).pack()
     assert start in offer
     since = len(harness.api.sent)
     await harness.press(FARMER, start, harness.message_id(greeting))
@@ -105,12 +110,14 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
     assert "датчики" in (sensors.text or "")
     since = len(harness.api.sent)
     await harness.press(
-        FARMER, PipelineCD.of("onboarding:sensors_yes").pack(), harness.message_id(sensors)
+        FARMER,
+        OnboardingCD(choice=OnboardingChoice.SENSORS_YES).pack(),
+        harness.message_id(sensors),
     )
     style_q = await harness.reply(FARMER, since)
     since = len(harness.api.sent)
     await harness.press(
-        FARMER, PipelineCD.of("onboarding:skip").pack(), harness.message_id(style_q)
+        FARMER, OnboardingCD(choice=OnboardingChoice.SKIP).pack(), harness.message_id(style_q)
     )
     done = await harness.reply(FARMER, since)
     assert done.text == harness.core.pipeline.catalog.text("uk", "onboarding.done")
@@ -139,7 +146,7 @@ async def test_onboarding_can_be_postponed(harness: Harness) -> None:
     greeting = await harness.say(FARMER, "привіт")
     since = len(harness.api.sent)
     await harness.press(
-        FARMER, PipelineCD.of("onboarding:later").pack(), harness.message_id(greeting)
+        FARMER, OnboardingCD(choice=OnboardingChoice.LATER).pack(), harness.message_id(greeting)
     )
     reply = await harness.reply(FARMER, since)
     assert reply.text == harness.core.pipeline.catalog.text("uk", "onboarding.later_reply")

@@ -1,4 +1,5 @@
-"""The terminal chat: same pipeline and database, driven by piped input."""
+"""The terminal chat: the whole bot (the same dispatcher as Telegram), driven by piped
+input, with the Bot API answered locally."""
 
 from __future__ import annotations
 
@@ -8,16 +9,38 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.console import chat
+from bot.commands import help_list
+from bot.console import chat, console_user_id
 from bot.factory import build_core
+from pipeline.i18n import Catalog
 from tests.conftest import REPO, make_settings
 
+CATALOG = Catalog.load()
 
-async def _chat(sqlite_url: str, lines: list[str], user: str = "olena") -> str:
+
+def _text(key: str, **params: object) -> str:
+    return CATALOG.text("uk", key, **params)
+
+
+async def _chat(
+    sqlite_url: str,
+    lines: list[str],
+    user: str = "olena",
+    *,
+    operator: bool = False,
+    files_dir: Path | None = None,
+) -> str:
     core = build_core(make_settings(sqlite_url))
     out = io.StringIO()
     try:
-        await chat(core, user, io.StringIO("\n".join(lines) + "\n"), out, operator=False)
+        await chat(
+            core,
+            user,
+            io.StringIO("\n".join(lines) + "\n"),
+            out,
+            operator=operator,
+            files_dir=files_dir or Path("unused"),
+        )
     finally:
         await core.close()
     return out.getvalue()
@@ -58,6 +81,45 @@ async def test_a_button_number_out_of_range_is_just_text(sqlite_url: str) -> Non
     assert out.count("Степан:") == 2
 
 
+async def test_commands_work_as_in_telegram(sqlite_url: str) -> None:
+    out = await _chat(sqlite_url, ["привіт", "/help", "/whoami", "/me", "#1", "/profile"])
+    assert f"{_text('light.help')}\n\n{help_list(CATALOG, 'uk', operator=False)}" in out
+    role = _text("admin.role_user")
+    assert _text("admin.whoami", telegram_id=console_user_id("olena"), role=role) in out
+    assert _text("me.header") in out
+    # /me's first button is "brief": the same style button as in Telegram.
+    assert _text("actions.style_set", style=_text("actions.adverb.brief")) in out
+    # Not an operator: refused, as in Telegram.
+    assert f"Степан: {_text('admin.not_operator')}" in out
+
+
+async def test_operator_commands_and_card_buttons(sqlite_url: str) -> None:
+    out = await _chat(
+        sqlite_url,
+        ["привіт", "/profile", "#3", "/status", "/pending", "/token", "/forget", "#2"],
+        operator=True,
+    )
+    assert "👤" in out and f"tg:{console_user_id('olena')}" in out
+    # "#3" (expert) answers with a toast and edits the card in place.
+    assert f"  ⓘ {_text('admin.saved')}" in out
+    assert "Степан ✎ 👤" in out and _text("cards.set_by_operator") in out
+    assert "✅ database:" in out  # /status
+    assert f"Степан: {_text('terms.none')}" in out  # /pending
+    console_id = console_user_id("olena")
+    issued = _text("sensors.token_issued", token="TOKEN", user=console_id)
+    assert f"Степан: {issued.split('TOKEN')[0]}" in out  # /token: a token for their farm
+    assert f"Степан ✎ {_text('me.kept')}" in out  # /forget, then "keep"
+    assert _text("admin.not_operator") not in out
+
+
+async def test_files_the_bot_sends_are_saved(sqlite_url: str, tmp_path: Path) -> None:
+    files = tmp_path / "chat-files"
+    out = await _chat(sqlite_url, ["привіт", "зроби звіт в excel за жовтень"], files_dir=files)
+    [saved] = list(files.iterdir())
+    assert saved.suffix == ".xlsx" and saved.read_bytes()[:2] == b"PK"  # a zip: xlsx
+    assert f"  (file: {saved})" in out
+
+
 def test_cli_with_piped_input(tmp_path: Path) -> None:
     env = {
         **os.environ,
@@ -67,7 +129,7 @@ def test_cli_with_piped_input(tmp_path: Path) -> None:
     env.pop("STEPAN_BOT_TOKEN", None)
     result = subprocess.run(
         [sys.executable, "-m", "bot", "chat", "--user", "petro"],
-        input="привіт\nхто я\n",
+        input="привіт\nхто я\n/whoami\n",
         capture_output=True,
         text=True,
         env=env,
@@ -77,4 +139,14 @@ def test_cli_with_piped_input(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Привіт, petro!" in result.stdout
     assert "Ви — petro" in result.stdout
+    assert str(console_user_id("petro")) in result.stdout  # /whoami: a command, routed
     assert "Traceback" not in result.stderr
+
+
+def test_console_users_are_never_sent_alerts_in_telegram() -> None:
+    """A console user and a bot user may share the database (./data/stepan.db)."""
+    from pipeline.farm.alerts import telegram_chat
+
+    assert telegram_chat("tg:123456789") == 123456789
+    assert console_user_id("olena") == console_user_id("olena") != console_user_id("petro")
+    assert telegram_chat(f"tg:{console_user_id('olena')}") is None

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pipeline import gate
+from pipeline.actions import JournalAction, JournalVerb
 from pipeline.crew.config import CrewSpec, load_crew
 from pipeline.crew.context import RunContext
 from pipeline.crew.orchestrator import CrewDeepPath
@@ -203,10 +204,10 @@ async def test_recording_keeps_the_consent_card_verbatim(
     llm = use_llm(choose={OPS: "journal_card"})
     reply = await say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора")
     assert reply.text.startswith("📝") and "20 мм" in reply.text
-    assert [b.action.split(":")[0] for b in reply.buttons[0]] == [
-        "op_write",
-        "op_edit",
-        "op_cancel",
+    card = reply.buttons[0][0].action
+    assert isinstance(card, JournalAction)
+    assert [b.action for b in reply.buttons[0]] == [
+        JournalAction(verb, card.draft_id) for verb in JournalVerb
     ]
     assert agent_roles(llm) == {OPS}
 

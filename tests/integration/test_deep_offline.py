@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
+from pipeline.actions import JournalAction, JournalVerb
 from pipeline.crew.tools import FarmTools
 from pipeline.deep import ComposerDeepPath
 from pipeline.handle import Pipeline
@@ -183,10 +184,10 @@ async def test_recording_gives_a_consent_card(
     reply = await say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора")
     assert reply.intent == "recording" and reply.crew == ("ops",)
     assert reply.text.startswith("📝") and "20 мм" in reply.text
-    assert [b.action.split(":")[0] for b in reply.buttons[0]] == [
-        "op_write",
-        "op_edit",
-        "op_cancel",
+    card = reply.buttons[0][0].action
+    assert isinstance(card, JournalAction)
+    assert [b.action for b in reply.buttons[0]] == [
+        JournalAction(verb, card.draft_id) for verb in JournalVerb
     ]
 
 

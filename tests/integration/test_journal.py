@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import FarmProfileRow, FieldRow, OperationRow, PendingTermRow
+from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.terms import TermError, TermReview
 from pipeline.handle import Pipeline
 from pipeline.types import Incoming, Reply
@@ -33,14 +34,22 @@ async def _say(
 
 
 async def _press(
-    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], action: str, user: str = USER
+    pipeline: Pipeline,
+    factory: async_sessionmaker[AsyncSession],
+    action: JournalAction,
+    user: str = USER,
 ) -> Reply:
     async with factory() as session:
         return await pipeline.handle_action(action, _incoming("", user=user), session)
 
 
-def _action(reply: Reply, kind: str) -> str:
-    return next(b.action for row in reply.buttons for b in row if b.action.startswith(kind))
+def _action(reply: Reply, verb: JournalVerb) -> JournalAction:
+    return next(
+        b.action
+        for row in reply.buttons
+        for b in row
+        if isinstance(b.action, JournalAction) and b.action.verb is verb
+    )
 
 
 async def _operations(factory: async_sessionmaker[AsyncSession]) -> list[OperationRow]:
@@ -75,9 +84,9 @@ async def test_card_then_write_once(
     card = await _say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора", 10)
     assert "полив" in card.text and "20 мм" in card.text
     assert await _operations(session_factory) == []  # nothing before consent
-    written = await _press(pipeline, session_factory, _action(card, "op_write"))
+    written = await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     assert pipeline.catalog.text("uk", "journal.written") in written.text
-    again = await _press(pipeline, session_factory, _action(card, "op_write"))
+    again = await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     assert pipeline.catalog.text("uk", "journal.already_written") in again.text
     [operation] = await _operations(session_factory)
     assert (operation.op_type, operation.field_id, operation.quantity, operation.unit) == (
@@ -95,8 +104,8 @@ async def test_redelivered_message_writes_once(
     # Telegram redelivers the same message: two cards, but one source message.
     first = await _say(pipeline, session_factory, "внеси обприскування поле 3 2 л/га", 20)
     second = await _say(pipeline, session_factory, "внеси обприскування поле 3 2 л/га", 20)
-    await _press(pipeline, session_factory, _action(first, "op_write"))
-    reply = await _press(pipeline, session_factory, _action(second, "op_write"))
+    await _press(pipeline, session_factory, _action(first, JournalVerb.WRITE))
+    reply = await _press(pipeline, session_factory, _action(second, JournalVerb.WRITE))
     assert pipeline.catalog.text("uk", "journal.already_written") in reply.text
     assert len(await _operations(session_factory)) == 1
 
@@ -105,7 +114,7 @@ async def test_double_tap_at_once_writes_once(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
 ) -> None:
     card = await _say(pipeline, session_factory, "вчора посіяли кукурудзу на Північному", 30)
-    action = _action(card, "op_write")
+    action = _action(card, JournalVerb.WRITE)
     await asyncio.gather(*(_press(pipeline, session_factory, action) for _ in range(5)))
     [operation] = await _operations(session_factory)
     assert operation.op_type == "sowing" and operation.crop_id == "crop:maize"
@@ -115,13 +124,13 @@ async def test_cancel_and_edit_write_nothing(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
 ) -> None:
     card = await _say(pipeline, session_factory, "запиши полив 10 мм поле 3", 40)
-    cancelled = await _press(pipeline, session_factory, _action(card, "op_cancel"))
+    cancelled = await _press(pipeline, session_factory, _action(card, JournalVerb.CANCEL))
     assert cancelled.text == pipeline.catalog.text("uk", "journal.cancelled")
-    assert await _press(pipeline, session_factory, _action(card, "op_write"))
+    assert await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     card = await _say(pipeline, session_factory, "запиши полив 10 мм поле 3", 41)
-    edit = await _press(pipeline, session_factory, _action(card, "op_edit"))
+    edit = await _press(pipeline, session_factory, _action(card, JournalVerb.EDIT))
     assert edit.text == pipeline.catalog.text("uk", "journal.edit")
-    await _press(pipeline, session_factory, _action(card, "op_write"))
+    await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     assert await _operations(session_factory) == []
 
 
@@ -129,7 +138,9 @@ async def test_someone_elses_card_cannot_be_written(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
 ) -> None:
     card = await _say(pipeline, session_factory, "запиши полив 10 мм поле 3", 50)
-    forged = await _press(pipeline, session_factory, _action(card, "op_write"), user="tg:666")
+    forged = await _press(
+        pipeline, session_factory, _action(card, JournalVerb.WRITE), user="tg:666"
+    )
     assert forged.text == pipeline.catalog.text("uk", "actions.expired")
     assert await _operations(session_factory) == []
 
@@ -144,7 +155,7 @@ async def test_unknown_field_waits_for_an_operator_then_completes(
     assert (
         pipeline.catalog.text("uk", "journal.pending_field", term="гора").split("«")[0] in card.text
     )
-    await _press(pipeline, session_factory, _action(card, "op_write"))
+    await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     [operation] = await _operations(session_factory)
     assert operation.field_id is None and operation.pending_term_id is not None
     async with session_factory() as session:

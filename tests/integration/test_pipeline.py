@@ -14,6 +14,14 @@ from bot.factory import build_pipeline
 from db.engine import create_engine
 from db.models import FarmProfileRow, InteractionRow, UserProfileRow
 from pipeline import gate
+from pipeline.actions import (
+    Action,
+    JournalAction,
+    JournalVerb,
+    OnboardingAction,
+    OnboardingChoice,
+    StyleAction,
+)
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.responder import LightRequest
@@ -53,7 +61,10 @@ async def test_greeting_is_light_and_personal(
     assert reply.mode == "light" and reply.intent == "greeting" and reply.crew == ()
     assert "Оксана" in reply.text
     # First contact: onboarding is offered so Stepan knows the farm from day one.
-    assert [b.action for b in reply.buttons[0]] == ["onboarding:start", "onboarding:later"]
+    assert [b.action for b in reply.buttons[0]] == [
+        OnboardingAction(OnboardingChoice.START),
+        OnboardingAction(OnboardingChoice.LATER),
+    ]
     again = await _send(pipeline, session_factory, "привіт")
     assert again.buttons == ()
     assert "Оксана" in again.text
@@ -115,10 +126,10 @@ async def test_deep_request_answers_with_intent(
     assert "ops" in reply.crew
     # Nothing is written without consent: a card with write / edit / cancel.
     assert reply.text.startswith("📝")
-    assert [b.action.split(":")[0] for b in reply.buttons[0]] == [
-        "op_write",
-        "op_edit",
-        "op_cancel",
+    card = reply.buttons[0][0].action
+    assert isinstance(card, JournalAction)
+    assert [b.action for b in reply.buttons[0]] == [
+        JournalAction(verb, card.draft_id) for verb in JournalVerb
     ]
 
 
@@ -220,15 +231,25 @@ async def test_style_button_sets_style(
 ) -> None:
     await _send(pipeline, session_factory, "привіт")
     async with session_factory() as session:
-        reply = await pipeline.handle_action("style:brief", _incoming(""), session)
+        reply = await pipeline.handle_action(StyleAction("brief"), _incoming(""), session)
     assert "коротко" in reply.text
     assert (await _user(session_factory)).preferred_style == "brief"
 
 
-@pytest.mark.parametrize("action", ["style:loud", "drop:table", "", "style:"])
+@pytest.mark.parametrize(
+    "action",
+    [
+        StyleAction("loud"),  # type: ignore[arg-type]
+        StyleAction(""),  # type: ignore[arg-type]
+        JournalAction(JournalVerb.WRITE, 999),  # no such card
+        OnboardingAction(OnboardingChoice.SKIP),  # not in onboarding
+    ],
+)
 async def test_forged_action_changes_nothing(
-    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], action: str
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], action: Action
 ) -> None:
+    """The callback data is typed in the bot (tests/handlers check forged strings);
+    a well-typed action that does not fit is still refused here."""
     await _send(pipeline, session_factory, "привіт")
     async with session_factory() as session:
         reply = await pipeline.handle_action(action, _incoming(""), session)

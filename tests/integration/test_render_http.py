@@ -18,8 +18,9 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
 
-from bot.keyboards.pipeline import PipelineCD
+from bot.keyboards.pipeline import StyleCD
 from bot.render import MAX_RETRY_AFTER, MAX_RETRY_WAIT, TELEGRAM_TEXT_LIMIT, send_reply
+from pipeline.actions import StyleAction
 from pipeline.types import Attachment, Button, Reply
 from tests.fakes.bot_api import FakeBotAPI, SentCall
 
@@ -54,7 +55,9 @@ async def html_bot(api: FakeBotAPI) -> AsyncIterator[Bot]:
     await client.session.close()
 
 
-STYLE_BUTTONS = ((Button("Коротко", "style:brief"), Button("Детально", "style:detailed")),)
+STYLE_BUTTONS = (
+    (Button("Коротко", StyleAction("brief")), Button("Детально", StyleAction("detailed"))),
+)
 
 
 def _long_text() -> str:
@@ -120,8 +123,8 @@ async def test_buttons_only_under_the_last_part(api: FakeBotAPI, bot: Bot) -> No
     rows = markup["inline_keyboard"]
     assert [[button["text"] for button in row] for row in rows] == [["Коротко", "Детально"]]
     data = [button["callback_data"] for button in rows[0]]
-    assert data == ["p:style:brief", "p:style:detailed"]
-    assert PipelineCD.unpack(data[0]).action == "style:brief"
+    assert data == ["st:brief", "st:detailed"]
+    assert StyleCD.unpack(data[0]).to_action() == StyleAction("brief")
     # The fake echoes the keyboard back on the stored message, as Telegram does.
     stored = api.message(CHAT, calls[-1].result["message_id"])
     assert stored is not None

@@ -1,0 +1,100 @@
+"""Every bot command, as data: the one list that feeds the command menu
+(set_my_commands), /help's list and the refusal of operator commands to anyone else.
+
+A command added here without a handler, a catalog description or a place in /help
+fails tests/handlers/test_commands.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
+from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
+
+from pipeline.i18n import Catalog
+from pipeline.types import Language
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    name: str  # without the slash
+    description_key: str  # in pipeline/locales/*.toml
+    operator_only: bool = False
+
+
+def _user(name: str) -> CommandSpec:
+    return CommandSpec(name, f"bot.commands.{name}")
+
+
+def _operator(name: str) -> CommandSpec:
+    return CommandSpec(name, f"bot.commands.{name}", operator_only=True)
+
+
+#: In menu order.
+COMMANDS: tuple[CommandSpec, ...] = (
+    _user("start"),
+    _user("help"),
+    _user("me"),
+    _user("forget"),
+    _user("whoami"),
+    _operator("profile"),
+    _operator("farm"),
+    _operator("status"),
+    _operator("pending"),
+    _operator("approve"),
+    _operator("reject"),
+    _operator("apply_dict"),
+    _operator("pending_stats"),
+    _operator("token"),
+)
+
+OPERATOR_ONLY: tuple[str, ...] = tuple(c.name for c in COMMANDS if c.operator_only)
+
+#: Menu languages: Ukrainian is the default list, English the one for English clients.
+MENU_LANGUAGES: tuple[tuple[Language, str | None], ...] = (("uk", None), ("en", "en"))
+
+
+def commands_for(*, operator: bool) -> tuple[CommandSpec, ...]:
+    return tuple(c for c in COMMANDS if operator or not c.operator_only)
+
+
+def menu(catalog: Catalog, lang: Language, *, operator: bool) -> list[BotCommand]:
+    return [
+        BotCommand(command=c.name, description=catalog.text(lang, c.description_key))
+        for c in commands_for(operator=operator)
+    ]
+
+
+def help_list(catalog: Catalog, lang: Language, *, operator: bool) -> str:
+    """The command list /help ends with; an operator's includes their commands."""
+    lines = [catalog.text(lang, "bot.help_commands")]
+    lines += [
+        catalog.text(
+            lang, "bot.help_line", command=c.name, description=catalog.text(lang, c.description_key)
+        )
+        for c in commands_for(operator=operator)
+    ]
+    return "\n".join(lines)
+
+
+async def set_commands(bot: Bot, catalog: Catalog, operators: frozenset[int]) -> None:
+    """Everyone sees the user commands; each operator's chat also lists theirs."""
+    for lang, code in MENU_LANGUAGES:
+        await bot.set_my_commands(
+            menu(catalog, lang, operator=False), scope=BotCommandScopeDefault(), language_code=code
+        )
+        for operator in operators:
+            try:
+                await bot.set_my_commands(
+                    menu(catalog, lang, operator=True),
+                    scope=BotCommandScopeChat(chat_id=operator),
+                    language_code=code,
+                )
+            except TelegramBadRequest:
+                # An operator who never opened a chat with the bot: nothing to scope yet.
+                logger.warning("cannot set operator commands for chat %s", operator)

@@ -1,0 +1,32 @@
+"""Everything only operators may do, behind one IsOperator filter on messages AND
+callbacks: a forged callback or a command from anyone else never reaches these
+handlers (it goes on to the refusal router)."""
+
+from __future__ import annotations
+
+from aiogram import Router
+
+from bot.filters import IsOperator
+from bot.handlers import (
+    operator_farm,
+    operator_profile,
+    operator_sensors,
+    operator_status,
+    operator_terms,
+)
+
+FEATURES: tuple[Router, ...] = (
+    operator_profile.router,  # /profile and its buttons
+    operator_farm.router,  # /farm and its buttons
+    operator_status.router,  # /status
+    operator_terms.router,  # /pending /approve /reject /apply_dict /pending_stats, buttons
+    operator_sensors.router,  # /token, CSV readings; other documents go on to non_text
+)
+
+
+def build_operators_router(features: tuple[Router, ...] = FEATURES) -> Router:
+    router = Router(name=__name__)
+    router.message.filter(IsOperator())
+    router.callback_query.filter(IsOperator())
+    router.include_routers(*features)
+    return router

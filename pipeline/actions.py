@@ -1,0 +1,57 @@
+"""What a button under a pipeline reply asks for: one small frozen dataclass per kind.
+
+The channel (Telegram, the console) turns each into its own callback data and back
+(`bot/keyboards/pipeline.py`); nothing splits a "kind:value" string by hand. A
+client can forge whatever it sends, so the pipeline checks an action again when it
+comes back (the style is a known one, the journal card is the presser's own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pipeline.profiles import Style
+
+
+class JournalVerb(StrEnum):
+    """The three buttons under a journal card."""
+
+    WRITE = "write"
+    EDIT = "edit"
+    CANCEL = "cancel"
+
+
+@dataclass(frozen=True, slots=True)
+class JournalAction:
+    """✅ / ✏️ / ❌ on the confirmation card of draft ``draft_id``."""
+
+    verb: JournalVerb
+    draft_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class StyleAction:
+    """Answer in this style from now on."""
+
+    style: Style
+
+
+class OnboardingChoice(StrEnum):
+    START = "start"
+    LATER = "later"
+    SKIP = "skip"
+    SENSORS_YES = "sensors_yes"
+    SENSORS_NO = "sensors_no"
+    STYLE = "style"  # with OnboardingAction.style
+
+
+@dataclass(frozen=True, slots=True)
+class OnboardingAction:
+    """A button of the onboarding offer or of one of its questions."""
+
+    choice: OnboardingChoice
+    style: Style | None = None
+
+
+Action = JournalAction | StyleAction | OnboardingAction

@@ -1,0 +1,73 @@
+"""The cheap layer: handlers through `Dispatcher.feed_update`, no HTTP, no polling.
+
+Each test feeds Telegram updates to the bot's real dispatcher (`bot.factory`), with
+aiogram's Bot answered in-process by `bot.local_session` (the same local Bot API as
+`stepan chat`), and asserts the exact requests the bot made and the database state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from bot.factory import Core, build_core, build_dispatcher
+from bot.local_session import ApiCall, LocalBot
+from db.models import UserProfileRow
+from pipeline.i18n import Catalog
+from tests.conftest import make_settings
+
+OPERATOR = 1001
+FARMER = 2002
+INTRUDER = 3003
+
+
+@pytest.fixture
+async def core(sqlite_url: str) -> AsyncIterator[Core]:
+    core = build_core(make_settings(sqlite_url, operator_ids=frozenset({OPERATOR})))
+    try:
+        yield core
+    finally:
+        await core.close()
+
+
+@pytest.fixture
+def tg(core: Core) -> LocalBot:
+    return LocalBot(build_dispatcher(core))
+
+
+@pytest.fixture
+def catalog(core: Core) -> Catalog:
+    return core.pipeline.catalog
+
+
+def requests(calls: list[ApiCall]) -> list[tuple[str, dict[str, Any]]]:
+    """What the bot asked Telegram for, in order (every call was accepted)."""
+    refused = [(call.method, call.error) for call in calls if not call.ok]
+    assert refused == [], refused
+    return [(call.method, call.params) for call in calls]
+
+
+def keyboard(*rows: list[tuple[str, str]]) -> dict[str, Any]:
+    """An inline keyboard as sent: rows of (label, callback data)."""
+    return {
+        "inline_keyboard": [
+            [{"text": text, "callback_data": data} for text, data in row] for row in rows
+        ]
+    }
+
+
+def message_id(call: ApiCall) -> int:
+    assert isinstance(call.result, dict)
+    return int(call.result["message_id"])
+
+
+async def user_row(core: Core, telegram_id: int) -> UserProfileRow | None:
+    async with core.session_factory() as session:
+        return (
+            await session.execute(
+                select(UserProfileRow).where(UserProfileRow.user_id == f"tg:{telegram_id}")
+            )
+        ).scalar_one_or_none()
