@@ -117,8 +117,13 @@ def run(cases: list[Case], rules: Rulebook, composer: Composer) -> list[Outcome]
         passed, wrong = judge(case, answer.text)
         outcomes.append(
             Outcome(
-                case, answer.text, passed, wrong, answer.unsure,
-                (looked - started) * 1000, (done - started) * 1000,
+                case,
+                answer.text,
+                passed,
+                wrong,
+                answer.unsure,
+                (looked - started) * 1000,
+                (done - started) * 1000,
             )
         )
     return outcomes
