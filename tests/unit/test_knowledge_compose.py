@@ -171,5 +171,7 @@ def test_honest_when_unsure_no_numbers_and_an_offer(composer: Composer, question
 def test_asking_for_the_crop_names_the_farms_crops(composer: Composer) -> None:
     answer = ask(composer, "яка норма висіву?", farm_crops=["crop:sunflower", "crop:maize"])
     assert answer.asks == "crop" and "соняшник" in answer.text and "кукурудза" in answer.text
-    bare = ask(composer, "коли сіяти кавуни?")
-    assert bare.asks == "crop" and "агроном" in bare.text
+    unlisted = ask(composer, "коли сіяти фізаліс?")
+    assert unlisted.asks == "crop" and "агроном" in unlisted.text
+    listed = ask(composer, "коли сіяти кавуни?")
+    assert listed.unsure and "«Кавуни»" in listed.text
