@@ -10,16 +10,15 @@ another crop's card) and offers a human agronomist.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.farm.dictionary import DictionaryEntry, Vocabulary
 from pipeline.i18n import Catalog
 from pipeline.knowledge.base import KnowledgeBase, Lookup
-from pipeline.knowledge.model import Card, Item, Value, date_key
+from pipeline.knowledge.model import Card, FarmFacts, Item, Value
 from pipeline.knowledge.render import ValueText
+from pipeline.knowledge.sow_now import sow_now_section
 from pipeline.profiles import Expertise
 from pipeline.text import tokenize
 from pipeline.types import Language
@@ -33,17 +32,6 @@ _UPGRADE = {"kg": ("t", 1000.0), "k_seeds": ("M_seeds", 1000.0)}
 
 
 @dataclass(frozen=True, slots=True)
-class FarmFacts:
-    """What the farm knows that a card does not, as plain values."""
-
-    today: date | None = None
-    #: The latest soil temperature reading, °C.
-    soil_temp_c: float | None = None
-    #: Field name -> area in hectares.
-    fields: Mapping[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
 class Answer:
     text: str
     #: The reply says Stepan does not know: offer the human agronomist.
@@ -51,28 +39,6 @@ class Answer:
     cards: tuple[str, ...] = ()
     #: The one thing the reply asks back, if any.
     asks: Literal["region", "crop"] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Soil:
-    """The farm's soil temperature against the crop's minimum."""
-
-    state: Literal["ok", "border", "cold", "unknown"]
-    temp: float | None
-    low: float
-    high: float
-
-    def line(self, out: ValueText) -> str:
-        key = {"ok": "soil_ok", "border": "soil_border", "cold": "soil_cold"}.get(
-            self.state, "soil_unknown"
-        )
-        temp = out.span(self.temp, self.temp, "C") if self.temp is not None else ""
-        return out.text(
-            f"knowledge.sow_now.{key}",
-            temp=temp,
-            need=out.span(self.low, self.low, "C"),
-            better=out.span(self.high, self.high, "C"),
-        )
 
 
 def _lower(name: str) -> str:
@@ -106,7 +72,7 @@ class Composer:
         asks_region = False
         for card in lookup.cards:
             if lookup.mode == "sow_now" and card.value("window") is not None:
-                section, ask = self._sow_now(card, lookup, out, facts)
+                section, ask = sow_now_section(card, lookup, out, facts, self.kb)
                 section += self._why(card, out, "expert" if level != "novice" else level)
             else:
                 section, ask = self._card(card, lookup, out, facts, level)
@@ -307,90 +273,6 @@ class Composer:
             unit, factor = _UPGRADE[unit]
             low, high = low / factor, high / factor
         return out.span(low, high, unit)
-
-    # ------------------------------------------------------------------ sow now
-
-    def _sow_now(
-        self, card: Card, lookup: Lookup, out: ValueText, facts: FarmFacts
-    ) -> tuple[list[str], bool]:
-        window = card.value("window")
-        assert window is not None
-        crop = self._crop(card.crop or "", out.lang)
-        lines = [out.text("knowledge.sow_now.title", crop=crop)]
-        zones = [lookup.zone] if lookup.zone is not None else list(window.spans)
-        day = self._day(lookup, facts)
-        states = {zone: self._date_state(window.span(zone), day) for zone in zones}
-        info = self.kb.data.crops.get(card.crop or "")
-        season = info.season if info is not None else "spring"
-        soil = self._soil_state(card, lookup, facts) if season == "spring" else None
-        distinct = set(states.values())
-        date_state = distinct.pop() if len(distinct) == 1 else "depends"
-        lines.append(out.text(f"knowledge.sow_now.{self._verdict(date_state, soil)}"))
-        if lookup.zone is not None and day is not None:
-            span = window.span(lookup.zone)
-            assert span is not None
-            key = {"in": "date_in", "early": "date_early", "late": "date_late"}[date_state]
-            lines.append(
-                out.text(
-                    f"knowledge.sow_now.{key}",
-                    day=out.day(day),
-                    window=out.span(*span, window.unit),
-                )
-            )
-        elif lookup.zone is None:
-            lines.append(out.text("knowledge.sow_now.zones"))
-            for zone in self.kb.data.zones:
-                lines.append(
-                    out.text(
-                        "knowledge.zone_line", zone=out.zone(zone), value=out.value(window, zone)
-                    )
-                )
-        if soil is not None:
-            lines.append(soil.line(out))
-        elif season == "winter":
-            lines.append(out.text("knowledge.sow_now.winter_soil"))
-        return lines, lookup.zone is None
-
-    @staticmethod
-    def _day(lookup: Lookup, facts: FarmFacts) -> float | None:
-        """The day to judge: the one the question names, else the farm's today."""
-        if lookup.day is not None:
-            return date_key(*lookup.day)
-        return date_key(facts.today.month, facts.today.day) if facts.today else None
-
-    @staticmethod
-    def _date_state(span: tuple[float, float] | None, key: float | None) -> str:
-        if span is None or key is None:
-            return "unknown"
-        if key < span[0]:
-            return "early"
-        return "in" if key <= span[1] else "late"
-
-    @staticmethod
-    def _soil_state(card: Card, lookup: Lookup, facts: FarmFacts) -> _Soil | None:
-        minimum = card.value("soil_min")
-        span = minimum.span(None) if minimum is not None else None
-        if span is None:
-            return None
-        low, high = span
-        temp = facts.soil_temp_c if facts.soil_temp_c is not None else lookup.temperature_c
-        state: Literal["ok", "border", "cold", "unknown"] = "unknown"
-        if temp is not None:
-            state = "cold" if temp < low else "border" if temp < high else "ok"
-        return _Soil(state, temp, low, high)
-
-    @staticmethod
-    def _verdict(date_state: str, soil: _Soil | None) -> str:
-        """The first line: the date rules first, then the soil; an unknown date is
-        never called right."""
-        if date_state in ("late", "early", "depends"):
-            return {"late": "no_late", "early": "no_early", "depends": "depends"}[date_state]
-        state = soil.state if soil is not None else "none"
-        if state in ("cold", "border"):
-            return "no_cold" if state == "cold" else "borderline"
-        if date_state == "in":
-            return "yes" if state in ("ok", "none") else "yes_check_soil"
-        return "soil_ok_check_date" if state == "ok" else "check_both"
 
     # ------------------------------------------------------------------ not sure
 

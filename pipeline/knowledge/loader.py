@@ -14,16 +14,13 @@ unit, a range whose low is above its high, a zone that does not exist.
 
 from __future__ import annotations
 
-import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from pipeline.knowledge import parse
 from pipeline.knowledge.model import (
-    ALL,
-    DATE_UNIT,
     ZONES,
     Card,
     CropInfo,
@@ -32,17 +29,13 @@ from pipeline.knowledge.model import (
     Source,
     Text,
     TopicSpec,
-    Value,
     Variant,
     Zone,
-    date_key,
 )
 
 __all__ = ["KNOWLEDGE_DIR", "KnowledgeData", "QuestionWords", "load_knowledge"]
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent.parent / "rules" / "knowledge"
-_DATE_RE = re.compile(r"^(\d{2})-(\d{2})$")
-_DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 _GENERAL = "general"
 
 
@@ -83,131 +76,24 @@ class KnowledgeData:
     listing: tuple[str, ...] = ()
 
 
-class _Problems:
-    def __init__(self) -> None:
-        self.found: list[str] = []
-
-    def add(self, where: str, what: str) -> None:
-        self.found.append(f"{where}: {what}")
-
-
-def _read(path: Path) -> Mapping[str, Any]:
-    with path.open("rb") as handle:
-        data = tomllib.load(handle)
-    if data.get("version") != 1:
-        raise ValueError(f"{path.name}: version must be 1")
-    return data
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
-
-
-def _text(raw: Any, where: str, problems: _Problems) -> Text | None:
-    if not isinstance(raw, Mapping):
-        problems.add(where, "needs uk and en text")
-        return None
-    uk, en = str(raw.get("uk", "")).strip(), str(raw.get("en", "")).strip()
-    if not uk or not en:
-        problems.add(where, f"text missing in {'uk' if not uk else 'en'}")
-        return None
-    return Text(uk, en)
-
-
-# ----------------------------------------------------------------------------- values
-
-
-def _date(raw: Any, where: str, problems: _Problems) -> float | None:
-    match = _DATE_RE.match(str(raw))
-    if match is None:
-        problems.add(where, f"date {raw!r} is not MM-DD")
-        return None
-    month, day = int(match.group(1)), int(match.group(2))
-    if not 1 <= month <= 12 or not 1 <= day <= _DAYS_IN_MONTH[month - 1]:
-        problems.add(where, f"date {raw!r} does not exist")
-        return None
-    return date_key(month, day)
-
-
-def _number(raw: Any, unit: str, where: str, problems: _Problems) -> float | None:
-    if unit == DATE_UNIT:
-        return _date(raw, where, problems)
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        problems.add(where, f"{raw!r} is not a number")
-        return None
-    return float(raw)
-
-
-def _span(raw: Any, unit: str, where: str, problems: _Problems) -> tuple[float, float] | None:
-    parts = raw if isinstance(raw, list) else [raw]
-    if len(parts) not in (1, 2):
-        problems.add(where, "a range is [low, high] or one number")
-        return None
-    numbers = [_number(part, unit, where, problems) for part in parts]
-    if any(number is None for number in numbers):
-        return None
-    low, high = cast(float, numbers[0]), cast(float, numbers[-1])
-    if low > high:
-        problems.add(where, f"range not ordered: {parts[0]} > {parts[-1]}")
-        return None
-    return low, high
-
-
-def _value(raw: Any, where: str, units: frozenset[str], problems: _Problems) -> Value | None:
-    if not isinstance(raw, Mapping) or not raw.get("key") or not raw.get("unit"):
-        problems.add(where, "a value needs a key and a unit")
-        return None
-    key, unit = str(raw["key"]), str(raw["unit"])
-    where = f"{where} value {key!r}"
-    if unit != DATE_UNIT and unit not in units:
-        problems.add(where, f"unknown unit {unit!r} (add it to [units] of operations.toml)")
-        return None
-    zone_keys = [name for name in raw if name not in ("key", "unit", "bound")]
-    unknown = [name for name in zone_keys if name != ALL and name not in ZONES]
-    if unknown:
-        problems.add(where, f"unknown zone(s) {unknown}; zones are {list(ZONES)} or 'all'")
-        return None
-    if ALL in zone_keys and len(zone_keys) > 1:
-        problems.add(where, "'all' and zones together")
-        return None
-    if ALL not in zone_keys and sorted(zone_keys) != sorted(ZONES):
-        problems.add(where, f"needs 'all' or every zone {list(ZONES)}")
-        return None
-    bound = raw.get("bound")
-    if bound not in (None, "min", "max"):
-        problems.add(where, f"bound must be 'min' or 'max', not {bound!r}")
-        return None
-    spans: dict[str, tuple[float, float]] = {}
-    for name in zone_keys:
-        span = _span(raw[name], unit, f"{where} [{name}]", problems)
-        if span is None:
-            return None
-        if bound is not None and span[0] != span[1]:
-            problems.add(where, "a bounded value is one number")
-            return None
-        spans[name] = span
-    return Value(key, unit, spans, bound)
-
-
-def _values(raw: Any, where: str, units: frozenset[str], problems: _Problems) -> tuple[Value, ...]:
-    found = (_value(item, where, units, problems) for item in (raw or []))
-    return tuple(value for value in found if value is not None)
-
-
 # ------------------------------------------------------------------------------ cards
 
 
 def _item(
-    raw: Mapping[str, Any], where: str, units: frozenset[str], crops: frozenset[str], p: _Problems
+    raw: Mapping[str, Any],
+    where: str,
+    units: frozenset[str],
+    crops: frozenset[str],
+    p: parse.Problems,
 ) -> Item | None:
-    name = _text(raw.get("name"), f"{where} name", p)
+    name = parse.text(raw.get("name"), f"{where} name", p)
     if name is None:
         return None
     where = f"{where} item {name.en!r}"
-    note = _text(raw["note"], f"{where} note", p) if "note" in raw else None
-    window = _text(raw["window"], f"{where} window", p) if "window" in raw else None
+    note = parse.text(raw["note"], f"{where} note", p) if "note" in raw else None
+    window = parse.text(raw["window"], f"{where} window", p) if "window" in raw else None
     actives_raw = raw.get("actives", {})
-    uk, en = _strings(actives_raw.get("uk")), _strings(actives_raw.get("en"))
+    uk, en = parse.strings(actives_raw.get("uk")), parse.strings(actives_raw.get("en"))
     if len(uk) != len(en):
         p.add(where, "actives need the same list in uk and en")
     crop = raw.get("crop")
@@ -215,8 +101,8 @@ def _item(
         p.add(where, f"unknown crop {crop!r}")
     return Item(
         name=name,
-        terms=_strings(raw.get("terms")),
-        values=_values(raw.get("values"), where, units, p),
+        terms=parse.strings(raw.get("terms")),
+        values=parse.values(raw.get("values"), where, units, p),
         note=note,
         window=window,
         actives=tuple(Text(a, b) for a, b in zip(uk, en, strict=False)),
@@ -242,13 +128,13 @@ def _card(
     if (spec.scope == "crop") != (crop is not None):
         p.add(where, f"topic {topic!r} is a {spec.scope} topic: wrong file")
         return None
-    source_ids = _strings(raw.get("sources"))
+    source_ids = parse.strings(raw.get("sources"))
     if not source_ids:
         p.add(where, "names no source")
     missing = [sid for sid in source_ids if sid not in data.sources]
     if missing:
         p.add(where, f"unknown source(s) {missing}")
-    text = _text(raw.get("text"), f"{where} text", p)
+    text = parse.text(raw.get("text"), f"{where} text", p)
     items = tuple(
         item
         for item in (_item(it, where, data.units, data.crop_ids, p) for it in raw.get("items", []))
@@ -257,7 +143,7 @@ def _card(
     if crop is not None and any(item.crop is not None for item in items):
         p.add(where, "only a general card's items name a crop")
     # Checked even when the card is already wrong, so every problem is reported.
-    values = _values(raw.get("values"), where, data.units, p)
+    values = parse.values(raw.get("values"), where, data.units, p)
     if text is None or not source_ids or missing:
         return None
     slug = (crop or _GENERAL).removeprefix("crop:")
@@ -269,7 +155,7 @@ def _card(
         text=text,
         values=values,
         items=items,
-        keywords=_strings(raw.get("keywords")),
+        keywords=parse.strings(raw.get("keywords")),
     )
 
 
@@ -279,18 +165,18 @@ class _Context:
     crop_ids: frozenset[str]
     topics: Mapping[str, TopicSpec]
     sources: Mapping[str, Source]
-    problems: _Problems
+    problems: parse.Problems
 
 
 # ---------------------------------------------------------------------------- tables
 
 
-def _sources(raw: Mapping[str, Any], p: _Problems) -> dict[str, Source]:
+def _sources(raw: Mapping[str, Any], p: parse.Problems) -> dict[str, Source]:
     found: dict[str, Source] = {}
     for sid, spec in raw.get("sources", {}).items():
         where = f"sources.toml [{sid}]"
-        institution = _text(spec.get("institution"), f"{where} institution", p)
-        document = _text(spec.get("document"), f"{where} document", p)
+        institution = parse.text(spec.get("institution"), f"{where} institution", p)
+        document = parse.text(spec.get("document"), f"{where} document", p)
         url = spec.get("url")
         year = spec.get("year")
         if year is None and not (spec.get("undated") and url):
@@ -302,29 +188,29 @@ def _sources(raw: Mapping[str, Any], p: _Problems) -> dict[str, Source]:
     return found
 
 
-def _topics(raw: Mapping[str, Any], p: _Problems) -> dict[str, TopicSpec]:
+def _topics(raw: Mapping[str, Any], p: parse.Problems) -> dict[str, TopicSpec]:
     found: dict[str, TopicSpec] = {}
     for name, spec in raw.get("topics", {}).items():
         scope = spec.get("scope")
-        terms = _strings(spec.get("terms"))
+        terms = parse.strings(spec.get("terms"))
         if scope not in ("crop", "general") or not terms:
             p.add(f"questions.toml [topics.{name}]", "needs scope crop|general and terms")
             continue
-        found[name] = TopicSpec(name, scope, terms, _strings(spec.get("weak")))
+        found[name] = TopicSpec(name, scope, terms, parse.strings(spec.get("weak")))
     return found
 
 
 def _zones(
-    raw: Mapping[str, Any], p: _Problems
+    raw: Mapping[str, Any], p: parse.Problems
 ) -> tuple[dict[Zone, Text], dict[Zone, tuple[str, ...]]]:
     names: dict[Zone, Text] = {}
     terms: dict[Zone, tuple[str, ...]] = {}
     for zone in ZONES:
         spec = raw.get("zones", {}).get(zone)
-        text = _text(spec.get("name") if spec else None, f"zones.toml [zones.{zone}]", p)
+        text = parse.text(spec.get("name") if spec else None, f"zones.toml [zones.{zone}]", p)
         if text is not None:
             names[zone] = text
-            terms[zone] = _strings(spec.get("terms") if spec else None)
+            terms[zone] = parse.strings(spec.get("terms") if spec else None)
     extra = set(raw.get("zones", {})) - set(ZONES)
     if extra:
         p.add("zones.toml", f"unknown zone(s) {sorted(extra)}")
@@ -332,45 +218,47 @@ def _zones(
 
 
 def _regions(
-    raw: Mapping[str, Any], p: _Problems
+    raw: Mapping[str, Any], p: parse.Problems
 ) -> tuple[dict[str, Region], dict[str, tuple[str, ...]]]:
     regions: dict[str, Region] = {}
     terms: dict[str, tuple[str, ...]] = {}
     for rid, spec in raw.get("oblasts", {}).items():
         where = f"zones.toml [oblasts.{rid}]"
-        name = _text(spec.get("name"), where, p)
+        name = parse.text(spec.get("name"), where, p)
         zone = spec.get("zone")
-        also = _strings(spec.get("also"))
+        also = parse.strings(spec.get("also"))
         bad = [z for z in (zone, *also) if z not in ZONES]
         if bad or zone in also:
             p.add(where, f"zone/also must be among {list(ZONES)} and differ")
             continue
         if name is not None:
             regions[rid] = Region(rid, name, cast(Zone, zone), cast(tuple[Zone, ...], also))
-            terms[rid] = _strings(spec.get("terms"))
+            terms[rid] = parse.strings(spec.get("terms"))
     return regions, terms
 
 
-def _variants(raw: Mapping[str, Any], crop_ids: frozenset[str], p: _Problems) -> dict[str, Variant]:
+def _variants(
+    raw: Mapping[str, Any], crop_ids: frozenset[str], p: parse.Problems
+) -> dict[str, Variant]:
     found: dict[str, Variant] = {}
     for crop, spec in raw.get("variants", {}).items():
-        named = [crop, spec.get("winter"), spec.get("spring"), *_strings(spec.get("default"))]
+        named = [crop, spec.get("winter"), spec.get("spring"), *parse.strings(spec.get("default"))]
         unknown = [cid for cid in named if cid not in crop_ids]
         if unknown or not spec.get("default"):
             p.add(f"questions.toml [variants.{crop}]", f"unknown crop(s) {unknown} or no default")
             continue
         found[crop] = Variant(
-            crop, str(spec["winter"]), str(spec["spring"]), _strings(spec["default"])
+            crop, str(spec["winter"]), str(spec["spring"]), parse.strings(spec["default"])
         )
     return found
 
 
 def _crop_info(
-    raw: Mapping[str, Any], where: str, crop_ids: frozenset[str], p: _Problems
+    raw: Mapping[str, Any], where: str, crop_ids: frozenset[str], p: parse.Problems
 ) -> CropInfo | None:
     spec = raw.get("crop", {})
     crop = spec.get("id")
-    name = _text(spec.get("name"), f"{where} [crop] name", p)
+    name = parse.text(spec.get("name"), f"{where} [crop] name", p)
     if crop not in crop_ids:
         p.add(where, f"crop id {crop!r} is not in rules/crops.toml")
         return None
@@ -387,11 +275,11 @@ def load_knowledge(
     crop_ids: Iterable[str],
 ) -> KnowledgeData:
     """Every file of ``directory``, checked against the unit table and the shared crops."""
-    p = _Problems()
+    p = parse.Problems()
     known_units, known_crops = frozenset(units), frozenset(crop_ids)
-    questions = _read(directory / "questions.toml")
-    zones_raw = _read(directory / "zones.toml")
-    sources = _sources(_read(directory / "sources.toml"), p)
+    questions = parse.read(directory / "questions.toml")
+    zones_raw = parse.read(directory / "zones.toml")
+    sources = _sources(parse.read(directory / "sources.toml"), p)
     topics = _topics(questions, p)
     zones, zone_terms = _zones(zones_raw, p)
     regions, region_terms = _regions(zones_raw, p)
@@ -399,7 +287,7 @@ def load_knowledge(
     crops: dict[str, CropInfo] = {}
     cards: list[Card] = []
     for path in sorted((directory / "cards").glob("*.toml")):
-        raw = _read(path)
+        raw = parse.read(path)
         crop: str | None = None
         if "crop" in raw:
             info = _crop_info(raw, path.name, known_crops, p)
@@ -421,7 +309,7 @@ def load_knowledge(
     words = questions.get("question", {})
     settings = questions.get("settings", {})
     variants = _variants(questions, known_crops, p)
-    listing = _strings(settings.get("listing")) or tuple(topics)
+    listing = parse.strings(settings.get("listing")) or tuple(topics)
     after_topic = words.get("after_topic")
     volunteer_topic = words.get("volunteer_topic")
     for key, named in (("after_topic", after_topic), ("volunteer_topic", volunteer_topic)):
@@ -442,14 +330,14 @@ def load_knowledge(
         topics=topics,
         variants=variants,
         words=QuestionWords(
-            today=_strings(words.get("today")),
-            can=_strings(words.get("can")),
-            after=_strings(words.get("after")),
-            winter=_strings(words.get("winter")),
-            spring=_strings(words.get("spring")),
-            stopwords=_strings(words.get("stopwords")),
+            today=parse.strings(words.get("today")),
+            can=parse.strings(words.get("can")),
+            after=parse.strings(words.get("after")),
+            winter=parse.strings(words.get("winter")),
+            spring=parse.strings(words.get("spring")),
+            stopwords=parse.strings(words.get("stopwords")),
             after_topic=after_topic,
-            volunteer=_strings(words.get("volunteer")),
+            volunteer=parse.strings(words.get("volunteer")),
             volunteer_topic=volunteer_topic,
         ),
         answer_confidence=float(settings.get("answer_confidence", 0.5)),

@@ -5,7 +5,8 @@ under ``pipeline/rules/knowledge/`` and checks them; nothing here reads a file."
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Literal
 
 from pipeline.types import Language
@@ -16,6 +17,7 @@ __all__ = [
     "ZONES",
     "Card",
     "CropInfo",
+    "FarmFacts",
     "Item",
     "Region",
     "Scope",
@@ -167,3 +169,14 @@ class Variant:
     winter: str
     spring: str
     default: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FarmFacts:
+    """What the farm knows that a card does not, as plain values."""
+
+    today: date | None = None
+    #: The latest soil temperature reading, °C.
+    soil_temp_c: float | None = None
+    #: Field name -> area in hectares.
+    fields: Mapping[str, float] = field(default_factory=dict)
