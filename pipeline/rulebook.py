@@ -31,6 +31,7 @@ from pipeline.farm.sensors import RULES_FILE as SENSORS_RULES
 from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
+from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
 
 __all__ = ["Rulebook"]
 
@@ -50,6 +51,8 @@ class Rulebook:
     crew: CrewSpec
     #: The LLM prompts (rules/prompts.toml).
     prompts: Prompts
+    #: The agronomy cards and their full-text index (pipeline/rules/knowledge/).
+    knowledge: KnowledgeBase
 
     @property
     def units(self) -> Units:
@@ -77,22 +80,28 @@ class Rulebook:
         sensors: Path = SENSORS_RULES,
         agents: Path = AGENTS_FILE,
         prompts: Path = PROMPTS_FILE,
+        knowledge: Path = KNOWLEDGE_DIR,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
         date_words = DateWords.load(thresholds, dates)
         raw_operations = load_toml(operations)
         names = NameRules.from_rules(raw_operations, thresholds)
+        shared_crops = load_shared_crops(crops)
+        operation_rules = OperationRules.from_rules(
+            raw_operations, names, date_words, thresholds, Catalogue.load(thresholds, products)
+        )
         return cls(
             grammar=thresholds,
             classifier=Classifier(ClassifierRules.load(classifier), thresholds),
             dates=date_words,
-            vocabulary=Vocabulary(names, load_shared_crops(crops)),
-            operations=OperationRules.from_rules(
-                raw_operations, names, date_words, thresholds, Catalogue.load(thresholds, products)
-            ),
+            vocabulary=Vocabulary(names, shared_crops),
+            operations=operation_rules,
             words=Words.load(thresholds, compose, advice),
             sensors=SensorTypes.load(sensors),
             crew=CrewSpec.load(agents),
             prompts=Prompts.load(prompts),
+            knowledge=KnowledgeBase.load(
+                thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
+            ),
         )

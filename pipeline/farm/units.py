@@ -6,6 +6,8 @@ The operation parser reads quantities with it ("1,5 л/га" is 1.5 l/ha, "45 ц
 measure lists how it is written (in the term syntax of :mod:`pipeline.grammar`), its
 canonical unit alone, per hectare and per tonne of seed, and the factor from what
 was written to the canonical unit; ``[units.base]`` says how canonical units add up.
+``[units.reference]`` lists units only reference data is written in (the knowledge
+cards: °C, cm, seeds per hectare ...), which the operation parser never reads.
 """
 
 from __future__ import annotations
@@ -86,6 +88,23 @@ class Units:
             unit: (str(spec["base"]), float(spec["factor"]))
             for unit, spec in raw.get("base", {}).items()
         }
+        reference: Mapping[str, Any] = raw.get("reference", {})
+        self.reference = TermSet.labelled(
+            {unit: _strings(spec.get("words")) for unit, spec in reference.items()}, grammar
+        )
+        canonical = {
+            unit
+            for spec in self.specs.values()
+            for unit in (spec.alone, spec.per_area, spec.per_tonne)
+            if unit is not None
+        }
+        #: Every unit a value may be written in: the measures' canonical units and
+        #: the reference units.
+        self.known: frozenset[str] = frozenset(canonical | set(reference))
+
+    def reference_at(self, tokens: Sequence[str], i: int) -> tuple[str, int] | None:
+        """The reference unit written from token ``i`` on ("градусів" is "C")."""
+        return self.reference.match_at(tokens, i)
 
     def measure_at(self, tokens: Sequence[str], i: int) -> tuple[Measure, int] | None:
         """The measure written from token ``i`` on, and how many tokens it takes."""

@@ -1,0 +1,398 @@
+"""The knowledge base: cards loaded once, an FTS5 index over them, and
+:meth:`KnowledgeBase.lookup`, which finds the cards that answer a question and says
+how sure it is.
+
+The crop comes from the question, else from a pest or weed only one crop's cards
+name ("вовчок" is sunflower's), else from the conversation (the previous question's
+crop), else from the farm when it grows one crop with a card for the topic. A crop
+without cards is never answered with another crop's card: the lookup returns no
+card, says why, and the composer is honest about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from pipeline.farm.dates import DateWords
+from pipeline.farm.dictionary import DictionaryEntry, NameRules
+from pipeline.farm.units import Units
+from pipeline.grammar import Grammar
+from pipeline.knowledge.index import CardIndex, crop_tag, documents, topic_tag
+from pipeline.knowledge.loader import KNOWLEDGE_DIR, KnowledgeData, load_knowledge
+from pipeline.knowledge.model import Card, Region, Text, Zone
+from pipeline.knowledge.reader import QuestionReader, Reading
+
+__all__ = ["KnowledgeBase", "Lookup", "Reason"]
+
+Reason = Literal[
+    "answer",  # crop and topic (or a general topic) found, with a card
+    "keyword",  # the crop or topic came from a pest or weed name
+    "no_card_for_crop",  # the crop has no cards at all
+    "no_card_for_topic",  # the crop has cards, but not on this topic
+    "ambiguous_crop",  # the farm grows several crops and the question names none
+    "no_crop",  # a crop topic, and nothing says which crop
+    "no_topic",  # nothing says what is asked
+]
+CropSource = Literal["question", "keyword", "previous", "farm", "none"]
+
+#: How much each way of knowing the crop or the topic is trusted.
+_CROP_TRUST: dict[CropSource, float] = {
+    "question": 1.0,
+    "keyword": 0.85,
+    "previous": 0.85,
+    "farm": 0.8,
+    "none": 1.0,
+}
+_TOPIC_STRONG, _TOPIC_KEYWORD, _TOPIC_WEAK = 1.0, 0.85, 0.75
+_TOPIC_FROM_INDEX = 0.4
+_SOWING = ("sowing_window", "soil_temperature")
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """What the knowledge base found for one question."""
+
+    question: str
+    #: Cards that answer, best first (empty when none fits).
+    cards: tuple[Card, ...]
+    #: The crop the question is about (what it named, even without cards).
+    crop: str | None
+    crop_source: CropSource
+    topic: str | None
+    zone: Zone | None
+    region: Region | None
+    confidence: float
+    reason: Reason
+    #: "sow_now": "can I sow X today?" — compare the farm's soil and date.
+    mode: Literal["answer", "sow_now"] = "answer"
+    #: Card id -> indexes of the items the question named (a pest, a weed).
+    items: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    area_ha: float | None = None
+    temperature_c: float | None = None
+    #: The calendar day the question names ("чи не рано 20 квітня"), as (month, day).
+    day: tuple[int, int] | None = None
+    field_words: tuple[str, ...] = ()
+    #: Cards near the question when none answers it (never another crop's card).
+    nearest: tuple[Card, ...] = ()
+    #: The farm's crops with cards, when the question could be about any of them.
+    candidates: tuple[str, ...] = ()
+    #: Topics the crop has cards for (to say what is known instead).
+    known_topics: tuple[str, ...] = ()
+    threshold: float = 0.5
+
+    @property
+    def confident(self) -> bool:
+        return bool(self.cards) and self.confidence >= self.threshold
+
+
+def _name(entry: DictionaryEntry) -> Text:
+    """A shared crop's name: its display, and its first English synonym in English."""
+    english = next((name for name in entry.synonyms if name.isascii()), entry.display)
+    return Text(entry.display, english[:1].upper() + english[1:])
+
+
+@dataclass(slots=True)
+class _Crops:
+    ids: list[str]
+    source: CropSource
+    named: str | None = None
+
+
+class KnowledgeBase:
+    """Loaded once (``Rulebook.load``) and passed to whoever answers questions."""
+
+    def __init__(
+        self,
+        data: KnowledgeData,
+        grammar: Grammar,
+        units: Units,
+        crops: Sequence[DictionaryEntry],
+        names: NameRules,
+        dates: DateWords | None = None,
+    ) -> None:
+        self.data = data
+        self.reader = QuestionReader(data, grammar, units, crops, names, dates)
+        self.cards = {card.id: card for card in data.cards}
+        self.crop_names: dict[str, Text] = {entry.canonical_id: _name(entry) for entry in crops}
+        for crop in data.crops.values():
+            self.crop_names[crop.id] = crop.name
+        self._topic_order = {name: n for n, name in enumerate(data.topics)}
+        labels: dict[str, list[str]] = {}
+        for label, refs in self.reader.keyword_refs.items():
+            for ref in refs:
+                labels.setdefault(ref.card, []).append(label)
+        synonyms = {entry.canonical_id: entry.names for entry in crops}
+        self.index = CardIndex(
+            documents(
+                data.cards,
+                synonyms,
+                {name: spec.terms + spec.weak for name, spec in data.topics.items()},
+                labels,
+            )
+        )
+        self._by_crop_topic = {(card.crop, card.topic): card for card in data.cards}
+
+    @classmethod
+    def load(
+        cls,
+        grammar: Grammar,
+        units: Units,
+        crops: Sequence[DictionaryEntry],
+        names: NameRules,
+        directory: Path = KNOWLEDGE_DIR,
+        dates: DateWords | None = None,
+    ) -> KnowledgeBase:
+        data = load_knowledge(
+            directory, units=units.known, crop_ids=[entry.canonical_id for entry in crops]
+        )
+        return cls(data, grammar, units, crops, names, dates)
+
+    # ------------------------------------------------------------------ crops
+
+    def expand(self, crop: str, qualifier: str | None = None) -> list[str]:
+        """The crops with cards a crop name stands for: a generic name gives its
+        winter or spring form, or its default form(s)."""
+        variant = self.data.variants.get(crop)
+        if variant is None:
+            return [crop]
+        if qualifier == "winter":
+            return [variant.winter]
+        if qualifier == "spring":
+            return [variant.spring]
+        return list(variant.default)
+
+    def _named_crops(self, reading: Reading) -> list[str]:
+        found: list[str] = []
+        for crop, position in reading.crops:
+            for cid in self.expand(crop, self.reader.qualifier_near(reading, position)):
+                if cid not in found:
+                    found.append(cid)
+        return found
+
+    def _keyword_crops(self, reading: Reading) -> list[str]:
+        """Crops whose cards name the pest or weed the question names, in card order."""
+        found: dict[str, None] = {}
+        for label in reading.keywords:
+            for ref in self.reader.keyword_refs[label]:
+                crop = self.cards[ref.card].crop
+                if crop is not None:
+                    found[crop] = None
+        return list(found)
+
+    def _crops(
+        self,
+        reading: Reading,
+        topic: str | None,
+        farm_crops: Iterable[str],
+        previous_crop: str | None,
+    ) -> tuple[_Crops, tuple[str, ...]]:
+        named = self._named_crops(reading)
+        if named:
+            return _Crops(named, "question", named[0]), ()
+        by_keyword = self._keyword_crops(reading)
+        if len(by_keyword) == 1:
+            return _Crops(by_keyword, "keyword", by_keyword[0]), ()
+        if previous_crop:
+            previous = self.expand(previous_crop)
+            return _Crops(previous, "previous", previous[0]), ()
+        farm: list[str] = []
+        for crop in farm_crops:
+            farm += [c for c in self.expand(crop) if c in self.data.crops and c not in farm]
+        if topic is not None:
+            farm = [c for c in farm if (c, topic) in self._by_crop_topic] or farm
+        if by_keyword:
+            # A pest of several crops: the farm's crop among them, else ask which.
+            mine = [crop for crop in by_keyword if crop in farm]
+            if len(mine) == 1:
+                return _Crops(mine, "farm", mine[0]), ()
+            return _Crops([], "none"), tuple(mine or by_keyword)
+        if len(farm) == 1:
+            return _Crops(farm, "farm", farm[0]), ()
+        return _Crops([], "none"), tuple(farm)
+
+    # ------------------------------------------------------------------ topics
+
+    def _topic_scores(self, reading: Reading) -> tuple[dict[str, float], set[str]]:
+        """Topic scores from the topic words, plus what pest or weed names and a
+        predecessor ("після соняшнику") say; and which topics were named outright."""
+        scores = dict(reading.topic_scores)
+        strong = set(reading.strong_topics)
+        for label in dict.fromkeys(reading.keywords):
+            for topic in {self.cards[ref.card].topic for ref in self.reader.keyword_refs[label]}:
+                scores[topic] = scores.get(topic, 0.0) + 1.0
+                strong.add(topic)
+        words = self.data.words
+        for named, marked in (
+            (reading.after_crops, words.after_topic),
+            (reading.volunteer_crops, words.volunteer_topic),
+        ):
+            if named and marked is not None:
+                scores[marked] = scores.get(marked, 0.0) + 2.0
+                strong.add(marked)
+        return scores, strong
+
+    def _topics(
+        self, scores: dict[str, float], strong: set[str], *, crop_known: bool
+    ) -> tuple[list[str], float]:
+        """The topic asked about first, then any other topic of the same scope named
+        outright ("норма висіву і глибина"), and how sure the reading is of them.
+
+        On a tie a topic that needs no crop wins when nothing says which crop: a
+        general answer beats a question back."""
+        ranked = sorted(scores, key=lambda t: (-scores[t], self._topic_order[t]))
+        if not ranked:
+            return [], 0.0
+        top = [t for t in ranked if scores[t] == scores[ranked[0]]]
+        general = [t for t in top if self.data.topics[t].scope == "general"]
+        primary = general[0] if general and not crop_known else ranked[0]
+        if primary not in strong:
+            return [primary], _TOPIC_WEAK
+        scope = self.data.topics[primary].scope
+        more = [
+            t
+            for t in ranked
+            if t != primary
+            and t in strong
+            and self.data.topics[t].scope == scope
+            and scope == "crop"
+        ]
+        return [primary, *more], _TOPIC_STRONG
+
+    # ------------------------------------------------------------------ lookup
+
+    def _place(
+        self, reading: Reading, farm_region: str | None
+    ) -> tuple[Region | None, Zone | None]:
+        region_id, zone = reading.region, reading.zone
+        if region_id is None and zone is None and farm_region:
+            if farm_region in self.data.regions:
+                region_id = farm_region
+            else:
+                region_id, zone = self.reader.place(farm_region)
+        region = self.data.regions.get(region_id) if region_id else None
+        if zone is None and region is not None:
+            zone = region.zone
+        return region, zone
+
+    def _items(self, reading: Reading) -> dict[str, tuple[int, ...]]:
+        items: dict[str, list[int]] = {}
+        for label in reading.keywords:
+            for ref in self.reader.keyword_refs[label]:
+                if ref.item >= 0 and ref.item not in items.setdefault(ref.card, []):
+                    items[ref.card].append(ref.item)
+        return {card: tuple(found) for card, found in items.items()}
+
+    def _search(
+        self, reading: Reading, crops: Sequence[str], topics: Sequence[str], *, general: bool
+    ) -> list[Card]:
+        tags = [crop_tag(c) for c in crops] + [topic_tag(t) for t in topics] + reading.keywords
+        allowed = [*crops, "general"] if general else list(crops)
+        hits = self.index.search(
+            tags, reading.words, crops=allowed, topics=list(topics) or None, limit=8
+        )
+        return [self.cards[hit.card] for hit in hits]
+
+    def lookup(
+        self,
+        question: str,
+        *,
+        farm_crops: Iterable[str] = (),
+        farm_region: str | None = None,
+        previous_crop: str | None = None,
+    ) -> Lookup:
+        """The cards that answer ``question``, with the farm's crops and region and
+        the previous question's crop as fall-backs for what the question leaves out."""
+        reading = self.reader.read(question)
+        region, zone = self._place(reading, farm_region)
+        scores, strong = self._topic_scores(reading)
+        first, _ = self._topics(scores, strong, crop_known=True)
+        crops, candidates = self._crops(
+            reading, first[0] if first else None, farm_crops, previous_crop
+        )
+        topics, topic_trust = self._topics(scores, strong, crop_known=bool(crops.ids))
+        topic = topics[0] if topics else None
+        if topic is not None and reading.keywords and not reading.topic_scores:
+            # The topic came from a pest or weed name alone ("вовчок"): a guess.
+            topic_trust = _TOPIC_KEYWORD
+        mode: Literal["answer", "sow_now"] = (
+            "sow_now"
+            if topic in _SOWING
+            and (reading.today or reading.can or reading.temperature_c is not None or reading.day)
+            else "answer"
+        )
+        start = Lookup(
+            question=question,
+            cards=(),
+            crop=crops.named,
+            crop_source=crops.source,
+            topic=topic,
+            zone=zone,
+            region=region,
+            confidence=0.0,
+            reason="no_topic",
+            mode=mode,
+            items=self._items(reading),
+            area_ha=reading.area_ha,
+            temperature_c=reading.temperature_c,
+            day=reading.day,
+            field_words=reading.field_words,
+            candidates=candidates,
+            threshold=self.data.answer_confidence,
+        )
+        with_cards = [c for c in crops.ids if c in self.data.crops]
+        if topic is None:
+            # Only the question's own words may pull a card near: the crop's tag
+            # alone would rank every card of that crop alike.
+            hits = self.index.search(
+                reading.keywords, reading.words, crops=[*with_cards, "general"], limit=1
+            )
+            nearest = [self.cards[hit.card] for hit in hits]
+            return replace(
+                start,
+                confidence=_TOPIC_FROM_INDEX if nearest else 0.0,
+                nearest=tuple(nearest),
+                known_topics=self._known(with_cards),
+            )
+        if self.data.topics[topic].scope == "general":
+            cards = self._search(reading, [], [topic], general=True)[:1]
+            if not cards:
+                return replace(start, reason="no_card_for_topic")
+            trust = topic_trust * (_CROP_TRUST[crops.source] if crops.ids else 1.0)
+            return replace(start, cards=tuple(cards), confidence=trust, reason="answer")
+        if not crops.ids:
+            return replace(start, reason="ambiguous_crop" if candidates else "no_crop")
+        if not with_cards:
+            general = [t for t in topics if self.data.topics[t].scope == "general"]
+            nearest = self._search(reading, [], general, general=True)[:1] if general else []
+            return replace(start, reason="no_card_for_crop", nearest=tuple(nearest))
+        crop_topics = [t for t in topics if self.data.topics[t].scope == "crop"]
+        found = self._search(reading, with_cards, crop_topics, general=False)
+        cards = [card for card in found if card.topic in crop_topics][: self.data.max_cards]
+        if not any(card.topic == topic for card in cards):
+            # Never answer a secondary topic when the one asked first has no card.
+            return replace(start, reason="no_card_for_topic", known_topics=self._known(with_cards))
+        keyword_only = crops.source == "keyword" or topic_trust == _TOPIC_KEYWORD
+        return replace(
+            start,
+            cards=tuple(self._order(cards, with_cards)),
+            confidence=topic_trust * _CROP_TRUST[crops.source],
+            reason="keyword" if keyword_only else "answer",
+        )
+
+    def _order(self, cards: list[Card], crops: Sequence[str]) -> list[Card]:
+        """Cards in the order the crops were named (the index ranks within that)."""
+        rank = {crop: n for n, crop in enumerate(crops)}
+        return sorted(cards, key=lambda card: rank.get(card.crop or "", len(rank)))
+
+    def _known(self, crops: Sequence[str]) -> tuple[str, ...]:
+        return tuple(
+            topic
+            for topic in self.data.listing
+            if any((crop, topic) in self._by_crop_topic for crop in crops)
+        )
+
+    def close(self) -> None:
+        self.index.close()

@@ -1,0 +1,78 @@
+"""Values as a farmer reads them: "50–60 тис. насінин/га", "до 14 %", "20 вересня –
+10 жовтня", "pH 4,6–5"; the decimal comma in Ukrainian. Every word comes from the
+catalog (``[knowledge]`` and ``[unit]``)."""
+
+from __future__ import annotations
+
+from pipeline.i18n import Catalog
+from pipeline.knowledge.model import DATE_UNIT, Value, month_day
+from pipeline.types import Language
+
+__all__ = ["ValueText"]
+
+_MINUS = "\u2212"
+_NBSP = "\u00a0"
+
+
+class ValueText:
+    """Renders numbers, ranges, dates and units in one language."""
+
+    def __init__(self, catalog: Catalog, lang: Language) -> None:
+        self.catalog = catalog
+        self.lang = lang
+
+    def text(self, key: str, /, **params: object) -> str:
+        return self.catalog.text(self.lang, key, **params)
+
+    def number(self, value: float) -> str:
+        """Up to two decimals, trailing zeros dropped; "1,5" in Ukrainian."""
+        rounded = round(value, 2)
+        if rounded == int(rounded):
+            body = f"{abs(int(rounded)):,}"
+        else:
+            body = f"{abs(rounded):,.2f}".rstrip("0").rstrip(".")
+        if self.lang == "uk":
+            body = body.replace(",", _NBSP).replace(".", ",")
+        return (_MINUS if rounded < 0 else "") + body
+
+    def unit(self, unit: str) -> str:
+        key = f"unit.{unit}"
+        return self.catalog.text(self.lang, key) if self.catalog.has(self.lang, key) else unit
+
+    def day(self, key: float) -> str:
+        month, day = month_day(key)
+        return self.text("knowledge.date", day=day, month=self.text(f"knowledge.month.{month}"))
+
+    def span(self, low: float, high: float, unit: str, bound: str | None = None) -> str:
+        """One range with its unit ("8–10 °C", "до 14 %", "pH 5,1–5,5")."""
+        if unit == DATE_UNIT:
+            if low == high:
+                return self.day(low)
+            return self.text("knowledge.date_range", start=self.day(low), end=self.day(high))
+        if low == high:
+            number = self.number(low)
+        else:
+            key = "knowledge.range_negative" if low < 0 or high < 0 else "knowledge.range"
+            number = self.text(key, low=self.number(low), high=self.number(high))
+        if unit == "pH":
+            value = self.text("knowledge.ph", value=number)
+        else:
+            value = self.text("knowledge.quantity", value=number, unit=self.unit(unit))
+        if bound == "max":
+            return self.text("knowledge.bound_max", value=value)
+        if bound == "min":
+            return self.text("knowledge.bound_min", value=value)
+        return value
+
+    def value(self, value: Value, zone: str | None) -> str | None:
+        span = value.span(zone)
+        return None if span is None else self.span(*span, value.unit, value.bound)
+
+    def label(self, key: str) -> str:
+        return self.text(f"knowledge.value.{key}")
+
+    def zone(self, zone: str) -> str:
+        return self.text(f"knowledge.zone.{zone}")
+
+    def join(self, parts: list[str]) -> str:
+        return self.text("knowledge.list_sep").join(parts)
