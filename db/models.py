@@ -148,7 +148,7 @@ class JobRunRow(Base):
     locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    last_outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "skipped"
+    last_outcome: Mapped[str | None] = mapped_column(String(32))  # "ok" | "error" | "skipped"
     last_detail: Mapped[str | None] = mapped_column(String(256))
     runs: Mapped[int] = mapped_column(Integer, default=0)
 
@@ -308,3 +308,36 @@ class FarmTokenRow(Base):
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class HandoffRow(Base):
+    """One handoff decision (ADR "DAARWIZZ orchestration mode", stage A checklist):
+    a question offered to a peer agent ("out") or a contract a peer sent Stepan ("in").
+
+    The question itself is kept only while the farmer has not answered the offer; it
+    is blanked once consent is given or refused. Nothing here names the asking agent's
+    user.
+    """
+
+    __tablename__ = "handoffs"
+    __table_args__ = (Index("ix_handoffs_direction_created", "direction", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    direction: Mapped[str] = mapped_column(String(3))  # out | in
+    user_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    peer: Mapped[str] = mapped_column(String(32))
+    domain: Mapped[str] = mapped_column(String(32))
+    #: Stepan answered part of the message and offered the rest.
+    partial: Mapped[bool] = mapped_column(default=False, server_default=false())
+    language: Mapped[str] = mapped_column(String(8))
+    question: Mapped[str | None] = mapped_column(Text)
+    #: None until the farmer presses yes or no.
+    consent: Mapped[bool | None] = mapped_column()
+    sent: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: answered | timeout | no_responder | offline | error | refused | invalid
+    outcome: Mapped[str | None] = mapped_column(String(32))
+    privacy_level: Mapped[str | None] = mapped_column(String(16))
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

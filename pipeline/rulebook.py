@@ -26,6 +26,8 @@ from pipeline.farm.dictionary import (
 from pipeline.farm.parsing import OperationParser, OperationRules
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
+from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
+from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 
 __all__ = ["Rulebook"]
 
@@ -39,6 +41,10 @@ class Rulebook:
     vocabulary: Vocabulary
     operations: OperationRules
     words: Words
+    #: The peer agents (rules/peers.toml), checked against their example phrases.
+    peers: PeerDirectory
+    #: What counts as confidential before a question leaves Stepan (rules/privacy.toml).
+    privacy: PrivacyRules
 
     @property
     def units(self) -> Units:
@@ -58,6 +64,8 @@ class Rulebook:
         crops: Path = CROPS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
+        peers: Path = DEFAULT_PEERS,
+        privacy: Path = DEFAULT_PRIVACY,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -71,4 +79,6 @@ class Rulebook:
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
             operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
             words=Words.load(thresholds, compose, advice),
+            peers=PeerDirectory.load(thresholds, peers),
+            privacy=PrivacyRules.load(thresholds, privacy),
         )
