@@ -116,7 +116,7 @@ class PeerContract(BaseModel):
         if not isinstance(data, dict):
             raise ContractError("invalid_json", "the request must be a JSON object")
         try:
-            return cls.model_validate(data, strict=False)
+            return cls.model_validate(data)
         except ValidationError as exc:
             first = exc.errors(include_url=False, include_input=False)[0]
             where = ".".join(str(part) for part in first["loc"]) or None

@@ -22,15 +22,50 @@ from pipeline.peers.directory import Peer, PeerDirectory
 
 __all__ = ["PeerRouter", "Route", "classifier_owns", "split_clauses"]
 
-_CLAUSE_BREAK = re.compile(
-    r"(?<=[.?!;])\s+|\n+|,?\s+(?:а також|а ще|а|і|й|та|и|а также|также|and also|and|also|plus)\s+",
-    re.IGNORECASE,
-)
+_SENTENCE_BREAK = re.compile(r"[.?!;…]+\s+|\n+")
+# Longer joins first: the regex takes the first alternative that fits.
+_JOINS = r"(?:а також|а также|а ще|and also|також|также|also|plus|and|а|і|й|та|и)"
+_JOIN_BREAK = re.compile(rf",?\s+{_JOINS}\s+", re.IGNORECASE)
+_LEADING_JOIN = re.compile(rf"^{_JOINS}\s+", re.IGNORECASE)
+# "тел.", "вул.", "кв.", "Mr." end no sentence.
+_ABBREVIATION = re.compile(r"(?:^|[\s(])[^\W\d_]{1,4}\.$")
+
+
+def _depths(text: str) -> list[int]:
+    """How deep in brackets each character is: nothing inside "( ... )" is cut."""
+    depth, found = 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        found.append(depth)
+        if ch in ")]" and depth:
+            depth -= 1
+    return found
+
+
+def _cut(text: str, pattern: re.Pattern[str], keep: bool) -> list[str]:
+    """``text`` cut at the matches of ``pattern`` outside brackets; ``keep`` leaves the
+    match's punctuation on the left part."""
+    depths = _depths(text)
+    parts, start = [], 0
+    for match in pattern.finditer(text):
+        if depths[match.start()] or (
+            pattern is _SENTENCE_BREAK and _ABBREVIATION.search(text[start : match.start() + 1])
+        ):
+            continue
+        end = match.start() + len(match.group().rstrip()) if keep else match.start()
+        parts.append(text[start:end])
+        start = match.end()
+    parts.append(text[start:])
+    return parts
 
 
 def split_clauses(text: str) -> list[str]:
-    parts = [part.strip(" ,;") for part in _CLAUSE_BREAK.split(text)]
-    return [part for part in parts if part]
+    clauses: list[str] = []
+    for sentence in _cut(text, _SENTENCE_BREAK, keep=True):
+        sentence = _LEADING_JOIN.sub("", sentence.strip(" ,;"))
+        clauses.extend(part.strip(" ,;") for part in _cut(sentence, _JOIN_BREAK, keep=False))
+    return [clause for clause in clauses if clause]
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,8 +39,9 @@ _SECRETS = (
     re.compile(r"\bbearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.I),
     # JSON web tokens.
     re.compile(r"\beyJ[\w-]{6,}\.[\w-]{6,}\.[\w-]+"),
-    # Anything else long and random-looking: letters and digits, 24 characters or more.
-    re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}\b"),
+    # Anything else long and random-looking: letters (beyond hex, or it is an id below)
+    # and digits, 24 characters or more.
+    re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[g-zG-Z])[A-Za-z0-9_-]{24,}\b"),
 )
 _IDS = (
     re.compile(r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.I),

@@ -31,7 +31,10 @@ _SEPARATOR = re.compile(r"\s*(?:[:=]|[—–-](?=\s))")
 _VALUE = re.compile(r"\s*[\"'«]?([^\s\"'»]+)")
 _SENTENCE_END = re.compile(r"[.!?…]+(?=\s|$)|\n+")
 #: Words between an id cue and the id: "паспорт серії АА номер 123456", "№".
-_ID_FILLER = frozenset({"номер", "no", "n", "number", "серія", "серии", "series", "num"})
+_ID_FILLER = frozenset(
+    " ".join(tokenize(word))
+    for word in ("номер", "no", "n", "number", "серія", "серії", "серии", "series", "num")
+)
 _NUMBER_KINDS: dict[str, Kind] = {"id": "id", "account": "iban", "card": "card", "phone": "phone"}
 #: Kinds that win when two spans overlap (most telling first).
 _ORDER: tuple[Kind, ...] = (
@@ -241,7 +244,9 @@ class _Scan:
         first = k
         digits = 0
         while k < len(toks) and (
-            toks[k].number or (toks[k].raw.isupper() and len(toks[k].raw) <= 3)
+            toks[k].number
+            or (toks[k].raw.isupper() and len(toks[k].raw) <= 3)
+            or (k > first and toks[k].fold in _ID_FILLER)
         ):
             gap = self.text[toks[k - 1].end : toks[k].start] if k > first else ""
             if k > first and gap.strip(" -()+.№:") != "":
@@ -279,7 +284,7 @@ class _Scan:
         tok = self.toks[i]
         if not tok.capitalised or i in self.kept or tok.number:
             return
-        known = stem(tok.fold) in self.known
+        known = self._known(tok.fold)
         if (known or tok.fold.endswith(self.rules.surname_endings)) and len(tok.fold) >= 4:
             self._add(i, i + 1, "name")
             return
@@ -301,6 +306,15 @@ class _Scan:
                     self._add(i - 1, k + 1, "address")
                     return
                 k += 1
+
+    def _known(self, word: str) -> bool:
+        """A name the caller knows, inflected or possessive ("Олени", "Оленин")."""
+        if stem(word) in self.known:
+            return True
+        return any(
+            len(name) >= 3 and word.startswith(name) and len(word) - len(name) <= 3
+            for name in self.known
+        )
 
     def _names_from(self, index: int, kind: Kind) -> None:
         k = index
