@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from db.uow import Database
 from pipeline import gate, reflection
 from pipeline.deep import ComposerDeepPath, DeepPath, DeepRequest
 from pipeline.i18n import Catalog
@@ -63,6 +64,16 @@ class DeepRunner(Protocol):
     """Runs a deep path for one request (the caller supplies the session, if any)."""
 
     async def __call__(self, deep: DeepPath, request: DeepRequest) -> Reply: ...
+
+
+def session_runner(database: Database) -> DeepRunner:
+    """Runs the deep path in a session of its own (the pipeline's deep path takes one)."""
+
+    async def run(deep: DeepPath, request: DeepRequest) -> Reply:
+        async with database.sessions() as session:
+            return await deep.answer(request, session)
+
+    return run
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,9 +33,9 @@ NATS_URL = os.environ.get("STEPAN_TEST_NATS_URL", "nats://127.0.0.1:4222")
 NATS_SERVER = shutil.which("nats-server") or "/usr/sbin/nats-server"
 
 
-async def port_open(host: str, port: int, timeout: float = 1.0) -> bool:
+async def port_open(host: str, port: int, wait_s: float = 1.0) -> bool:
     try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), wait_s)
     except (OSError, TimeoutError):
         return False
     writer.close()
@@ -137,7 +137,8 @@ class PrivateNats:
         self.process: subprocess.Popen[bytes] | None = None
 
     async def start(self) -> None:
-        self.process = subprocess.Popen(
+        self.process = await asyncio.to_thread(
+            subprocess.Popen,
             [NATS_SERVER, "-a", "127.0.0.1", "-p", str(self.port)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

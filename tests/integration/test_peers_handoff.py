@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db.engine import create_session_factory
@@ -145,7 +144,11 @@ async def test_round_trip_to_a_peer(world: Setup, catalog: Catalog) -> None:
     assert contract["domain"] == "nutrition"
     assert contract["intent"] == "nutrition_advice"
     assert contract["user_goal"] == "що їсти на сніданок?"
-    assert contract["constraints"] == {"max_response_time": 30.0, "format": "short", "language": "uk"}
+    assert contract["constraints"] == {
+        "max_response_time": 30.0,
+        "format": "short",
+        "language": "uk",
+    }
     assert contract["privacy_level"] == "public"
     assert contract["requires_consent"] is True
     assert contract["sources"] == [f"agromatrix:handoff:{yes.action.handoff_id}"]
