@@ -51,14 +51,16 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker  # noqa: E40
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
 from bot.factory import build_pipeline  # noqa: E402
-from db.engine import create_engine, create_session_factory  # noqa: E402
+from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.models import FarmProfileRow, FieldRow, OperationRow, SensorReadingRow  # noqa: E402
+from db.uow import Database  # noqa: E402
 from pipeline.classifier import Classifier  # noqa: E402
 from pipeline.crew.config import CrewSpec, load_crew  # noqa: E402
 from pipeline.crew.wiring import build_brains  # noqa: E402
 from pipeline.deep import DeepPath, DeepRequest  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
+from pipeline.memory import Memory, build_memory  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.types import CREW_NAMES, ClassifierContext, Incoming, Reply  # noqa: E402
 from tests.fakes.llm import ScriptedLLM  # noqa: E402
@@ -81,8 +83,8 @@ class OldBehaviour:
     def __init__(self, deep: DeepPath) -> None:
         self._deep = deep
 
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
-        return await self._deep.answer(replace(request, crew=CREW_NAMES), session)
+    async def answer(self, request: DeepRequest) -> Reply:
+        return await self._deep.answer(replace(request, crew=CREW_NAMES))
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +107,13 @@ def _settings(url: str) -> Settings:
     )
 
 
-def _pipeline(url: str, llm: ScriptedLLM, crew: CrewSpec, *, old: bool) -> Pipeline:
+def _pipeline(
+    url: str, db: Database, memory: Memory, llm: ScriptedLLM, crew: CrewSpec, *, old: bool
+) -> Pipeline:
     rules = Rulebook.load()
-    pipeline = build_pipeline(_settings(url), rules=rules)
+    pipeline = build_pipeline(_settings(url), db, memory=memory, rules=rules)
     brains = build_brains(
-        pipeline.catalog, pipeline.journal, pipeline.memory, rules=rules, llm=llm, crew=crew
+        pipeline.catalog, pipeline.journal, db, memory.sync, rules=rules, llm=llm, crew=crew
     )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
     pipeline.responder = brains.responder
@@ -121,15 +125,15 @@ async def _say(
     pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], user: str, text: str
 ) -> Reply:
     incoming = Incoming(user, 1, text, uuid.uuid4().hex[:16], first_name="Bench")
-    async with factory() as session:
-        return await pipeline.handle_message(incoming, session)
+    return await pipeline.handle_message(incoming)
 
 
-async def _seed(pipeline: Pipeline, factory: async_sessionmaker[AsyncSession]) -> None:
+async def _seed(
+    pipeline: Pipeline, memory: Memory, factory: async_sessionmaker[AsyncSession]
+) -> None:
     for user, iot in ((IOT_USER, True), (PLAIN_USER, False)):
         await _say(pipeline, factory, user, "привіт")
-        async with factory() as session:
-            await pipeline.memory.update_farm(session, user, has_iot_integration=iot)
+        await memory.editor.update_farm(user, has_iot_integration=iot)
         async with factory() as session:
             farm_id = (
                 await session.execute(
@@ -180,14 +184,16 @@ async def _measure(
     spec = load_crew()
     old_spec = replace(spec, limits=replace(spec.limits, max_parallel_agents=1, reflect=False))
     engine = create_engine(url)
-    factory = create_session_factory(engine)
+    db = Database.of(engine)
+    factory = db.sessions
     llms = {"new": ScriptedLLM(model="bench", latency_s=latency_s),
             "old": ScriptedLLM(model="bench", latency_s=latency_s)}  # fmt: skip
+    memories = {"new": build_memory(db), "old": build_memory(db)}
     pipelines = {
-        "new": _pipeline(url, llms["new"], spec, old=False),
-        "old": _pipeline(url, llms["old"], old_spec, old=True),
+        "new": _pipeline(url, db, memories["new"], llms["new"], spec, old=False),
+        "old": _pipeline(url, db, memories["old"], llms["old"], old_spec, old=True),
     }
-    await _seed(pipelines["new"], factory)
+    await _seed(pipelines["new"], memories["new"], factory)
     times: dict[str, dict[str, list[float]]] = {k: {c.name: [] for c in CASES} for k in pipelines}
     calls: dict[str, dict[str, int]] = {k: {} for k in pipelines}
     try:

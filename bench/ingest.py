@@ -56,8 +56,10 @@ from db.models import (  # noqa: E402
     OperationRow,
     UserProfileRow,
 )
+from db.uow import Database  # noqa: E402
 from pipeline.farm.reports import build_operations_workbook  # noqa: E402
-from pipeline.farm.sensors import issue_token  # noqa: E402
+from pipeline.farm.sensor_store import SensorStore  # noqa: E402
+from pipeline.farm.sensors import SensorTypes  # noqa: E402
 
 FARM = "farm:bench"
 SEASON = (date(2026, 4, 1), date(2026, 10, 31))
@@ -134,14 +136,14 @@ async def bench_ingest(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     engine = create_engine(url)
     factory = create_session_factory(engine)
     field_ids = await _make_farm(factory, args.fields)
-    async with factory() as session:
-        token = await issue_token(session, FARM, "bench")
+    sensors = SensorStore(Database(factory), SensorTypes.load())
+    token = await sensors.issue_token(FARM, "bench")
     sizes = [args.batch_size] * args.batches + [args.big]
     rng = random.Random(11)
     warmup = _bodies([200], field_ids, rng)[0]
     bodies = _bodies(sizes, field_ids, rng)
 
-    stepan = ReadingsServer(StepanSettings(_env_file=None, http_port=0), factory)  # type: ignore[call-arg]
+    stepan = ReadingsServer(StepanSettings(_env_file=None, http_port=0), sensors)  # type: ignore[call-arg]
     await stepan.start()
     bare = web.Application(client_max_size=CLIENT_MAX_SIZE)
     bare.router.add_post("/api/v1/readings", _baseline_handler)
@@ -242,10 +244,9 @@ async def bench_report(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             started = time.perf_counter()
             _write_csv(tmp / "season.csv", rows, names)
             baseline_s.append(time.perf_counter() - started)
-            async with factory() as session:
-                started = time.perf_counter()
-                report = await build_operations_workbook(session, FARM, *SEASON)
-                report_s.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            report = await build_operations_workbook(Database(factory), FARM, *SEASON)
+            report_s.append(time.perf_counter() - started)
             written = report.rows
     finally:
         await engine.dispose()

@@ -51,15 +51,15 @@ from pipeline.crewai_env import silence_crewai  # noqa: E402
 silence_crewai()
 
 import httpx  # noqa: E402
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
 from bot.factory import build_pipeline  # noqa: E402
-from db.engine import create_engine, create_session_factory  # noqa: E402
+from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
+from db.uow import Database  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.memory import MemorySync, build_memory  # noqa: E402
 from pipeline.memory.client import MemoryServiceClient  # noqa: E402
-from pipeline.memory.manager import MemoryManager  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402
 from tests.fakes.memory_service import FakeMemoryService, Mode  # noqa: E402
 
@@ -76,11 +76,9 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-async def _flush_forever(
-    memory: MemoryManager, factory: async_sessionmaker[AsyncSession], every: float
-) -> None:
+async def _flush_forever(sync: MemorySync, every: float) -> None:
     while True:
-        await memory.flush_outbox(factory)
+        await sync.flush()
         await asyncio.sleep(every)
 
 
@@ -105,16 +103,16 @@ class Scenario:
             agx=AgxSettings(_env_file=None),
         )
         self.engine = create_engine(self.url)
-        self.factory = create_session_factory(self.engine)
+        db = Database.of(self.engine)
         self.service = await self._stack.enter_async_context(FakeMemoryService())
         http = await self._stack.enter_async_context(httpx.AsyncClient())
         # Production settings: 2 s timeout, 5 failures open the breaker for 30 s.
         client = MemoryServiceClient(self.service.base_url, http) if self.mode != NONE else None
-        self.memory = MemoryManager(client=client)
-        self.pipeline = build_pipeline(settings, catalog, memory=self.memory)
+        self.memory = build_memory(db, client)
+        self.pipeline = build_pipeline(settings, db, catalog, memory=self.memory)
         for user in self.known:  # SQL knows them before the outage starts
             await self.message(user)
-        while (await self.memory.flush_outbox(self.factory)).pending:
+        while (await self.memory.sync.flush()).pending:
             pass
         if self.mode != NONE:
             await self.service.set_mode(self.mode)  # type: ignore[arg-type]
@@ -143,16 +141,13 @@ class Scenario:
             first_name="Оксана",
         )
         started = time.perf_counter()
-        async with self.factory() as session:
-            await self.pipeline.handle_message(incoming, session)
+        await self.pipeline.handle_message(incoming)
         return (time.perf_counter() - started) * 1000
 
     async def block(self, count: int, *, measure: bool = True) -> None:
         """``count`` messages, ``concurrency`` at a time, with the flush job running."""
         queue = [self.next_user() for _ in range(count)]
-        flusher = asyncio.create_task(
-            _flush_forever(self.memory, self.factory, self.args.flush_every)
-        )
+        flusher = asyncio.create_task(_flush_forever(self.memory.sync, self.args.flush_every))
 
         async def worker() -> None:
             while queue:
@@ -175,7 +170,7 @@ class Scenario:
             "messages": len(self.latencies),
             "new_users": self.new_users,
             "service_requests": self.service.count() - self.requests_before,
-            "breaker": self.memory.breaker_state,
+            "breaker": self.memory.sync.breaker_state,
         }
 
 

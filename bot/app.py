@@ -48,7 +48,7 @@ async def run_bot(settings: Settings) -> None:
     dispatcher = build_dispatcher(core)
     # --- sensor readings endpoint (bot/web.py); off unless STEPAN_HTTP_PORT is set.
     # Registered before on_shutdown below, so it stops before the engine is disposed.
-    readings = ReadingsServer(settings.stepan, core.session_factory)
+    readings = ReadingsServer(settings.stepan, core.sensors)
     dispatcher.startup.register(readings.start)
     dispatcher.shutdown.register(readings.stop)
     # --- end of the readings endpoint

@@ -1,5 +1,10 @@
 """Builds everything with a lifetime: engine, HTTP client, pipeline, bot, dispatcher,
-scheduler. Nothing here is a module global; the caller owns what it builds."""
+scheduler. Nothing here is a module global; the caller owns what it builds.
+
+The composition root: one ``Database`` (db/uow.py) is built here and handed to every
+service that opens transactions; each memory service goes only where it is used;
+handlers get the services they declare from the dispatcher's workflow data, by name
+(see ``build_dispatcher``), never the whole pipeline as a service locator."""
 
 from __future__ import annotations
 
@@ -13,26 +18,26 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
 from aiogram.fsm.storage.base import BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.handlers import build_root_router
-from bot.middlewares.db_session import DbSessionMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
-from db.engine import create_engine, create_session_factory
+from db.engine import create_engine
+from db.uow import Database
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
 from pipeline.farm.journal import Journal
+from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
-from pipeline.memory import build_memory_manager
-from pipeline.memory.manager import MemoryManager
+from pipeline.memory import Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.rulebook import Rulebook
@@ -48,31 +53,37 @@ class Core:
 
     settings: Settings
     engine: AsyncEngine
-    session_factory: async_sessionmaker[AsyncSession]
+    db: Database
     http: httpx.AsyncClient
+    memory: Memory
     pipeline: Pipeline
     onboarding: OnboardingFlow
+    terms: TermReview
+    sensors: SensorStore
     llm_health: LlmHealth
     platform: PlatformStatus
 
     async def close(self) -> None:
-        await self.pipeline.memory.drain()
+        await self.memory.interactions.drain()
         await self.http.aclose()
         await self.engine.dispose()
 
 
 def build_pipeline(
     settings: Settings,
+    db: Database,
     catalog: Catalog | None = None,
-    memory: MemoryManager | None = None,
+    memory: Memory | None = None,
     llm_health: LlmHealth | None = None,
     rules: Rulebook | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
-    memory = memory or MemoryManager()
+    memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
-    journal = Journal(catalog, memory, parser=rules.parser(), vocabulary=rules.vocabulary)
+    journal = Journal(
+        catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
+    )
     stepan = settings.stepan
     llm = None
     if settings.llm_configured and stepan.llm_model:
@@ -83,7 +94,8 @@ def build_pipeline(
     brains = build_brains(
         catalog,
         journal,
-        memory,
+        db,
+        memory.sync,
         rules=rules,
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
@@ -93,7 +105,9 @@ def build_pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
         classifier=rules.classifier,
-        memory=memory,
+        profiles=memory.profiles,
+        interactions=memory.interactions,
+        editor=memory.editor,
         responder=brains.responder,
         deep=brains.deep,
         journal=journal,
@@ -103,23 +117,26 @@ def build_pipeline(
 def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     rules = rules or Rulebook.load()
     engine = create_engine(settings.stepan.database_url)
+    db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
-    memory = build_memory_manager(str(url) if url else None, http)
+    memory = build_memory(db, memory_client(str(url) if url else None, http))
     llm_health = LlmHealth(configured=settings.llm_configured)
-    pipeline = build_pipeline(settings, memory=memory, llm_health=llm_health, rules=rules)
-    session_factory = create_session_factory(engine)
+    pipeline = build_pipeline(settings, db, memory=memory, llm_health=llm_health, rules=rules)
     return Core(
         settings=settings,
         engine=engine,
-        session_factory=session_factory,
+        db=db,
         http=http,
+        memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, memory, rules.vocabulary.shared()),
+        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
+        terms=TermReview(db, memory.editor),
+        sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
         platform=PlatformStatus(
-            session_factory=session_factory,
-            memory=memory,
+            db=db,
+            sync=memory.sync,
             llm=llm_health,
             http=http,
             integrations=settings.integrations,
@@ -172,32 +189,44 @@ class TelegramAlertSender:
 
 
 def build_dispatcher(core: Core) -> Dispatcher:
+    # Workflow data: a handler declares the services it uses by these names, and
+    # aiogram passes exactly those. No handler opens a session or sees a repository:
+    # each service call is a use case that opens its own transactions.
     dispatcher = Dispatcher(
         storage=build_storage(core.settings),
         settings=core.settings,
-        pipeline=core.pipeline,
         catalog=core.pipeline.catalog,
+        pipeline=core.pipeline,  # handle_message / handle_action
+        profiles=core.memory.profiles,  # ProfileLoader: /me, operators' cards
+        profile_editor=core.memory.editor,  # ProfileEditor: styles, operator edits, forget
         onboarding=core.onboarding,
-        terms=TermReview(core.pipeline.memory),
+        terms=core.terms,
+        sensors=core.sensors,
         platform=core.platform,
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
-    # per-user ordering, and the session last so nobody holds a
-    # database session while waiting for their turn.
+    # per-user ordering.
     in_flight = InFlightMiddleware()
     dispatcher.update.outer_middleware(in_flight)
     dispatcher.update.outer_middleware(TraceMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
-    dispatcher.update.outer_middleware(DbSessionMiddleware(core.session_factory))
     dispatcher.include_router(build_root_router())
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
     # the webhook) starts: the sender is bound by a startup hook, before the jobs run.
     alert_sender = TelegramAlertSender()
-    watcher = AlertWatcher(alert_sender, core.pipeline.memory, core.pipeline.catalog)
+    watcher = AlertWatcher(
+        alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
+    )
     scheduler = build_scheduler(
-        JobRunner(core.session_factory, instance_id()),
-        default_jobs(core.pipeline.memory, watcher=watcher),
+        JobRunner(core.db, instance_id()),
+        default_jobs(
+            core.db,
+            sweep=core.memory.sweep,
+            cache=core.memory.cache,
+            sync=core.memory.sync,
+            watcher=watcher,
+        ),
     )
 
     async def start_jobs() -> None:

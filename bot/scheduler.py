@@ -4,6 +4,9 @@ Every job has a fixed id, an explicit misfire grace, never overlaps itself
 (max_instances=1, coalesce) and, with several bot instances on one database, runs
 once: a lock row in ``job_runs`` decides who runs it. Each run's outcome is recorded
 there and shown to operators in /status.
+
+A job is a use case like a message: it gets the services it needs when it is built
+(``default_jobs``) and they open their own short transactions.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.repositories import interactions, jobs
+from db.uow import Database
 from pipeline.farm.alerts import AlertWatcher
-from pipeline.memory.manager import MemoryManager
+from pipeline.memory.cache import ProfileCache
+from pipeline.memory.sweep import ExpertiseSweep
+from pipeline.memory.syncing import MemorySync
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +38,8 @@ RAW_TEXT_RETENTION = timedelta(days=7)
 #: One outbox_flush run sends at most this many rows; the next run goes on.
 MAX_FLUSH_PER_RUN = 5000
 
-JobFunc = Callable[[async_sessionmaker[AsyncSession]], Awaitable[str]]
+#: A job's run; returns the detail shown in /status.
+JobFunc = Callable[[], Awaitable[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,34 +63,35 @@ def instance_id() -> str:
 class JobRunner:
     def __init__(
         self,
-        session_factory: async_sessionmaker[AsyncSession],
+        db: Database,
         owner: str,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
-        self._session_factory = session_factory
+        self._db = db
         self._owner = owner
         self._clock = clock
 
     async def run(self, spec: JobSpec) -> str:
         """Run ``spec`` if this instance gets its lock; returns ok | error | skipped."""
         try:
-            async with self._session_factory() as session:
-                now = self._clock()
-                if not await jobs.try_lock(
+            now = self._clock()
+            async with self._db.write() as session:
+                locked = await jobs.try_lock(
                     session, spec.job_id, self._owner, now, now + spec.lock_ttl
-                ):
-                    return "skipped"
+                )
+            if not locked:
+                return "skipped"
         except Exception:
             logger.exception("job %s: could not take its lock", spec.job_id)
             return "error"
         outcome, detail = "ok", ""
         try:
-            detail = await spec.func(self._session_factory)
+            detail = await spec.func()
         except Exception as exc:
             logger.exception("job %s failed", spec.job_id)
             outcome, detail = "error", f"{type(exc).__name__}: {exc}"
         try:
-            async with self._session_factory() as session:
+            async with self._db.write() as session:
                 await jobs.finish(session, spec.job_id, self._owner, self._clock(), outcome, detail)
         except Exception:
             logger.exception("job %s: could not record its outcome", spec.job_id)
@@ -92,27 +99,30 @@ class JobRunner:
 
 
 def default_jobs(
-    memory: MemoryManager,
+    db: Database,
+    *,
+    sweep: ExpertiseSweep,
+    cache: ProfileCache,
+    sync: MemorySync,
     clock: Callable[[], datetime] = _utcnow,
     watcher: AlertWatcher | None = None,
 ) -> list[JobSpec]:
-    async def expertise_sweep(factory: async_sessionmaker[AsyncSession]) -> str:
-        async with factory() as session:
-            return f"upgraded {await memory.auto_upgrade_sweep(session)}"
+    async def expertise_sweep() -> str:
+        return f"upgraded {await sweep.run()}"
 
-    async def cache_expiry(factory: async_sessionmaker[AsyncSession]) -> str:
-        return f"expired {memory.expire_cache()}"
+    async def cache_expiry() -> str:
+        return f"expired {cache.expire()}"
 
-    async def outbox_flush(factory: async_sessionmaker[AsyncSession]) -> str:
+    async def outbox_flush() -> str:
         sent = failed = 0
         while True:  # after an outage the backlog can be longer than one batch
-            result = await memory.flush_outbox(factory)
+            result = await sync.flush()
             sent, failed = sent + result.sent, failed + result.failed
             if not (result.sent and result.pending) or sent >= MAX_FLUSH_PER_RUN:
                 return f"sent {sent}, failed {failed}, pending {result.pending}"
 
-    async def text_retention(factory: async_sessionmaker[AsyncSession]) -> str:
-        async with factory() as session:
+    async def text_retention() -> str:
+        async with db.write() as session:
             cleared = await interactions.drop_text_before(session, clock() - RAW_TEXT_RETENTION)
         return f"cleared {cleared}"
 
@@ -129,8 +139,8 @@ def default_jobs(
     ]
     if watcher is not None:
         # Sensor thresholds (pipeline/farm/alerts.py); only where something can send.
-        async def sensor_watch(factory: async_sessionmaker[AsyncSession]) -> str:
-            return (await watcher.run(factory)).describe()
+        async def sensor_watch() -> str:
+            return (await watcher.run()).describe()
 
         specs.append(
             JobSpec("sensor_watch", IntervalTrigger(minutes=5), sensor_watch, 120, 10 * minute)

@@ -6,7 +6,7 @@
 Contract, errors and examples: docs/sensors.md. The app runs in the bot's event
 loop (``ReadingsServer``, started and stopped with the dispatcher) and is off unless
 STEPAN_HTTP_PORT is set. Tokens are secrets: they are never logged, only their
-hashes are stored (pipeline/farm/sensors.py).
+hashes are stored (pipeline/farm/sensor_store.py).
 """
 
 from __future__ import annotations
@@ -20,16 +20,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import StepanSettings
+from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import (
     MAX_BATCH,
     BatchTooLarge,
     InvalidBatch,
     ReadingIn,
-    farm_for_token,
-    ingest,
+    SensorTypes,
     parse_batch,
 )
 
@@ -40,7 +39,7 @@ CLIENT_MAX_SIZE = 16 * 1024 * 1024
 READINGS_PATH = "/api/v1/readings"
 _SOURCE_RE = re.compile(r"[a-z0-9_-]{1,32}")
 
-SESSIONS: web.AppKey[async_sessionmaker[AsyncSession]] = web.AppKey("sessions")
+SENSORS: web.AppKey[SensorStore] = web.AppKey("sensors")
 CLOCK: web.AppKey[Callable[[], datetime]] = web.AppKey("clock")
 
 
@@ -65,7 +64,7 @@ class _BadBody(Exception):
     pass
 
 
-def _decode(body: bytes, now: datetime) -> list[ReadingIn]:
+def _decode(body: bytes, now: datetime, types: SensorTypes) -> list[ReadingIn]:
     """JSON -> validated readings. CPU-bound (10,000 items take tens of ms), so it
     runs in a thread and the bot's conversations keep their event loop."""
     try:
@@ -75,16 +74,15 @@ def _decode(body: bytes, now: datetime) -> list[ReadingIn]:
     items = payload.get("readings") if isinstance(payload, dict) else payload
     if not isinstance(items, list):
         raise _BadBody('expected {"readings": [...]} or a JSON array of readings')
-    return parse_batch(items, now=now)
+    return parse_batch(items, types, now=now)
 
 
 async def post_readings(request: web.Request) -> web.Response:
     token = _bearer(request)
     if token is None:
         return _error(401, "unauthorized", "missing 'Authorization: Bearer <token>' header")
-    factory = request.app[SESSIONS]
-    async with factory() as session:
-        farm_id = await farm_for_token(session, token)
+    sensors = request.app[SENSORS]
+    farm_id = await sensors.farm_for_token(token)
     if farm_id is None:
         return _error(401, "unauthorized", "unknown token")
     source = request.query.get("source", "api").lower()
@@ -95,18 +93,17 @@ async def post_readings(request: web.Request) -> web.Response:
     except web.HTTPRequestEntityTooLarge:
         return _error(413, "too_large", f"the body is over {CLIENT_MAX_SIZE} bytes")
     try:
-        readings = await asyncio.to_thread(_decode, body, request.app[CLOCK]())
+        readings = await asyncio.to_thread(_decode, body, request.app[CLOCK](), sensors.types)
     except _BadBody as exc:
         return _error(400, "malformed", str(exc))
     except BatchTooLarge as exc:
         return _error(413, "too_many", f"{exc.size} readings; at most {MAX_BATCH} per request")
     except InvalidBatch as exc:
         return _invalid(exc)
-    async with factory() as session:
-        try:
-            result = await ingest(session, farm_id, readings, source=source)
-        except InvalidBatch as exc:
-            return _invalid(exc)
+    try:
+        result = await sensors.ingest(farm_id, readings, source=source)
+    except InvalidBatch as exc:
+        return _invalid(exc)
     return web.json_response({"accepted": result.accepted, "duplicates": result.duplicates})
 
 
@@ -127,12 +124,12 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 def build_web_app(
-    session_factory: async_sessionmaker[AsyncSession],
+    sensors: SensorStore,
     *,
     clock: Callable[[], datetime] = _utcnow,
 ) -> web.Application:
     app = web.Application(client_max_size=CLIENT_MAX_SIZE)
-    app[SESSIONS] = session_factory
+    app[SENSORS] = sensors
     app[CLOCK] = clock
     app.router.add_post(READINGS_PATH, post_readings)
     app.router.add_get("/healthz", healthz)
@@ -147,13 +144,13 @@ class ReadingsServer:
     def __init__(
         self,
         settings: StepanSettings,
-        session_factory: async_sessionmaker[AsyncSession],
+        sensors: SensorStore,
         *,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
         self._host = settings.http_host
         self._port = settings.http_port
-        self._session_factory = session_factory
+        self._sensors = sensors
         self._clock = clock
         self._runner: web.AppRunner | None = None
 
@@ -166,7 +163,7 @@ class ReadingsServer:
     async def start(self) -> None:
         if self._port is None or self._runner is not None:
             return
-        runner = web.AppRunner(build_web_app(self._session_factory, clock=self._clock))
+        runner = web.AppRunner(build_web_app(self._sensors, clock=self._clock))
         await runner.setup()
         try:
             await web.TCPSite(runner, self._host, self._port).start()

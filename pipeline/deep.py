@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from pipeline.crew.composer import Composer
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.types import DepthDecision, Incoming, Language, Reply
@@ -34,7 +32,7 @@ class DeepRequest:
 
 
 class DeepPath(Protocol):
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply: ...
+    async def answer(self, request: DeepRequest) -> Reply: ...
 
 
 class ComposerDeepPath:
@@ -47,11 +45,11 @@ class ComposerDeepPath:
     def composer(self) -> Composer:
         return self._composer
 
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
+    async def answer(self, request: DeepRequest) -> Reply:
         logger.info(
             "deep: composer intent=%s crew=%s trace=%s",
             request.decision.intent,
             ",".join(request.crew) or "-",
             request.incoming.trace_id,
         )
-        return await self._composer.answer(request, session)
+        return await self._composer.answer(request)

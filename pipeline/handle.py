@@ -1,8 +1,12 @@
 """handle_message: one message in, one reply out, in the seed's order (section 2).
 
-gate.pre_check -> memory.load -> classify -> light | deep -> reflection ->
-memory.update -> gate.release (finally). Every step has a fallback; nothing raises
-out of handle_message (seed section 10).
+gate.pre_check -> profiles.load -> classify -> light | deep -> reflection ->
+interactions.record -> gate.release (finally). Every step has a fallback; nothing
+raises out of handle_message (seed section 10).
+
+The pipeline owns its transactions: each step that touches the database opens its
+own short one through the service it calls (docs/ARCHITECTURE.md, "Transactions"),
+so no transaction is open while a reply is composed or an LLM is waited for.
 """
 
 from __future__ import annotations
@@ -14,8 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from pipeline import gate, reflection
 from pipeline.actions import Action, JournalAction, OnboardingAction, OnboardingChoice, StyleAction
 from pipeline.deep import DeepPath, DeepRequest
@@ -23,7 +25,13 @@ from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.language import detect_language, language_from_telegram
-from pipeline.memory.manager import InteractionRecord, Loaded, MemoryManager
+from pipeline.memory import (
+    InteractionRecord,
+    InteractionRecorder,
+    Loaded,
+    ProfileEditor,
+    ProfileLoader,
+)
 from pipeline.profiles import STYLES, classifier_context
 from pipeline.responder import LightRequest, LightResponder
 from pipeline.types import Button, ClassifierContext, DepthDecision, Incoming, Language, Reply
@@ -68,7 +76,9 @@ class Pipeline:
         config: PipelineConfig,
         catalog: Catalog,
         classifier: DepthClassifier,
-        memory: MemoryManager,
+        profiles: ProfileLoader,
+        interactions: InteractionRecorder,
+        editor: ProfileEditor,
         responder: LightResponder,
         deep: DeepPath,
         journal: Journal,
@@ -77,30 +87,32 @@ class Pipeline:
         self.config = config
         self.catalog = catalog
         self.classifier = classifier
-        self.memory = memory
+        self._profiles = profiles
+        self._interactions = interactions
+        self._editor = editor
         self.responder = responder
         self.deep = deep
         self.journal = journal
         self._clock = clock
         self._light_intents = light_intents(classifier)
 
-    async def handle_message(self, incoming: Incoming, session: AsyncSession) -> Reply:
+    async def handle_message(self, incoming: Incoming) -> Reply:
         """Never raises: a failure anywhere still gives the user a polite reply."""
         started = time.perf_counter()
         lang = message_language(incoming)
         if not gate.pre_check(incoming.trace_id):
             return Reply(self.catalog.text(lang, "errors.recursion"), intent=Intent.REFUSED)
         try:
-            return await self._handle(incoming, session, started)
+            return await self._handle(incoming, started)
         except Exception:
             logger.exception("handle_message failed trace=%s", incoming.trace_id)
             return Reply(self.catalog.text(lang, "errors.generic", code=incoming.trace_id[:8]))
         finally:
             gate.release(incoming.trace_id)
 
-    async def _handle(self, incoming: Incoming, session: AsyncSession, started: float) -> Reply:
+    async def _handle(self, incoming: Incoming, started: float) -> Reply:
         now = self._clock()
-        loaded = await self.memory.load(session, incoming.user_id)
+        loaded = await self._profiles.load(incoming.user_id)
         profile = loaded.profile
         if profile.name is None and incoming.first_name:
             profile = profile.model_copy(update={"name": incoming.first_name})
@@ -129,11 +141,10 @@ class Pipeline:
             reply = Reply(text)
         else:
             reply = await self._deep(
-                DeepRequest(incoming, decision, crew, profile, loaded.farm, lang, now), session
+                DeepRequest(incoming, decision, crew, profile, loaded.farm, lang, now)
             )
         text = reflection.reflect(reply.text, profile, incoming.trace_id)
-        await self.memory.record_interaction(
-            session,
+        await self._interactions.record(
             InteractionRecord(
                 user_id=incoming.user_id,
                 chat_id=incoming.chat_id,
@@ -162,18 +173,15 @@ class Pipeline:
             crew=crew,
         )
 
-    async def _deep(self, request: DeepRequest, session: AsyncSession) -> Reply:
+    async def _deep(self, request: DeepRequest) -> Reply:
         try:
-            return await self.deep.answer(request, session)
+            return await self.deep.answer(request)
         except Exception:
             logger.exception("deep path failed trace=%s", request.incoming.trace_id)
-            await session.rollback()
             code = request.incoming.trace_id[:8]
             return Reply(self.catalog.text(request.lang, "errors.generic", code=code))
 
-    async def handle_action(
-        self, action: Action, incoming: Incoming, session: AsyncSession
-    ) -> Reply:
+    async def handle_action(self, action: Action, incoming: Incoming) -> Reply:
         """A pressed button. It comes from a client, so it is checked again here."""
         lang = message_language(incoming)
         try:
@@ -182,11 +190,11 @@ class Pipeline:
                     return Reply(self.catalog.text(lang, "onboarding.later_reply"))
                 case JournalAction():
                     decision = await self.journal.decide(
-                        session, user_id=incoming.user_id, action=action, lang=lang
+                        user_id=incoming.user_id, action=action, lang=lang
                     )
                     return decision.reply
                 case StyleAction(style=style) if style in STYLES:
-                    if await self.memory.set_style(session, incoming.user_id, style):
+                    if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")
                         return Reply(self.catalog.text(lang, "actions.style_set", style=adverb))
         except Exception:

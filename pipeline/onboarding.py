@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import farm as farm_repo
+from db.uow import Database
 from pipeline.actions import OnboardingAction, OnboardingChoice
 from pipeline.farm.dictionary import Dictionary
 from pipeline.i18n import Catalog
@@ -22,9 +21,11 @@ from pipeline.types import Button, Language
 
 
 class ProfileWriter(Protocol):
-    async def update_user(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+    """What onboarding needs of the profile editor (``pipeline.memory.ProfileEditor``)."""
 
-    async def update_farm(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+    async def update_user(self, user_id: str, **changes: Any) -> Any: ...
+
+    async def update_farm(self, user_id: str, **changes: Any) -> Any: ...
 
 
 class Step(StrEnum):
@@ -44,7 +45,7 @@ MAX_ITEMS = 30
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    """What one answer changes in the profiles (kwargs for MemoryManager updates)."""
+    """What one answer changes in the profiles (kwargs for ProfileEditor updates)."""
 
     user: dict[str, Any] = field(default_factory=dict)
     farm: dict[str, Any] = field(default_factory=dict)
@@ -146,11 +147,15 @@ class Turn:
 
 
 class OnboardingFlow:
-    """Runs the steps against the memory layer; the caller stores ``Turn.step``."""
+    """Runs the steps against the memory layer; the caller stores ``Turn.step``.
+    Each answer is its own use case: the profile edit, then the names it brings."""
 
-    def __init__(self, catalog: Catalog, memory: ProfileWriter, crops: Dictionary) -> None:
+    def __init__(
+        self, catalog: Catalog, db: Database, profiles: ProfileWriter, crops: Dictionary
+    ) -> None:
         self._catalog = catalog
-        self._memory = memory
+        self._db = db
+        self._profiles = profiles
         self._crops = crops
 
     def start(self, lang: Language) -> Turn:
@@ -158,51 +163,41 @@ class OnboardingFlow:
         text, buttons = question(self._catalog, lang, first)
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
-    async def answer_text(
-        self, session: AsyncSession, user_id: str, step: Step, text: str, lang: Language
-    ) -> Turn:
+    async def answer_text(self, user_id: str, step: Step, text: str, lang: Language) -> Turn:
         changes = text_answer(step, text, self._crops)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
             return Turn(
                 f"{self._catalog.text(lang, 'onboarding.repeat')}\n\n{again}", buttons, step
             )
-        return await self._advance(session, user_id, step, changes, lang)
+        return await self._advance(user_id, step, changes, lang)
 
     async def answer_button(
-        self,
-        session: AsyncSession,
-        user_id: str,
-        step: Step,
-        action: OnboardingAction,
-        lang: Language,
+        self, user_id: str, step: Step, action: OnboardingAction, lang: Language
     ) -> Turn:
         if action.choice is OnboardingChoice.SKIP:
-            return await self._advance(session, user_id, step, Changes(), lang)
+            return await self._advance(user_id, step, Changes(), lang)
         changes = button_answer(step, action)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
             return Turn(again, buttons, step)
-        return await self._advance(session, user_id, step, changes, lang)
+        return await self._advance(user_id, step, changes, lang)
 
-    async def _advance(
-        self, session: AsyncSession, user_id: str, step: Step, changes: Changes, lang: Language
-    ) -> Turn:
+    async def _advance(self, user_id: str, step: Step, changes: Changes, lang: Language) -> Turn:
         if changes.user:
-            await self._memory.update_user(session, user_id, **changes.user)
+            await self._profiles.update_user(user_id, **changes.user)
         if changes.farm:
-            farm = await self._memory.update_farm(session, user_id, **changes.farm)
+            farm = await self._profiles.update_farm(user_id, **changes.farm)
             if changes.names and farm is not None:
-                await _register_names(session, farm.farm_id, changes)
+                await self._register_names(farm.farm_id, changes)
         following = next_step(step)
         if following is None:
             return Turn(self._catalog.text(lang, "onboarding.done"), (), None)
         text, buttons = question(self._catalog, lang, following)
         return Turn(text, buttons, following)
 
-
-async def _register_names(session: AsyncSession, farm_id: str, changes: Changes) -> None:
-    add = farm_repo.add_field if "field_ids" in changes.farm else farm_repo.add_crop
-    for item, name in changes.names:
-        await add(session, farm_id, item, name)
-    await session.commit()
+    async def _register_names(self, farm_id: str, changes: Changes) -> None:
+        add = farm_repo.add_field if "field_ids" in changes.farm else farm_repo.add_crop
+        async with self._db.write() as session:
+            for item, name in changes.names:
+                await add(session, farm_id, item, name)

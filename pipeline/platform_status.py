@@ -12,10 +12,10 @@ from typing import Literal
 
 import httpx
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.repositories import jobs
-from pipeline.memory.manager import MemoryManager
+from db.uow import Database
+from pipeline.memory.syncing import MemorySync
 
 logger = logging.getLogger(__name__)
 
@@ -48,14 +48,14 @@ class PlatformStatus:
     def __init__(
         self,
         *,
-        session_factory: async_sessionmaker[AsyncSession],
-        memory: MemoryManager,
+        db: Database,
+        sync: MemorySync,
         llm: LlmHealth,
         http: httpx.AsyncClient,
         integrations: Mapping[str, str],
     ) -> None:
-        self._session_factory = session_factory
-        self._memory = memory
+        self._db = db
+        self._sync = sync
         self._llm = llm
         self._http = http
         self._integrations = integrations
@@ -70,20 +70,18 @@ class PlatformStatus:
     async def _database(self) -> Check:
         started = time.perf_counter()
         try:
-            async with self._session_factory() as session:
+            async with self._db.read() as session:
                 await session.execute(text("SELECT 1"))
-                await session.commit()
         except Exception as exc:
             logger.warning("status: database check failed", exc_info=True)
             return Check("database", "down", type(exc).__name__)
         return Check("database", "ok", f"{(time.perf_counter() - started) * 1000:.0f} ms")
 
     async def _memory_service(self) -> Check:
-        breaker = self._memory.breaker_state
+        breaker = self._sync.breaker_state
         if breaker == "disabled":
             return Check("memory-service", "off", "not configured")
-        async with self._session_factory() as session:
-            backlog = await self._memory.outbox_backlog(session)
+        backlog = await self._sync.backlog()
         state: State = "ok" if breaker == "closed" else "down" if breaker == "open" else "degraded"
         return Check("memory-service", state, f"breaker {breaker}, backlog {backlog}")
 
@@ -97,7 +95,7 @@ class PlatformStatus:
         return Check("llm", "down", f"last call failed: {self._llm.last_error or '?'}")
 
     async def _jobs(self) -> list[Check]:
-        async with self._session_factory() as session:
+        async with self._db.read() as session:
             runs = await jobs.all_runs(session)
         return [
             Check(

@@ -1,8 +1,10 @@
-"""Every rules file of the word-matching side, loaded once and handed down.
+"""Every rules file of the word-matching side (and the sensor types), loaded once
+and handed down.
 
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
-vocabulary, the onboarding, the deep path's tools). Nothing in the pipeline loads
+vocabulary, the onboarding, the deep path's tools, the sensor store and the alert
+watcher). Nothing in the pipeline loads
 one of these files by itself, so a test builds a pipeline with other rules by
 passing another rulebook (or another part) in.
 """
@@ -24,6 +26,8 @@ from pipeline.farm.dictionary import (
     load_toml,
 )
 from pipeline.farm.parsing import OperationParser, OperationRules
+from pipeline.farm.sensors import RULES_FILE as SENSORS_RULES
+from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
@@ -41,6 +45,8 @@ class Rulebook:
     vocabulary: Vocabulary
     operations: OperationRules
     words: Words
+    #: Sensor types, units and plausible ranges (validation, alerts, the tools).
+    sensors: SensorTypes
     #: The peer agents (rules/peers.toml), checked against their example phrases.
     peers: PeerDirectory
     #: What counts as confidential before a question leaves Stepan (rules/privacy.toml).
@@ -64,6 +70,7 @@ class Rulebook:
         crops: Path = CROPS_RULES,
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
+        sensors: Path = SENSORS_RULES,
         peers: Path = DEFAULT_PEERS,
         privacy: Path = DEFAULT_PRIVACY,
     ) -> Rulebook:
@@ -79,6 +86,7 @@ class Rulebook:
             vocabulary=Vocabulary(names, load_shared_crops(crops)),
             operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
             words=Words.load(thresholds, compose, advice),
+            sensors=SensorTypes.load(sensors),
             peers=PeerDirectory.load(thresholds, peers),
             privacy=PrivacyRules.load(thresholds, privacy),
         )

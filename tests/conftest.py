@@ -20,8 +20,10 @@ from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
 from bot.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
+from db.uow import Database  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.memory import Memory, build_memory  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -94,6 +96,12 @@ def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return create_session_factory(engine)
 
 
+@pytest.fixture
+def db(engine: AsyncEngine) -> Database:
+    """The unit of work the services under test open their transactions with."""
+    return Database.of(engine)
+
+
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
     return Catalog.load()
@@ -111,8 +119,16 @@ def settings(sqlite_url: str) -> Settings:
 
 
 @pytest.fixture
-def pipeline(settings: Settings, catalog: Catalog, rules: Rulebook) -> Pipeline:
-    return build_pipeline(settings, catalog, rules=rules)
+def memory(db: Database) -> Memory:
+    """The memory services (SQL only); the ``pipeline`` fixture uses these same ones."""
+    return build_memory(db)
+
+
+@pytest.fixture
+def pipeline(
+    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook, memory: Memory
+) -> Pipeline:
+    return build_pipeline(settings, db, catalog, memory=memory, rules=rules)
 
 
 @pytest.fixture

@@ -6,13 +6,11 @@ from collections.abc import Awaitable, Callable
 
 from aiogram.filters import CommandObject
 from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._common import user_language
 from pipeline.admin import AdminError, Edit, parse_target
-from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import Loaded
+from pipeline.memory import Loaded, ProfileLoader
 from pipeline.types import Language
 
 CardText = Callable[[Loaded, Catalog, Language], str]
@@ -30,31 +28,31 @@ def target_of(message: Message, explicit: int | None) -> int | None:
 
 
 async def card_text(
-    pipeline: Pipeline, session: AsyncSession, user: int, lang: Language, render: CardText
+    profiles: ProfileLoader, catalog: Catalog, user: int, lang: Language, render: CardText
 ) -> str | None:
-    loaded = await pipeline.memory.load(session, f"tg:{user}")
-    return render(loaded, pipeline.catalog, lang) if loaded.known else None
+    loaded = await profiles.load(f"tg:{user}")
+    return render(loaded, catalog, lang) if loaded.known else None
 
 
 async def answer_card(
     message: Message,
     command: CommandObject,
-    pipeline: Pipeline,
-    session: AsyncSession,
+    profiles: ProfileLoader,
+    catalog: Catalog,
     *,
     render: CardText,
     keyboard: CardKeyboard,
     usage_key: str,
 ) -> None:
     """`/<command> [id]`: the card of that user (or of the forwarded message's author)."""
-    lang, catalog = user_language(message.from_user), pipeline.catalog
+    lang = user_language(message.from_user)
     args = (command.args or "").split()
     explicit = parse_target(args[0]) if args else None
     if args and explicit is None:
         await message.answer(catalog.text(lang, usage_key))
         return
     user = target_of(message, explicit)
-    card = await card_text(pipeline, session, user, lang, render) if user is not None else None
+    card = await card_text(profiles, catalog, user, lang, render) if user is not None else None
     if user is None or card is None:
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
@@ -67,7 +65,7 @@ Apply = Callable[[int, Edit], Awaitable[bool]]
 async def answer_edit(
     message: Message,
     command: CommandObject,
-    pipeline: Pipeline,
+    catalog: Catalog,
     *,
     parse: Callable[[str], Edit],
     apply: Apply,
@@ -76,7 +74,7 @@ async def answer_edit(
 
     ``apply`` returns False for an unknown user and raises ValueError (its message
     shown to the operator) for a value the profile rejects."""
-    lang, catalog = user_language(message.from_user), pipeline.catalog
+    lang = user_language(message.from_user)
     try:
         edit = parse(command.args or "")
     except AdminError as error:

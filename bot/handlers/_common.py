@@ -7,12 +7,12 @@ import logging
 from aiogram import Bot
 from aiogram.exceptions import TelegramForbiddenError
 from aiogram.types import Message, User
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import Settings
 from bot.render import send_reply
 from pipeline.handle import Pipeline
 from pipeline.language import language_from_telegram
+from pipeline.memory import ProfileEditor
 from pipeline.types import Incoming, Language, Reply
 
 logger = logging.getLogger(__name__)
@@ -48,21 +48,21 @@ def incoming_from(
 
 
 async def deliver(
-    bot: Bot, pipeline: Pipeline, session: AsyncSession, incoming: Incoming, reply: Reply
+    bot: Bot, profile_editor: ProfileEditor, incoming: Incoming, reply: Reply
 ) -> None:
     """Send the reply; a user who blocked the bot is marked inactive, not retried."""
     try:
         await send_reply(bot, incoming.chat_id, reply)
     except TelegramForbiddenError:
         logger.info("user blocked the bot user=%s", incoming.user_id)
-        await pipeline.memory.set_active(session, incoming.user_id, False)
+        await profile_editor.set_active(incoming.user_id, False)
 
 
 async def answer_text(
     message: Message,
     bot: Bot,
     pipeline: Pipeline,
-    session: AsyncSession,
+    profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
 ) -> None:
@@ -72,5 +72,5 @@ async def answer_text(
     incoming = incoming_from(
         message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
     )
-    reply = await pipeline.handle_message(incoming, session)
-    await deliver(bot, pipeline, session, incoming, reply)
+    reply = await pipeline.handle_message(incoming)
+    await deliver(bot, profile_editor, incoming, reply)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from aiogram import Bot, Router
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, user_language
 from bot.keyboards.pipeline import JournalCD, OnboardingCD, StyleCD
 from bot.render import edit_text
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileEditor
 from pipeline.types import Incoming, Reply
 
 router = Router(name=__name__)
@@ -27,21 +28,21 @@ async def on_journal(
     callback_data: JournalCD,
     bot: Bot,
     pipeline: Pipeline,
-    session: AsyncSession,
+    profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
 ) -> None:
     # Answer first: Telegram shows a spinner on the button until we do.
     await query.answer()
     incoming = _incoming(query, settings, trace_id)
-    reply = await pipeline.handle_action(callback_data.to_action(), incoming, session)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
     message = query.message
     if isinstance(message, Message) and message.text:
         # A consent card answers in place: it then shows what happened, and its
         # buttons are gone so nobody taps them again.
         await edit_text(bot, message.chat.id, message.message_id, reply.text, None)
         return
-    await deliver(bot, pipeline, session, incoming, reply)
+    await deliver(bot, profile_editor, incoming, reply)
 
 
 @router.callback_query(StyleCD.filter())
@@ -51,26 +52,26 @@ async def on_action(
     callback_data: StyleCD | OnboardingCD,
     bot: Bot,
     pipeline: Pipeline,
-    session: AsyncSession,
+    profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
 ) -> None:
     await query.answer()
     incoming = _incoming(query, settings, trace_id)
-    reply = await pipeline.handle_action(callback_data.to_action(), incoming, session)
-    await deliver(bot, pipeline, session, incoming, reply)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
+    await deliver(bot, profile_editor, incoming, reply)
 
 
 @router.callback_query()
 async def on_unknown(
     query: CallbackQuery,
     bot: Bot,
-    pipeline: Pipeline,
-    session: AsyncSession,
+    catalog: Catalog,
+    profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
 ) -> None:
     """Forged or malformed data, or a button of an older version of Stepan."""
     await query.answer()
-    text = pipeline.catalog.text(user_language(query.from_user), "actions.expired")
-    await deliver(bot, pipeline, session, _incoming(query, settings, trace_id), Reply(text))
+    text = catalog.text(user_language(query.from_user), "actions.expired")
+    await deliver(bot, profile_editor, _incoming(query, settings, trace_id), Reply(text))

@@ -8,12 +8,13 @@ from dataclasses import replace
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.commands import help_list
 from bot.config import Settings
 from bot.handlers._common import answer_text, deliver, incoming_from, user_language
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileEditor
 
 router = Router(name=__name__)
 
@@ -25,7 +26,8 @@ async def on_help(
     message: Message,
     bot: Bot,
     pipeline: Pipeline,
-    session: AsyncSession,
+    profile_editor: ProfileEditor,
+    catalog: Catalog,
     settings: Settings,
     trace_id: str,
 ) -> None:
@@ -34,9 +36,7 @@ async def on_help(
     incoming = incoming_from(
         message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
     )
-    reply = await pipeline.handle_message(incoming, session)
-    commands = help_list(
-        pipeline.catalog, user_language(message.from_user), operator=incoming.is_operator
-    )
+    reply = await pipeline.handle_message(incoming)
+    commands = help_list(catalog, user_language(message.from_user), operator=incoming.is_operator)
     reply = replace(reply, text=f"{reply.text}\n\n{commands}")
-    await deliver(bot, pipeline, session, incoming, reply)
+    await deliver(bot, profile_editor, incoming, reply)

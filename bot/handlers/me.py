@@ -8,13 +8,13 @@ import logging
 from aiogram import Bot, Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._common import telegram_user_id, user_language
 from bot.keyboards.me import ForgetCD, forget_keyboard, me_keyboard
 from bot.render import edit_text
 from pipeline.cards import my_memory
-from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileEditor, ProfileLoader
 
 logger = logging.getLogger(__name__)
 
@@ -22,11 +22,11 @@ router = Router(name=__name__)
 
 
 @router.message(Command("me"))
-async def on_me(message: Message, pipeline: Pipeline, session: AsyncSession) -> None:
+async def on_me(message: Message, profiles: ProfileLoader, catalog: Catalog) -> None:
     if message.from_user is None:
         return
-    lang, catalog = user_language(message.from_user), pipeline.catalog
-    loaded = await pipeline.memory.load(session, telegram_user_id(message.from_user))
+    lang = user_language(message.from_user)
+    loaded = await profiles.load(telegram_user_id(message.from_user))
     await message.answer(
         my_memory(loaded.profile, loaded.farm, catalog, lang),
         reply_markup=me_keyboard(catalog, lang),
@@ -34,8 +34,8 @@ async def on_me(message: Message, pipeline: Pipeline, session: AsyncSession) -> 
 
 
 @router.message(Command("forget"))
-async def on_forget(message: Message, pipeline: Pipeline) -> None:
-    lang, catalog = user_language(message.from_user), pipeline.catalog
+async def on_forget(message: Message, catalog: Catalog) -> None:
+    lang = user_language(message.from_user)
     await message.answer(
         catalog.text(lang, "me.forget_confirm"), reply_markup=forget_keyboard(catalog, lang)
     )
@@ -46,15 +46,15 @@ async def on_forget_answer(
     query: CallbackQuery,
     callback_data: ForgetCD,
     bot: Bot,
-    pipeline: Pipeline,
-    session: AsyncSession,
+    profile_editor: ProfileEditor,
+    catalog: Catalog,
 ) -> None:
-    lang, catalog = user_language(query.from_user), pipeline.catalog
+    lang = user_language(query.from_user)
     await query.answer()
     if callback_data.confirm:
         # Only the presser's own data: the callback carries no user id to forge.
         try:
-            await pipeline.memory.forget(session, telegram_user_id(query.from_user))
+            await profile_editor.forget(telegram_user_id(query.from_user))
             text = catalog.text(lang, "me.forgotten")
         except Exception:
             # Nobody is told their data is gone when it is not.

@@ -6,7 +6,6 @@ from aiogram import Bot, F, Router
 from aiogram.fsm.context import FSMContext
 from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.filters import InState, PlainText
 from bot.handlers._common import telegram_user_id, user_language
@@ -52,7 +51,6 @@ async def on_button(
     callback_data: OnboardingCD,
     bot: Bot,
     onboarding: OnboardingFlow,
-    session: AsyncSession,
     state: FSMContext,
 ) -> None:
     await query.answer()
@@ -61,7 +59,6 @@ async def on_button(
         await state.clear()
         return
     turn = await onboarding.answer_button(
-        session,
         telegram_user_id(query.from_user),
         step,
         callback_data.to_action(),
@@ -73,14 +70,13 @@ async def on_button(
 
 @router.message(InState(Onboarding.active), PlainText())
 async def on_text(
-    message: Message, bot: Bot, onboarding: OnboardingFlow, session: AsyncSession, state: FSMContext
+    message: Message, bot: Bot, onboarding: OnboardingFlow, state: FSMContext
 ) -> None:
     step = await _step(state)
     if step is None or message.from_user is None or message.text is None:
         await state.clear()
         return
     turn = await onboarding.answer_text(
-        session,
         telegram_user_id(message.from_user),
         step,
         message.text,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
@@ -13,9 +12,8 @@ from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
 from pipeline.admin import Edit, parse_farm_edit
 from pipeline.cards import farm_card
-from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import Loaded
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
 from pipeline.types import Language
 
 router = Router(name=__name__)
@@ -27,26 +25,30 @@ def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
 
 @router.message(Command("farm"), F.text.regexp(r"^/farm(@\w+)?\s+(-?\d+\s+)?update\b"))
 async def on_farm_update(
-    message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
+    message: Message,
+    command: CommandObject,
+    profiles: ProfileLoader,
+    profile_editor: ProfileEditor,
+    catalog: Catalog,
 ) -> None:
     async def apply(user: int, edit: Edit) -> bool:
-        if not (await pipeline.memory.load(session, f"tg:{user}")).known:
+        if not (await profiles.load(f"tg:{user}")).known:
             return False
-        await pipeline.memory.update_farm(session, f"tg:{user}", **{edit.key: edit.value})
+        await profile_editor.update_farm(f"tg:{user}", **{edit.key: edit.value})
         return True
 
-    await answer_edit(message, command, pipeline, parse=parse_farm_edit, apply=apply)
+    await answer_edit(message, command, catalog, parse=parse_farm_edit, apply=apply)
 
 
 @router.message(Command("farm"))
 async def on_farm(
-    message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
+    message: Message, command: CommandObject, profiles: ProfileLoader, catalog: Catalog
 ) -> None:
     await answer_card(
         message,
         command,
-        pipeline,
-        session,
+        profiles,
+        catalog,
         render=_render,
         keyboard=farm_keyboard,
         usage_key="admin.usage_update",
@@ -55,15 +57,20 @@ async def on_farm(
 
 @router.callback_query(FarmCD.filter())
 async def on_phase_button(
-    query: CallbackQuery, callback_data: FarmCD, bot: Bot, pipeline: Pipeline, session: AsyncSession
+    query: CallbackQuery,
+    callback_data: FarmCD,
+    bot: Bot,
+    profiles: ProfileLoader,
+    profile_editor: ProfileEditor,
+    catalog: Catalog,
 ) -> None:
-    lang, catalog = user_language(query.from_user), pipeline.catalog
+    lang = user_language(query.from_user)
     user_id = f"tg:{callback_data.user}"
-    known = (await pipeline.memory.load(session, user_id)).known
+    known = (await profiles.load(user_id)).known
     if known:
-        await pipeline.memory.update_farm(session, user_id, current_phase=callback_data.phase)
+        await profile_editor.update_farm(user_id, current_phase=callback_data.phase)
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
-    card = await card_text(pipeline, session, callback_data.user, lang, _render)
+    card = await card_text(profiles, catalog, callback_data.user, lang, _render)
     if card is not None and query.message is not None:
         keyboard = farm_keyboard(callback_data.user, catalog, lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)

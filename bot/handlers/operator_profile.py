@@ -5,7 +5,6 @@ from __future__ import annotations
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
@@ -13,22 +12,18 @@ from bot.keyboards.admin import ProfileCD, profile_keyboard
 from bot.render import edit_text
 from pipeline.admin import PROFILE_KEYS, Edit, parse_profile_edit
 from pipeline.cards import profile_card
-from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import Loaded
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
 from pipeline.types import Language
 
 router = Router(name=__name__)
 
 
-async def _apply(
-    pipeline: Pipeline, session: AsyncSession, user: int, key: str, value: str
-) -> bool:
-    memory = pipeline.memory
+async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool:
     if key == "expertise_level" and value in PROFILE_KEYS[key]:
-        return await memory.set_expertise(session, f"tg:{user}", value, by_operator=True)  # type: ignore[arg-type]
+        return await editor.set_expertise(f"tg:{user}", value, by_operator=True)  # type: ignore[arg-type]
     if key == "preferred_style" and value in PROFILE_KEYS[key]:
-        return await memory.set_style(session, f"tg:{user}", value)  # type: ignore[arg-type]
+        return await editor.set_style(f"tg:{user}", value)  # type: ignore[arg-type]
     return False
 
 
@@ -38,23 +33,23 @@ def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
 
 @router.message(Command("profile"), F.text.regexp(r"^/profile(@\w+)?\s+(-?\d+\s+)?set\b"))
 async def on_profile_set(
-    message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
+    message: Message, command: CommandObject, profile_editor: ProfileEditor, catalog: Catalog
 ) -> None:
     async def apply(user: int, edit: Edit) -> bool:
-        return await _apply(pipeline, session, user, edit.key, str(edit.value))
+        return await _apply(profile_editor, user, edit.key, str(edit.value))
 
-    await answer_edit(message, command, pipeline, parse=parse_profile_edit, apply=apply)
+    await answer_edit(message, command, catalog, parse=parse_profile_edit, apply=apply)
 
 
 @router.message(Command("profile"))
 async def on_profile(
-    message: Message, command: CommandObject, pipeline: Pipeline, session: AsyncSession
+    message: Message, command: CommandObject, profiles: ProfileLoader, catalog: Catalog
 ) -> None:
     await answer_card(
         message,
         command,
-        pipeline,
-        session,
+        profiles,
+        catalog,
         render=_render,
         keyboard=profile_keyboard,
         usage_key="admin.usage_set",
@@ -66,15 +61,14 @@ async def on_profile_button(
     query: CallbackQuery,
     callback_data: ProfileCD,
     bot: Bot,
-    pipeline: Pipeline,
-    session: AsyncSession,
+    profiles: ProfileLoader,
+    profile_editor: ProfileEditor,
+    catalog: Catalog,
 ) -> None:
-    lang, catalog = user_language(query.from_user), pipeline.catalog
-    ok = await _apply(
-        pipeline, session, callback_data.user, callback_data.field, callback_data.value
-    )
+    lang = user_language(query.from_user)
+    ok = await _apply(profile_editor, callback_data.user, callback_data.field, callback_data.value)
     await query.answer(catalog.text(lang, "admin.saved" if ok else "admin.no_user"))
-    card = await card_text(pipeline, session, callback_data.user, lang, _render)
+    card = await card_text(profiles, catalog, callback_data.user, lang, _render)
     if ok and card is not None and query.message is not None:
         keyboard = profile_keyboard(callback_data.user, catalog, lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)

@@ -16,15 +16,14 @@ import logging
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Document, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._cards import target_of
 from bot.handlers._common import user_language
 from bot.render import with_retry_after
-from db.repositories.farm import farm_of
 from pipeline.admin import parse_target
 from pipeline.farm.sensor_csv import MAX_CSV_BYTES, InvalidCsv, parse_csv
-from pipeline.farm.sensors import BatchTooLarge, InvalidBatch, ItemError, ingest, issue_token
+from pipeline.farm.sensor_store import SensorStore
+from pipeline.farm.sensors import BatchTooLarge, InvalidBatch, ItemError
 from pipeline.i18n import Catalog
 from pipeline.types import Language
 
@@ -43,14 +42,6 @@ def _is_csv(document: Document | None) -> bool:
     return name.endswith(".csv") or document.mime_type in ("text/csv", "application/csv")
 
 
-async def _farm(session: AsyncSession, telegram_id: int) -> str | None:
-    row = await farm_of(session, f"tg:{telegram_id}")
-    # End the read: SQLite holds its write lock while a transaction is open, and a
-    # download or a Telegram call comes next.
-    await session.commit()
-    return row.farm_id if row is not None else None
-
-
 def _target(message: Message, args: str | None) -> tuple[bool, int | None]:
     """(well formed, the Telegram id whose farm is meant)."""
     words = (args or "").split()
@@ -64,18 +55,18 @@ def _target(message: Message, args: str | None) -> tuple[bool, int | None]:
 
 @router.message(Command("token"))
 async def on_token(
-    message: Message, command: CommandObject, catalog: Catalog, session: AsyncSession
+    message: Message, command: CommandObject, catalog: Catalog, sensors: SensorStore
 ) -> None:
     lang = user_language(message.from_user)
     ok, user = _target(message, command.args)
     if not ok:
         await message.answer(catalog.text(lang, "sensors.usage_token"))
         return
-    farm_id = await _farm(session, user) if user is not None else None
+    farm_id = await sensors.farm_of_user(f"tg:{user}") if user is not None else None
     if farm_id is None or message.from_user is None:
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
-    token = await issue_token(session, farm_id, f"by tg:{message.from_user.id}")
+    token = await sensors.issue_token(farm_id, f"by tg:{message.from_user.id}")
     text = catalog.text(lang, "sensors.token_issued", token=token, user=user)
     await with_retry_after(lambda: message.answer(text, parse_mode=None))
 
@@ -103,7 +94,7 @@ def _invalid_reply(catalog: Catalog, lang: Language, error: InvalidBatch) -> str
 async def _import(
     bot: Bot,
     document: Document,
-    session: AsyncSession,
+    sensors: SensorStore,
     farm_id: str,
     catalog: Catalog,
     lang: Language,
@@ -113,7 +104,7 @@ async def _import(
     buffer = io.BytesIO()
     await bot.download(document, destination=buffer)
     try:
-        batch = await asyncio.to_thread(parse_csv, buffer.getvalue())
+        batch = await asyncio.to_thread(parse_csv, buffer.getvalue(), sensors.types)
     except InvalidCsv as error:
         return catalog.text(lang, f"sensors.csv_{error.code}", **error.params)
     except BatchTooLarge as error:
@@ -121,7 +112,7 @@ async def _import(
     except InvalidBatch as error:
         return _invalid_reply(catalog, lang, error)
     try:
-        result = await ingest(session, farm_id, batch.readings, source="csv")
+        result = await sensors.ingest(farm_id, batch.readings, source="csv")
     except InvalidBatch as error:
         return _invalid_reply(catalog, lang, batch.with_lines(error))
     return catalog.text(
@@ -130,7 +121,7 @@ async def _import(
 
 
 @router.message(F.document.func(_is_csv))
-async def on_csv(message: Message, bot: Bot, catalog: Catalog, session: AsyncSession) -> None:
+async def on_csv(message: Message, bot: Bot, catalog: Catalog, sensors: SensorStore) -> None:
     lang = user_language(message.from_user)
     caption = (message.caption or "").strip()
     args: str | None = None
@@ -142,9 +133,9 @@ async def on_csv(message: Message, bot: Bot, catalog: Catalog, session: AsyncSes
     if not ok:
         await message.answer(catalog.text(lang, "sensors.usage_import"))
         return
-    farm_id = await _farm(session, user) if user is not None else None
+    farm_id = await sensors.farm_of_user(f"tg:{user}") if user is not None else None
     if farm_id is None or message.document is None:
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
-    text = await _import(bot, message.document, session, farm_id, catalog, lang)
+    text = await _import(bot, message.document, sensors, farm_id, catalog, lang)
     await with_retry_after(lambda: message.answer(text, parse_mode=None))

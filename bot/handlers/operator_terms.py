@@ -5,7 +5,6 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
@@ -21,11 +20,9 @@ def _kind(catalog: Catalog, lang: Language, kind: str) -> str:
 
 
 @router.message(Command("pending"))
-async def on_pending(
-    message: Message, terms: TermReview, catalog: Catalog, session: AsyncSession
-) -> None:
+async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> None:
     lang = user_language(message.from_user)
-    rows = await terms.pending(session)
+    rows = await terms.pending()
     if not rows:
         await message.answer(catalog.text(lang, "terms.none"))
         return
@@ -47,7 +44,6 @@ async def on_pending(
 
 async def _decide(
     terms: TermReview,
-    session: AsyncSession,
     term_id: int,
     approve: bool,
     canonical: str | None,
@@ -56,11 +52,11 @@ async def _decide(
 ) -> str:
     try:
         if approve:
-            row = await terms.approve(session, term_id, canonical)
+            row = await terms.approve(term_id, canonical)
             return catalog.text(
                 lang, "terms.approved", id=row.id, term=row.term, canonical=row.canonical_id
             )
-        row = await terms.reject(session, term_id)
+        row = await terms.reject(term_id)
         return catalog.text(lang, "terms.rejected", id=row.id, term=row.term)
     except TermError as error:
         return catalog.text(lang, error.key)
@@ -72,7 +68,6 @@ async def on_approve(
     command: CommandObject,
     terms: TermReview,
     catalog: Catalog,
-    session: AsyncSession,
 ) -> None:
     lang = user_language(message.from_user)
     args = (command.args or "").split()
@@ -80,9 +75,7 @@ async def on_approve(
         await message.answer(catalog.text(lang, "terms.usage_approve"))
         return
     canonical = args[1] if len(args) == 2 else None
-    await message.answer(
-        await _decide(terms, session, int(args[0]), True, canonical, catalog, lang)
-    )
+    await message.answer(await _decide(terms, int(args[0]), True, canonical, catalog, lang))
 
 
 @router.message(Command("reject"))
@@ -91,21 +84,18 @@ async def on_reject(
     command: CommandObject,
     terms: TermReview,
     catalog: Catalog,
-    session: AsyncSession,
 ) -> None:
     lang = user_language(message.from_user)
     args = (command.args or "").split()
     if len(args) != 1 or not args[0].isdigit():
         await message.answer(catalog.text(lang, "terms.usage_reject"))
         return
-    await message.answer(await _decide(terms, session, int(args[0]), False, None, catalog, lang))
+    await message.answer(await _decide(terms, int(args[0]), False, None, catalog, lang))
 
 
 @router.message(Command("apply_dict"))
-async def on_apply(
-    message: Message, terms: TermReview, catalog: Catalog, session: AsyncSession
-) -> None:
-    result = await terms.apply(session)
+async def on_apply(message: Message, terms: TermReview, catalog: Catalog) -> None:
+    result = await terms.apply()
     await message.answer(
         catalog.text(
             user_language(message.from_user),
@@ -117,10 +107,8 @@ async def on_apply(
 
 
 @router.message(Command("pending_stats"))
-async def on_stats(
-    message: Message, terms: TermReview, catalog: Catalog, session: AsyncSession
-) -> None:
-    counts = await terms.stats(session)
+async def on_stats(message: Message, terms: TermReview, catalog: Catalog) -> None:
+    counts = await terms.stats()
     statuses = ("pending", "approved", "applied", "rejected")
     await message.answer(
         catalog.text(
@@ -137,10 +125,7 @@ async def on_term_button(
     callback_data: TermCD,
     terms: TermReview,
     catalog: Catalog,
-    session: AsyncSession,
 ) -> None:
     lang = user_language(query.from_user)
-    text = await _decide(
-        terms, session, callback_data.term, callback_data.approve, None, catalog, lang
-    )
+    text = await _decide(terms, callback_data.term, callback_data.approve, None, catalog, lang)
     await query.answer(text[:200], show_alert=True)

@@ -13,22 +13,20 @@ from aiogram.types import CallbackQuery, Message
 from bot.commands import OPERATOR_ONLY
 from bot.handlers._common import user_language
 from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
-from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
 
 router = Router(name=__name__)
 
 
 @router.message(Command(*OPERATOR_ONLY))
-async def refuse_command(message: Message, pipeline: Pipeline) -> None:
-    await message.answer(
-        pipeline.catalog.text(user_language(message.from_user), "admin.not_operator")
-    )
+async def refuse_command(message: Message, catalog: Catalog) -> None:
+    await message.answer(catalog.text(user_language(message.from_user), "admin.not_operator"))
 
 
 @router.callback_query(ProfileCD.filter())
 @router.callback_query(FarmCD.filter())
 @router.callback_query(TermCD.filter())
-async def refuse_button(query: CallbackQuery, pipeline: Pipeline) -> None:
+async def refuse_button(query: CallbackQuery, catalog: Catalog) -> None:
     await query.answer(
-        pipeline.catalog.text(user_language(query.from_user), "admin.not_operator"), show_alert=True
+        catalog.text(user_language(query.from_user), "admin.not_operator"), show_alert=True
     )

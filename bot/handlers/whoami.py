@@ -8,16 +8,16 @@ from aiogram.types import Message
 
 from bot.config import Settings
 from bot.handlers._common import user_language
-from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
 
 router = Router(name=__name__)
 
 
 @router.message(Command("whoami"))
-async def on_whoami(message: Message, pipeline: Pipeline, settings: Settings) -> None:
+async def on_whoami(message: Message, catalog: Catalog, settings: Settings) -> None:
     if message.from_user is None:
         return
-    lang, catalog = user_language(message.from_user), pipeline.catalog
+    lang = user_language(message.from_user)
     is_operator = message.from_user.id in settings.agx.operator_ids
     role = catalog.text(lang, "admin.role_operator" if is_operator else "admin.role_user")
     await message.answer(

@@ -17,5 +17,4 @@ async def drop_text_before(session: AsyncSession, cutoff: datetime) -> int:
         .where(InteractionRow.created_at < cutoff, InteractionRow.text.is_not(None))
         .values(text=None)
     )
-    await session.commit()
     return int(getattr(result, "rowcount", 0) or 0)

@@ -29,7 +29,6 @@ async def try_lock(
         )
         .values(locked_by=owner, locked_until=until, last_started_at=now)
     )
-    await session.commit()
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
@@ -48,12 +47,11 @@ async def finish(
             runs=JobRunRow.runs + 1,
         )
     )
-    await session.commit()
 
 
 @dataclass(frozen=True, slots=True)
 class JobRun:
-    """A detached snapshot: safe to read after the session rolled back or closed."""
+    """A plain snapshot: safe to read after the session rolled back or closed."""
 
     job_id: str
     last_outcome: str | None
@@ -64,9 +62,7 @@ class JobRun:
 
 async def all_runs(session: AsyncSession) -> list[JobRun]:
     result = await session.execute(select(JobRunRow).order_by(JobRunRow.job_id))
-    runs = [
+    return [
         JobRun(row.job_id, row.last_outcome, row.last_finished_at, row.last_detail, row.runs)
         for row in result.scalars()
     ]
-    await session.commit()
-    return runs

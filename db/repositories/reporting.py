@@ -1,17 +1,16 @@
 """Read-only queries behind the farm's reports, charts and season summary.
 
-Every function commits after reading: on SQLite a transaction starts with BEGIN
-IMMEDIATE (db/engine.py), so even a read holds the write lock until it ends. Large
-results (a season's journal, months of sensor readings) are read in keyset pages,
-each in its own short transaction, so building a report never stalls the journal
-writers for more than one page. Callers therefore must not hold unflushed writes
-in the session they pass here.
+Like every repository these take a session and never end its transaction. On SQLite
+a transaction starts with BEGIN IMMEDIATE (db/engine.py), so even a read holds the
+write lock until it ends: large results (a season's journal, months of sensor
+readings) are read in keyset pages (``operations_page``, ``readings_page``), and
+``pipeline.farm.paging`` reads each page in a short transaction of its own, so
+building a report never stalls the journal writers for more than one page.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -100,9 +99,7 @@ async def fields(session: AsyncSession, farm_id: str) -> list[FieldInfo]:
         .where(FieldRow.farm_id == farm_id)
         .order_by(FieldRow.name, FieldRow.field_id)
     )
-    rows = [FieldInfo(row.field_id, row.name, row.area_ha) for row in result]
-    await session.commit()
-    return rows
+    return [FieldInfo(row.field_id, row.name, row.area_ha) for row in result]
 
 
 async def field_areas(session: AsyncSession, farm_id: str) -> dict[str, float]:
@@ -118,9 +115,7 @@ async def crop_names(session: AsyncSession, farm_id: str) -> dict[str, str]:
     result = await session.execute(
         select(CropRow.crop_id, CropRow.name).where(CropRow.farm_id == farm_id)
     )
-    names = {row.crop_id: row.name for row in result}
-    await session.commit()
-    return names
+    return {row.crop_id: row.name for row in result}
 
 
 async def alert_thresholds(session: AsyncSession, farm_id: str) -> dict[str, float]:
@@ -129,7 +124,6 @@ async def alert_thresholds(session: AsyncSession, farm_id: str) -> dict[str, flo
         select(FarmProfileRow.alert_thresholds).where(FarmProfileRow.farm_id == farm_id)
     )
     raw = result.scalar_one_or_none() or {}
-    await session.commit()
     # The JSON column is written by operators' commands too: keep what is a number.
     return {
         key: float(value)
@@ -192,31 +186,7 @@ async def operations_page(
     result = await connection.execute(
         query.order_by(OperationRow.op_date, OperationRow.id).limit(limit)
     )
-    page = [OperationRecord(*row) for row in result]
-    await session.commit()
-    return page
-
-
-async def iter_operations(
-    session: AsyncSession,
-    farm_id: str,
-    start: date,
-    end: date,
-    *,
-    field_id: str | None = None,
-    page_size: int = PAGE_SIZE,
-) -> AsyncIterator[list[OperationRecord]]:
-    """Pages of ``operations_page`` until the period is exhausted (no empty pages)."""
-    after: OperationCursor | None = None
-    while True:
-        page = await operations_page(
-            session, farm_id, start, end, field_id=field_id, after=after, limit=page_size
-        )
-        if page:
-            yield page
-        if len(page) < page_size:
-            return
-        after = (page[-1].op_date, page[-1].id)
+    return [OperationRecord(*row) for row in result]
 
 
 async def plan_fact_counts(
@@ -237,7 +207,6 @@ async def plan_fact_counts(
         .order_by(OperationRow.field_id, OperationRow.op_type)
     )
     counts = [PlanFactCount(row[0], row[1], int(row[2] or 0), int(row[3] or 0)) for row in result]
-    await session.commit()
     return counts
 
 
@@ -275,7 +244,6 @@ async def quantity_totals(
         QuantityTotal(row[0], row[1], row[2], row[3], float(row[4] or 0.0), int(row[5]))
         for row in result
     ]
-    await session.commit()
     return totals
 
 
@@ -299,7 +267,6 @@ async def sensor_types(
         query = query.where(SensorReadingRow.measured_at < _utc_bound(until))
     result = await session.execute(query.distinct().order_by(SensorReadingRow.sensor_type))
     types = list(result.scalars())
-    await session.commit()
     return types
 
 
@@ -350,53 +317,4 @@ async def readings_page(
         ReadingRecord(row[0], as_utc(row[1]), row[2], row[3], row[4], row[5], row[6])
         for row in result
     ]
-    await session.commit()
     return page
-
-
-async def iter_readings(
-    session: AsyncSession,
-    farm_id: str,
-    sensor_type: str,
-    *,
-    since: datetime,
-    until: datetime | None = None,
-    field_id: str | None = None,
-    page_size: int = PAGE_SIZE,
-) -> AsyncIterator[list[ReadingRecord]]:
-    """Pages of ``readings_page`` until the window is exhausted (no empty pages)."""
-    after: ReadingCursor | None = None
-    while True:
-        page = await readings_page(
-            session,
-            farm_id,
-            sensor_type,
-            since=since,
-            until=until,
-            field_id=field_id,
-            after=after,
-            limit=page_size,
-        )
-        if page:
-            yield page
-        if len(page) < page_size:
-            return
-        after = (page[-1].measured_at, page[-1].id)
-
-
-async def sensor_readings(
-    session: AsyncSession,
-    farm_id: str,
-    sensor_type: str,
-    *,
-    since: datetime,
-    until: datetime | None = None,
-    field_id: str | None = None,
-) -> list[ReadingRecord]:
-    """All readings of a type (optionally of one field) since a time, oldest first."""
-    readings: list[ReadingRecord] = []
-    async for page in iter_readings(
-        session, farm_id, sensor_type, since=since, until=until, field_id=field_id
-    ):
-        readings.extend(page)
-    return readings

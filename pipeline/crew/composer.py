@@ -14,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from db.repositories import farm as farm_repo
+from db.uow import Database
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools import FarmTools, ToolResult
 from pipeline.crew.words import field_in_text
@@ -67,10 +66,11 @@ def wants_card(request: DeepRequest) -> bool:
 
 
 class Composer:
-    def __init__(self, catalog: Catalog, journal: Journal, tools: FarmTools) -> None:
+    def __init__(self, catalog: Catalog, journal: Journal, tools: FarmTools, db: Database) -> None:
         self._catalog = catalog
         self._journal = journal
         self._tools = tools
+        self._db = db
 
     @property
     def tools(self) -> FarmTools:
@@ -78,22 +78,19 @@ class Composer:
 
     # --- the whole offline path ------------------------------------------------------------
 
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
-        ctx = await self.prepare(request, session)
+    async def answer(self, request: DeepRequest) -> Reply:
+        ctx = await self.prepare(request)
         parts = await asyncio.gather(*(self.run_agent(request, name, ctx) for name in request.crew))
         own = await self.own_facts(request, ctx)
         return self.reply(request, ctx, parts, own)
 
-    async def prepare(self, request: DeepRequest, session: AsyncSession) -> RunContext:
+    async def prepare(self, request: DeepRequest) -> RunContext:
         """The runner's context: the consent card first (it may create the farm), then
-        the farm id, and a session factory so agents can work side by side."""
-        # Tools open their own sessions; SQLite takes its write lock at BEGIN, so the
-        # request's session must not sit in a transaction meanwhile.
-        await session.commit()
+        the farm id, and the database so agents can work side by side, each tool in
+        short transactions of its own."""
         ctx_card: Reply | None = None
         if wants_card(request):
             ctx_card = await self._journal.propose(
-                session,
                 user_id=request.incoming.user_id,
                 chat_id=request.incoming.chat_id,
                 message_id=request.incoming.message_id,
@@ -101,13 +98,11 @@ class Composer:
                 lang=request.lang,
                 today=request.now.date(),
             )
-        row = await farm_repo.farm_of(session, request.incoming.user_id)
-        farm_id = row.farm_id if row is not None else None
-        await session.commit()
-        if session.bind is None:  # pragma: no cover - every factory binds an engine
-            raise RuntimeError("the request's session has no engine")
+        async with self._db.read() as session:
+            row = await farm_repo.farm_of(session, request.incoming.user_id)
+            farm_id = row.farm_id if row is not None else None
         ctx = RunContext(
-            sessions=async_sessionmaker(session.bind, expire_on_commit=False),
+            db=self._db,
             farm_id=farm_id,
             user_id=request.incoming.user_id,
             text=request.incoming.text,

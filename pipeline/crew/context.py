@@ -10,8 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
+from db.uow import Database
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
@@ -47,7 +46,7 @@ class Artifacts:
 
 @dataclass(slots=True)
 class RunContext:
-    sessions: async_sessionmaker[AsyncSession]
+    db: Database
     farm_id: str | None
     user_id: str
     text: str
@@ -84,9 +83,8 @@ class RunContext:
                 if self.farm_id is None:
                     self._dictionary = self.vocabulary.shared()
                 else:
-                    async with self.sessions() as session:
+                    async with self.db.read() as session:
                         self._dictionary = await farm_dictionary(
                             session, self.farm_id, self.vocabulary
                         )
-                        await session.commit()
             return self._dictionary

@@ -21,8 +21,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from pipeline import reflection
 from pipeline.crew.composer import AgentPart, Composer
 from pipeline.crew.config import CrewSpec, Prompts
@@ -67,9 +65,9 @@ class CrewDeepPath:
     def composer(self) -> Composer:
         return self._composer
 
-    async def answer(self, request: DeepRequest, session: AsyncSession) -> Reply:
+    async def answer(self, request: DeepRequest) -> Reply:
         trace = request.incoming.trace_id
-        ctx = await self._composer.prepare(request, session)
+        ctx = await self._composer.prepare(request)
         outline = await self._outline(ctx) if request.crew else FarmOutline()
         # Per request: the worker pool already bounds the process as a whole.
         slots = asyncio.Semaphore(max(1, self._crew.limits.max_parallel_agents))

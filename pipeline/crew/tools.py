@@ -31,7 +31,8 @@ from pipeline.farm.reports import (
     plan_vs_fact,
     sensor_label,
 )
-from pipeline.farm.sensors import latest_readings, sensor_types
+from pipeline.farm.sensor_store import latest_readings
+from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.summary import format_number, season_summary, summary_text
 from pipeline.farm.units import Units
 from pipeline.platform_status import Check
@@ -39,7 +40,7 @@ from pipeline.types import Attachment
 
 logger = logging.getLogger(__name__)
 
-#: Probes the platform's health (PlatformStatus.collect over the runner's database).
+#: Probes the platform's health (PlatformStatus.collect).
 PlatformProbe = Callable[[RunContext], Awaitable[list[Check]]]
 
 
@@ -108,12 +109,19 @@ def _short(value: Any) -> str:
 
 class FarmTools:
     def __init__(
-        self, platform_probe: PlatformProbe, *, words: Words, dates: DateWords, units: Units
+        self,
+        platform_probe: PlatformProbe,
+        *,
+        words: Words,
+        dates: DateWords,
+        units: Units,
+        sensors: SensorTypes,
     ) -> None:
         self._probe = platform_probe
         self._words = words
         self._dates = dates
         self._units = units
+        self._sensors = sensors
 
     @property
     def words(self) -> Words:
@@ -148,10 +156,9 @@ class FarmTools:
         assert ctx.farm_id is not None
         start = ctx.today
         end = start + timedelta(days=args.days - 1)
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             rows = await farm_repo.operations_between(session, ctx.farm_id, start, end)
             planned = [row for row in rows if row.status == "planned"]
-            await session.commit()
             names = await _field_names(session, ctx.farm_id)
         if not planned:
             text = ctx.text_of("compose.planned_none", start=_short(start), end=_short(end))
@@ -180,7 +187,7 @@ class FarmTools:
         sensor, problem = self._sensor(ctx, args.sensor_type, required=False)
         if problem is not None:
             return ToolResult("latest_readings", problem)
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             latest = await latest_readings(
                 session, ctx.farm_id, field_id=field_id, sensor_type=sensor
             )
@@ -215,17 +222,16 @@ class FarmTools:
         # matplotlib takes a while to import: only a chart request pays for it.
         from pipeline.farm.charts import sensor_chart
 
-        async with ctx.sessions() as session:
-            chart = await sensor_chart(
-                session,
-                ctx.farm_id,
-                sensor,
-                days=args.days,
-                now=ctx.now,
-                field_id=field_id,
-                lang=ctx.lang,
-                catalog=ctx.catalog,
-            )
+        chart = await sensor_chart(
+            ctx.db,
+            ctx.farm_id,
+            sensor,
+            days=args.days,
+            now=ctx.now,
+            field_id=field_id,
+            lang=ctx.lang,
+            catalog=ctx.catalog,
+        )
         if chart is None:
             text = ctx.text_of("compose.chart_none", sensor=label, days=args.days)
             return ToolResult("sensor_chart", text)
@@ -236,14 +242,13 @@ class FarmTools:
 
     async def _open_alerts(self, ctx: RunContext, _: NoArgs) -> ToolResult:
         assert ctx.farm_id is not None
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             result = await session.execute(
                 select(AlertRow)
                 .where(AlertRow.farm_id == ctx.farm_id, AlertRow.ended_at.is_(None))
                 .order_by(AlertRow.started_at)
             )
             alerts = list(result.scalars())
-            await session.commit()
             names = await _field_names(session, ctx.farm_id)
         if not alerts:
             return ToolResult("open_alerts", ctx.text_of("compose.alerts_none"))
@@ -254,8 +259,8 @@ class FarmTools:
                     f"compose.alert_{'above' if alert.kind == 'above_max' else 'below'}",
                     field=_field(ctx, names, alert.field_id),
                     sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
-                    value=_with_unit(ctx, alert.value, alert.sensor_type),
-                    threshold=_with_unit(ctx, alert.threshold, alert.sensor_type),
+                    value=self._with_unit(ctx, alert.value, alert.sensor_type),
+                    threshold=self._with_unit(ctx, alert.threshold, alert.sensor_type),
                     since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
                 )
             )
@@ -289,15 +294,14 @@ class FarmTools:
     async def _operations_report(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="month")
-        async with ctx.sessions() as session:
-            report = await build_operations_workbook(
-                session,
-                ctx.farm_id,
-                period.start,
-                period.end,
-                lang=ctx.lang,
-                catalog=ctx.catalog,
-            )
+        report = await build_operations_workbook(
+            ctx.db,
+            ctx.farm_id,
+            period.start,
+            period.end,
+            lang=ctx.lang,
+            catalog=ctx.catalog,
+        )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)
         text = ctx.text_of(
@@ -313,7 +317,7 @@ class FarmTools:
     async def _plan_vs_fact(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="month")
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             rows = await plan_vs_fact(session, ctx.farm_id, period.start, period.end)
         start, end = _date(period.start), _date(period.end)
         if not rows:
@@ -356,7 +360,7 @@ class FarmTools:
     async def _season_summary(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="season")
-        async with ctx.sessions() as session:
+        async with ctx.db.read() as session:
             summary = await season_summary(
                 session, ctx.farm_id, period.start, period.end, self._units
             )
@@ -391,7 +395,7 @@ class FarmTools:
             )
         )
         if topic is not None and topic.sensor and ctx.farm.has_iot and ctx.farm_id:
-            async with ctx.sessions() as session:
+            async with ctx.db.read() as session:
                 readings = await latest_readings(session, ctx.farm_id, sensor_type=topic.sensor)
                 names = await _field_names(session, ctx.farm_id)
             for reading in readings[:3]:
@@ -415,7 +419,7 @@ class FarmTools:
             if entry.canonical_id in ctx.farm.crop_ids and entry.display not in names:
                 names.append(entry.display)
         if ctx.farm_id is not None:
-            async with ctx.sessions() as session:
+            async with ctx.db.read() as session:
                 own = await reporting.crop_names(session, ctx.farm_id)
             names += [name for name in own.values() if name not in names]
         return names
@@ -441,12 +445,17 @@ class FarmTools:
     ) -> tuple[str | None, str | None]:
         if not name:
             return ("soil_moisture" if required else None), None
-        known = sensor_types()
+        known = self._sensors
         spec = known.resolve(name) or known.resolve(self._words.sensor_type(name) or "")
         if spec is not None:
             return spec.name, None
         names = ", ".join(sorted(known.types))
         return None, ctx.text_of("compose.unknown_sensor", sensor=name[:40], known=names)
+
+    def _with_unit(self, ctx: RunContext, value: float, sensor_type: str) -> str:
+        spec = self._sensors.resolve(sensor_type)
+        number = format_number(value, ctx.lang)
+        return f"{number} {spec.unit}" if spec is not None else number
 
     def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:
         return parse_period(
@@ -477,12 +486,6 @@ def _amount(ctx: RunContext, quantity: float | None, unit: str | None, product: 
     if product:
         parts.append(product)
     return (", " + ", ".join(parts)) if parts else ""
-
-
-def _with_unit(ctx: RunContext, value: float, sensor_type: str) -> str:
-    spec = sensor_types().resolve(sensor_type)
-    number = format_number(value, ctx.lang)
-    return f"{number} {spec.unit}" if spec is not None else number
 
 
 def _breach(ctx: RunContext, sensor_type: str, value: float, unit: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from db.uow import Database
 from pipeline.crew.composer import Composer
 from pipeline.crew.config import CrewSpec, Prompts, load_crew, load_prompts
 from pipeline.crew.context import RunContext
@@ -24,7 +25,7 @@ from pipeline.crew.tools import FarmTools, PlatformProbe
 from pipeline.deep import ComposerDeepPath, DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import MemoryManager
+from pipeline.memory.syncing import MemorySync
 from pipeline.platform_status import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
 from pipeline.responder import LlmResponder
 from pipeline.rulebook import Rulebook
@@ -39,16 +40,16 @@ class Brains:
 
 
 def platform_probe(
-    memory: MemoryManager, health: LlmHealth, integrations: Mapping[str, str]
+    db: Database, sync: MemorySync, health: LlmHealth, integrations: Mapping[str, str]
 ) -> PlatformProbe:
-    """PlatformStatus over the request's database, with a short-lived HTTP client: the
-    platform agent is asked rarely, and the pipeline owns no client of its own."""
+    """PlatformStatus with a short-lived HTTP client: the platform agent is asked
+    rarely, and the pipeline owns no client of its own."""
 
     async def probe(ctx: RunContext) -> list[Check]:
         async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as http:
             status = PlatformStatus(
-                session_factory=ctx.sessions,
-                memory=memory,
+                db=db,
+                sync=sync,
                 llm=health,
                 http=http,
                 integrations=integrations,
@@ -61,7 +62,8 @@ def platform_probe(
 def build_brains(
     catalog: Catalog,
     journal: Journal,
-    memory: MemoryManager,
+    db: Database,
+    sync: MemorySync,
     *,
     rules: Rulebook,
     llm: LlmSettings | Any | None = None,
@@ -76,12 +78,13 @@ def build_brains(
     prompts = prompts or load_prompts()
     health = health or LlmHealth(configured=llm is not None)
     tools = FarmTools(
-        platform_probe(memory, health, integrations or {}),
+        platform_probe(db, sync, health, integrations or {}),
         words=rules.words,
         dates=rules.dates,
         units=rules.units,
+        sensors=rules.sensors,
     )
-    composer = Composer(catalog, journal, tools)
+    composer = Composer(catalog, journal, tools, db)
     if llm is None:
         return Brains(LlmResponder(catalog), ComposerDeepPath(composer))
     limits = crew.limits

@@ -29,13 +29,14 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 from sqlalchemy import exists, select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
+from db.uow import Database
 from pipeline.farm.reports import sensor_label
-from pipeline.farm.sensors import LatestReading, latest_readings, sensor_types
+from pipeline.farm.sensor_store import LatestReading, latest_readings
+from pipeline.farm.sensors import SensorTypes
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import MemoryManager
 from pipeline.profiles import AlertThresholds
 from pipeline.types import CONSOLE_USER_IDS_FROM, Language
 
@@ -53,6 +54,14 @@ class AlertSender(Protocol):
 
 class RecipientGone(Exception):
     """The user blocked the bot: they are marked inactive and not tried again."""
+
+
+class FarmAlertProfiles(Protocol):
+    """What the watcher needs of the profile editor (``pipeline.memory.ProfileEditor``)."""
+
+    async def update_farm(self, user_id: str, **changes: Any) -> Any: ...
+
+    async def set_active(self, user_id: str, active: bool) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,47 +134,51 @@ class AlertWatcher:
     def __init__(
         self,
         sender: AlertSender,
-        memory: MemoryManager,
+        db: Database,
+        profiles: FarmAlertProfiles,
         catalog: Catalog,
+        types: SensorTypes,
         *,
         clock: Callable[[], datetime] = utcnow,
         max_age: timedelta = MAX_READING_AGE,
     ) -> None:
         self._sender = sender
-        self._memory = memory
+        self._db = db
+        self._profiles = profiles
         self._catalog = catalog
         self._clock = clock
         self._max_age = max_age
-        known = sensor_types().types.values()
+        self._types = types
+        known = types.types.values()
         self._groups = {kind.name: kind.alerts for kind in known if kind.alerts is not None}
 
-    async def run(self, factory: async_sessionmaker[AsyncSession]) -> WatchResult:
+    async def run(self) -> WatchResult:
         """One pass over all farms, then the pending notifications. A database error
-        raises (the job records it); a failed send is counted and retried next run."""
+        raises (the job records it); a failed send is counted and retried next run.
+        Every step is a short transaction of its own; none is open while sending."""
         now = self._clock()
-        farms = await self._farms(factory, now)
+        farms = await self._farms(now)
         opened = closed = 0
         for farm in farms:
-            farm_opened, farm_closed = await self._update_episodes(factory, farm, now)
+            farm_opened, farm_closed = await self._update_episodes(farm, now)
             opened += farm_opened
             closed += farm_closed
             if farm_opened:
-                async with factory() as session:
-                    await self._memory.update_farm(session, farm.user_id, last_alert=now)
-        sent, failed = await self._notify(factory)
+                await self._profiles.update_farm(farm.user_id, last_alert=now)
+        sent, failed = await self._notify()
         result = WatchResult(len(farms), opened, closed, sent, failed)
         if opened or closed or sent or failed:
             logger.info("alerts: %s", result.describe())
         return result
 
-    async def _farms(self, factory: async_sessionmaker[AsyncSession], now: datetime) -> list[_Farm]:
+    async def _farms(self, now: datetime) -> list[_Farm]:
         readings = SensorReadingRow
         recent = exists().where(
             readings.farm_id == FarmProfileRow.farm_id,
             readings.sensor_type.in_(list(self._groups)),
             readings.measured_at >= now - self._max_age,
         )
-        async with factory() as session:
+        async with self._db.read() as session:
             result = await session.execute(
                 select(
                     FarmProfileRow.farm_id, FarmProfileRow.user_id, FarmProfileRow.alert_thresholds
@@ -174,34 +187,25 @@ class AlertWatcher:
                 .order_by(FarmProfileRow.farm_id)
             )
             rows = result.all()
-            await session.commit()
         return [
             _Farm(r.farm_id, r.user_id, thresholds_of(r.alert_thresholds, r.farm_id)) for r in rows
         ]
 
-    async def _update_episodes(
-        self, factory: async_sessionmaker[AsyncSession], farm: _Farm, now: datetime
-    ) -> tuple[int, int]:
-        async with factory() as session:
+    async def _update_episodes(self, farm: _Farm, now: datetime) -> tuple[int, int]:
+        async with self._db.write() as session:
             latest = await latest_readings(
                 session,
                 farm.farm_id,
                 sensor_types_in=list(self._groups),
                 since=now - self._max_age,
             )
-            try:
-                result = await session.execute(
-                    select(AlertRow).where(
-                        AlertRow.farm_id == farm.farm_id, AlertRow.ended_at.is_(None)
-                    )
+            result = await session.execute(
+                select(AlertRow).where(
+                    AlertRow.farm_id == farm.farm_id, AlertRow.ended_at.is_(None)
                 )
-                episodes = {(row.field_id, row.sensor_type): row for row in result.scalars()}
-                opened, closed = self._apply(session, farm, latest, episodes)
-                await session.commit()
-            except BaseException:
-                await session.rollback()
-                raise
-        return opened, closed
+            )
+            episodes = {(row.field_id, row.sensor_type): row for row in result.scalars()}
+            return self._apply(session, farm, latest, episodes)
 
     def _apply(
         self,
@@ -238,8 +242,8 @@ class AlertWatcher:
 
     # -- notifications ------------------------------------------------------------------
 
-    async def _notify(self, factory: async_sessionmaker[AsyncSession]) -> tuple[int, int]:
-        async with factory() as session:
+    async def _notify(self) -> tuple[int, int]:
+        async with self._db.read() as session:
             result = await session.execute(
                 select(AlertRow, FarmProfileRow.user_id, UserProfileRow)
                 .join(FarmProfileRow, FarmProfileRow.farm_id == AlertRow.farm_id)
@@ -253,7 +257,6 @@ class AlertWatcher:
                 if user.active and telegram_chat(user_id) is not None
             ]
             names = await self._field_names(session, {alert.farm_id for alert, _, _ in pending})
-            await session.commit()
         sent = failed = 0
         for alert, user_id, language in pending:
             chat_id = telegram_chat(user_id)
@@ -265,15 +268,14 @@ class AlertWatcher:
                 await self._sender.send(chat_id, text)
             except RecipientGone:
                 logger.info("alerts: user=%s blocked the bot; marked inactive", user_id)
-                async with factory() as session:
-                    await self._memory.set_active(session, user_id, False)
+                await self._profiles.set_active(user_id, False)
                 failed += 1
                 continue
             except Exception:
                 logger.warning("alerts: sending alert=%d failed", alert.id, exc_info=True)
                 failed += 1
                 continue
-            await self._mark_notified(factory, alert.id)
+            await self._mark_notified(alert.id)
             sent += 1
         return sent, failed
 
@@ -288,14 +290,11 @@ class AlertWatcher:
         )
         return {(row.farm_id, row.field_id): row.name for row in result}
 
-    async def _mark_notified(
-        self, factory: async_sessionmaker[AsyncSession], alert_id: int
-    ) -> None:
-        async with factory() as session:
+    async def _mark_notified(self, alert_id: int) -> None:
+        async with self._db.write() as session:
             row = await session.get(AlertRow, alert_id)
             if row is not None:
                 row.notified_at = self._clock()
-            await session.commit()
 
     def compose(self, alert: AlertRow, field_name: str | None, lang: Language) -> str:
         """The alert in the user's language: what, where, how far, what to do."""
@@ -305,7 +304,7 @@ class AlertWatcher:
         else:
             where = catalog.text(lang, "alerts.field", name=field_name or alert.field_id)
         # Stored units are the type's canonical one (validation normalises them).
-        kind = sensor_types().types.get(alert.sensor_type)
+        kind = self._types.types.get(alert.sensor_type)
         unit = kind.unit if kind is not None else ""
         started = _utc(alert.started_at)
         text = catalog.text(

@@ -22,10 +22,11 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import reporting
 from db.repositories.reporting import ReadingRecord
+from db.uow import Database
+from pipeline.farm import paging
 from pipeline.farm.reports import default_catalog, sensor_label
 from pipeline.i18n import Catalog
 from pipeline.slugs import slug
@@ -188,7 +189,7 @@ def chart_filename(sensor_type: str, now: datetime, field_id: str | None) -> str
 
 
 async def sensor_chart(
-    session: AsyncSession,
+    db: Database,
     farm_id: str,
     sensor_type: str,
     *,
@@ -202,13 +203,15 @@ async def sensor_chart(
     ``now``, with the farm's thresholds; None when there is nothing to draw."""
     catalog = catalog or default_catalog()
     since = now - timedelta(days=days)
-    readings = await reporting.sensor_readings(
-        session, farm_id, sensor_type, since=since, until=now, field_id=field_id
+    readings = await paging.sensor_readings(
+        db, farm_id, sensor_type, since=since, until=now, field_id=field_id
     )
     if not readings:
         return None
-    field_names = {info.field_id: info.name for info in await reporting.fields(session, farm_id)}
-    thresholds = await reporting.alert_thresholds(session, farm_id)
+    async with db.read() as session:
+        fields = await reporting.fields(session, farm_id)
+        thresholds = await reporting.alert_thresholds(session, farm_id)
+    field_names = {info.field_id: info.name for info in fields}
     spec = _spec(readings, sensor_type, days, field_id, field_names, thresholds, catalog, lang)
     # Rendering takes a noticeable fraction of a second: keep the event loop free.
     png = await asyncio.to_thread(_render, spec)

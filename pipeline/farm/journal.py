@@ -1,5 +1,8 @@
 """The farm journal: an operation read from a message becomes a card; only the
-user's ✅ writes it (the DAARWIZZ seed's consent rule), and only once."""
+user's ✅ writes it (the DAARWIZZ seed's consent rule), and only once.
+
+``propose`` and ``decide`` are use cases: each opens its own short transactions
+through the injected ``Database``; parsing runs outside any transaction."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
+from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
 from pipeline.farm.parsing import OperationParser, ParsedOperation
@@ -22,8 +26,12 @@ from pipeline.types import Button, Language, Reply
 logger = logging.getLogger(__name__)
 
 
-class FarmEnsurer(Protocol):
-    async def update_farm(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+class FarmProfiles(Protocol):
+    """What the journal needs of the profile editor (``pipeline.memory.ProfileEditor``)."""
+
+    async def ensure_farm(self, user_id: str) -> str | None: ...
+
+    async def update_farm(self, user_id: str, **changes: Any) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +75,20 @@ class Journal:
     def __init__(
         self,
         catalog: Catalog,
-        farms: FarmEnsurer,
+        db: Database,
+        farms: FarmProfiles,
         *,
         parser: OperationParser,
         vocabulary: Vocabulary,
     ) -> None:
         self._catalog = catalog
+        self._db = db
         self._farms = farms
         self._parser = parser
         self.vocabulary = vocabulary
 
     async def propose(
         self,
-        session: AsyncSession,
         *,
         user_id: str,
         chat_id: int,
@@ -89,60 +98,63 @@ class Journal:
         today: date,
     ) -> Reply | None:
         """A confirmation card for the operation in ``text``; None if there is none."""
-        farm = await repo.farm_of(session, user_id)
-        if farm is None:
-            await session.rollback()
-            await self._farms.update_farm(session, user_id)
+        async with self._db.read() as session:
             farm = await repo.farm_of(session, user_id)
-        if farm is None:
-            return None
-        dictionary = await farm_dictionary(session, farm.farm_id, self.vocabulary)
+            farm_id = farm.farm_id if farm is not None else None
+            dictionary = (
+                await farm_dictionary(session, farm_id, self.vocabulary) if farm_id else None
+            )
+        if farm_id is None:
+            # Someone's very first message is an operation: the card needs a farm.
+            farm_id = await self._farms.ensure_farm(user_id)
+            if farm_id is None:
+                return None
+        if dictionary is None:
+            async with self._db.read() as session:
+                dictionary = await farm_dictionary(session, farm_id, self.vocabulary)
         parsed = self._parser.parse(text, dictionary, today)
         if parsed is None:
-            await session.commit()
             return None
         pending: dict[str, int] = {}
-        for kind, term in parsed.unknown_terms:
-            row = await repo.note_pending_term(session, farm.farm_id, kind, term, text)
-            pending[f"{kind}:{term}"] = row.id
-        pending_count = await repo.pending_count_of(session, farm.farm_id) if pending else None
-        draft = await repo.add_draft(
-            session,
-            user_id=user_id,
-            farm_id=farm.farm_id,
-            chat_id=chat_id,
-            source_message_id=message_id,
-            payload=_payload(parsed, pending, dictionary),
-        )
-        payload, draft_id = dict(draft.payload), draft.id
-        await session.commit()
+        async with self._db.write() as session:
+            for kind, term in parsed.unknown_terms:
+                row = await repo.note_pending_term(session, farm_id, kind, term, text)
+                pending[f"{kind}:{term}"] = row.id
+            pending_count = await repo.pending_count_of(session, farm_id) if pending else None
+            draft = await repo.add_draft(
+                session,
+                user_id=user_id,
+                farm_id=farm_id,
+                chat_id=chat_id,
+                source_message_id=message_id,
+                payload=_payload(parsed, pending, dictionary),
+            )
+            payload, draft_id = dict(draft.payload), draft.id
         if pending_count is not None:
             # Through the memory layer, so the cache and the memory-service follow.
-            await self._farms.update_farm(session, user_id, dict_pending_count=pending_count)
+            await self._farms.update_farm(user_id, dict_pending_count=pending_count)
         return Reply(
             self.card(payload, lang), self._buttons(draft_id, lang), intent=Intent.RECORDING
         )
 
-    async def decide(
-        self, session: AsyncSession, *, user_id: str, action: JournalAction, lang: Language
-    ) -> Decision:
-        """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it."""
-        draft = await repo.draft(session, action.draft_id, lock=True)
-        if draft is None or draft.user_id != user_id or action.verb not in set(JournalVerb):
-            await session.rollback()
+    async def decide(self, *, user_id: str, action: JournalAction, lang: Language) -> Decision:
+        """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it. One transaction:
+        the draft is locked, so two taps on ✅ cannot both write."""
+        if action.verb not in set(JournalVerb):
             return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
-        payload = dict(draft.payload)  # read before a rollback expires the row
-        if draft.status == "written":
-            await session.rollback()
-            return Decision(Reply(self._written_card(payload, lang, again=True)), 0)
-        if draft.status == "cancelled" or action.verb is not JournalVerb.WRITE:
-            draft.status = "cancelled"
-            await session.commit()
-            key = "journal.edit" if action.verb is JournalVerb.EDIT else "journal.cancelled"
-            return Decision(Reply(self._catalog.text(lang, key)), 0)
-        written = await self._write(session, draft)
-        draft.status = "written"
-        await session.commit()
+        async with self._db.write() as session:
+            draft = await repo.draft(session, action.draft_id, lock=True)
+            if draft is None or draft.user_id != user_id:
+                return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
+            payload = dict(draft.payload)
+            if draft.status == "written":
+                return Decision(Reply(self._written_card(payload, lang, again=True)), 0)
+            if draft.status == "cancelled" or action.verb is not JournalVerb.WRITE:
+                draft.status = "cancelled"
+                key = "journal.edit" if action.verb is JournalVerb.EDIT else "journal.cancelled"
+                return Decision(Reply(self._catalog.text(lang, key)), 0)
+            written = await self._write(session, draft)
+            draft.status = "written"
         return Decision(Reply(self._written_card(payload, lang, again=written == 0)), written)
 
     async def _write(self, session: AsyncSession, draft: OperationDraftRow) -> int:

@@ -1,7 +1,7 @@
 """Excel reports of the farm: the operations journal, plan vs fact, sensor readings.
 
 The workbook is streamed: the journal is read in keyset pages (each page its own
-short transaction, see db/repositories/reporting.py) and every page is written
+short transaction, see pipeline/farm/paging.py) and every page is written
 straight into the zip entry of its sheet in a worker thread, so a season of a big
 farm neither holds the SQLite write lock nor stalls the bot's event loop.
 
@@ -33,6 +33,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import reporting
 from db.repositories.reporting import OperationRecord, PlanFactCount, ReadingRecord
+from db.uow import Database
+from pipeline.farm import paging
 from pipeline.i18n import Catalog
 from pipeline.slugs import slug
 from pipeline.types import Language
@@ -542,7 +544,7 @@ def _write_operation_page(
 
 async def _write_operations(
     writer: XlsxWriter,
-    session: AsyncSession,
+    db: Database,
     labels: _Labels,
     farm_id: str,
     period: tuple[date, date],
@@ -550,7 +552,7 @@ async def _write_operations(
 ) -> int:
     writer.begin_sheet(labels.text("sheet_operations"), _operation_columns(labels))
     written = 0
-    pages = reporting.iter_operations(session, farm_id, period[0], period[1], field_id=field_id)
+    pages = paging.iter_operations(db, farm_id, period[0], period[1], field_id=field_id)
     async with contextlib.aclosing(read_ahead(pages)) as ahead:
         async for page in ahead:
             # The XML rendering is CPU work: off the event loop, one page at a time.
@@ -617,15 +619,15 @@ def _sensor_columns(labels: _Labels) -> list[Column]:
 
 async def _write_readings_of_type(
     writer: XlsxWriter,
-    session: AsyncSession,
+    db: Database,
     labels: _Labels,
     query: tuple[str, str, datetime, datetime, str | None],
     room: int,
 ) -> tuple[int, bool]:
     """Rows written for one sensor type, and whether readings were left out."""
     farm_id, sensor_type, since, until, field_id = query
-    pages = reporting.iter_readings(
-        session, farm_id, sensor_type, since=since, until=until, field_id=field_id
+    pages = paging.iter_readings(
+        db, farm_id, sensor_type, since=since, until=until, field_id=field_id
     )
     written = 0
     async with contextlib.aclosing(read_ahead(pages)) as ahead:
@@ -639,7 +641,7 @@ async def _write_readings_of_type(
 
 async def _write_sensors(
     writer: XlsxWriter,
-    session: AsyncSession,
+    db: Database,
     labels: _Labels,
     farm_id: str,
     period: tuple[date, date],
@@ -651,10 +653,12 @@ async def _write_sensors(
     since = datetime.combine(period[0], time.min, UTC)
     until = datetime.combine(period[1] + timedelta(days=1), time.min, UTC)
     written = 0
-    for sensor_type in await reporting.sensor_types(session, farm_id, since=since, until=until):
+    async with db.read() as session:
+        types = await reporting.sensor_types(session, farm_id, since=since, until=until)
+    for sensor_type in types:
         query = (farm_id, sensor_type, since, until, field_id)
         count, truncated = await _write_readings_of_type(
-            writer, session, labels, query, MAX_SENSOR_ROWS - written
+            writer, db, labels, query, MAX_SENSOR_ROWS - written
         )
         written += count
         if truncated:
@@ -666,7 +670,7 @@ async def _write_sensors(
 
 
 async def build_operations_workbook(
-    session: AsyncSession,
+    db: Database,
     farm_id: str,
     start: date,
     end: date,
@@ -679,18 +683,18 @@ async def build_operations_workbook(
     plan vs fact, and the sensor readings of the same days (UTC), optionally for one
     field. An empty period still gives a valid workbook with headers."""
     catalog = catalog or default_catalog()
-    field_names = await _field_names(session, farm_id)
-    labels = _Labels(catalog, lang, field_names, await reporting.crop_names(session, farm_id))
-    plan_fact = _plan_fact_rows(
-        await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id),
-        field_names,
-    )
+    async with db.read() as session:
+        field_names = await _field_names(session, farm_id)
+        crop_names = await reporting.crop_names(session, farm_id)
+        counts = await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id)
+    labels = _Labels(catalog, lang, field_names, crop_names)
+    plan_fact = _plan_fact_rows(counts, field_names)
     buffer = io.BytesIO()
     writer = XlsxWriter(buffer)
     period = (start, end)
-    rows = await _write_operations(writer, session, labels, farm_id, period, field_id)
+    rows = await _write_operations(writer, db, labels, farm_id, period, field_id)
     _write_plan_fact(writer, labels, plan_fact)
-    readings = await _write_sensors(writer, session, labels, farm_id, period, field_id)
+    readings = await _write_sensors(writer, db, labels, farm_id, period, field_id)
     await asyncio.to_thread(writer.close)
     logger.info(
         "reports: workbook for %s %s..%s: %d operations, %d readings, %d bytes",

@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from pipeline.farm.sensors import MAX_BATCH, BatchTooLarge, InvalidBatch, ItemError, ReadingIn
+from pipeline.farm.sensors import (
+    MAX_BATCH,
+    BatchTooLarge,
+    InvalidBatch,
+    ItemError,
+    ReadingIn,
+    SensorTypes,
+)
 from pipeline.farm.sensors import parse_batch as validate_items
 
 REQUIRED = ("sensor_id", "sensor_type", "value", "measured_at")
@@ -64,7 +71,7 @@ def _delimiter(header: str) -> str:
     return ";" if header.count(";") > header.count(",") else ","
 
 
-def parse_csv(data: bytes, *, now: datetime | None = None) -> CsvBatch:
+def parse_csv(data: bytes, types: SensorTypes, *, now: datetime | None = None) -> CsvBatch:
     """Rows of the file as validated readings. Raises InvalidCsv (the file), or
     BatchTooLarge, or InvalidBatch whose ``index`` values are FILE LINES."""
     if len(data) > MAX_CSV_BYTES:
@@ -98,7 +105,7 @@ def parse_csv(data: bytes, *, now: datetime | None = None) -> CsvBatch:
     if not items:
         raise InvalidCsv("no_rows")
     try:
-        readings = validate_items(items, now=now)
+        readings = validate_items(items, types, now=now)
     except InvalidBatch as error:
         raise InvalidBatch(_to_lines(error.errors, lines), error.total) from None
     return CsvBatch(readings, lines)

@@ -1,5 +1,7 @@
 """Operators' review of names Stepan did not know (seed: /pending, /approve, /reject,
-/apply_dict, /pending_stats). An unknown name is never invented: it waits here."""
+/apply_dict, /pending_stats). An unknown name is never invented: it waits here.
+
+Each method is one operator use case and opens its own transaction(s)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import DictionaryTermRow, FarmProfileRow, PendingTermRow
 from db.repositories import farm as repo
 from db.repositories.profiles import insert_ignore
+from db.uow import Database
 from pipeline.slugs import make_id
 
 logger = logging.getLogger(__name__)
@@ -21,7 +24,7 @@ KIND_PREFIX = {"field": "field", "crop": "crop", "operation": "op", "product": "
 
 
 class FarmWriter(Protocol):
-    async def update_farm(self, session: AsyncSession, user_id: str, **changes: Any) -> Any: ...
+    async def update_farm(self, user_id: str, **changes: Any) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,111 +42,114 @@ class TermError(ValueError):
 
 
 class TermReview:
-    def __init__(self, farms: FarmWriter) -> None:
+    def __init__(self, db: Database, farms: FarmWriter) -> None:
+        self._db = db
         self._farms = farms
 
-    async def pending(self, session: AsyncSession, limit: int = 20) -> list[PendingTermRow]:
-        rows = list(await repo.pending_terms(session))[:limit]
-        await session.commit()
-        return rows
+    async def pending(self, limit: int = 20) -> list[PendingTermRow]:
+        async with self._db.read() as session:
+            return list(await repo.pending_terms(session))[:limit]
 
-    async def approve(
-        self, session: AsyncSession, term_id: int, canonical: str | None = None
-    ) -> PendingTermRow:
-        row = await self._open(session, term_id)
-        canonical_id = canonical or make_id(KIND_PREFIX[row.kind], row.term)
-        if not canonical_id or ":" not in canonical_id or len(canonical_id) > 64:
-            await session.rollback()
-            raise TermError("terms.bad_canonical")
-        row.status, row.canonical_id = "approved", canonical_id
-        await self._refresh_count(session, row.farm_id)
-        await session.commit()
+    async def approve(self, term_id: int, canonical: str | None = None) -> PendingTermRow:
+        """TermError (nothing changed) for an unknown, decided or badly named term."""
+        async with self._db.write() as session:
+            row = await _open(session, term_id)
+            canonical_id = canonical or make_id(KIND_PREFIX[row.kind], row.term)
+            if not canonical_id or ":" not in canonical_id or len(canonical_id) > 64:
+                raise TermError("terms.bad_canonical")
+            row.status, row.canonical_id = "approved", canonical_id
+            await _refresh_count(session, row.farm_id)
         return row
 
-    async def reject(self, session: AsyncSession, term_id: int) -> PendingTermRow:
-        row = await self._open(session, term_id)
-        row.status = "rejected"
-        await self._refresh_count(session, row.farm_id)
-        await session.commit()
+    async def reject(self, term_id: int) -> PendingTermRow:
+        async with self._db.write() as session:
+            row = await _open(session, term_id)
+            row.status = "rejected"
+            await _refresh_count(session, row.farm_id)
         return row
 
-    async def apply(self, session: AsyncSession) -> ApplyResult:
+    async def apply(self) -> ApplyResult:
         """Make approved terms part of the farms' dictionaries and complete the
-        operations that waited for them."""
-        approved = list(await repo.pending_terms(session, status="approved"))
-        operations = 0
-        touched: dict[str, FarmProfileRow] = {}
-        for row in approved:
-            canonical = row.canonical_id or ""
-            await self._add_synonym(session, row, canonical)
-            if row.kind == "field":
-                await repo.add_field(session, row.farm_id, canonical, row.term)
-            elif row.kind == "crop":
-                await repo.add_crop(session, row.farm_id, canonical, row.term)
-            for operation in await repo.operations_waiting_on(session, row.id):
-                if row.kind == "field" and operation.field_id is None:
-                    operation.field_id = canonical
-                if row.kind == "crop" and operation.crop_id is None:
-                    operation.crop_id = canonical
-                operation.pending_term_id = None
-                operations += 1
-            row.status = "applied"
-            farm = await session.get(FarmProfileRow, row.farm_id)
-            if farm is not None:
-                touched[farm.farm_id] = farm
-        user_changes = {farm.user_id: _id_lists(farm, approved) for farm in touched.values()}
-        await session.commit()
+        operations that waited for them; then the farm profiles follow, through the
+        memory layer, so the cache and the memory-service follow too."""
+        async with self._db.write() as session:
+            approved, operations, user_changes = await _apply(session)
         for user_id, changes in user_changes.items():
-            # Through the memory layer, so the cache and the memory-service follow.
-            await self._farms.update_farm(session, user_id, **changes)
+            await self._farms.update_farm(user_id, **changes)
         return ApplyResult(len(approved), operations)
 
-    async def stats(self, session: AsyncSession) -> dict[str, int]:
-        counts = await repo.pending_counts(session)
-        await session.commit()
-        return counts
+    async def stats(self) -> dict[str, int]:
+        async with self._db.read() as session:
+            return await repo.pending_counts(session)
 
-    async def _open(self, session: AsyncSession, term_id: int) -> PendingTermRow:
-        row = await repo.pending_term(session, term_id, lock=True)
-        if row is None:
-            await session.rollback()
-            raise TermError("terms.not_found")
-        if row.status != "pending":
-            await session.rollback()
-            raise TermError("terms.not_pending")
-        return row
 
-    async def _refresh_count(self, session: AsyncSession, farm_id: str) -> None:
-        await session.flush()
-        farm = await session.get(FarmProfileRow, farm_id)
+async def _apply(
+    session: AsyncSession,
+) -> tuple[list[PendingTermRow], int, dict[str, dict[str, Any]]]:
+    approved = list(await repo.pending_terms(session, status="approved"))
+    operations = 0
+    touched: dict[str, FarmProfileRow] = {}
+    for row in approved:
+        canonical = row.canonical_id or ""
+        await _add_synonym(session, row, canonical)
+        if row.kind == "field":
+            await repo.add_field(session, row.farm_id, canonical, row.term)
+        elif row.kind == "crop":
+            await repo.add_crop(session, row.farm_id, canonical, row.term)
+        for operation in await repo.operations_waiting_on(session, row.id):
+            if row.kind == "field" and operation.field_id is None:
+                operation.field_id = canonical
+            if row.kind == "crop" and operation.crop_id is None:
+                operation.crop_id = canonical
+            operation.pending_term_id = None
+            operations += 1
+        row.status = "applied"
+        farm = await session.get(FarmProfileRow, row.farm_id)
         if farm is not None:
-            farm.dict_pending_count = await repo.pending_count_of(session, farm_id)
+            touched[farm.farm_id] = farm
+    user_changes = {farm.user_id: _id_lists(farm, approved) for farm in touched.values()}
+    return approved, operations, user_changes
 
-    async def _add_synonym(
-        self, session: AsyncSession, row: PendingTermRow, canonical: str
-    ) -> None:
-        await insert_ignore(
-            session,
-            DictionaryTermRow,
-            {
-                "farm_id": row.farm_id,
-                "kind": row.kind,
-                "canonical_id": canonical,
-                "display": row.term,
-                "synonyms": [],
-            },
-        )
-        term = (
-            await session.execute(
-                select(DictionaryTermRow).where(
-                    DictionaryTermRow.farm_id == row.farm_id,
-                    DictionaryTermRow.kind == row.kind,
-                    DictionaryTermRow.canonical_id == canonical,
-                )
+
+async def _open(session: AsyncSession, term_id: int) -> PendingTermRow:
+    row = await repo.pending_term(session, term_id, lock=True)
+    if row is None:
+        raise TermError("terms.not_found")
+    if row.status != "pending":
+        raise TermError("terms.not_pending")
+    return row
+
+
+async def _refresh_count(session: AsyncSession, farm_id: str) -> None:
+    await session.flush()
+    farm = await session.get(FarmProfileRow, farm_id)
+    if farm is not None:
+        farm.dict_pending_count = await repo.pending_count_of(session, farm_id)
+
+
+async def _add_synonym(session: AsyncSession, row: PendingTermRow, canonical: str) -> None:
+    await insert_ignore(
+        session,
+        DictionaryTermRow,
+        {
+            "farm_id": row.farm_id,
+            "kind": row.kind,
+            "canonical_id": canonical,
+            "display": row.term,
+            "synonyms": [],
+        },
+    )
+    term = (
+        await session.execute(
+            select(DictionaryTermRow).where(
+                DictionaryTermRow.farm_id == row.farm_id,
+                DictionaryTermRow.kind == row.kind,
+                DictionaryTermRow.canonical_id == canonical,
             )
-        ).scalar_one()
-        if row.term not in term.synonyms:
-            term.synonyms = [*term.synonyms, row.term]
+        )
+    ).scalar_one()
+    if row.term not in term.synonyms:
+        term.synonyms = [*term.synonyms, row.term]
 
 
 def _id_lists(farm: FarmProfileRow, approved: list[PendingTermRow]) -> dict[str, Any]:

@@ -1,37 +1,107 @@
 """Profiles: SQL is the truth (seed 3.2 as DESIGN.md amends it); the memory-service
-gets a copy through the outbox. See docs/memory.md."""
+gets a copy through the outbox. See docs/memory.md.
+
+One service per job, each injected only where it is used:
+
+* ``ProfileLoader``: the cache, SQL, hydration from the service (the pipeline,
+  /me, operators' cards);
+* ``InteractionRecorder``: counters and the interactions row, group-committed (the
+  pipeline);
+* ``ProfileEditor``: style, operator edits, onboarding answers, the farm a journal
+  card needs, the active flag, forget (the pipeline, journal, term review, alerts,
+  onboarding, handlers);
+* ``MemorySync``: the outbox flush, the backlog, the breaker state (the flush job,
+  platform status);
+* ``ExpertiseSweep``: the daily expertise rule over all users (the sweep job);
+* ``ProfileCache``: process-local LRU + TTL (the services above, the expiry job).
+
+Each opens its own short transactions through the injected ``db.uow.Database``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
 import httpx
 
+from db.uow import Database
 from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
-from pipeline.memory.manager import FlushResult, InteractionRecord, Loaded, MemoryManager
+from pipeline.memory.editing import ProfileEditor
+from pipeline.memory.loading import Loaded, ProfileLoader
+from pipeline.memory.outbox import Outbox
+from pipeline.memory.recording import InteractionRecord, InteractionRecorder
+from pipeline.memory.sweep import ExpertiseSweep
+from pipeline.memory.syncing import FlushResult, MemorySync
 
 __all__ = [
     "CircuitBreaker",
+    "ExpertiseSweep",
     "FlushResult",
     "InteractionRecord",
+    "InteractionRecorder",
     "Loaded",
-    "MemoryManager",
+    "Memory",
     "MemoryServiceClient",
+    "MemorySync",
     "ProfileCache",
-    "build_memory_manager",
+    "ProfileEditor",
+    "ProfileLoader",
+    "build_memory",
+    "memory_client",
 ]
 
 
-def build_memory_manager(
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """The memory services of one database, as the factory hands them out. Nothing
+    takes this whole: each consumer gets the one service it uses."""
+
+    cache: ProfileCache
+    profiles: ProfileLoader
+    interactions: InteractionRecorder
+    editor: ProfileEditor
+    sync: MemorySync
+    sweep: ExpertiseSweep
+
+
+def build_memory(
+    db: Database,
+    client: MemoryServiceClient | None = None,
+    *,
+    cache: ProfileCache | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> Memory:
+    """No client: SQL only (no outbox rows, the flush does nothing)."""
+    cache = cache if cache is not None else ProfileCache()
+    outbox = Outbox(enabled=client is not None)
+    return Memory(
+        cache=cache,
+        profiles=ProfileLoader(db, cache, client),
+        interactions=InteractionRecorder(db, cache, outbox, clock),
+        editor=ProfileEditor(db, cache, outbox, clock),
+        sync=MemorySync(db, client, clock),
+        sweep=ExpertiseSweep(db, cache, outbox, clock),
+    )
+
+
+def memory_client(
     memory_service_url: str | None, http: httpx.AsyncClient | None
-) -> MemoryManager:
-    """The manager the bot uses. No URL: SQL only (no client, no outbox rows).
+) -> MemoryServiceClient | None:
+    """The memory-service client the bot uses; None without a URL (SQL only).
 
     The caller owns ``http`` and closes it on shutdown; with a URL it must be given,
     because a client built here would have nobody to close it.
     """
     if not memory_service_url:
-        return MemoryManager()
+        return None
     if http is None:
         raise ValueError("a memory-service URL needs an httpx.AsyncClient to call it with")
-    return MemoryManager(client=MemoryServiceClient(memory_service_url, http))
+    return MemoryServiceClient(memory_service_url, http)

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
-from db.uow import Database
 from pipeline import gate, reflection
 from pipeline.deep import ComposerDeepPath, DeepPath, DeepRequest
 from pipeline.i18n import Catalog
@@ -30,7 +29,7 @@ from pipeline.peers.contract import ContractError
 from pipeline.peers.directory import PeerDirectory
 from pipeline.profiles import FarmProfile, Style, UserProfile
 from pipeline.responder import LightRequest, LightResponder, LlmResponder
-from pipeline.types import ClassifierContext, DepthDecision, Incoming, Language, Reply
+from pipeline.types import ClassifierContext, DepthDecision, Incoming, Language
 
 __all__ = ["FORMAT_STYLES", "NOT_FOR_STRANGERS", "PeerQuestion", "StrangerAnswerer"]
 
@@ -60,22 +59,6 @@ class _Classifier(Protocol):
     def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision: ...
 
 
-class DeepRunner(Protocol):
-    """Runs a deep path for one request (the caller supplies the session, if any)."""
-
-    async def __call__(self, deep: DeepPath, request: DeepRequest) -> Reply: ...
-
-
-def session_runner(database: Database) -> DeepRunner:
-    """Runs the deep path in a session of its own (the pipeline's deep path takes one)."""
-
-    async def run(deep: DeepPath, request: DeepRequest) -> Reply:
-        async with database.sessions() as session:
-            return await deep.answer(request, session)
-
-    return run
-
-
 @dataclass(frozen=True, slots=True)
 class PeerQuestion:
     text: str
@@ -96,7 +79,6 @@ class StrangerAnswerer:
         classifier: _Classifier,
         responder: LightResponder,
         deep: DeepPath,
-        run_deep: DeepRunner,
         directory: PeerDirectory,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
@@ -104,7 +86,6 @@ class StrangerAnswerer:
         self._classifier = classifier
         self._responder = responder
         self._deep = deep
-        self._run_deep = run_deep
         self._directory = directory
         self._clock = clock
         composer = getattr(deep, "composer", None)
@@ -155,7 +136,7 @@ class StrangerAnswerer:
                 incoming, decision, crew, profile, farm, question.lang, self._clock()
             )
             deep = self._offline_deep if question.confidential else self._deep
-            reply = await self._run_deep(deep, request)
+            reply = await deep.answer(request)
             if reply.buttons or reply.document or reply.photo:
                 raise ContractError("action_not_allowed", "the answer needs the farmer in Stepan")
             text = reply.text

@@ -65,7 +65,7 @@ def message_id(call: ApiCall) -> int:
 
 
 async def user_row(core: Core, telegram_id: int) -> UserProfileRow | None:
-    async with core.session_factory() as session:
+    async with core.db.sessions() as session:
         return (
             await session.execute(
                 select(UserProfileRow).where(UserProfileRow.user_id == f"tg:{telegram_id}")

@@ -10,20 +10,23 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.scheduler import JobRunner, default_jobs
+from bot.scheduler import JobRunner, JobSpec, default_jobs
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_async
 from db.models import AlertRow, FarmProfileRow, FieldRow, JobRunRow, UserProfileRow
+from db.uow import Database
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
-from pipeline.farm.sensors import ingest, parse_batch
+from pipeline.farm.sensor_store import SensorStore
+from pipeline.farm.sensors import SensorTypes, parse_batch
 from pipeline.i18n import Catalog
-from pipeline.memory.manager import MemoryManager
+from pipeline.memory import Memory, build_memory
 from tests.conftest import make_settings
 from tests.integration.bot_harness import running_bot
 
 FARMER = 2002
 USER = f"tg:{FARMER}"
 FARM = "farm:alerts"
+TYPES = SensorTypes.load()
 NORTH = "field:north"
 START = datetime(2026, 7, 1, 6, 0, tzinfo=UTC)
 
@@ -63,15 +66,21 @@ def sender() -> FakeSender:
 
 
 @pytest.fixture
-def memory(clock: Clock) -> MemoryManager:
-    return MemoryManager(clock=clock)
+def memory(db: Database, clock: Clock) -> Memory:
+    return build_memory(db, clock=clock)
+
+
+def make_watcher(db: Database, sender: FakeSender, catalog: Catalog, clock: Clock) -> AlertWatcher:
+    return AlertWatcher(
+        sender, db, build_memory(db, clock=clock).editor, catalog, TYPES, clock=clock
+    )
 
 
 @pytest.fixture
 def watcher(
-    sender: FakeSender, memory: MemoryManager, catalog: Catalog, clock: Clock
+    db: Database, sender: FakeSender, memory: Memory, catalog: Catalog, clock: Clock
 ) -> AlertWatcher:
-    return AlertWatcher(sender, memory, catalog, clock=clock)
+    return AlertWatcher(sender, db, memory.editor, catalog, TYPES, clock=clock)
 
 
 async def add_farm(
@@ -118,8 +127,9 @@ async def put(
         "measured_at": clock.now.isoformat(),
         "field_id": field_id,
     }
-    async with factory() as session:
-        await ingest(session, farm_id, parse_batch([item], now=clock.now), source="api")
+    await SensorStore(Database(factory), TYPES).ingest(
+        farm_id, parse_batch([item], TYPES, now=clock.now), source="api"
+    )
 
 
 async def episodes(factory: async_sessionmaker[AsyncSession]) -> list[AlertRow]:
@@ -155,7 +165,6 @@ async def test_one_alert_per_episode_and_again_after_recovery(
 @pytest.mark.postgres
 async def test_episodes_on_postgres(
     postgres_url: str,
-    watcher: AlertWatcher,
     sender: FakeSender,
     clock: Clock,
     catalog: Catalog,
@@ -165,6 +174,7 @@ async def test_episodes_on_postgres(
     try:
         factory = create_session_factory(engine)
         await add_farm(factory)
+        watcher = make_watcher(Database(factory), sender, catalog, clock)
         await _episodes_scenario(factory, watcher, sender, clock, catalog)
     finally:
         await engine.dispose()
@@ -178,14 +188,14 @@ async def _episodes_scenario(
     catalog: Catalog,
 ) -> None:
     await put(session_factory, clock, 31)
-    assert (await watcher.run(session_factory)).opened == 0
+    assert (await watcher.run()).opened == 0
     assert sender.sent == [] and await last_alert(session_factory) is None
 
     # A dry spell lasting many readings and many watcher runs: one alert.
     for value in (18.0, 17.5, 16.0, 15.2, 14.9, 14.0):
         clock.tick()
         await put(session_factory, clock, value)
-        await watcher.run(session_factory)
+        await watcher.run()
     assert len(sender.sent) == 1
     chat_id, text = sender.sent[0]
     assert chat_id == FARMER
@@ -199,7 +209,7 @@ async def _episodes_scenario(
     # Back above the threshold: the episode closes, nobody is messaged.
     clock.tick()
     await put(session_factory, clock, 27)
-    result = await watcher.run(session_factory)
+    result = await watcher.run()
     assert (result.closed, result.sent) == (1, 0)
     [episode] = await episodes(session_factory)
     assert episode.ended_at is not None
@@ -207,9 +217,9 @@ async def _episodes_scenario(
     # A new breach is a new episode and a new alert.
     clock.tick()
     await put(session_factory, clock, 12)
-    await watcher.run(session_factory)
+    await watcher.run()
     clock.tick()
-    await watcher.run(session_factory)
+    await watcher.run()
     assert len(sender.sent) == 2 and "12%" in sender.sent[1][1]
     assert [e.ended_at is None for e in await episodes(session_factory)] == [False, True]
 
@@ -228,7 +238,7 @@ async def test_temperature_alerts_in_the_users_language(
         user.preferred_language = "en"
         await session.commit()
     await put(session_factory, clock, 38.5, sensor_type="temperature", field_id=None)
-    await watcher.run(session_factory)
+    await watcher.run()
     [(_, text)] = sender.sent
     assert "38.5°C" in text and "35°C" in text
     assert catalog.text("en", "alerts.no_field") in text
@@ -236,7 +246,7 @@ async def test_temperature_alerts_in_the_users_language(
     # Straight from heat to frost: the heat episode ends, a frost one starts.
     clock.tick()
     await put(session_factory, clock, -4, sensor_type="temperature", field_id=None)
-    await watcher.run(session_factory)
+    await watcher.run()
     assert [e.kind for e in await episodes(session_factory)] == ["above_max", "below_min"]
     assert catalog.text("en", "alerts.action_temperature_below_min") in sender.sent[1][1]
 
@@ -252,7 +262,7 @@ async def test_no_alert_for_inactive_or_non_telegram_users(
     await put(session_factory, clock, 5)
     await put(session_factory, clock, 5, farm_id="farm:console", field_id=None)
     for _ in range(3):
-        result = await watcher.run(session_factory)
+        result = await watcher.run()
         clock.tick()
     assert sender.sent == [] and result.sent == 0
     rows = await episodes(session_factory)
@@ -268,23 +278,23 @@ async def test_failed_send_is_retried_and_blocked_user_marked_inactive(
 ) -> None:
     await put(session_factory, clock, 5)
     sender.fail_next = ConnectionError("telegram unreachable")
-    assert (await watcher.run(session_factory)).failed == 1
+    assert (await watcher.run()).failed == 1
     clock.tick()
-    assert (await watcher.run(session_factory)).sent == 1
+    assert (await watcher.run()).sent == 1
     assert len(sender.sent) == 1
 
     clock.tick()
     await put(session_factory, clock, 40)  # recovery
-    await watcher.run(session_factory)
+    await watcher.run()
     clock.tick()
     await put(session_factory, clock, 3)
     sender.fail_next = RecipientGone("Forbidden: bot was blocked by the user")
-    await watcher.run(session_factory)
+    await watcher.run()
     async with session_factory() as session:
         user = await session.get(UserProfileRow, USER)
         assert user is not None and user.active is False
     clock.tick()
-    await watcher.run(session_factory)
+    await watcher.run()
     assert len(sender.sent) == 1
 
 
@@ -297,7 +307,7 @@ async def test_stale_readings_open_no_episode(
 ) -> None:
     await put(session_factory, clock, 5)
     clock.tick(minutes=60 * 25)
-    result = await watcher.run(session_factory)
+    result = await watcher.run()
     assert (result.farms, result.opened) == (0, 0) and sender.sent == []
 
 
@@ -305,33 +315,43 @@ async def test_stale_readings_open_no_episode(
 async def test_the_job_records_its_outcome(
     session_factory: async_sessionmaker[AsyncSession],
     watcher: AlertWatcher,
-    memory: MemoryManager,
+    db: Database,
+    memory: Memory,
     sender: FakeSender,
     clock: Clock,
 ) -> None:
-    specs = {s.job_id: s for s in default_jobs(memory, clock=clock, watcher=watcher)}
+    def jobs(watcher: AlertWatcher | None) -> list[JobSpec]:
+        return default_jobs(
+            db,
+            sweep=memory.sweep,
+            cache=memory.cache,
+            sync=memory.sync,
+            clock=clock,
+            watcher=watcher,
+        )
+
+    specs = {s.job_id: s for s in jobs(watcher)}
     spec = specs["sensor_watch"]
     assert spec.trigger.interval == timedelta(minutes=5)  # type: ignore[attr-defined]
     await put(session_factory, clock, 5)
-    runner = JobRunner(session_factory, "test", clock=clock)
+    runner = JobRunner(db, "test", clock=clock)
     assert await runner.run(spec) == "ok"
     async with session_factory() as session:
         row = await session.get(JobRunRow, "sensor_watch")
     assert row is not None and row.last_outcome == "ok"
     assert row.last_detail == "farms 1, opened 1, closed 0, sent 1, failed 0"
-    assert "sensor_watch" not in {s.job_id for s in default_jobs(memory)}
+    assert "sensor_watch" not in {s.job_id for s in jobs(None)}
 
 
 async def test_the_bot_sends_alerts_through_telegram(sqlite_url: str) -> None:
     """The factory binds a sender to the bot at startup; the scheduled job uses it."""
     async with running_bot(make_settings(sqlite_url)) as harness:
         await harness.say(FARMER, "привіт")
-        factory = harness.core.session_factory
-        async with factory() as session:
+        db = harness.core.db
+        async with db.read() as session:
             farm_id = await session.scalar(
                 select(FarmProfileRow.farm_id).where(FarmProfileRow.user_id == USER)
             )
-            await session.commit()
         assert farm_id is not None
         now = datetime.now(UTC)
         item = {
@@ -340,11 +360,10 @@ async def test_the_bot_sends_alerts_through_telegram(sqlite_url: str) -> None:
             "value": 4.0,
             "measured_at": now.isoformat(),
         }
-        async with factory() as session:
-            await ingest(session, farm_id, parse_batch([item]), source="api")
+        await harness.core.sensors.ingest(farm_id, parse_batch([item], TYPES), source="api")
         job = harness.dispatcher["scheduler"].get_job("sensor_watch")
         assert job is not None
         since = len(harness.api.sent)
-        assert await JobRunner(factory, "test").run(job.args[0]) == "ok"
+        assert await JobRunner(db, "test").run(job.args[0]) == "ok"
         call = await harness.reply(FARMER, since)
         assert harness.core.pipeline.catalog.text("uk", "alerts.no_field") in (call.text or "")

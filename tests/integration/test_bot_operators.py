@@ -33,14 +33,14 @@ async def harness(sqlite_url: str) -> AsyncIterator[Harness]:
 
 
 async def _user(harness: Harness, telegram_id: int) -> UserProfileRow:
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         row = await session.get(UserProfileRow, f"tg:{telegram_id}")
         assert row is not None
         return row
 
 
 async def _farm(harness: Harness, telegram_id: int) -> FarmProfileRow:
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         result = await session.execute(
             select(FarmProfileRow).where(FarmProfileRow.user_id == f"tg:{telegram_id}")
         )
@@ -212,8 +212,12 @@ async def test_whoami(harness: Harness) -> None:
 async def test_status_lists_jobs(harness: Harness) -> None:
     from bot.scheduler import JobRunner, default_jobs
 
-    runner = JobRunner(harness.core.session_factory, "test-instance")
-    spec = next(s for s in default_jobs(harness.core.pipeline.memory) if s.job_id == "cache_expiry")
+    core = harness.core
+    runner = JobRunner(core.db, "test-instance")
+    jobs = default_jobs(
+        core.db, sweep=core.memory.sweep, cache=core.memory.cache, sync=core.memory.sync
+    )
+    spec = next(s for s in jobs if s.job_id == "cache_expiry")
     assert await runner.run(spec) == "ok"
     reply = await harness.say(OPERATOR, "/status")
     assert "✅ job cache_expiry: ok" in (reply.text or "")

@@ -25,7 +25,7 @@ async def harness(sqlite_url: str) -> AsyncIterator[Harness]:
 
 async def _rows_mentioning(harness: Harness, user_id: str) -> dict[str, int]:
     counts: dict[str, int] = {}
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         for table in Base.metadata.sorted_tables:
             if "user_id" in table.c:
                 counts[table.name] = int(
@@ -52,7 +52,7 @@ async def test_me_shows_memory_and_style_buttons(harness: Harness) -> None:
     adverb = catalog.text("uk", "actions.adverb.detailed")
     confirm = await harness.reply(FARMER, since)
     assert confirm.text == catalog.text("uk", "actions.style_set", style=adverb)
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         row = await session.get(UserProfileRow, f"tg:{FARMER}")
     assert row is not None and row.preferred_style == "detailed"
 
@@ -76,7 +76,7 @@ async def test_forget_after_confirm_leaves_nothing(harness: Harness) -> None:
     leftover = {t: n for t, n in counts.items() if n and t != "memory_outbox"}
     assert leftover == {}
     # Only the delete requests for the memory-service may wait in the outbox.
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         ops = (
             (
                 await session.execute(
@@ -121,7 +121,7 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
     )
     done = await harness.reply(FARMER, since)
     assert done.text == harness.core.pipeline.catalog.text("uk", "onboarding.done")
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         user = await session.get(UserProfileRow, f"tg:{FARMER}")
         farm = (
             await session.execute(
@@ -161,7 +161,7 @@ async def test_three_interactions_build_up_the_profile(harness: Harness) -> None
     """Seed phase 4 step 11, through the dispatcher and the fake Bot API."""
     for message in ("привіт", "яка вологість на полі 2", "дякую"):
         await harness.say(FARMER, message, first_name="Марія")
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         row = await session.get(UserProfileRow, f"tg:{FARMER}")
     assert row is not None
     assert row.interaction_count == 3 and row.name == "Марія"

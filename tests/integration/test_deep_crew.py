@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.uow import Database
 from pipeline import gate
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.crew.config import CrewSpec, load_crew
@@ -21,6 +22,7 @@ from pipeline.crew.orchestrator import CrewDeepPath
 from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
 from pipeline.crew.wiring import build_brains
 from pipeline.handle import Pipeline
+from pipeline.memory import Memory
 from pipeline.responder import LlmResponder
 from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
@@ -65,7 +67,9 @@ def crew_spec(**limits: Any) -> CrewSpec:
 
 
 @pytest.fixture
-def use_llm(pipeline: Pipeline, rules: Rulebook) -> Iterator[Callable[..., ScriptedLLM]]:
+def use_llm(
+    pipeline: Pipeline, db: Database, memory: Memory, rules: Rulebook
+) -> Iterator[Callable[..., ScriptedLLM]]:
     """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
     made: list[ScriptedLLM] = []
 
@@ -75,7 +79,8 @@ def use_llm(pipeline: Pipeline, rules: Rulebook) -> Iterator[Callable[..., Scrip
         brains = build_brains(
             pipeline.catalog,
             pipeline.journal,
-            pipeline.memory,
+            db,
+            memory.sync,
             rules=rules,
             llm=fake,
             crew=crew or crew_spec(),
@@ -92,11 +97,12 @@ def use_llm(pipeline: Pipeline, rules: Rulebook) -> Iterator[Callable[..., Scrip
 @pytest.fixture
 async def farm(
     pipeline: Pipeline,
+    memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     monkeypatch: pytest.MonkeyPatch,
 ) -> str:
     fixed_clock(pipeline, monkeypatch)
-    return await seed_farm(pipeline, session_factory)
+    return await seed_farm(pipeline, memory, session_factory)
 
 
 def agent_roles(llm: ScriptedLLM) -> set[str]:
@@ -164,12 +170,13 @@ async def test_plan_the_week_runs_ops_sustainability_and_iot_with_iot(
 
 async def test_plan_the_week_without_iot_leaves_iot_out(
     pipeline: Pipeline,
+    memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fixed_clock(pipeline, monkeypatch)
-    await seed_farm(pipeline, session_factory, iot=False)
+    await seed_farm(pipeline, memory, session_factory, iot=False)
     llm = use_llm(choose={OPS: "planned_operations"})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("ops", "sustainability")
@@ -184,8 +191,7 @@ async def test_agents_get_a_handoff_contract_without_secrets(
 ) -> None:
     llm = use_llm(tool_args={"latest_readings": {"field": "Поле 2"}})
     message = incoming("яка вологість на полі 2? мій номер +380 67 123 45 67")
-    async with session_factory() as session:
-        reply = await pipeline.handle_message(message, session)
+    reply = await pipeline.handle_message(message)
     prompts = "\n".join(call.everything for call in llm.calls if call.role == IOT)
     assert "Intent: iot" in prompts and "answer in Ukrainian" in prompts
     assert "fields field:pivnichne (Північне), field:pole-2 (Поле 2)" in prompts
@@ -320,8 +326,7 @@ async def test_unreachable_llm_gives_an_apology_with_a_code_and_the_data(
 ) -> None:
     llm = use_llm(fail={"*": ConnectionError("connection refused")})
     message = incoming("план/факт за квітень")
-    async with session_factory() as session:
-        reply = await pipeline.handle_message(message, session)
+    reply = await pipeline.handle_message(message)
     code = message.trace_id[:8]
     assert reply.text.startswith(pipeline.catalog.text("uk", "compose.llm_down", code=code))
     assert "виконано 1 з 2" in reply.text  # the tools still answered
@@ -337,8 +342,7 @@ async def test_unreachable_llm_without_data_is_a_short_apology(
 ) -> None:
     use_llm(fail={"*": ConnectionError("connection refused")})
     message = incoming("розкажи мені щось про сьогоднішні справи")
-    async with session_factory() as session:
-        reply = await pipeline.handle_message(message, session)
+    reply = await pipeline.handle_message(message)
     assert reply.mode == "deep" and reply.crew == ()
     code = message.trace_id[:8]
     assert reply.text == pipeline.catalog.text("uk", "compose.llm_down_empty", code=code)
@@ -357,8 +361,7 @@ async def test_a_recursion_attempt_from_a_tool_is_refused(
     nested: list[Reply] = []
 
     async def reenter(self: FarmTools, ctx: RunContext, args: ReadingsArgs) -> ToolResult:
-        async with session_factory() as session:
-            nested.append(await pipeline.handle_message(incoming("привіт"), session))
+        nested.append(await pipeline.handle_message(incoming("привіт")))
         return ToolResult("latest_readings", "немає даних")
 
     monkeypatch.setattr(FarmTools, "_latest_readings", reenter)

@@ -17,6 +17,7 @@ from pipeline.actions import JournalAction, JournalVerb
 from pipeline.crew.tools import FarmTools
 from pipeline.deep import ComposerDeepPath
 from pipeline.handle import Pipeline
+from pipeline.memory import Memory
 from pipeline.types import Incoming, Reply
 from tests.fakes.llm import no_outbound_connections
 
@@ -47,8 +48,7 @@ def incoming(text: str, user: str = USER, message_id: int | None = None) -> Inco
 async def say(
     pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], text: str, **kwargs: object
 ) -> Reply:
-    async with factory() as session:
-        return await pipeline.handle_message(incoming(text, **kwargs), session)  # type: ignore[arg-type]
+    return await pipeline.handle_message(incoming(text, **kwargs))  # type: ignore[arg-type]
 
 
 def fixed_clock(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,14 +70,15 @@ def _op(
 
 
 async def seed_farm(
-    pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], *, iot: bool = True
+    pipeline: Pipeline,
+    memory: Memory,
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    iot: bool = True,
 ) -> str:
     """A farm with two fields, a crop, a journal, sensor readings and an open alert."""
     await say(pipeline, factory, "привіт")
-    async with factory() as session:
-        await pipeline.memory.update_farm(
-            session, USER, has_iot_integration=iot, farm_name="Калинівка"
-        )
+    await memory.editor.update_farm(USER, has_iot_integration=iot, farm_name="Калинівка")
     async with factory() as session:
         farm = (
             await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == USER))
@@ -151,11 +152,12 @@ async def seed_farm(
 @pytest.fixture
 async def farm(
     pipeline: Pipeline,
+    memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     monkeypatch: pytest.MonkeyPatch,
 ) -> str:
     fixed_clock(pipeline, monkeypatch)
-    return await seed_farm(pipeline, session_factory)
+    return await seed_farm(pipeline, memory, session_factory)
 
 
 # --- every deep request, offline -----------------------------------------------------------
@@ -259,11 +261,12 @@ async def test_plan_the_week_with_iot(
 
 async def test_plan_the_week_without_iot_skips_sensors(
     pipeline: Pipeline,
+    memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fixed_clock(pipeline, monkeypatch)
-    await seed_farm(pipeline, session_factory, iot=False)
+    await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("ops", "sustainability")
     assert "16.05" in reply.text and "тривог" not in reply.text
@@ -289,11 +292,12 @@ async def test_english_request_gets_an_english_report(
 
 async def test_sensor_question_without_iot_says_so(
     pipeline: Pipeline,
+    memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fixed_clock(pipeline, monkeypatch)
-    await seed_farm(pipeline, session_factory, iot=False)
+    await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert reply.crew == ()
     assert reply.text == pipeline.catalog.text("uk", "compose.no_iot")
@@ -317,10 +321,9 @@ async def test_a_failing_agent_leaves_the_others_and_names_what_is_missing(
 
 
 async def test_brief_style_shortens_lists(
-    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+    pipeline: Pipeline, memory: Memory, session_factory: async_sessionmaker[AsyncSession], farm: str
 ) -> None:
-    async with session_factory() as session:
-        await pipeline.memory.set_style(session, USER, "brief")
+    await memory.editor.set_style(USER, "brief")
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     opener = pipeline.catalog.text("uk", "compose.opener.conversational", name="Оксана")
     assert not reply.text.startswith(opener.split(",")[0])

@@ -12,12 +12,20 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import FarmProfileRow, FieldRow, OperationRow, PendingTermRow
+from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.terms import TermError, TermReview
 from pipeline.handle import Pipeline
+from pipeline.memory import Memory
 from pipeline.types import Incoming, Reply
 
 USER = "tg:77"
+
+
+@pytest.fixture
+def review(db: Database, memory: Memory) -> TermReview:
+    """The operators' term review over the pipeline's own memory services."""
+    return TermReview(db, memory.editor)
 
 
 def _incoming(text: str, message_id: int | None = None, user: str = USER) -> Incoming:
@@ -29,8 +37,7 @@ def _incoming(text: str, message_id: int | None = None, user: str = USER) -> Inc
 async def _say(
     pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], text: str, message_id: int
 ) -> Reply:
-    async with factory() as session:
-        return await pipeline.handle_message(_incoming(text, message_id), session)
+    return await pipeline.handle_message(_incoming(text, message_id))
 
 
 async def _press(
@@ -39,8 +46,7 @@ async def _press(
     action: JournalAction,
     user: str = USER,
 ) -> Reply:
-    async with factory() as session:
-        return await pipeline.handle_action(action, _incoming("", user=user), session)
+    return await pipeline.handle_action(action, _incoming("", user=user))
 
 
 def _action(reply: Reply, verb: JournalVerb) -> JournalAction:
@@ -147,6 +153,7 @@ async def test_someone_elses_card_cannot_be_written(
 
 async def test_unknown_field_waits_for_an_operator_then_completes(
     pipeline: Pipeline,
+    review: TermReview,
     session_factory: async_sessionmaker[AsyncSession],
     farm_with_fields: str,
 ) -> None:
@@ -162,15 +169,11 @@ async def test_unknown_field_waits_for_an_operator_then_completes(
         farm = await session.get(FarmProfileRow, farm_with_fields)
         assert farm is not None and farm.dict_pending_count == 1
         term = (await session.execute(select(PendingTermRow))).scalar_one()
-    review = TermReview(pipeline.memory)
-    async with session_factory() as session:
-        approved = await review.approve(session, term.id)
+    approved = await review.approve(term.id)
     assert approved.canonical_id == "field:hora"
-    async with session_factory() as session:
-        with pytest.raises(TermError):
-            await review.approve(session, term.id)  # already reviewed
-    async with session_factory() as session:
-        result = await review.apply(session)
+    with pytest.raises(TermError):
+        await review.approve(term.id)  # already reviewed
+    result = await review.apply()
     assert (result.terms, result.operations) == (1, 1)
     [operation] = await _operations(session_factory)
     assert operation.field_id == "field:hora" and operation.pending_term_id is None
@@ -185,21 +188,19 @@ async def test_unknown_field_waits_for_an_operator_then_completes(
 
 
 async def test_reject_and_stats(
-    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
+    pipeline: Pipeline,
+    review: TermReview,
+    session_factory: async_sessionmaker[AsyncSession],
+    farm_with_fields: str,
 ) -> None:
     await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 70)
     await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 71)
-    review = TermReview(pipeline.memory)
-    async with session_factory() as session:
-        [term] = await review.pending(session)
+    [term] = await review.pending()
     assert term.times_seen == 2
-    async with session_factory() as session:
-        await review.reject(session, term.id)
-    async with session_factory() as session:
-        assert await review.stats(session) == {"rejected": 1}
-    async with session_factory() as session:
-        with pytest.raises(TermError) as error:
-            await review.reject(session, 999)
+    await review.reject(term.id)
+    assert await review.stats() == {"rejected": 1}
+    with pytest.raises(TermError) as error:
+        await review.reject(999)
     assert error.value.key == "terms.not_found"
 
 
@@ -209,3 +210,20 @@ async def test_not_an_operation_gets_a_hint(
     reply = await _say(pipeline, session_factory, "запиши щось там колись", 80)
     assert reply.text == pipeline.catalog.text("uk", "journal.not_understood")
     assert date.today()  # the card path was not taken
+
+
+async def test_a_first_ever_message_can_be_an_operation(
+    pipeline: Pipeline, memory: Memory, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    """The card needs a farm: the journal asks for one explicitly (ensure_farm), once."""
+    card = await _say(pipeline, session_factory, "запиши полив 20 мм на полі 3 вчора", 5)
+    assert card.text.startswith("📝") and "20 мм" in card.text
+    async with session_factory() as session:
+        farms = await session.scalar(
+            select(func.count()).select_from(FarmProfileRow).where(FarmProfileRow.user_id == USER)
+        )
+    assert farms == 1
+    assert await memory.editor.ensure_farm(USER) is not None  # idempotent: the same farm
+    async with session_factory() as session:
+        again = await session.scalar(select(func.count()).select_from(FarmProfileRow))
+    assert again == 1

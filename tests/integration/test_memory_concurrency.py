@@ -1,5 +1,5 @@
-"""50 concurrent record_interaction calls for one user, each with its own session, lose
-nothing: on SQLite (BEGIN IMMEDIATE) and on PostgreSQL (row locked FOR UPDATE)."""
+"""50 concurrent recorded interactions of one user lose nothing: on SQLite (BEGIN
+IMMEDIATE) and on PostgreSQL (row locked FOR UPDATE)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade
 from db.models import FarmProfileRow, InteractionRow, OutboxRow, UserProfileRow
+from db.uow import Database
+from pipeline.memory import InteractionRecord, build_memory
 from pipeline.memory.client import MemoryServiceClient
-from pipeline.memory.manager import InteractionRecord, MemoryManager
 from pipeline.types import DepthDecision
 
 CONCURRENT = 50
@@ -51,11 +52,10 @@ def _record(n: int) -> InteractionRecord:
 
 async def _hammer(factory: async_sessionmaker[AsyncSession]) -> None:
     async with httpx.AsyncClient() as http:
-        memory = MemoryManager(client=MemoryServiceClient("http://127.0.0.1:9", http))
+        memory = build_memory(Database(factory), MemoryServiceClient("http://127.0.0.1:9", http))
 
         async def one(n: int) -> None:
-            async with factory() as session:
-                await memory.record_interaction(session, _record(n))
+            await memory.interactions.record(_record(n))
 
         # The very first message races too: nobody has created the profile yet.
         await asyncio.gather(*(one(n) for n in range(CONCURRENT)))

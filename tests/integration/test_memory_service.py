@@ -18,13 +18,19 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.config import Settings
+from bot.factory import build_pipeline
 from db.models import FarmProfileRow, OutboxRow, UserProfileRow
+from db.uow import Database
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import FlushResult, Memory, build_memory
 from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
-from pipeline.memory.manager import FlushResult, MemoryManager
+from pipeline.memory.rows import farm_from_row, user_from_row
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
+from pipeline.rulebook import Rulebook
 from pipeline.types import Incoming, Reply
 from tests.fakes.memory_service import GET_GARBAGE, FakeMemoryService, ManualClock
 
@@ -52,14 +58,15 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-MakeMemory = Callable[..., MemoryManager]
+MakeMemory = Callable[..., Memory]
+MakePipeline = Callable[[Memory], Pipeline]
 
 
 @pytest.fixture
 def make_memory(
-    service: FakeMemoryService, clock: ManualClock, http: httpx.AsyncClient
+    service: FakeMemoryService, clock: ManualClock, http: httpx.AsyncClient, db: Database
 ) -> MakeMemory:
-    def make(*, threshold: int = 3, attempts: int = 2, timeout_s: float = 0.2) -> MemoryManager:
+    def make(*, threshold: int = 3, attempts: int = 2, timeout_s: float = 0.2) -> Memory:
         breaker = CircuitBreaker(failure_threshold=threshold, cooldown_s=COOLDOWN, clock=clock)
         client = MemoryServiceClient(
             service.base_url,
@@ -69,14 +76,24 @@ def make_memory(
             attempts=attempts,
             backoff_s=0,
         )
-        return MemoryManager(client=client, cache=ProfileCache(clock=clock))
+        return build_memory(db, client, cache=ProfileCache(clock=clock))
 
     return make
 
 
 @pytest.fixture
-def memory(make_memory: MakeMemory) -> MemoryManager:
+def memory(make_memory: MakeMemory) -> Memory:
     return make_memory()
+
+
+@pytest.fixture
+def make_pipeline(
+    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook
+) -> MakePipeline:
+    def make(memory: Memory) -> Pipeline:
+        return build_pipeline(settings, db, catalog, memory=memory, rules=rules)
+
+    return make
 
 
 def incoming(text: str, user: str = "tg:1") -> Incoming:
@@ -87,24 +104,21 @@ def incoming(text: str, user: str = "tg:1") -> Incoming:
 
 async def send(pipeline: Pipeline, factory: Factory, text: str, user: str = "tg:1") -> Reply:
     async def run() -> Reply:
-        async with factory() as session:
-            return await pipeline.handle_message(incoming(text, user), session)
+        return await pipeline.handle_message(incoming(text, user))
 
     return await asyncio.wait_for(run(), BOUND_S)
 
 
-async def flush_all(memory: MemoryManager, factory: Factory, rounds: int = 10) -> FlushResult:
+async def flush_all(memory: Memory, factory: Factory, rounds: int = 10) -> FlushResult:
     result = FlushResult(0, 0, 0)
     for _ in range(rounds):
-        result = await memory.flush_outbox(factory)
+        result = await memory.sync.flush()
         if result.pending == 0 or result.sent == 0:
             break
     return result
 
 
 async def sql_profiles(factory: Factory, user: str) -> tuple[UserProfile, FarmProfile]:
-    from pipeline.memory.manager import farm_from_row, user_from_row
-
     async with factory() as session:
         row = await session.get(UserProfileRow, user)
         farm = (
@@ -134,8 +148,8 @@ def applied_for(service: FakeMemoryService, user: str) -> list[tuple[str, str, A
 
 async def test_user_sql_does_not_know_is_hydrated_and_kept_in_sql(
     service: FakeMemoryService,
-    memory: MemoryManager,
-    pipeline: Pipeline,
+    memory: Memory,
+    make_pipeline: MakePipeline,
     session_factory: Factory,
 ) -> None:
     stored = UserProfile.default("tg:5").model_copy(
@@ -144,7 +158,7 @@ async def test_user_sql_does_not_know_is_hydrated_and_kept_in_sql(
     farm = FarmProfile(farm_id="farm:marias", user_id="tg:5", farm_name="Степове")
     service.put_fact("stepan:tg:5", user_fact_key("tg:5"), stored.to_seed_json())
     service.put_fact("stepan:tg:5", farm_fact_key("tg:5"), farm.to_seed_json())
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
 
     reply = await send(pipeline, session_factory, "привіт", user="tg:5")
 
@@ -163,10 +177,9 @@ async def test_user_sql_does_not_know_is_hydrated_and_kept_in_sql(
 
 
 async def test_new_user_asks_once_and_starts_from_defaults(
-    service: FakeMemoryService, memory: MemoryManager, session_factory: Factory
+    service: FakeMemoryService, memory: Memory, session_factory: Factory
 ) -> None:
-    async with session_factory() as session:
-        loaded = await memory.load(session, "tg:new")
+    loaded = await memory.profiles.load("tg:new")
     assert not loaded.known and not loaded.hydrated
     assert loaded.profile == UserProfile.default("tg:new")
     assert sorted(r.body["fact_key"] for r in service.requests) == [
@@ -184,8 +197,7 @@ async def test_garbage_answers_are_ignored(
     await service.set_mode("garbage")
     users = [f"tg:g{n}" for n in range(len(GET_GARBAGE))]
     for user in users:
-        async with session_factory() as session:
-            loaded = await asyncio.wait_for(memory.load(session, user), BOUND_S)
+        loaded = await asyncio.wait_for(memory.profiles.load(user), BOUND_S)
         assert not loaded.known and not loaded.degraded and not loaded.hydrated, user
         assert loaded.profile == UserProfile.default(user)
     # Each of the answers was seen, for both kinds of fact.
@@ -196,20 +208,19 @@ async def test_garbage_answers_are_ignored(
 
 async def test_garbage_never_overwrites_sql(
     service: FakeMemoryService,
-    memory: MemoryManager,
-    pipeline: Pipeline,
+    memory: Memory,
+    make_pipeline: MakePipeline,
     session_factory: Factory,
 ) -> None:
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     for text in ("привіт", "дякую"):
         await send(pipeline, session_factory, text)
-    async with session_factory() as session:
-        await memory.update_farm(session, "tg:1", farm_name="Калинівка")
+    await memory.editor.update_farm("tg:1", farm_name="Калинівка")
     before = await sql_profiles(session_factory, "tg:1")
     await service.set_mode("garbage")
 
     await send(pipeline, session_factory, "хто я")
-    result = await memory.flush_outbox(session_factory)
+    result = await memory.sync.flush()
 
     # SQL knows the user: nothing is read from the service, garbage or not.
     assert not [r for r in service.requests if r.mode == "garbage" and r.path == "/facts/get"]
@@ -224,17 +235,19 @@ async def test_garbage_never_overwrites_sql(
 
 
 async def test_flush_sends_each_change_once_in_order(
-    service: FakeMemoryService, memory: MemoryManager, pipeline: Pipeline, session_factory: Factory
+    service: FakeMemoryService,
+    memory: Memory,
+    make_pipeline: MakePipeline,
+    session_factory: Factory,
 ) -> None:
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     await send(pipeline, session_factory, "привіт")
-    async with session_factory() as session:
-        await memory.update_farm(session, "tg:1", current_phase="sowing")
-        await memory.update_user(session, "tg:1", name="Оксана Петрівна")
-        await memory.update_farm(session, "tg:1", current_phase="growing")
+    await memory.editor.update_farm("tg:1", current_phase="sowing")
+    await memory.editor.update_user("tg:1", name="Оксана Петрівна")
+    await memory.editor.update_farm("tg:1", current_phase="growing")
     await send(pipeline, session_factory, "привіт", user="tg:2")
 
-    result = await memory.flush_outbox(session_factory)
+    result = await memory.sync.flush()
 
     assert (result.sent, result.failed, result.pending) == (7, 0, 0)
     ops = applied_for(service, "tg:1")
@@ -254,17 +267,20 @@ async def test_flush_sends_each_change_once_in_order(
     assert service.fact("stepan:tg:1", user_fact_key("tg:1")) == profile.to_seed_json()
     assert service.fact("stepan:tg:1", farm_fact_key("tg:1")) == farm.to_seed_json()
     requests = service.count()
-    assert await memory.flush_outbox(session_factory) == FlushResult(0, 0, 0)
+    assert await memory.sync.flush() == FlushResult(0, 0, 0)
     assert service.count() == requests  # sent rows are never sent again
 
 
 async def test_consecutive_upserts_of_one_key_are_coalesced(
-    service: FakeMemoryService, memory: MemoryManager, pipeline: Pipeline, session_factory: Factory
+    service: FakeMemoryService,
+    memory: Memory,
+    make_pipeline: MakePipeline,
+    session_factory: Factory,
 ) -> None:
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     for _ in range(5):
         await send(pipeline, session_factory, "дякую")
-    result = await memory.flush_outbox(session_factory)
+    result = await memory.sync.flush()
     assert result.sent == 6  # farm + 5 user rows ...
     assert service.count("/facts/upsert") == 2  # ... in two calls
     user_value = service.fact("stepan:tg:1", user_fact_key("tg:1"))
@@ -272,17 +288,17 @@ async def test_consecutive_upserts_of_one_key_are_coalesced(
 
 
 async def test_a_failing_user_waits_and_the_others_go_on(
-    service: FakeMemoryService, memory: MemoryManager, session_factory: Factory
+    service: FakeMemoryService, memory: Memory, session_factory: Factory
 ) -> None:
     async with session_factory() as session:
         # A row the service refuses for good (422): its owner's later rows must wait.
         session.add(OutboxRow(user_id="tg:a", fact_key=user_fact_key("tg:a"), operation="upsert",
                               payload=["not", "an", "object"], attempts=0))  # fmt: skip
         await session.commit()
-        await memory.update_user(session, "tg:a", name="A")
-        await memory.update_user(session, "tg:b", name="B")
+        await memory.editor.update_user("tg:a", name="A")
+        await memory.editor.update_user("tg:b", name="B")
 
-    result = await memory.flush_outbox(session_factory)
+    result = await memory.sync.flush()
 
     assert service.fact("stepan:tg:b", user_fact_key("tg:b")) is not None
     assert service.fact("stepan:tg:a", user_fact_key("tg:a")) is None
@@ -290,24 +306,23 @@ async def test_a_failing_user_waits_and_the_others_go_on(
     assert result.failed == 1 and result.pending == 3
     stuck = (await pending_rows(session_factory))[0]
     assert stuck.attempts == 1 and "422" in (stuck.last_error or "")
-    assert memory.breaker_state == "closed"  # a refusal is not an outage
+    assert memory.sync.breaker_state == "closed"  # a refusal is not an outage
 
     async with session_factory() as session:
         await session.delete(await session.get(OutboxRow, stuck.id))
         await session.commit()
-    result = await memory.flush_outbox(session_factory)
+    result = await memory.sync.flush()
     assert result.pending == 0
     value = service.fact("stepan:tg:a", user_fact_key("tg:a"))
     assert value is not None and value["name"] == "A"
 
 
 async def test_server_errors_are_retried_then_left_pending(
-    service: FakeMemoryService, memory: MemoryManager, session_factory: Factory
+    service: FakeMemoryService, memory: Memory, session_factory: Factory
 ) -> None:
-    async with session_factory() as session:
-        await memory.update_user(session, "tg:1", name="Оксана")
+    await memory.editor.update_user("tg:1", name="Оксана")
     await service.set_mode("error500")
-    result = await memory.flush_outbox(session_factory)
+    result = await memory.sync.flush()
     # One user, first call fails after 2 attempts; their second row waits behind it.
     assert service.count("/facts/upsert") == 2
     assert (result.sent, result.failed, result.pending) == (0, 1, 2)
@@ -315,19 +330,21 @@ async def test_server_errors_are_retried_then_left_pending(
     assert rows[0].attempts == 1 and rows[0].last_error == "HTTP 500"
     assert rows[1].attempts == 0
     await service.set_mode("healthy")
-    assert (await memory.flush_outbox(session_factory)).pending == 0
+    assert (await memory.sync.flush()).pending == 0
 
 
 async def test_forget_reaches_the_memory_service(
-    service: FakeMemoryService, memory: MemoryManager, pipeline: Pipeline, session_factory: Factory
+    service: FakeMemoryService,
+    memory: Memory,
+    make_pipeline: MakePipeline,
+    session_factory: Factory,
 ) -> None:
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     await send(pipeline, session_factory, "привіт")
     await flush_all(memory, session_factory)
     assert service.fact("stepan:tg:1", user_fact_key("tg:1")) is not None
-    async with session_factory() as session:
-        await memory.forget(session, "tg:1")
-    result = await memory.flush_outbox(session_factory)
+    await memory.editor.forget("tg:1")
+    result = await memory.sync.flush()
     assert result.sent == 2 and result.pending == 0
     assert service.fact("stepan:tg:1", user_fact_key("tg:1")) is None
     assert service.fact("stepan:tg:1", farm_fact_key("tg:1")) is None
@@ -335,8 +352,7 @@ async def test_forget_reaches_the_memory_service(
         left = (await session.execute(select(OutboxRow).where(OutboxRow.user_id == "tg:1"))).all()
     assert left == []  # the delete rows went once they were delivered
     # ... and a returning user starts fresh: the old facts are gone, nothing to hydrate.
-    async with session_factory() as session:
-        assert not (await memory.load(session, "tg:1")).known
+    assert not (await memory.profiles.load("tg:1")).known
 
 
 # -- outages ---------------------------------------------------------------------------------
@@ -344,38 +360,36 @@ async def test_forget_reaches_the_memory_service(
 
 async def test_changes_made_while_down_arrive_after_recovery_once_in_order(
     service: FakeMemoryService,
-    memory: MemoryManager,
-    pipeline: Pipeline,
+    memory: Memory,
+    make_pipeline: MakePipeline,
     session_factory: Factory,
     clock: ManualClock,
 ) -> None:
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     port = service.port
     await service.set_mode("down")
 
     await send(pipeline, session_factory, "привіт", user="tg:a")
     await send(pipeline, session_factory, "привіт", user="tg:b")
-    async with session_factory() as session:
-        await memory.update_farm(session, "tg:a", current_phase="sowing")
-        await memory.update_user(session, "tg:a", name="Андрій")
+    await memory.editor.update_farm("tg:a", current_phase="sowing")
+    await memory.editor.update_user("tg:a", name="Андрій")
     await send(pipeline, session_factory, "дякую", user="tg:a")
-    async with session_factory() as session:
-        await memory.forget(session, "tg:b")
+    await memory.editor.forget("tg:b")
     await send(pipeline, session_factory, "привіт", user="tg:b")
 
     # The farmers were answered; the flush fails until the breaker opens.
-    while memory.breaker_state == "closed":
-        result = await memory.flush_outbox(session_factory)
+    while memory.sync.breaker_state == "closed":
+        result = await memory.sync.flush()
         assert result.sent == 0 and result.pending > 0
-    assert memory.breaker_state == "open"
+    assert memory.sync.breaker_state == "open"
 
     await service.set_mode("healthy")
     assert service.port == port and service.count() == 0
-    await memory.flush_outbox(session_factory)
+    await memory.sync.flush()
     assert service.count() == 0  # still cooling down: not a single call
     clock.advance(COOLDOWN)
     result = await flush_all(memory, session_factory)
-    assert result.pending == 0 and memory.breaker_state == "closed"
+    assert result.pending == 0 and memory.sync.breaker_state == "closed"
 
     assert [(op, kind) for op, kind, _ in applied_for(service, "tg:a")] == [
         ("upsert", "farm_profile"),
@@ -396,22 +410,22 @@ async def test_changes_made_while_down_arrive_after_recovery_once_in_order(
     value = service.fact("stepan:tg:a", user_fact_key("tg:a"))
     assert value is not None and value["name"] == "Андрій" and value["interaction_count"] == 2
     requests = service.count()
-    await memory.flush_outbox(session_factory)
+    await memory.sync.flush()
     assert service.count() == requests
 
 
 async def test_down_service_costs_the_conversation_nothing(
     service: FakeMemoryService,
-    memory: MemoryManager,
-    pipeline: Pipeline,
+    memory: Memory,
+    make_pipeline: MakePipeline,
     session_factory: Factory,
 ) -> None:
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     await service.set_mode("down")
     replies = [await send(pipeline, session_factory, "привіт", user=f"tg:{n}") for n in range(6)]
     assert all(r.intent == "greeting" and "Оксана" in r.text for r in replies)
     # Refused connections opened the breaker; the last new users were not even tried.
-    assert memory.breaker_state == "open"
+    assert memory.sync.breaker_state == "open"
     async with session_factory() as session:
         count = len((await session.execute(select(UserProfileRow))).all())
     assert count == 6
@@ -420,43 +434,43 @@ async def test_down_service_costs_the_conversation_nothing(
 async def test_hanging_service_never_holds_a_conversation_once_the_breaker_is_open(
     service: FakeMemoryService,
     make_memory: MakeMemory,
-    pipeline: Pipeline,
+    make_pipeline: MakePipeline,
     session_factory: Factory,
     clock: ManualClock,
 ) -> None:
     memory = make_memory(threshold=2, attempts=1)
-    pipeline.memory = memory
+    pipeline = make_pipeline(memory)
     await service.set_mode("hanging")
 
     # Breaker closed: the new user's hydration gives up at the timeout; they are answered.
     reply = await send(pipeline, session_factory, "привіт", user="tg:first")
     assert reply.intent == "greeting"
     assert service.count("/facts/get") == 2
-    await memory.flush_outbox(session_factory)  # the second failure opens it
-    assert memory.breaker_state == "open"
+    await memory.sync.flush()  # the second failure opens it
+    assert memory.sync.breaker_state == "open"
     seen = service.count()
 
     # Open: new and known users alike are answered, and the service gets nothing.
     users = [f"tg:new{n}" for n in range(10)] + ["tg:first"] * 3
     replies = await asyncio.gather(*(send(pipeline, session_factory, "привіт", u) for u in users))
     assert all(r.intent == "greeting" for r in replies)
-    assert (await memory.flush_outbox(session_factory)).sent == 0
+    assert (await memory.sync.flush()).sent == 0
     assert service.count() == seen
 
     # Cool-down over: conversations still never become the probe ...
     clock.advance(COOLDOWN)
-    assert memory.breaker_state == "half_open"
+    assert memory.sync.breaker_state == "half_open"
     await send(pipeline, session_factory, "привіт", user="tg:late")
     assert service.count() == seen
     # ... the flush sends exactly one probe, which hangs, and the breaker opens again.
-    result = await asyncio.wait_for(memory.flush_outbox(session_factory), BOUND_S)
+    result = await asyncio.wait_for(memory.sync.flush(), BOUND_S)
     assert service.count() == seen + 1 and result.sent == 0
-    assert memory.breaker_state == "open"
+    assert memory.sync.breaker_state == "open"
 
     await service.set_mode("healthy")
     clock.advance(COOLDOWN)
     result = await flush_all(memory, session_factory)
-    assert result.pending == 0 and memory.breaker_state == "closed"
+    assert result.pending == 0 and memory.sync.breaker_state == "closed"
     for user in ("tg:first", "tg:new0", "tg:late"):
         profile, _ = await sql_profiles(session_factory, user)
         assert service.fact(f"stepan:{user}", user_fact_key(user)) == profile.to_seed_json()
@@ -466,24 +480,22 @@ async def test_hanging_service_never_holds_a_conversation_once_the_breaker_is_op
 
 async def test_idle_flush_probes_so_hydration_comes_back(
     service: FakeMemoryService,
-    memory: MemoryManager,
+    memory: Memory,
     session_factory: Factory,
     clock: ManualClock,
 ) -> None:
     await service.set_mode("error500")
     for n in range(3):
-        async with session_factory() as session:
-            await memory.load(session, f"tg:{n}")
-    assert memory.breaker_state == "open"
+        await memory.profiles.load(f"tg:{n}")
+    assert memory.sync.breaker_state == "open"
     await service.set_mode("healthy")
     clock.advance(COOLDOWN)
     # Nothing in the outbox, yet the flush checks the service and closes the breaker.
-    assert await memory.flush_outbox(session_factory) == FlushResult(0, 0, 0)
-    assert memory.breaker_state == "closed"
+    assert await memory.sync.flush() == FlushResult(0, 0, 0)
+    assert memory.sync.breaker_state == "closed"
     service.put_fact("stepan:tg:9", user_fact_key("tg:9"), UserProfile.default("tg:9")
                      .model_copy(update={"name": "Back"}).to_seed_json())  # fmt: skip
-    async with session_factory() as session:
-        loaded = await memory.load(session, "tg:9")
+    loaded = await memory.profiles.load("tg:9")
     assert loaded.hydrated and loaded.profile.name == "Back"
 
 

@@ -21,7 +21,8 @@ from db.uow import Database
 from pipeline.crew.wiring import build_brains
 from pipeline.handle import Pipeline
 from pipeline.language import detect_language
-from pipeline.peers.answer import PeerQuestion, StrangerAnswerer, session_runner
+from pipeline.memory import Memory
+from pipeline.peers.answer import PeerQuestion, StrangerAnswerer
 from pipeline.peers.directory import PeerDirectory
 from pipeline.peers.link import NatsLink
 from pipeline.peers.server import PeerServer
@@ -62,7 +63,6 @@ def answerer_for(
         classifier=pipeline.classifier,
         responder=parts.get("responder", pipeline.responder),
         deep=parts.get("deep", pipeline.deep),
-        run_deep=session_runner(db),
         directory=directory,
     )
 
@@ -245,7 +245,6 @@ async def test_the_time_budget_is_honoured(
             classifier=pipeline.classifier,
             responder=pipeline.responder,
             deep=pipeline.deep,
-            run_deep=session_runner(db),
             directory=directory,
         )
 
@@ -268,10 +267,15 @@ def llm(pipeline: Pipeline, rules: Rulebook) -> Iterator[ScriptedLLM]:
 
 
 async def test_a_confidential_contract_never_reaches_the_llm(
-    engine: AsyncEngine, pipeline: Pipeline, rules: Rulebook, llm: ScriptedLLM
+    engine: AsyncEngine,
+    pipeline: Pipeline,
+    rules: Rulebook,
+    llm: ScriptedLLM,
+    db: Database,
+    memory: Memory,
 ) -> None:
     url = await require_nats()
-    brains = build_brains(pipeline.catalog, pipeline.journal, pipeline.memory, rules=rules, llm=llm)
+    brains = build_brains(pipeline.catalog, pipeline.journal, db, memory.sync, rules=rules, llm=llm)
 
     def with_llm(directory: PeerDirectory, db: Database) -> StrangerAnswerer:
         return answerer_for(pipeline, directory, db, responder=brains.responder, deep=brains.deep)

@@ -10,9 +10,11 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.config import Settings
 from bot.factory import build_pipeline
 from db.engine import create_engine
 from db.models import FarmProfileRow, InteractionRow, UserProfileRow
+from db.uow import Database
 from pipeline import gate
 from pipeline.actions import (
     Action,
@@ -24,7 +26,9 @@ from pipeline.actions import (
 )
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
+from pipeline.memory import Memory
 from pipeline.responder import LightRequest
+from pipeline.rulebook import Rulebook
 from pipeline.types import DepthDecision, Incoming, Reply
 from tests.conftest import make_settings
 
@@ -43,8 +47,8 @@ def _incoming(text: str, user: str = "tg:42", **kwargs: object) -> Incoming:
 async def _send(
     pipeline: Pipeline, factory: async_sessionmaker[AsyncSession], text: str, **kwargs: object
 ) -> Reply:
-    async with factory() as session:
-        return await pipeline.handle_message(_incoming(text, **kwargs), session)
+    # ``factory`` stays in the signature: the tests read the database through it.
+    return await pipeline.handle_message(_incoming(text, **kwargs))
 
 
 async def _user(factory: async_sessionmaker[AsyncSession], user: str = "tg:42") -> UserProfileRow:
@@ -171,11 +175,13 @@ async def test_classifier_exception_gives_fail_safe_deep(
     )
 
 
-async def test_database_broken_still_answers(pipeline: Pipeline, tmp_path: Path) -> None:
+async def test_database_broken_still_answers(
+    settings: Settings, catalog: Catalog, rules: Rulebook, tmp_path: Path
+) -> None:
     # A database without the schema: every query fails, the farmer still gets a reply.
     broken = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'unmigrated.db'}")
-    async with async_sessionmaker(broken)() as session:
-        reply = await pipeline.handle_message(_incoming("привіт"), session)
+    pipeline = build_pipeline(settings, Database.of(broken), catalog, rules=rules)
+    reply = await pipeline.handle_message(_incoming("привіт"))
     await broken.dispose()
     assert reply.mode == "light"
     assert "Оксана" in reply.text
@@ -191,8 +197,7 @@ async def test_responder_crash_gives_polite_error(
 
     monkeypatch.setattr(pipeline.responder, "answer", boom)
     incoming = _incoming("привіт")
-    async with session_factory() as session:
-        reply = await pipeline.handle_message(incoming, session)
+    reply = await pipeline.handle_message(incoming)
     assert incoming.trace_id[:8] in reply.text
     assert "Traceback" not in reply.text and "RuntimeError" not in reply.text
     assert gate.current_depth() == 0
@@ -209,16 +214,14 @@ async def test_reentrant_call_is_refused(
 
     def answer(request: LightRequest) -> str:
         async def call_again() -> Reply:
-            async with session_factory() as session:
-                return await pipeline.handle_message(_incoming("привіт"), session)
+            return await pipeline.handle_message(_incoming("привіт"))
 
         # create_task copies the current context, as any sub-task spawned here would.
         nested.append(asyncio.get_running_loop().create_task(call_again()))
         return original(request)
 
     monkeypatch.setattr(pipeline.responder, "answer", answer)
-    async with session_factory() as session:
-        outer = await pipeline.handle_message(_incoming("привіт"), session)
+    outer = await pipeline.handle_message(_incoming("привіт"))
     refused = await nested[0]
     assert outer.intent == "greeting"
     assert refused.intent == "refused"
@@ -230,8 +233,7 @@ async def test_style_button_sets_style(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
     await _send(pipeline, session_factory, "привіт")
-    async with session_factory() as session:
-        reply = await pipeline.handle_action(StyleAction("brief"), _incoming(""), session)
+    reply = await pipeline.handle_action(StyleAction("brief"), _incoming(""))
     assert "коротко" in reply.text
     assert (await _user(session_factory)).preferred_style == "brief"
 
@@ -251,27 +253,29 @@ async def test_forged_action_changes_nothing(
     """The callback data is typed in the bot (tests/handlers check forged strings);
     a well-typed action that does not fit is still refused here."""
     await _send(pipeline, session_factory, "привіт")
-    async with session_factory() as session:
-        reply = await pipeline.handle_action(action, _incoming(""), session)
+    reply = await pipeline.handle_action(action, _incoming(""))
     assert reply.text == pipeline.catalog.text("uk", "actions.expired")
     assert (await _user(session_factory)).preferred_style == "conversational"
 
 
 async def test_a_user_who_writes_again_is_active_again(
-    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+    pipeline: Pipeline, memory: Memory, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
     await _send(pipeline, session_factory, "привіт")
-    async with session_factory() as session:
-        await pipeline.memory.set_active(session, "tg:42", False)
+    await memory.editor.set_active("tg:42", False)
     assert (await _user(session_factory)).active is False
     await _send(pipeline, session_factory, "дякую")
     assert (await _user(session_factory)).active is True
 
 
 async def test_forced_deep_greeting_is_still_a_greeting(
-    sqlite_url: str, catalog: Catalog, session_factory: async_sessionmaker[AsyncSession]
+    sqlite_url: str,
+    db: Database,
+    catalog: Catalog,
+    rules: Rulebook,
+    session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    forced = build_pipeline(make_settings(sqlite_url, force_deep=True), catalog)
+    forced = build_pipeline(make_settings(sqlite_url, force_deep=True), db, catalog, rules=rules)
     await _send(forced, session_factory, "привіт")
     reply = await _send(forced, session_factory, "привіт")
     assert reply.mode == "deep" and reply.intent == "greeting"  # routed and recorded deep

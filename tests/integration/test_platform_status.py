@@ -10,7 +10,8 @@ import pytest
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from pipeline.memory.manager import MemoryManager
+from db.uow import Database
+from pipeline.memory import build_memory
 from pipeline.platform_status import LlmHealth, PlatformStatus
 
 
@@ -39,9 +40,10 @@ async def test_collects_every_dependency(
 ) -> None:
     llm = LlmHealth(configured=True)
     async with httpx.AsyncClient() as http:
+        db = Database(session_factory)
         status = PlatformStatus(
-            session_factory=session_factory,
-            memory=MemoryManager(),
+            db=db,
+            sync=build_memory(db).sync,
             llm=llm,
             http=http,
             integrations={

@@ -22,8 +22,8 @@ from db.models import (
     SensorReadingRow,
     UserProfileRow,
 )
-from db.repositories import reporting
-from pipeline.farm import reports
+from db.uow import Database
+from pipeline.farm import paging, reports
 from pipeline.farm.charts import sensor_chart
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.summary import parse_unit, season_summary, summary_text
@@ -171,8 +171,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[AsyncSession]) -> None:
-    async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END)
+    report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
     assert report.filename == "stepan_operations_2026-10-01_2026-10-31.xlsx"
     assert report.rows == OCT_OPS
     sheets = _open(report.content)
@@ -237,8 +236,7 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
 
 
 async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) -> None:
-    async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END, lang="en")
+    report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END, lang="en")
     sheets = _open(report.content)
     assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
@@ -247,8 +245,9 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
 
 
 async def test_workbook_for_one_field(factory: async_sessionmaker[AsyncSession]) -> None:
-    async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END, field_id=NORTH)
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, field_id=NORTH
+    )
     assert report.filename == "stepan_operations_north_2026-10-01_2026-10-31.xlsx"
     assert report.rows == 7
     sheets = _open(report.content)
@@ -266,8 +265,9 @@ async def test_workbook_for_one_field(factory: async_sessionmaker[AsyncSession])
 async def test_empty_period_gives_a_valid_workbook(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    async with factory() as session:
-        report = await build_operations_workbook(session, FARM, date(2025, 1, 1), date(2025, 1, 31))
+    report = await build_operations_workbook(
+        Database(factory), FARM, date(2025, 1, 1), date(2025, 1, 31)
+    )
     assert report.rows == 0
     sheets = _open(report.content)
     assert [len(rows) for rows in sheets.values()] == [1, 1, 1]
@@ -284,7 +284,7 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
             )
         )
         await session.commit()
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_START)
+        report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_START)
     rows = _open(report.content)["Операції"]
     # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
     assert ("new thing", 1.5, "л", "A&B <x>  ", "виконано") in [row[3:] for row in rows]
@@ -298,7 +298,7 @@ async def test_sensor_sheet_is_capped_with_a_note(
     # 144 soil-moisture readings come in one page: the cap falls inside it.
     monkeypatch.setattr(reports, "MAX_SENSOR_ROWS", 100)
     async with factory() as session:
-        report = await build_operations_workbook(session, FARM, OCT_START, OCT_END)
+        report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
         # The session is free again at once: no read is left in flight.
         assert len(await plan_vs_fact(session, FARM, OCT_START, OCT_END)) == 7
     sensors = _open(report.content)["Датчики"]
@@ -327,20 +327,19 @@ async def test_plan_vs_fact(factory: async_sessionmaker[AsyncSession]) -> None:
 async def test_keyset_pages_cover_everything_once(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    async with factory() as session:
-        pages = [
-            page
-            async for page in reporting.iter_operations(
-                session, FARM, OCT_START, OCT_END, page_size=3
-            )
-        ]
-        readings = [
-            reading
-            async for page in reporting.iter_readings(
-                session, FARM, "soil_moisture", since=READINGS_START, page_size=7
-            )
-            for reading in page
-        ]
+    pages = [
+        page
+        async for page in paging.iter_operations(
+            Database(factory), FARM, OCT_START, OCT_END, page_size=3
+        )
+    ]
+    readings = [
+        reading
+        async for page in paging.iter_readings(
+            Database(factory), FARM, "soil_moisture", since=READINGS_START, page_size=7
+        )
+        for reading in page
+    ]
     ids = [op.id for page in pages for op in page]
     assert len(ids) == OCT_OPS == len(set(ids))
     assert [len(page) for page in pages] == [3, 3, 3, 3, 2]
@@ -358,11 +357,10 @@ async def test_sensor_chart_is_a_png_of_the_fixed_size(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
     now = READINGS_START + timedelta(days=3)
-    async with factory() as session:
-        chart = await sensor_chart(session, FARM, "soil_moisture", days=7, now=now)
-        temperature = await sensor_chart(
-            session, FARM, "temperature", days=2, now=now, field_id=NORTH, lang="en"
-        )
+    chart = await sensor_chart(Database(factory), FARM, "soil_moisture", days=7, now=now)
+    temperature = await sensor_chart(
+        Database(factory), FARM, "temperature", days=2, now=now, field_id=NORTH, lang="en"
+    )
     assert chart is not None and temperature is not None
     assert _png_size(chart.png) == (1200, 600)
     assert chart.points == 144
@@ -374,13 +372,16 @@ async def test_sensor_chart_is_a_png_of_the_fixed_size(
 
 async def test_no_chart_without_data(factory: async_sessionmaker[AsyncSession]) -> None:
     now = READINGS_START + timedelta(days=3)
-    async with factory() as session:
-        assert await sensor_chart(session, FARM, "rainfall", days=7, now=now) is None
-        assert (
-            await sensor_chart(session, FARM, "soil_moisture", days=7, now=now - timedelta(days=30))
-            is None
+    assert await sensor_chart(Database(factory), FARM, "rainfall", days=7, now=now) is None
+    assert (
+        await sensor_chart(
+            Database(factory), FARM, "soil_moisture", days=7, now=now - timedelta(days=30)
         )
-        assert await sensor_chart(session, OTHER_FARM, "soil_moisture", days=7, now=now) is None
+        is None
+    )
+    assert (
+        await sensor_chart(Database(factory), OTHER_FARM, "soil_moisture", days=7, now=now) is None
+    )
 
 
 # --- Season summary ----------------------------------------------------------------------
@@ -470,11 +471,11 @@ async def test_sql_aggregates_on_postgres(postgres_url: str) -> None:
         async with factory() as session:
             rows = await plan_vs_fact(session, FARM, OCT_START, OCT_END)
             summary = await season_summary(session, FARM, OCT_START, OCT_END, UNITS)
-            report = await build_operations_workbook(session, FARM, OCT_START, OCT_END)
+            report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
             pages = [
                 page
-                async for page in reporting.iter_operations(
-                    session, FARM, OCT_START, OCT_END, page_size=4
+                async for page in paging.iter_operations(
+                    Database(factory), FARM, OCT_START, OCT_END, page_size=4
                 )
             ]
         by_key = {(row.field_id, row.op_type): row.completion_pct for row in rows}

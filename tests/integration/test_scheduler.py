@@ -12,11 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.scheduler import JobRunner, JobSpec, build_scheduler, default_jobs
 from db.models import InteractionRow, JobRunRow
-from pipeline.memory.manager import MemoryManager
+from db.uow import Database
+from pipeline.memory import Memory, build_memory
 from tests.conftest import make_settings
 from tests.integration.bot_harness import running_bot
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+def _jobs(db: Database, memory: Memory) -> list[JobSpec]:
+    return default_jobs(
+        db, sweep=memory.sweep, cache=memory.cache, sync=memory.sync, clock=lambda: NOW
+    )
 
 
 def _spec(func: object, job_id: str = "probe") -> JobSpec:
@@ -37,15 +44,15 @@ async def test_a_job_runs_once_across_instances(
     release = asyncio.Event()
     calls = 0
 
-    async def slow(factory: object) -> str:
+    async def slow() -> str:
         nonlocal calls
         calls += 1
         started.set()
         await release.wait()
         return "done"
 
-    first = JobRunner(session_factory, "instance-a", clock=lambda: NOW)
-    second = JobRunner(session_factory, "instance-b", clock=lambda: NOW)
+    first = JobRunner(Database(session_factory), "instance-a", clock=lambda: NOW)
+    second = JobRunner(Database(session_factory), "instance-b", clock=lambda: NOW)
     running = asyncio.create_task(first.run(_spec(slow)))
     await started.wait()
     assert await second.run(_spec(slow)) == "skipped"
@@ -62,7 +69,7 @@ async def test_a_job_runs_once_across_instances(
 async def test_expired_lock_of_a_dead_instance_is_taken_over(
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    async def ok(factory: object) -> str:
+    async def ok() -> str:
         return ""
 
     async with session_factory() as session:
@@ -72,16 +79,19 @@ async def test_expired_lock_of_a_dead_instance_is_taken_over(
             )
         )
         await session.commit()
-    assert await JobRunner(session_factory, "alive", clock=lambda: NOW).run(_spec(ok)) == "ok"
+    assert (
+        await JobRunner(Database(session_factory), "alive", clock=lambda: NOW).run(_spec(ok))
+        == "ok"
+    )
 
 
 async def test_failure_is_recorded_not_raised(
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    async def boom(factory: object) -> str:
+    async def boom() -> str:
         raise RuntimeError("memory-service exploded")
 
-    assert await JobRunner(session_factory, "a").run(_spec(boom)) == "error"
+    assert await JobRunner(Database(session_factory), "a").run(_spec(boom)) == "error"
     row = await _run_row(session_factory, "probe")
     assert row.last_outcome == "error" and "exploded" in (row.last_detail or "")
     assert row.locked_by is None
@@ -108,10 +118,9 @@ async def test_text_retention_keeps_metadata(
                 )
             )
         await session.commit()
-    spec = next(
-        s for s in default_jobs(MemoryManager(), clock=lambda: NOW) if s.job_id == "text_retention"
-    )
-    assert await JobRunner(session_factory, "a", clock=lambda: NOW).run(spec) == "ok"
+    db = Database(session_factory)
+    spec = next(s for s in _jobs(db, build_memory(db)) if s.job_id == "text_retention")
+    assert await JobRunner(Database(session_factory), "a", clock=lambda: NOW).run(spec) == "ok"
     async with session_factory() as session:
         rows = (
             (await session.execute(select(InteractionRow).order_by(InteractionRow.trace_id)))
@@ -125,8 +134,8 @@ async def test_text_retention_keeps_metadata(
     assert (await _run_row(session_factory, "text_retention")).last_detail == "cleared 1"
 
 
-def test_jobs_have_fixed_ids_grace_and_no_overlap() -> None:
-    specs = default_jobs(MemoryManager())
+def test_jobs_have_fixed_ids_grace_and_no_overlap(db: Database) -> None:
+    specs = _jobs(db, build_memory(db))
     scheduler: AsyncIOScheduler = build_scheduler(JobRunner(None, "x"), specs)  # type: ignore[arg-type]
     jobs = {job.id: job for job in scheduler.get_jobs()}
     assert set(jobs) == {"expertise_sweep", "cache_expiry", "outbox_flush", "text_retention"}

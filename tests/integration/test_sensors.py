@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -18,17 +19,13 @@ from bot.web import CLIENT_MAX_SIZE, ReadingsServer
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_async
 from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow, UserProfileRow
-from pipeline.farm.sensors import (
-    MAX_BATCH,
-    farm_for_token,
-    ingest,
-    issue_token,
-    latest_readings,
-    parse_batch,
-)
+from db.uow import Database
+from pipeline.farm.sensor_store import SensorStore, latest_readings
+from pipeline.farm.sensors import MAX_BATCH, InvalidBatch, SensorTypes, parse_batch
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
 
+TYPES = SensorTypes.load()
 FARM = "farm:test-sensors"
 NORTH = "field:north"
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -99,10 +96,10 @@ async def factory(sqlite_url: str) -> AsyncIterator[async_sessionmaker[AsyncSess
 
 @pytest.fixture
 async def api(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[Api]:
-    async with factory() as session:
-        token = await issue_token(session, FARM, "test")
+    sensors = SensorStore(Database(factory), TYPES)
+    token = await sensors.issue_token(FARM, "test")
     settings = StepanSettings(_env_file=None, http_port=0)  # type: ignore[call-arg]
-    server = ReadingsServer(settings, factory)
+    server = ReadingsServer(settings, sensors)
     await server.start()
     try:
         async with aiohttp.ClientSession() as http:
@@ -264,10 +261,11 @@ async def test_oversized_body_is_413(api: Api) -> None:
 
 
 async def test_token_is_stored_as_a_hash(factory: async_sessionmaker[AsyncSession]) -> None:
+    sensors = SensorStore(Database(factory), TYPES)
+    token = await sensors.issue_token(FARM, "label")
+    assert await sensors.farm_for_token(token) == FARM
+    assert await sensors.farm_for_token(token + "x") is None
     async with factory() as session:
-        token = await issue_token(session, FARM, "label")
-        assert await farm_for_token(session, token) == FARM
-        assert await farm_for_token(session, token + "x") is None
         hashes = (await session.execute(select(FarmTokenRow.token_hash))).scalars().all()
     assert token not in hashes and all(len(h) == 64 for h in hashes)
 
@@ -293,14 +291,17 @@ async def _service_round(url: str) -> None:
             reading(5, sensor_type="temperature", value=11, field_id=None),
             reading(15, field_id="field:south", value=40),
         ]
+        sensors = SensorStore(Database(factory), TYPES)
+        result = await sensors.ingest(FARM, parse_batch(items, TYPES), source="csv")
+        assert (result.accepted, result.duplicates) == (5, 1)
+        again = await sensors.ingest(FARM, parse_batch(items[:2], TYPES), source="csv")
+        assert (again.accepted, again.duplicates) == (0, 2)
+        # Another farm's identical reading is its own.
+        other = [reading(10, value=50, field_id=None)]
+        assert (
+            await sensors.ingest("farm:other", parse_batch(other, TYPES), source="api")
+        ).accepted
         async with factory() as session:
-            result = await ingest(session, FARM, parse_batch(items), source="csv")
-            assert (result.accepted, result.duplicates) == (5, 1)
-            again = await ingest(session, FARM, parse_batch(items[:2]), source="csv")
-            assert (again.accepted, again.duplicates) == (0, 2)
-            # Another farm's identical reading is its own.
-            other = [reading(10, value=50, field_id=None)]
-            assert (await ingest(session, "farm:other", parse_batch(other), source="api")).accepted
             latest = await latest_readings(session, FARM)
             assert [(r.field_id, r.sensor_type, r.value) for r in latest] == [
                 (NORTH, "soil_moisture", 18.0),
@@ -343,7 +344,7 @@ async def harness(sqlite_url: str) -> AsyncIterator[Harness]:
 
 
 async def _farm_id(harness: Harness, telegram_id: int) -> str:
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         farm_id = await session.scalar(
             select(FarmProfileRow.farm_id).where(FarmProfileRow.user_id == f"tg:{telegram_id}")
         )
@@ -378,8 +379,8 @@ async def test_operator_imports_a_csv_into_own_farm(harness: Harness) -> None:
         "uk", "sensors.csv_done", accepted=3, duplicates=1
     )
     assert harness.api.calls("getFile"), "the bot downloads the file through getFile"
-    assert await stored(harness.core.session_factory, farm_id) == 3
-    async with harness.core.session_factory() as session:
+    assert await stored(harness.core.db.sessions, farm_id) == 3
+    async with harness.core.db.sessions() as session:
         latest = await latest_readings(session, farm_id, sensor_type="soil_moisture")
     assert [r.value for r in latest] == [23.5]
 
@@ -392,7 +393,7 @@ async def test_operator_imports_for_another_user(harness: Harness) -> None:
         f"p9,air_humidity,56,{(NOW - timedelta(hours=1)).isoformat()}\n"
     ).encode()
     text = await _send_csv(harness, OPERATOR, data, caption=f"/import {FARMER}")
-    assert "2" in text and await stored(harness.core.session_factory, farm_id) == 2
+    assert "2" in text and await stored(harness.core.db.sessions, farm_id) == 2
 
 
 async def test_bad_csv_rows_are_named_by_line(harness: Harness) -> None:
@@ -406,7 +407,7 @@ async def test_bad_csv_rows_are_named_by_line(harness: Harness) -> None:
     ).encode()
     text = await _send_csv(harness, OPERATOR, data)
     assert "рядок 3, value" in text and "рядок 4, measured_at" in text
-    assert await stored(harness.core.session_factory, farm_id) == 0
+    assert await stored(harness.core.db.sessions, farm_id) == 0
     # Field ids are checked against the farm after the rows parse.
     unknown = (
         "sensor_id;sensor_type;value;measured_at;field_id\n"
@@ -415,7 +416,7 @@ async def test_bad_csv_rows_are_named_by_line(harness: Harness) -> None:
     ).encode()
     text = await _send_csv(harness, OPERATOR, unknown)
     assert "рядок 3, field_id" in text and "field:nowhere" in text
-    assert await stored(harness.core.session_factory, farm_id) == 0
+    assert await stored(harness.core.db.sessions, farm_id) == 0
 
 
 async def test_csv_without_required_columns(harness: Harness) -> None:
@@ -427,21 +428,34 @@ async def test_non_operator_csv_is_not_imported(harness: Harness) -> None:
     farm_id = await _farm_id(harness, INTRUDER)
     text = await _send_csv(harness, INTRUDER, CSV_SEMICOLON, caption=f"/import {INTRUDER}")
     assert text == harness.core.pipeline.catalog.text("uk", "bot.non_text")
-    assert await stored(harness.core.session_factory, farm_id) == 0
+    assert await stored(harness.core.db.sessions, farm_id) == 0
     assert not harness.api.calls("getFile")
 
 
 async def test_token_for_operators_only(harness: Harness) -> None:
     refused = await harness.say(INTRUDER, "/token")
     assert refused.text == harness.core.pipeline.catalog.text("uk", "admin.not_operator")
-    async with harness.core.session_factory() as session:
+    async with harness.core.db.sessions() as session:
         assert await session.scalar(select(func.count()).select_from(FarmTokenRow)) == 0
     farm_id = await _farm_id(harness, FARMER)
     issued = await harness.say(OPERATOR, f"/token {FARMER}")
     token = next(word for word in (issued.text or "").split() if word.startswith("stp_"))
-    async with harness.core.session_factory() as session:
-        assert await farm_for_token(session, token) == farm_id
+    assert await harness.core.sensors.farm_for_token(token) == farm_id
     usage = await harness.say(OPERATOR, "/token somebody")
     assert usage.text == harness.core.pipeline.catalog.text("uk", "sensors.usage_token")
     unknown = await harness.say(OPERATOR, "/token 777")
     assert unknown.text == harness.core.pipeline.catalog.text("uk", "admin.no_user")
+
+
+def test_other_sensor_rules_are_passed_in_not_patched(tmp_path: Path) -> None:
+    rules = tmp_path / "sensors.toml"
+    rules.write_text(
+        '[types.leaf_wetness]\nunit = "%"\nmin = 0\nmax = 100\naliases = ["leaf"]\n',
+        encoding="utf-8",
+    )
+    only_leaves = SensorTypes.load(rules)
+    [parsed] = parse_batch([reading(sensor_type="leaf", unit="%")], only_leaves)
+    assert parsed.sensor_type == "leaf_wetness"
+    with pytest.raises(InvalidBatch) as refused:
+        parse_batch([reading()], only_leaves)  # soil_moisture: not in these rules
+    assert [error.code for error in refused.value.errors] == ["unknown_type"]

@@ -225,8 +225,10 @@ def test_building_the_bot_without_an_llm_does_not_import_crewai() -> None:
 
     code = (
         "import sys; from bot.factory import build_pipeline;"
+        "from db.engine import create_engine; from db.uow import Database;"
         "from tests.conftest import make_settings;"
-        "build_pipeline(make_settings('sqlite+aiosqlite:///:memory:'));"
+        "url = 'sqlite+aiosqlite:////tmp/unused.db';"
+        "build_pipeline(make_settings(url), Database.of(create_engine(url)));"
         "print('crewai' in sys.modules)"
     )
     repo = Path(__file__).resolve().parents[2]

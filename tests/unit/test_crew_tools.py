@@ -12,6 +12,7 @@ import pytest
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.uow import Database
 from pipeline.crew.config import load_crew, load_prompts
 from pipeline.crew.context import RunContext
 from pipeline.crew.crewai_glue import TOOL_FAILED, TOOL_TIMED_OUT, bind_tools
@@ -35,7 +36,11 @@ class RecordingTools(FarmTools):
 
     def __init__(self, behaviour: str = "ok") -> None:
         super().__init__(
-            platform_probe=self._no_probe, words=RULES.words, dates=RULES.dates, units=RULES.units
+            platform_probe=self._no_probe,
+            words=RULES.words,
+            dates=RULES.dates,
+            units=RULES.units,
+            sensors=RULES.sensors,
         )
         self.seen: list[tuple[str, dict[str, Any]]] = []
         self.behaviour = behaviour
@@ -56,7 +61,7 @@ class RecordingTools(FarmTools):
 
 def _ctx(catalog: Catalog) -> RunContext:
     return RunContext(
-        sessions=async_sessionmaker(class_=AsyncSession),
+        db=Database(async_sessionmaker(class_=AsyncSession)),  # unbound: no tool may use it
         farm_id="farm:from-the-runner",
         user_id="tg:1",
         text="сплануй тиждень",

@@ -45,3 +45,15 @@ async def test_read_never_commits(engine: AsyncEngine) -> None:
     async with db.read() as session:
         await session.execute(text(INSERT))
     assert await _count(db) == before
+
+
+async def test_rows_read_stay_usable_after_the_read(engine: AsyncEngine) -> None:
+    # A read ends by closing its session (no commit, no rollback that would expire
+    # the rows): services return what they read to callers outside the block.
+    from db.models import JobRunRow
+
+    db = Database.of(engine)
+    await _insert(INSERT, db)
+    async with db.read() as session:
+        row = await session.get(JobRunRow, "uow-test")
+    assert row is not None and row.locked_by == "me"

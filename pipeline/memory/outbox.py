@@ -1,0 +1,64 @@
+"""What a profile write adds for the memory-service: an outbox row in the same
+transaction (SQL is the truth; ``MemorySync`` sends the rows later), or nothing at
+all when no memory-service is configured."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.repositories import outbox as repo
+from pipeline.memory.rows import user_from_row, valid
+from pipeline.profiles import UserProfile, farm_fact_key, user_fact_key
+
+if TYPE_CHECKING:
+    from db.models import UserProfileRow
+
+logger = logging.getLogger(__name__)
+
+
+class Outbox:
+    """Queues profile copies inside the caller's transaction; never commits."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self._enabled = enabled
+
+    @property
+    def enabled(self) -> bool:
+        return self._enabled
+
+    def upsert(
+        self,
+        session: AsyncSession,
+        user_id: str,
+        fact_key: str,
+        payload: dict[str, Any],
+        now: datetime,
+    ) -> None:
+        # Without a memory-service there is nobody to send to: no rows at all.
+        if self._enabled:
+            repo.enqueue(session, user_id, fact_key, "upsert", payload, now)
+
+    def upsert_user(
+        self, session: AsyncSession, row: UserProfileRow, now: datetime
+    ) -> UserProfile | None:
+        """Queue the row's seed JSON; returns the validated profile (None if invalid)."""
+        profile = valid(user_from_row, row)
+        if profile is None:
+            # A hand-edited row SQL accepts but the model does not: keep the SQL
+            # change (the truth) and skip the copy rather than lose the interaction.
+            logger.warning("memory: profile of user=%s is invalid, not synced", row.user_id)
+            return None
+        self.upsert(session, row.user_id, user_fact_key(row.user_id), profile.to_seed_json(), now)
+        return profile
+
+    async def forget(self, session: AsyncSession, user_id: str, now: datetime) -> None:
+        """Drop the user's queued rows and queue deletes of both facts, so the
+        memory-service forgets them too."""
+        await repo.delete_for_user(session, user_id)
+        if self._enabled:
+            for key in (user_fact_key(user_id), farm_fact_key(user_id)):
+                repo.enqueue(session, user_id, key, "delete", None, now)

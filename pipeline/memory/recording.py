@@ -1,0 +1,194 @@
+"""Recording an interaction after the reply (seed section 6), group-committed.
+
+``InteractionRecorder.record`` returns once the record is committed: the profile
+counters, the ``interactions`` row and (with a memory-service) the outbox row, all or
+nothing. Concurrent calls are written together: while one batch is written the next
+ones queue, and the next batch takes all of them in one transaction. On SQLite every
+transaction serialises on the one writer, so one transaction for N messages instead
+of N is what keeps the light path fast under load (docs/BENCHMARKS.md). A batch that
+fails is retried record by record, so one bad record costs only itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import InteractionRow, UserProfileRow
+from db.repositories import profiles as repo
+from db.uow import Database
+from pipeline.memory.cache import CachedProfiles, ProfileCache
+from pipeline.memory.ensure import ensure_user
+from pipeline.memory.outbox import Outbox
+from pipeline.memory.rows import farm_from_row, rule_level, valid
+from pipeline.profiles import RECENT_TOPICS_KEPT
+from pipeline.types import DepthDecision, Language
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class InteractionRecord:
+    user_id: str
+    chat_id: int
+    trace_id: str
+    text: str
+    decision: DepthDecision
+    crew: tuple[str, ...]
+    latency_ms: float
+    at: datetime
+    name: str | None
+    language: Language
+
+
+class InteractionRecorder:
+    def __init__(
+        self,
+        db: Database,
+        cache: ProfileCache,
+        outbox: Outbox,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._db = db
+        self._cache = cache
+        self._outbox = outbox
+        self._clock = clock
+        self._queue: list[tuple[InteractionRecord, asyncio.Future[None]]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def record(self, record: InteractionRecord) -> None:
+        """Returns once ``record`` is committed (or has failed, which is logged and
+        invalidates the user's cache entry). Never raises."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((record, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._drain())
+        # Shielded: a caller that is cancelled must not take its record with it.
+        await asyncio.shield(future)
+
+    async def drain(self) -> None:
+        """Wait for every queued interaction to be written (call before shutdown)."""
+        while self._writer is not None and not self._writer.done():
+            await asyncio.gather(self._writer, return_exceptions=True)
+
+    async def _drain(self) -> None:
+        queue = self._queue
+        while queue:
+            batch = queue[:]
+            del queue[:]
+            try:
+                await self._write_batch([record for record, _ in batch])
+            finally:
+                # Even if the writer itself is cancelled (shutdown), nobody may be
+                # left waiting for a batch that will not be written.
+                for _, future in batch:
+                    if not future.done():
+                        future.set_result(None)
+
+    async def _write_batch(self, records: list[InteractionRecord]) -> None:
+        try:
+            async with self._db.write() as session:
+                written = await self._apply_all(session, records)
+        except Exception:
+            if len(records) > 1:
+                # One bad record must not cost the others: write them one by one.
+                for record in records:
+                    await self._write_batch([record])
+                return
+            record = records[0]
+            logger.exception(
+                "memory: update failed user=%s trace=%s", record.user_id, record.trace_id
+            )
+            self._cache.invalidate(record.user_id)
+            return
+        for user_id in {record.user_id for record in records}:
+            cached = written.get(user_id)
+            if cached is None:
+                self._cache.invalidate(user_id)
+            else:
+                # The next message's load is served from the cache: no SQL read.
+                self._cache.write_through(user_id, *cached)
+
+    async def _apply_all(
+        self, session: AsyncSession, records: Sequence[InteractionRecord]
+    ) -> dict[str, tuple[CachedProfiles, int]]:
+        """Applies the interactions; returns per user what was written (for the
+        cache) with the cache sequence taken under the row locks."""
+        now = self._clock()
+        user_ids = list(dict.fromkeys(record.user_id for record in records))
+        rows = {row.user_id: row for row in await repo.lock_users(session, user_ids)}
+        for record in records:
+            if record.user_id not in rows:
+                rows[record.user_id] = await ensure_user(
+                    session,
+                    self._outbox,
+                    record.user_id,
+                    now,
+                    name=record.name,
+                    language=record.language,
+                )
+        seq = self._cache.sequence()
+        for record in records:
+            _apply(session, rows[record.user_id], record, now)
+        # Profiles first: the farm query below autoflushes, which expires
+        # server-generated columns of the rows on PostgreSQL.
+        profiles = {
+            user_id: self._outbox.upsert_user(session, rows[user_id], now) for user_id in user_ids
+        }
+        cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
+        missing = [user_id for user_id, hit in cached_farms.items() if hit is None]
+        farm_rows = {row.user_id: row for row in await repo.get_farms(session, missing)}
+        written: dict[str, tuple[CachedProfiles, int]] = {}
+        for user_id in user_ids:
+            profile = profiles[user_id]
+            hit, farm_row = cached_farms[user_id], farm_rows.get(user_id)
+            # Every farm writer locks the user row first, so this farm is what commits.
+            farm = hit.farm if hit is not None else None
+            if farm is None and farm_row is not None:
+                farm = valid(farm_from_row, farm_row)
+            if profile is not None and farm is not None:
+                written[user_id] = (CachedProfiles(profile, farm), seq)
+        return written
+
+
+def _apply(
+    session: AsyncSession, row: UserProfileRow, record: InteractionRecord, now: datetime
+) -> None:
+    intent = record.decision.intent
+    # The row is locked (FOR UPDATE / BEGIN IMMEDIATE) until commit, so these
+    # read-modify-writes cannot interleave with another writer's.
+    row.interaction_count = (row.interaction_count or 0) + 1
+    row.last_seen = record.at
+    # Whoever writes to us has not blocked us (any more).
+    row.active = True
+    if row.name is None and record.name:
+        row.name = record.name
+    topics = [*(row.recent_topics or []), {"intent": intent, "ts": record.at.isoformat()}]
+    row.recent_topics = topics[-RECENT_TOPICS_KEPT:]
+    if intent and intent not in (row.known_intents or []):
+        row.known_intents = [*(row.known_intents or []), intent]
+    level = rule_level(row)
+    if level is not None:
+        logger.info("memory: expertise %s -> %s user=%s", row.expertise_level, level, row.user_id)
+        row.expertise_level = level
+    row.updated_at = now
+    session.add(
+        InteractionRow(
+            trace_id=record.trace_id,
+            user_id=row.user_id,
+            chat_id=record.chat_id,
+            mode=record.decision.mode,
+            intent=intent,
+            crew=list(record.crew),
+            confidence=record.decision.confidence,
+            reason=record.decision.reason[:128],
+            latency_ms=record.latency_ms,
+            text=record.text,
+            created_at=record.at,
+        )
+    )
