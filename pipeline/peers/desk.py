@@ -79,19 +79,26 @@ class HandoffDesk:
             return None
 
     async def offer(self, *, user_id: str, route: Route, lang: Language) -> Offered:
+        """The recommendation with yes / no buttons; without buttons (the handle and a
+        link instead) if the offer could not be stored."""
         peer = route.peer
-        async with self._db.write() as session:
-            handoff_id = await repo.add_offer(
-                session,
-                user_id=user_id,
-                peer=peer.id,
-                domain=peer.domain,
-                language=lang,
-                question=route.question[:MAX_GOAL_CHARS],
-                partial=route.partial,
-            )
+        names = self._names(peer, lang)
+        try:
+            async with self._db.write() as session:
+                handoff_id = await repo.add_offer(
+                    session,
+                    user_id=user_id,
+                    peer=peer.id,
+                    domain=peer.domain,
+                    language=lang,
+                    question=route.question[:MAX_GOAL_CHARS],
+                    partial=route.partial,
+                )
+        except Exception:
+            logger.warning("peers: could not store an offer to %s", peer.id, exc_info=True)
+            return Offered(self._catalog.text(lang, "peers.offer_direct", **names), ())
         key = "peers.offer_rest" if route.partial else "peers.offer"
-        text = self._catalog.text(lang, key, **self._names(peer, lang))
+        text = self._catalog.text(lang, key, **names)
         buttons = (
             (
                 Button(
@@ -133,6 +140,8 @@ class HandoffDesk:
             )
         if offer is None:
             return Reply(self._catalog.text(lang, "actions.expired"))
+        # Answer in the language the question was asked in, not the client's.
+        lang = "en" if offer.language == "en" else "uk"
         peer = self._directory.get(offer.peer)
         if not consent:
             name = peer.name if peer else offer.peer

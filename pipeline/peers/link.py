@@ -58,7 +58,7 @@ class PeerLink(Protocol):
 
     async def request(self, subject: str, payload: bytes, timeout_s: float) -> bytes: ...
 
-    async def serve(self, subject: str, handler: Handler) -> None: ...
+    async def serve(self, subject: str, handler: Handler, *, queue: str = "") -> None: ...
 
     async def publish(self, subject: str, payload: bytes) -> None: ...
 
@@ -73,7 +73,7 @@ class NatsLink:
         self._name = name
         self._nc: Client | None = None
         self._connector: asyncio.Task[None] | None = None
-        self._handlers: dict[str, Handler] = {}
+        self._handlers: dict[str, tuple[Handler, str]] = {}
         self._hooks: list[Hook] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(MAX_CONCURRENT_HANDLERS)
@@ -118,8 +118,8 @@ class NatsLink:
             return
         self._nc = nc
         logger.info("nats: connected to %s", nc.connected_url.netloc if nc.connected_url else "?")
-        for subject, handler in self._handlers.items():
-            await self._subscribe(nc, subject, handler)
+        for subject, (handler, queue) in self._handlers.items():
+            await self._subscribe(nc, subject, handler, queue)
         await self._run_hooks()
 
     async def close(self) -> None:
@@ -162,13 +162,16 @@ class NatsLink:
         except (NatsError, OSError) as exc:
             raise PeerOffline(f"{type(exc).__name__} on {subject}") from None
 
-    async def serve(self, subject: str, handler: Handler) -> None:
-        """Answer requests on ``subject`` (now, or as soon as the link connects)."""
-        self._handlers[subject] = handler
-        if self._nc is not None and not self._nc.is_closed:
-            await self._subscribe(self._nc, subject, handler)
+    async def serve(self, subject: str, handler: Handler, *, queue: str = "") -> None:
+        """Answer requests on ``subject`` (now, or as soon as the link connects).
 
-    async def _subscribe(self, nc: Client, subject: str, handler: Handler) -> None:
+        With a ``queue`` group, several Stepan instances share the subject and each
+        request is answered by one of them."""
+        self._handlers[subject] = (handler, queue)
+        if self._nc is not None and not self._nc.is_closed:
+            await self._subscribe(self._nc, subject, handler, queue)
+
+    async def _subscribe(self, nc: Client, subject: str, handler: Handler, queue: str) -> None:
         async def on_message(msg: Msg) -> None:
             if not msg.reply:
                 return  # a publication (our own card, say), not a request
@@ -176,7 +179,7 @@ class NatsLink:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-        await nc.subscribe(subject, cb=on_message)
+        await nc.subscribe(subject, queue=queue, cb=on_message)
 
     async def _answer(self, msg: Msg, handler: Handler) -> None:
         async with self._slots:

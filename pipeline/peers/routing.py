@@ -2,9 +2,11 @@
 
 A message is cut into clauses (sentences, and parts joined by "і / та / а також /
 and / also ..."). A clause goes to a peer when the directory matches it to one
-(:meth:`PeerDirectory.match`: the peer's words outweigh Stepan's own) and the
-classifier does not claim it for Stepan's own work (a record, a report, a sensor
-question, a plan: any intent of the deep path but the catch-all "general"). When
+(:meth:`PeerDirectory.match`: the peer's words outweigh Stepan's own) and the peer's
+score also beats the classifier's claim on it for Stepan's own work (a record, a
+report, a sensor question, a plan: the score of any deep intent but the catch-all
+"general"), so "зроби звіт про продажі сиру" stays a report while "how do we keep
+batch records in our co-op" goes to the co-operatives' agent. When
 every clause goes to the same peer the whole message is offered; when only some do,
 Stepan answers the rest and offers those.
 """
@@ -19,8 +21,9 @@ from typing import Protocol
 from pipeline.classifier.analysis import Analysis
 from pipeline.intents import Intent
 from pipeline.peers.directory import Peer, PeerDirectory
+from pipeline.types import ClassifierContext, DepthDecision
 
-__all__ = ["PeerRouter", "Route", "classifier_owns", "split_clauses"]
+__all__ = ["PeerRouter", "Route", "classifier_strength", "split_clauses"]
 
 _SENTENCE_BREAK = re.compile(r"[.?!;…]+\s+|\n+")
 # Longer joins first: the regex takes the first alternative that fits.
@@ -81,34 +84,42 @@ class Route:
         return self.own_text is not None
 
 
-class _Analyser(Protocol):
+class _Classifier(Protocol):
     def analyse(self, text: str) -> Analysis: ...
+
+    def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision: ...
 
     @property
     def intents(self) -> Mapping[Intent, object]: ...
 
 
-def classifier_owns(classifier: _Analyser) -> Callable[[str], bool]:
-    """True for text the classifier routes to Stepan's own deep work."""
+def classifier_strength(classifier: _Classifier) -> Callable[[str], int]:
+    """How strongly the classifier claims a text for Stepan's own deep work: the score
+    of the intent it routes to, when that is a deep intent other than "general";
+    0 otherwise (off-topic, a pleasantry, nothing matched)."""
     own = frozenset(
         intent
         for intent, spec in classifier.intents.items()
         if getattr(spec, "mode", "") == "deep" and intent != Intent.GENERAL
     )
+    ctx = ClassifierContext()
 
-    def owns(text: str) -> bool:
+    def strength(text: str) -> int:
         try:
-            return bool(own.intersection(classifier.analyse(text).matched))
+            decision = classifier.classify(text, ctx)
+            if decision.intent not in own:
+                return 0
+            return max(1, classifier.analyse(text).scores.get(decision.intent, 0))
         except Exception:
-            return True  # when in doubt Stepan keeps the question
+            return 1_000  # when in doubt Stepan keeps the question
 
-    return owns
+    return strength
 
 
 class PeerRouter:
-    def __init__(self, directory: PeerDirectory, owns: Callable[[str], bool]) -> None:
+    def __init__(self, directory: PeerDirectory, strength: Callable[[str], int]) -> None:
         self._directory = directory
-        self._owns = owns
+        self._strength = strength
 
     @property
     def directory(self) -> PeerDirectory:
@@ -121,7 +132,7 @@ class PeerRouter:
         verdicts: list[tuple[str, Peer | None, int]] = []
         for clause in clauses:
             found = self._directory.match(clause)
-            if found is not None and not self._owns(clause):
+            if found is not None and found.score > self._strength(clause):
                 verdicts.append((clause, found.peer, found.score))
             else:
                 verdicts.append((clause, None, 0))

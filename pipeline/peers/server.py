@@ -66,8 +66,9 @@ class PeerServer:
         return self._directory.card_subject(self._me.id)
 
     async def start(self) -> None:
-        await self._link.serve(self.invoke_subject, self.handle)
-        await self._link.serve(self.card_subject, self._card_request)
+        # One queue group: with several instances each request is answered once.
+        await self._link.serve(self.invoke_subject, self.handle, queue=self._me.id)
+        await self._link.serve(self.card_subject, self._card_request, queue=self._me.id)
         self._link.on_connect(self.publish_card)
 
     def card(self) -> bytes:

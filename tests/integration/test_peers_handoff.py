@@ -20,10 +20,11 @@ from pipeline.i18n import Catalog
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.directory import PeerDirectory
 from pipeline.peers.link import NatsLink
-from pipeline.peers.routing import PeerRouter, classifier_owns
+from pipeline.peers.routing import PeerRouter, classifier_strength
 from pipeline.privacy import Sanitizer
 from pipeline.profiles import FarmProfile, SeasonalContext
 from pipeline.rulebook import Rulebook
+from pipeline.types import Language
 from tests.integration.nats_harness import (
     TestPeer,
     answering,
@@ -52,7 +53,7 @@ def make_desk(
     link: NatsLink | None,
 ) -> HandoffDesk:
     return HandoffDesk(
-        router=PeerRouter(directory, classifier_owns(rules.classifier)),
+        router=PeerRouter(directory, classifier_strength(rules.classifier)),
         sanitizer=Sanitizer(rules.privacy),
         catalog=catalog,
         database=db,
@@ -90,10 +91,10 @@ async def peer(world: Setup, agent: str, respond: object) -> TestPeer:
     return await TestPeer(world.url, subject, respond).start()  # type: ignore[arg-type]
 
 
-async def offer(world: Setup, text: str, user: str = FARMER) -> int:
+async def offer(world: Setup, text: str, user: str = FARMER, lang: Language = "uk") -> int:
     route = world.desk.route(text)
     assert route is not None
-    offered = await world.desk.offer(user_id=user, route=route, lang="uk")
+    offered = await world.desk.offer(user_id=user, route=route, lang=lang)
     action = offered.buttons[0][0].action
     assert isinstance(action, HandoffAction)
     return action.handoff_id
@@ -263,9 +264,12 @@ async def test_farm_facts_go_only_where_the_directory_allows(world: Setup) -> No
         seasonal_context=SeasonalContext(current_phase="harvest"),
     )
     try:
-        handoff_id = await offer(world, "як вести облік партій сиру в кооперативі?")
+        handoff_id = await offer(
+            world, "how do we keep batch records in our cheese co-op?", lang="en"
+        )
+        # The reply and the contract follow the language the question was asked in.
         await world.desk.decide(
-            HandoffAction(HandoffChoice.YES, handoff_id), user_id=FARMER, lang="en", farm=farm
+            HandoffAction(HandoffChoice.YES, handoff_id), user_id=FARMER, lang="uk", farm=farm
         )
     finally:
         await greenfood.stop()
@@ -313,7 +317,7 @@ async def test_a_peer_error_is_not_relayed_as_an_answer(world: Setup) -> None:
 
     nutra = await peer(world, "nutra", refuse)
     try:
-        handoff_id = await offer(world, "що їсти на сніданок?")
+        handoff_id = await offer(world, "what should I eat for breakfast?", lang="en")
         reply = await world.desk.decide(
             HandoffAction(HandoffChoice.YES, handoff_id), user_id=FARMER, lang="en"
         )

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.grammar import Grammar
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
-from pipeline.peers.routing import PeerRouter, classifier_owns, split_clauses
+from pipeline.peers.routing import PeerRouter, classifier_strength, split_clauses
 from pipeline.rulebook import Rulebook
 
 
@@ -164,7 +164,7 @@ def test_clauses() -> None:
 
 @pytest.fixture(scope="module")
 def router(rules: Rulebook) -> PeerRouter:
-    return PeerRouter(rules.peers, classifier_owns(rules.classifier))
+    return PeerRouter(rules.peers, classifier_strength(rules.classifier))
 
 
 def test_a_whole_offtopic_question_goes_to_the_peer(router: PeerRouter) -> None:
@@ -185,8 +185,16 @@ def test_a_mixed_question_is_split(router: PeerRouter) -> None:
     assert route.own_text == "яка вологість на полі 2"
 
 
-def test_stepans_own_work_is_never_handed_off(router: PeerRouter) -> None:
-    # A record of a sale has GreenFood's words, but "запиши" makes it Stepan's.
-    assert router.route("запиши продаж сиру кооперативу 20 кг") is None
+def test_stepans_own_work_stays_with_stepan(router: PeerRouter) -> None:
+    # A report about sales has GreenFood's words, but it is a report Stepan makes.
     assert router.route("зроби звіт про продажі сиру в excel") is None
+    assert router.route("запиши полив 20 мм на Північному вчора") is None
     assert router.route("яку норму азоту дати пшениці?") is None
+
+
+def test_the_peer_wins_when_its_words_outweigh_the_classifiers_claim(
+    router: PeerRouter,
+) -> None:
+    # "records" makes the classifier think of the journal; the co-op's words weigh more.
+    route = router.route("how do we keep batch records in our cheese co-op?")
+    assert route is not None and route.peer.id == "greenfood"
