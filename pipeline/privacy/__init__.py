@@ -8,6 +8,14 @@ counts as confidential.
 
 from pipeline.privacy.patterns import Kind, luhn_valid
 from pipeline.privacy.rules import DEFAULT_PRIVACY, PrivacyRules
-from pipeline.privacy.sanitizer import Sanitized, Sanitizer
+from pipeline.privacy.sanitizer import Sanitized, Sanitizer, redact_shapes
 
-__all__ = ["DEFAULT_PRIVACY", "Kind", "PrivacyRules", "Sanitized", "Sanitizer", "luhn_valid"]
+__all__ = [
+    "DEFAULT_PRIVACY",
+    "Kind",
+    "PrivacyRules",
+    "Sanitized",
+    "Sanitizer",
+    "luhn_valid",
+    "redact_shapes",
+]

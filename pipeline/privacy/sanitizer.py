@@ -23,7 +23,7 @@ from pipeline.privacy.patterns import Kind, Span, find_all
 from pipeline.privacy.rules import PrivacyRules
 from pipeline.text import stem, tokenize
 
-__all__ = ["Sanitized", "Sanitizer"]
+__all__ = ["Sanitized", "Sanitizer", "redact_shapes"]
 
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+(?:['’ʼ][^\W\d_]+)*")
 _CYRILLIC = re.compile(r"[а-яіїєґё]", re.I)
@@ -120,6 +120,19 @@ class Sanitizer:
             cursor = span.end
         parts.append(text[cursor:])
         return "".join(parts), found
+
+
+def redact_shapes(text: str, replacement: str) -> str:
+    """Only the shapes (no word rules): e-mails, phones, IBANs, cards, keys, ids, each
+    replaced by ``replacement``. For callers that hold no rules (the crew's contract)."""
+    parts: list[str] = []
+    cursor = 0
+    for span in _merge(find_all(text)):
+        parts.append(text[cursor : span.start])
+        parts.append(replacement)
+        cursor = span.end
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 def _merge(spans: list[Span]) -> list[Span]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.crew.contract import REDACTED
+from pipeline.crew.contract import sanitize as crew_sanitize
 from pipeline.grammar import Grammar
 from pipeline.privacy import PrivacyRules, Sanitizer, luhn_valid
 
@@ -144,3 +146,18 @@ def test_limit_cuts_long_text(sanitizer: Sanitizer) -> None:
 )
 def test_luhn(digits: str, valid: bool) -> None:
     assert luhn_valid(digits) is valid
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("оплата на UA21 3223 1300 0002 6007 2335 6600 1", "6007 2335"),
+        ("картка 4149 4393 1234 5678", "4393 1234"),
+        ("https://olena:Zirka77@farm.example/api", "Zirka77"),
+    ],
+)
+def test_the_crews_contract_uses_the_same_shapes(text: str, secret: str) -> None:
+    # The in-process crew's sanitiser (no word rules) now catches IBANs, cards and
+    # credentials in URLs too.
+    cleaned = crew_sanitize(text)
+    assert secret not in cleaned and REDACTED in cleaned
