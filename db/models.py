@@ -314,9 +314,10 @@ class HandoffRow(Base):
     """One handoff decision (ADR "DAARWIZZ orchestration mode", stage A checklist):
     a question offered to a peer agent ("out") or a contract a peer sent Stepan ("in").
 
-    The question itself is kept only while the farmer has not answered the offer; it
-    is blanked once consent is given or refused. Nothing here names the asking agent's
-    user.
+    The question and the farmer's id are kept only while the offer waits for an
+    answer; both are blanked once consent is given or refused (and by /forget), so a
+    decided row is a figure, not a record about somebody. An "in" row never names
+    the asking agent's user.
     """
 
     __tablename__ = "handoffs"
@@ -334,7 +335,8 @@ class HandoffRow(Base):
     #: None until the farmer presses yes or no.
     consent: Mapped[bool | None] = mapped_column()
     sent: Mapped[bool] = mapped_column(default=False, server_default=false())
-    #: answered | timeout | no_responder | offline | error | refused | invalid
+    #: out: answered | timeout | no_responder | offline | error | refused;
+    #: in: answered, or the error code sent back (invalid_contract, out_of_domain ...)
     outcome: Mapped[str | None] = mapped_column(String(32))
     privacy_level: Mapped[str | None] = mapped_column(String(16))
     latency_ms: Mapped[float | None] = mapped_column(Float)

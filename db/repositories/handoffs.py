@@ -61,7 +61,8 @@ async def decide(
 
     Returns the offer (with its question) to the one caller whose answer counted;
     None for somebody else's offer, an unknown id or a second press. The question
-    is blanked in the same statement: from here on only the decision is kept.
+    and the user are blanked in the same statement: from here on only the decision
+    is kept.
     """
     row = await session.get(HandoffRow, handoff_id)
     if row is None or row.user_id != user_id or row.direction != "out" or row.consent is not None:
@@ -73,6 +74,8 @@ async def decide(
         .values(
             consent=consent,
             decided_at=at,
+            # Once decided, the row is a figure, not a record about somebody.
+            user_id=None,
             question=None,
             outcome=None if consent else "refused",
             finished_at=None if consent else at,
@@ -83,6 +86,23 @@ async def decide(
     if int(getattr(result, "rowcount", 0) or 0) != 1:
         return None
     return offer
+
+
+async def expire_offers_before(session: AsyncSession, cutoff: datetime) -> int:
+    """Offers nobody answered since ``cutoff`` lose their question and their user
+    (the raw-text retention of docs/OPERATIONS.md); they count as pending still."""
+    result = await session.execute(
+        update(HandoffRow)
+        .where(
+            HandoffRow.direction == "out",
+            HandoffRow.consent.is_(None),
+            HandoffRow.created_at < cutoff,
+            HandoffRow.question.is_not(None),
+        )
+        .values(question=None, user_id=None)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 async def finish(

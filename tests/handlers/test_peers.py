@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from bot.config import Settings
 from bot.factory import Core, build_core, build_dispatcher
+from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import HandoffCD
 from bot.local_session import ApiCall, LocalBot
 from db.models import HandoffRow
@@ -162,6 +163,18 @@ async def test_somebody_elses_offer_cannot_be_accepted(
     calls = await tg.press(FARMER + 1, yes.pack(), message_id(sent))
     assert requests(calls)[-1][1]["text"] == catalog.text("uk", "actions.expired")
     assert await stored(core) == [("nutra", None, False, None)]
+
+
+async def test_forget_takes_a_pending_question_along(tg: LocalBot, core: Core) -> None:
+    sent, yes, _ = offer_of(await tg.say(FARMER, "що їсти на сніданок?"))
+    [confirm] = await tg.say(FARMER, "/forget")
+    await tg.press(FARMER, ForgetCD(confirm=True).pack(), message_id(confirm))
+    async with core.db.read() as session:
+        row = (await session.execute(select(HandoffRow))).scalar_one()
+        assert (row.user_id, row.question, row.peer) == (None, None, "nutra")
+    # The offer's button no longer belongs to anybody.
+    calls = await tg.press(FARMER, yes.pack(), message_id(sent))
+    assert "не діє" in requests(calls)[-1][1]["text"]
 
 
 # --------------------------------------------------------------------------- with NATS

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db.engine import create_session_factory
@@ -371,3 +372,32 @@ async def test_figures_count_every_decision(world: Setup) -> None:
     assert figures.consent_rate == pytest.approx(2 / 3)
     # No interactions were recorded in this test: no traffic, no share.
     assert figures.messages == 0 and figures.share_handed_off == 0.0
+
+
+async def test_an_offer_nobody_answers_loses_its_question_after_a_week(
+    engine: AsyncEngine,
+) -> None:
+    db = Database(create_session_factory(engine))
+    now = datetime.now(UTC)
+    async with db.write() as session:
+        for days in (8, 6):
+            handoff_id = await repo.add_offer(
+                session,
+                user_id=FARMER,
+                peer="nutra",
+                domain="nutrition",
+                language="uk",
+                question=f"питання {days}",
+                partial=False,
+            )
+            row = await session.get(HandoffRow, handoff_id)
+            assert row is not None
+            row.created_at = now - timedelta(days=days)
+    async with db.write() as session:
+        assert await repo.expire_offers_before(session, now - timedelta(days=7)) == 1
+    async with db.read() as session:
+        rows = (await session.execute(select(HandoffRow).order_by(HandoffRow.id))).scalars()
+        assert [(r.user_id, r.question, r.consent) for r in rows] == [
+            (None, None, None),
+            (FARMER, "питання 6", None),
+        ]
