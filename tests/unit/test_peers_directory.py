@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from pipeline.grammar import Grammar
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.peers.routing import PeerRouter, classifier_strength, split_clauses
 from pipeline.rulebook import Rulebook
+from tests.conftest import REPO
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +201,17 @@ def test_the_peer_wins_when_its_words_outweigh_the_classifiers_claim(
     # "records" makes the classifier think of the journal; the co-op's words weigh more.
     route = router.route("how do we keep batch records in our cheese co-op?")
     assert route is not None and route.peer.id == "greenfood"
+
+
+def test_no_farm_message_of_the_routing_corpus_goes_to_a_peer(router: PeerRouter) -> None:
+    """Held-out farm talk (shared/corpus/routing-dev.jsonl): only off-topic messages
+    may be offered to a peer; every farm message stays with Stepan."""
+    corpus = Path(
+        os.environ.get("STEPAN_ROUTING_CORPUS", REPO.parent / "shared/corpus/routing-dev.jsonl")
+    )
+    if not corpus.is_file():
+        pytest.skip(reason=f"routing corpus not found at {corpus}")
+    rows = [json.loads(line) for line in corpus.read_text("utf-8").splitlines() if line.strip()]
+    routed = [(row["intent"], row["text"]) for row in rows if router.route(row["text"])]
+    assert routed, "the corpus's breakfast question should reach Nutra"
+    assert {intent for intent, _ in routed} == {"offtopic"}, routed
