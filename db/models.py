@@ -148,7 +148,7 @@ class JobRunRow(Base):
     locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    last_outcome: Mapped[str | None] = mapped_column(String(32))  # "ok" | "error" | "skipped"
+    last_outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "skipped"
     last_detail: Mapped[str | None] = mapped_column(String(256))
     runs: Mapped[int] = mapped_column(Integer, default=0)
 
