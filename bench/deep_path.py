@@ -56,13 +56,13 @@ from db.migrate import upgrade  # noqa: E402
 from db.models import FarmProfileRow, FieldRow, OperationRow, SensorReadingRow  # noqa: E402
 from db.uow import Database  # noqa: E402
 from pipeline.classifier import Classifier  # noqa: E402
-from pipeline.crew.config import CrewSpec, load_crew  # noqa: E402
+from pipeline.crew.config import CrewSpec  # noqa: E402
 from pipeline.crew.wiring import build_brains  # noqa: E402
-from pipeline.deep import DeepPath, DeepRequest  # noqa: E402
+from pipeline.deep import DeepPath  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
-from pipeline.types import CREW_NAMES, ClassifierContext, Incoming, Reply  # noqa: E402
+from pipeline.types import CREW_NAMES, ClassifierContext, DeepRequest, Incoming, Reply  # noqa: E402
 from tests.fakes.llm import ScriptedLLM  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "routing-dev.jsonl"
@@ -113,7 +113,12 @@ def _pipeline(
     rules = Rulebook.load()
     pipeline = build_pipeline(_settings(url), db, memory=memory, rules=rules)
     brains = build_brains(
-        pipeline.catalog, pipeline.journal, db, memory.sync, rules=rules, llm=llm, crew=crew
+        pipeline.catalog,
+        pipeline.journal,
+        db,
+        memory.sync,
+        rules=replace(rules, crew=crew),
+        llm=llm,
     )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
     pipeline.responder = brains.responder
@@ -181,7 +186,7 @@ async def _seed(
 async def _measure(
     url: str, latency_s: float, repeat: int
 ) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, int]]]:
-    spec = load_crew()
+    spec = CrewSpec.load()
     old_spec = replace(spec, limits=replace(spec.limits, max_parallel_agents=1, reflect=False))
     engine = create_engine(url)
     db = Database.of(engine)

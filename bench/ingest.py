@@ -60,6 +60,7 @@ from db.uow import Database  # noqa: E402
 from pipeline.farm.reports import build_operations_workbook  # noqa: E402
 from pipeline.farm.sensor_store import SensorStore  # noqa: E402
 from pipeline.farm.sensors import SensorTypes  # noqa: E402
+from pipeline.i18n import Catalog  # noqa: E402
 
 FARM = "farm:bench"
 SEASON = (date(2026, 4, 1), date(2026, 10, 31))
@@ -236,6 +237,7 @@ async def bench_report(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 sqlite.insert(OperationRow.__table__), rows[start : start + 2000]
             )
     names = {field_id: f"Поле {i + 1}" for i, field_id in enumerate(field_ids)}
+    catalog = Catalog.load()
     report_s: list[float] = []
     baseline_s: list[float] = []
     written = 0
@@ -245,7 +247,9 @@ async def bench_report(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             _write_csv(tmp / "season.csv", rows, names)
             baseline_s.append(time.perf_counter() - started)
             started = time.perf_counter()
-            report = await build_operations_workbook(Database(factory), FARM, *SEASON)
+            report = await build_operations_workbook(
+                Database(factory), FARM, *SEASON, catalog=catalog
+            )
             report_s.append(time.perf_counter() - started)
             written = report.rows
     finally:

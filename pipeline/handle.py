@@ -27,7 +27,7 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
-from pipeline.deep import DeepPath, DeepRequest
+from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
@@ -43,7 +43,15 @@ from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
 from pipeline.profiles import STYLES, classifier_context
 from pipeline.responder import LightRequest, LightResponder
-from pipeline.types import Button, ClassifierContext, DepthDecision, Incoming, Language, Reply
+from pipeline.types import (
+    Button,
+    ClassifierContext,
+    DeepRequest,
+    DepthDecision,
+    Incoming,
+    Language,
+    Reply,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -182,10 +190,14 @@ class Pipeline:
             ),
         )
         buttons = reply.buttons
-        if route is not None and self.peers is not None:
+        if route is not None and self.peers is not None and buttons:
+            # Stepan's own part is a card (a journal entry to confirm): its buttons
+            # stay, and the peer is only named.
+            text = f"{text}\n\n{self.peers.pointer(route.peer, lang)}"
+        elif route is not None and self.peers is not None:
             offered = await self.peers.offer(user_id=incoming.user_id, route=route, lang=lang)
             text = f"{text}\n\n{offered.text}" if text else offered.text
-            buttons = offered.buttons or buttons
+            buttons = offered.buttons
         elif decision.intent == Intent.OFFTOPIC and self.peers is not None:
             hint = self.peers.coordinator_hint(lang)
             text = f"{text}\n\n{hint}" if hint else text

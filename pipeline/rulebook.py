@@ -1,12 +1,11 @@
-"""Every rules file of the word-matching side (and the sensor types), loaded once
-and handed down.
+"""Every rules file, loaded once and handed down.
 
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
-vocabulary, the onboarding, the deep path's tools, the sensor store and the alert
-watcher). Nothing in the pipeline loads
-one of these files by itself, so a test builds a pipeline with other rules by
-passing another rulebook (or another part) in.
+vocabulary, the onboarding, the deep path's tools, the crew and its prompts, the
+sensor store and the alert watcher). Nothing in the pipeline loads one of these
+files by itself, so a test builds a pipeline with other rules by passing another
+rulebook (``dataclasses.replace``) or another part in; tests load one per session.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
+from pipeline.crew.config import AGENTS_FILE, PROMPTS_FILE, CrewSpec, Prompts
 from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
 from pipeline.farm.dates import DEFAULT_DATES, DateWords
 from pipeline.farm.dictionary import (
@@ -47,6 +47,10 @@ class Rulebook:
     words: Words
     #: Sensor types, units and plausible ranges (validation, alerts, the tools).
     sensors: SensorTypes
+    #: The crew as data: agents, tools, limits (rules/agents.toml).
+    crew: CrewSpec
+    #: The LLM prompts (rules/prompts.toml).
+    prompts: Prompts
     #: The peer agents (rules/peers.toml), checked against their example phrases.
     peers: PeerDirectory
     #: What counts as confidential before a question leaves Stepan (rules/privacy.toml).
@@ -71,6 +75,8 @@ class Rulebook:
         compose: Path = COMPOSE_FILE,
         advice: Path = ADVICE_FILE,
         sensors: Path = SENSORS_RULES,
+        agents: Path = AGENTS_FILE,
+        prompts: Path = PROMPTS_FILE,
         peers: Path = DEFAULT_PEERS,
         privacy: Path = DEFAULT_PRIVACY,
     ) -> Rulebook:
@@ -87,6 +93,8 @@ class Rulebook:
             operations=OperationRules.from_rules(raw_operations, names, date_words, thresholds),
             words=Words.load(thresholds, compose, advice),
             sensors=SensorTypes.load(sensors),
+            crew=CrewSpec.load(agents),
+            prompts=Prompts.load(prompts),
             peers=PeerDirectory.load(thresholds, peers),
             privacy=PrivacyRules.load(thresholds, privacy),
         )

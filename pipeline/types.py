@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
-if TYPE_CHECKING:  # pipeline.actions needs pipeline.profiles, which imports this module
+if TYPE_CHECKING:
+    # Only for the annotations: pipeline.profiles imports this module (and
+    # pipeline.actions needs pipeline.profiles).
     from pipeline.actions import Action
+    from pipeline.profiles import FarmProfile, UserProfile
 
 from pipeline.intents import Intent
 
@@ -93,3 +97,16 @@ class Reply:
     mode: Mode = "light"
     intent: str = ""
     crew: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class DeepRequest:
+    """Everything the deep path needs to answer one message (docs/deep-path.md)."""
+
+    incoming: Incoming
+    decision: DepthDecision
+    crew: tuple[str, ...]
+    profile: UserProfile
+    farm: FarmProfile
+    lang: Language
+    now: datetime

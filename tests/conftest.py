@@ -1,5 +1,11 @@
 """Shared fixtures: a migrated database (SQLite file or a throwaway PostgreSQL
-database), settings, the pipeline. No test needs a token, the internet or an LLM."""
+database), settings, the pipeline. No test needs a token, the internet or an LLM.
+
+Speed without sharing state: the schema is migrated once per session into a
+template (a SQLite file, a PostgreSQL template database) and every test gets its own
+copy; the catalog and the rulebook (classifier, vocabularies, crew, prompts) are
+immutable, so they are loaded once per session and handed to every pipeline a test
+builds."""
 
 from __future__ import annotations
 
@@ -7,7 +13,11 @@ from pipeline.crewai_env import silence_crewai
 
 silence_crewai()  # before any test module can import CrewAI
 
+import asyncio  # noqa: E402
+import contextlib  # noqa: E402
 import os  # noqa: E402
+import shutil  # noqa: E402
+import sqlite3  # noqa: E402
 import uuid  # noqa: E402
 from collections.abc import AsyncIterator, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -39,11 +49,23 @@ def make_settings(database_url: str, **agx: object) -> Settings:
     )
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head once per session; tests get copies of it."""
+    path = tmp_path_factory.mktemp("template") / "stepan.db"
+    upgrade(f"sqlite+aiosqlite:///{path}")
+    # Everything into the main file (WAL mode), so copying that one file is enough.
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'stepan.db'}"
-    upgrade(url)
-    return url
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
+    """A migrated SQLite database of this test's own (a copy of the session template)."""
+    path = tmp_path / "stepan.db"
+    shutil.copyfile(sqlite_template, path)
+    return f"sqlite+aiosqlite:///{path}"
 
 
 async def _postgres_available() -> str | None:
@@ -67,21 +89,60 @@ async def _admin(statement: str) -> None:
         await engine.dispose()
 
 
-@pytest.fixture
-async def postgres_url() -> AsyncIterator[str]:
-    """A fresh, empty PostgreSQL database, dropped afterwards. In CI a missing server
-    is a failure; on a laptop without PostgreSQL the test is skipped, saying why."""
-    problem = await _postgres_available()
-    if problem is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is required in CI: {problem}")
-        pytest.skip(reason=f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {problem}")
+def _require_postgres(problem: str | None) -> None:
+    """In CI a missing server is a failure; on a laptop without PostgreSQL the test is
+    skipped, saying why."""
+    if problem is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"PostgreSQL is required in CI: {problem}")
+    pytest.skip(reason=f"PostgreSQL not reachable at {POSTGRES_ADMIN_URL}: {problem}")
+
+
+def _postgres_database_url(name: str) -> str:
+    return POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+@contextlib.asynccontextmanager
+async def _throwaway_database(template: str | None = None) -> AsyncIterator[str]:
+    """A database of its own (unique name: several test runs share the server)."""
     name = f"stepan_test_{uuid.uuid4().hex[:10]}"
-    await _admin(f'CREATE DATABASE "{name}"')
+    copy_of = f' TEMPLATE "{template}"' if template else ""
+    await _admin(f'CREATE DATABASE "{name}"{copy_of}')
     try:
-        yield POSTGRES_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+        yield _postgres_database_url(name)
     finally:
         await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def postgres_url() -> AsyncIterator[str]:
+    """A fresh, empty PostgreSQL database, dropped afterwards (the migration tests)."""
+    _require_postgres(await _postgres_available())
+    async with _throwaway_database() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """A PostgreSQL database migrated to head once per session, used only as the
+    template of each test's copy (CREATE DATABASE ... TEMPLATE, a file-level copy)."""
+    _require_postgres(asyncio.run(_postgres_available()))
+    name = f"stepan_template_{uuid.uuid4().hex[:10]}"
+    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    try:
+        # upgrade() disposes of its engine: a template must have no open connection.
+        upgrade(_postgres_database_url(name))
+        yield name
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+async def migrated_postgres_url(postgres_template: str) -> AsyncIterator[str]:
+    """A migrated PostgreSQL database of this test's own, dropped afterwards."""
+    async with _throwaway_database(postgres_template) as url:
+        yield url
 
 
 @pytest.fixture

@@ -1,18 +1,20 @@
-"""The deep path without an LLM: run the selected agents' tools directly and write
-the answer from their results, in the farmer's language and style.
+"""The composer: the deep path's planning and writing, and its offline part producer.
 
-This is the default (no LLM configured) and the fallback of the crew: when an agent
-fails, its part is composed from the same tools. Which tool an agent runs follows
-the request's intents and words (``plan_calls``); docs/deep-path.md has the table.
+The deep template (``pipeline/deep.py``) asks the composer to prepare a request's
+run context, to compose an agent's part from its tools (every agent offline, and a
+crew agent that failed), for Stepan's own facts and the files asked for, and to write
+the reply around the consent card. ``ComposerParts`` is the part producer without
+an LLM: each agent's tools run directly and the answer is composed from their
+results, in the farmer's language and style. Which tool an agent runs follows the
+request's intents and words (``plan_calls``); docs/deep-path.md has the table.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from db.repositories import farm as farm_repo
 from db.uow import Database
@@ -23,10 +25,7 @@ from pipeline.farm.dates import find_period
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
-from pipeline.types import Reply
-
-if TYPE_CHECKING:
-    from pipeline.deep import DeepRequest
+from pipeline.types import DeepRequest, Reply
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +48,8 @@ class AgentPart:
     text: str | None
     source: str = "composer"  # composer | crew
     error: str | None = None
+    #: The part's producer failed because the LLM was out of reach (not a bad answer).
+    llm_unavailable: bool = False
 
     @property
     def missing(self) -> bool:
@@ -76,13 +77,7 @@ class Composer:
     def tools(self) -> FarmTools:
         return self._tools
 
-    # --- the whole offline path ------------------------------------------------------------
-
-    async def answer(self, request: DeepRequest) -> Reply:
-        ctx = await self.prepare(request)
-        parts = await asyncio.gather(*(self.run_agent(request, name, ctx) for name in request.crew))
-        own = await self.own_facts(request, ctx)
-        return self.reply(request, ctx, parts, own)
+    # --- planning ----------------------------------------------------------------------------
 
     async def prepare(self, request: DeepRequest) -> RunContext:
         """The runner's context: the consent card first (it may create the farm), then
@@ -299,3 +294,28 @@ class Composer:
 
 def _rank(agent: str) -> int:
     return PART_ORDER.index(agent) if agent in PART_ORDER else len(PART_ORDER)
+
+
+class ComposerParts:
+    """The part producer without an LLM: every agent's part from its tools, the
+    answer composed from templates (opener by style, parts, own facts, what is missing)."""
+
+    source = "composer"
+
+    def __init__(self, composer: Composer) -> None:
+        self._composer = composer
+
+    async def brief(self, request: DeepRequest, ctx: RunContext) -> None:
+        return None  # the tools read what they need themselves
+
+    async def part(self, request: DeepRequest, agent: str, ctx: RunContext) -> AgentPart:
+        return await self._composer.run_agent(request, agent, ctx)
+
+    async def consolidate(
+        self,
+        request: DeepRequest,
+        ctx: RunContext,
+        parts: Sequence[AgentPart],
+        own: str | None,
+    ) -> Reply:
+        return self._composer.reply(request, ctx, parts, own)

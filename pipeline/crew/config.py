@@ -1,9 +1,9 @@
 """The crew as data: agents, tools, limits (``rules/agents.toml``) and the LLM prompts
-(``rules/prompts.toml``). Read once per process; everything here is immutable."""
+(``rules/prompts.toml``). Loaded once by the factory (``CrewSpec.load``,
+``Prompts.load``) and passed down; everything here is immutable."""
 
 from __future__ import annotations
 
-import functools
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -69,12 +69,29 @@ class CrewSpec:
     def agent(self, name: str) -> AgentSpec:
         return self.agents[name]
 
+    @classmethod
+    def load(cls, path: Path = AGENTS_FILE) -> CrewSpec:
+        with path.open("rb") as handle:
+            return parse_crew(tomllib.load(handle))
+
 
 @dataclass(frozen=True, slots=True)
 class Prompts:
     light: Mapping[Language, str]
     reflection_system: Mapping[Language, str]
     reflection_user: Mapping[Language, str]
+
+    @classmethod
+    def load(cls, path: Path = PROMPTS_FILE) -> Prompts:
+        with path.open("rb") as handle:
+            raw = tomllib.load(handle)
+        return cls(
+            light={lang: str(raw["light"][lang]["system"]) for lang in ("uk", "en")},
+            reflection_system={
+                lang: str(raw["reflection"][lang]["system"]) for lang in ("uk", "en")
+            },
+            reflection_user={lang: str(raw["reflection"][lang]["user"]) for lang in ("uk", "en")},
+        )
 
 
 def _agent(name: str, raw: Mapping[str, Any]) -> AgentSpec:
@@ -108,21 +125,4 @@ def parse_crew(raw: Mapping[str, Any]) -> CrewSpec:
         tool_descriptions=descriptions,
         handoff=_template(raw["task"]),
         consolidate=_template(raw["consolidate"]),
-    )
-
-
-@functools.cache
-def load_crew(path: Path = AGENTS_FILE) -> CrewSpec:
-    with path.open("rb") as handle:
-        return parse_crew(tomllib.load(handle))
-
-
-@functools.cache
-def load_prompts(path: Path = PROMPTS_FILE) -> Prompts:
-    with path.open("rb") as handle:
-        raw = tomllib.load(handle)
-    return Prompts(
-        light={lang: str(raw["light"][lang]["system"]) for lang in ("uk", "en")},
-        reflection_system={lang: str(raw["reflection"][lang]["system"]) for lang in ("uk", "en")},
-        reflection_user={lang: str(raw["reflection"][lang]["user"]) for lang in ("uk", "en")},
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from db.uow import Database
+from pipeline.crew.contract import FarmOutline
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.i18n import Catalog
@@ -58,6 +59,8 @@ class RunContext:
     #: Builds the farm's dictionary (name rules and shared crops, loaded once).
     vocabulary: Vocabulary
     artifacts: Artifacts = field(default_factory=Artifacts)
+    #: The farm's shape as the crew's agents are told it (set by the crew's brief).
+    outline: FarmOutline = field(default_factory=FarmOutline)
     _dictionary: Dictionary | None = None
     _dictionary_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 

@@ -11,14 +11,12 @@ agent needs them to name a field, and they say nothing about the person.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pipeline.crew.config import CrewSpec
 from pipeline.intents import Intent
 from pipeline.privacy import redact_shapes
-
-if TYPE_CHECKING:
-    from pipeline.deep import DeepRequest
+from pipeline.types import DeepRequest
 
 PrivacyLevel = Literal["public", "team", "confidential"]
 LANGUAGE_NAMES = {"uk": "Ukrainian", "en": "English"}

@@ -1,25 +1,25 @@
-"""``CrewDeepPath``: the deep path with an LLM (seed sections 2, 8, 10).
+"""``CrewParts``: the deep template's part producer with an LLM (seed sections 2, 8, 10).
 
-Only the agents the activation gate selected run, side by side, each with a handoff
+The template (``pipeline/deep.py``) runs only the agents the activation gate
+selected, side by side; here each one is its own CrewAI crew with a handoff
 contract. Stepan then consolidates their reports in the farmer's style (the style
 prefix in his backstory), one reflection pass fits the answer to the person, and the
 consent card and files are attached unchanged.
 
 Degradation (seed section 10):
 
-* an agent that fails or runs out of time is composed from its tools directly; if
-  even that fails, Stepan answers from the others and says what is missing (3);
+* an agent that fails or runs out of time is composed from its tools directly (the
+  template's fallback); if even that fails, Stepan answers from the others and says
+  what is missing (3);
 * when the LLM cannot be reached at all, the farmer gets a short apology with a
   reference code and what the tools found directly, never a stack trace (4).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 from pipeline import reflection
 from pipeline.crew.composer import AgentPart, Composer
@@ -30,21 +30,14 @@ from pipeline.crew.llm import LlmClient, describe, is_unavailable
 from pipeline.crew.runner import CrewRunner
 from pipeline.i18n import Catalog
 from pipeline.style import build_prefix
-from pipeline.types import Reply
-
-if TYPE_CHECKING:
-    from pipeline.deep import DeepRequest
+from pipeline.types import DeepRequest, Reply
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class CrewPart(AgentPart):
-    #: The agent's crew failed because the LLM was out of reach (not a bad answer).
-    llm_unavailable: bool = False
+class CrewParts:
+    source = "crew"
 
-
-class CrewDeepPath:
     def __init__(
         self,
         *,
@@ -61,45 +54,12 @@ class CrewDeepPath:
         self._prompts = prompts
         self._crew: CrewSpec = runner.spec
 
-    @property
-    def composer(self) -> Composer:
-        return self._composer
-
-    async def answer(self, request: DeepRequest) -> Reply:
-        trace = request.incoming.trace_id
-        ctx = await self._composer.prepare(request)
-        outline = await self._outline(ctx) if request.crew else FarmOutline()
-        # Per request: the worker pool already bounds the process as a whole.
-        slots = asyncio.Semaphore(max(1, self._crew.limits.max_parallel_agents))
-        parts = list(
-            await asyncio.gather(
-                *(self._agent(request, name, ctx, outline, slots) for name in request.crew)
-            )
-        )
-        own = await self._composer.own_facts(request, ctx)
-        await self._composer.ensure_files(request, ctx)
-        logger.info(
-            "deep: crew intent=%s agents=%s sources=%s trace=%s",
-            request.decision.intent,
-            ",".join(request.crew) or "-",
-            ",".join(f"{p.agent}:{p.source}" for p in parts) or "-",
-            trace,
-        )
-        if parts and all(isinstance(p, CrewPart) and p.llm_unavailable for p in parts):
-            return self._llm_down(request, ctx, parts, own)
-        try:
-            text = await self._consolidate(request, parts, own)
-        except Exception as exc:
-            logger.warning("deep: Stepan failed (%s) trace=%s", describe(exc), trace)
-            if is_unavailable(exc):
-                return self._llm_down(request, ctx, parts, own)
-            return self._composer.reply(request, ctx, parts, own)
-        if self._crew.limits.reflect:
-            text = await self._reflect(request, text)
-        missing = self._composer.missing_note(request, parts)
-        return self._composer.finish(request, ctx, "\n\n".join(t for t in (text, missing) if t))
-
     # --- agents ------------------------------------------------------------------------------
+
+    async def brief(self, request: DeepRequest, ctx: RunContext) -> None:
+        """The farm's outline for the handoff contracts (fields and crops, no person)."""
+        if request.crew:
+            ctx.outline = await self._outline(ctx)
 
     async def _outline(self, ctx: RunContext) -> FarmOutline:
         try:
@@ -111,38 +71,39 @@ class CrewDeepPath:
         fields = tuple(f"{e.canonical_id} ({e.display})" for e in dictionary.entries("field"))
         return FarmOutline(fields, tuple(crops))
 
-    async def _agent(
-        self,
-        request: DeepRequest,
-        agent: str,
-        ctx: RunContext,
-        outline: FarmOutline,
-        slots: asyncio.Semaphore,
-    ) -> AgentPart:
-        contract = build_contract(request, agent, self._crew, outline)
-        async with slots:
-            try:
-                text = await self._runner.run_agent(contract, ctx)
-                return CrewPart(agent, text, source="crew")
-            except Exception as exc:
-                logger.warning(
-                    "deep: agent %s failed (%s), composing from its tools trace=%s",
-                    agent,
-                    describe(exc),
-                    request.incoming.trace_id,
-                )
-                fallback = await self._composer.run_agent(request, agent, ctx)
-                return CrewPart(
-                    agent,
-                    fallback.text,
-                    source="composer",
-                    error=describe(exc),
-                    llm_unavailable=is_unavailable(exc),
-                )
+    async def part(self, request: DeepRequest, agent: str, ctx: RunContext) -> AgentPart:
+        contract = build_contract(request, agent, self._crew, ctx.outline)
+        text = await self._runner.run_agent(contract, ctx)
+        return AgentPart(agent, text, source="crew")
 
     # --- Stepan ------------------------------------------------------------------------------
 
-    async def _consolidate(
+    async def consolidate(
+        self,
+        request: DeepRequest,
+        ctx: RunContext,
+        parts: Sequence[AgentPart],
+        own: str | None,
+    ) -> Reply:
+        # An agent may talk about the report or chart without calling its tool.
+        await self._composer.ensure_files(request, ctx)
+        if parts and all(p.llm_unavailable for p in parts):
+            return self._llm_down(request, ctx, parts, own)
+        try:
+            text = await self._stepan(request, parts, own)
+        except Exception as exc:
+            logger.warning(
+                "deep: Stepan failed (%s) trace=%s", describe(exc), request.incoming.trace_id
+            )
+            if is_unavailable(exc):
+                return self._llm_down(request, ctx, parts, own)
+            return self._composer.reply(request, ctx, parts, own)
+        if self._crew.limits.reflect:
+            text = await self._reflect(request, text)
+        missing = self._composer.missing_note(request, parts)
+        return self._composer.finish(request, ctx, "\n\n".join(t for t in (text, missing) if t))
+
+    async def _stepan(
         self, request: DeepRequest, parts: Sequence[AgentPart], own: str | None
     ) -> str:
         reports = [f"[{part.agent}]\n{part.text}" for part in parts if part.text]

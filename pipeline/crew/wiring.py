@@ -14,15 +14,14 @@ from typing import Any
 import httpx
 
 from db.uow import Database
-from pipeline.crew.composer import Composer
-from pipeline.crew.config import CrewSpec, Prompts, load_crew, load_prompts
+from pipeline.crew.composer import Composer, ComposerParts
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import LlmClient, LlmHandle, LlmSettings
-from pipeline.crew.orchestrator import CrewDeepPath
+from pipeline.crew.orchestrator import CrewParts
 from pipeline.crew.pool import WorkerPool
 from pipeline.crew.runner import CrewRunner
 from pipeline.crew.tools import FarmTools, PlatformProbe
-from pipeline.deep import ComposerDeepPath, DeepPath
+from pipeline.deep import DeepPath, DeepTemplate
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.memory.syncing import MemorySync
@@ -69,13 +68,11 @@ def build_brains(
     llm: LlmSettings | Any | None = None,
     health: LlmHealth | None = None,
     integrations: Mapping[str, str] | None = None,
-    crew: CrewSpec | None = None,
-    prompts: Prompts | None = None,
 ) -> Brains:
-    """The light responder and the deep path. ``llm`` is LlmSettings (built lazily),
-    a ready CrewAI BaseLLM, or None for the offline composer and templates."""
-    crew = crew or load_crew()
-    prompts = prompts or load_prompts()
+    """The light responder and the deep path: one deep template, whose parts are
+    composed from the tools (``llm`` None) or written by the crew (``llm`` is
+    LlmSettings, built lazily, or a ready CrewAI BaseLLM)."""
+    crew, prompts = rules.crew, rules.prompts
     health = health or LlmHealth(configured=llm is not None)
     tools = FarmTools(
         platform_probe(db, sync, health, integrations or {}),
@@ -85,8 +82,10 @@ def build_brains(
         sensors=rules.sensors,
     )
     composer = Composer(catalog, journal, tools, db)
+    max_parallel = crew.limits.max_parallel_agents
     if llm is None:
-        return Brains(LlmResponder(catalog), ComposerDeepPath(composer))
+        offline = DeepTemplate(composer, ComposerParts(composer), max_parallel=max_parallel)
+        return Brains(LlmResponder(catalog), offline)
     limits = crew.limits
     if isinstance(llm, LlmSettings):
         handle = LlmHandle.from_settings(
@@ -103,9 +102,10 @@ def build_brains(
     )
     runner = CrewRunner(client, crew, tools)
     runner.warm_up()
-    deep = CrewDeepPath(
+    parts = CrewParts(
         catalog=catalog, composer=composer, runner=runner, client=client, prompts=prompts
     )
+    deep = DeepTemplate(composer, parts, max_parallel=max_parallel)
     responder = LlmResponder(
         catalog, client, prompts=prompts.light, timeout_s=limits.light_timeout_s
     )

@@ -27,7 +27,7 @@ from db.repositories import reporting
 from db.repositories.reporting import ReadingRecord
 from db.uow import Database
 from pipeline.farm import paging
-from pipeline.farm.reports import default_catalog, sensor_label
+from pipeline.farm.reports import sensor_label
 from pipeline.i18n import Catalog
 from pipeline.slugs import slug
 from pipeline.types import Language
@@ -196,12 +196,11 @@ async def sensor_chart(
     days: int,
     now: datetime,
     field_id: str | None = None,
+    catalog: Catalog,
     lang: Language = "uk",
-    catalog: Catalog | None = None,
 ) -> Chart | None:
     """A line per field of ``sensor_type`` readings over the last ``days`` days before
     ``now``, with the farm's thresholds; None when there is nothing to draw."""
-    catalog = catalog or default_catalog()
     since = now - timedelta(days=days)
     readings = await paging.sensor_readings(
         db, farm_id, sensor_type, since=since, until=now, field_id=field_id

@@ -22,14 +22,14 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from pipeline import gate, reflection
-from pipeline.deep import ComposerDeepPath, DeepPath, DeepRequest
+from pipeline.deep import DeepPath, DeepTemplate
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.peers.contract import ContractError
 from pipeline.peers.directory import PeerDirectory
 from pipeline.profiles import FarmProfile, Style, UserProfile
 from pipeline.responder import LightRequest, LightResponder, LlmResponder
-from pipeline.types import ClassifierContext, DepthDecision, Incoming, Language
+from pipeline.types import ClassifierContext, DeepRequest, DepthDecision, Incoming, Language
 
 __all__ = ["FORMAT_STYLES", "NOT_FOR_STRANGERS", "PeerQuestion", "StrangerAnswerer"]
 
@@ -88,10 +88,9 @@ class StrangerAnswerer:
         self._deep = deep
         self._directory = directory
         self._clock = clock
-        composer = getattr(deep, "composer", None)
         # Without the LLM: what a confidential question gets.
         self._offline_responder: LightResponder = LlmResponder(catalog)
-        self._offline_deep: DeepPath = ComposerDeepPath(composer) if composer else deep
+        self._offline_deep: DeepPath = deep.offline() if isinstance(deep, DeepTemplate) else deep
 
     async def answer(self, question: PeerQuestion) -> str:
         """The answer text, or a ContractError saying why there is none."""

@@ -96,7 +96,7 @@ class HandoffDesk:
                 )
         except Exception:
             logger.warning("peers: could not store an offer to %s", peer.id, exc_info=True)
-            return Offered(self._catalog.text(lang, "peers.offer_direct", **names), ())
+            return Offered(self.pointer(peer, lang), ())
         key = "peers.offer_rest" if route.partial else "peers.offer"
         text = self._catalog.text(lang, key, **names)
         buttons = (
@@ -112,6 +112,10 @@ class HandoffDesk:
             ),
         )
         return Offered(text, buttons)
+
+    def pointer(self, peer: Peer, lang: Language) -> str:
+        """The peer's name, topic, handle and link: a recommendation without buttons."""
+        return self._catalog.text(lang, "peers.offer_direct", **self._names(peer, lang))
 
     def coordinator_hint(self, lang: Language) -> str | None:
         """For an off-topic question no peer claims: the coordinator knows them all."""

@@ -218,3 +218,13 @@ async def test_yes_with_a_peer_on_nats_relays_its_answer(nats_core: Core, catalo
 def require_url(core: Core) -> str:
     assert core.settings.stepan.nats_url is not None
     return core.settings.stepan.nats_url.get_secret_value()
+
+
+async def test_a_journal_card_keeps_its_buttons_and_the_peer_is_only_named(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    [card] = await tg.say(FARMER, "запиши полив 20 мм на полі 3. Що їсти на сніданок?")
+    rows = card.params["reply_markup"]["inline_keyboard"]
+    assert all(button["callback_data"].startswith("jr:") for button in rows[0])
+    assert card.params["text"].endswith("@NutraChat_bot — https://t.me/NutraChat_bot")
+    assert await stored(core) == []

@@ -12,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.scheduler import JobRunner, JobSpec, default_jobs
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade_async
 from db.models import AlertRow, FarmProfileRow, FieldRow, JobRunRow, UserProfileRow
 from db.uow import Database
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -164,13 +163,12 @@ async def test_one_alert_per_episode_and_again_after_recovery(
 
 @pytest.mark.postgres
 async def test_episodes_on_postgres(
-    postgres_url: str,
+    migrated_postgres_url: str,
     sender: FakeSender,
     clock: Clock,
     catalog: Catalog,
 ) -> None:
-    await upgrade_async(postgres_url)
-    engine = create_engine(postgres_url)
+    engine = create_engine(migrated_postgres_url)
     try:
         factory = create_session_factory(engine)
         await add_farm(factory)

@@ -16,11 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.uow import Database
 from pipeline import gate
 from pipeline.actions import JournalAction, JournalVerb
-from pipeline.crew.config import CrewSpec, load_crew
+from pipeline.crew.config import CrewSpec
 from pipeline.crew.context import RunContext
-from pipeline.crew.orchestrator import CrewDeepPath
+from pipeline.crew.orchestrator import CrewParts
 from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
 from pipeline.crew.wiring import build_brains
+from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
 from pipeline.responder import LlmResponder
@@ -54,7 +55,7 @@ def no_internet() -> Iterator[list[str]]:
 
 
 def crew_spec(**limits: Any) -> CrewSpec:
-    spec = load_crew()
+    spec = CrewSpec.load()
     quick = {
         "agent_timeout_s": 5.0,
         "stepan_timeout_s": 5.0,
@@ -81,9 +82,8 @@ def use_llm(
             pipeline.journal,
             db,
             memory.sync,
-            rules=rules,
+            rules=replace(rules, crew=crew or crew_spec()),
             llm=fake,
-            crew=crew or crew_spec(),
         )
         pipeline.deep = brains.deep
         pipeline.responder = brains.responder
@@ -314,7 +314,8 @@ async def test_transient_errors_are_retried(
     reply = await say(pipeline, session_factory, "звіт в excel за жовтень")
     clerk_calls = [call for call in llm.calls if call.role == CLERK]
     assert len(clerk_calls) == 4  # two connection errors, then a tool call and an answer
-    assert isinstance(pipeline.deep, CrewDeepPath)
+    assert isinstance(pipeline.deep, DeepTemplate)
+    assert isinstance(pipeline.deep.producer, CrewParts)
     assert reply.document is not None
 
 

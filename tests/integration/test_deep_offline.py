@@ -14,8 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.crew.composer import ComposerParts
 from pipeline.crew.tools import FarmTools
-from pipeline.deep import ComposerDeepPath
+from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
 from pipeline.types import Incoming, Reply
@@ -164,7 +165,8 @@ async def farm(
 
 
 async def test_offline_pipeline_uses_the_composer(pipeline: Pipeline) -> None:
-    assert isinstance(pipeline.deep, ComposerDeepPath)
+    assert isinstance(pipeline.deep, DeepTemplate)
+    assert isinstance(pipeline.deep.producer, ComposerParts)
 
 
 async def test_greeting_never_touches_the_deep_path(

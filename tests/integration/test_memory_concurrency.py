@@ -14,7 +14,6 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade
 from db.models import FarmProfileRow, InteractionRow, OutboxRow, UserProfileRow
 from db.uow import Database
 from pipeline.memory import InteractionRecord, build_memory
@@ -27,9 +26,10 @@ T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-async def postgres_factory(postgres_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
-    await asyncio.to_thread(upgrade, postgres_url)
-    engine = create_engine(postgres_url, pool_size=10, max_overflow=20)
+async def postgres_factory(
+    migrated_postgres_url: str,
+) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    engine = create_engine(migrated_postgres_url, pool_size=10, max_overflow=20)
     yield create_session_factory(engine)
     await engine.dispose()
 

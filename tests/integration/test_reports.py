@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import struct
 from datetime import UTC, date, datetime, timedelta
@@ -13,7 +12,6 @@ from openpyxl.worksheet.worksheet import Worksheet
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade
 from db.models import (
     CropRow,
     FarmProfileRow,
@@ -23,7 +21,7 @@ from db.models import (
     UserProfileRow,
 )
 from db.uow import Database
-from pipeline.farm import paging, reports
+from pipeline.farm import paging
 from pipeline.farm.charts import sensor_chart
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.summary import parse_unit, season_summary, summary_text
@@ -33,6 +31,7 @@ from pipeline.rulebook import Rulebook
 FARM = "farm:kalynivka"
 OTHER_FARM = "farm:other"
 UNITS = Rulebook.load().units
+CATALOG = Catalog.load()
 NORTH, SOUTH, EAST = "field:north", "field:south", "field:east"
 OCT_START, OCT_END = date(2026, 10, 1), date(2026, 10, 31)
 READINGS_START = datetime(2026, 10, 1, tzinfo=UTC)
@@ -171,7 +170,9 @@ def _png_size(png: bytes) -> tuple[int, int]:
 
 
 async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[AsyncSession]) -> None:
-    report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG
+    )
     assert report.filename == "stepan_operations_2026-10-01_2026-10-31.xlsx"
     assert report.rows == OCT_OPS
     sheets = _open(report.content)
@@ -236,7 +237,9 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
 
 
 async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) -> None:
-    report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END, lang="en")
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, lang="en", catalog=CATALOG
+    )
     sheets = _open(report.content)
     assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
@@ -246,7 +249,7 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
 
 async def test_workbook_for_one_field(factory: async_sessionmaker[AsyncSession]) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, field_id=NORTH
+        Database(factory), FARM, OCT_START, OCT_END, field_id=NORTH, catalog=CATALOG
     )
     assert report.filename == "stepan_operations_north_2026-10-01_2026-10-31.xlsx"
     assert report.rows == 7
@@ -266,7 +269,7 @@ async def test_empty_period_gives_a_valid_workbook(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, date(2025, 1, 1), date(2025, 1, 31)
+        Database(factory), FARM, date(2025, 1, 1), date(2025, 1, 31), catalog=CATALOG
     )
     assert report.rows == 0
     sheets = _open(report.content)
@@ -284,7 +287,9 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
             )
         )
         await session.commit()
-        report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_START)
+        report = await build_operations_workbook(
+            Database(factory), FARM, OCT_START, OCT_START, catalog=CATALOG
+        )
     rows = _open(report.content)["Операції"]
     # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
     assert ("new thing", 1.5, "л", "A&B <x>  ", "виконано") in [row[3:] for row in rows]
@@ -293,12 +298,12 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
 async def test_sensor_sheet_is_capped_with_a_note(
     factory: async_sessionmaker[AsyncSession],
     catalog: Catalog,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # 144 soil-moisture readings come in one page: the cap falls inside it.
-    monkeypatch.setattr(reports, "MAX_SENSOR_ROWS", 100)
     async with factory() as session:
-        report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
+        report = await build_operations_workbook(
+            Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=100
+        )
         # The session is free again at once: no read is left in flight.
         assert len(await plan_vs_fact(session, FARM, OCT_START, OCT_END)) == 7
     sensors = _open(report.content)["Датчики"]
@@ -357,9 +362,18 @@ async def test_sensor_chart_is_a_png_of_the_fixed_size(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
     now = READINGS_START + timedelta(days=3)
-    chart = await sensor_chart(Database(factory), FARM, "soil_moisture", days=7, now=now)
+    chart = await sensor_chart(
+        Database(factory), FARM, "soil_moisture", days=7, now=now, catalog=CATALOG
+    )
     temperature = await sensor_chart(
-        Database(factory), FARM, "temperature", days=2, now=now, field_id=NORTH, lang="en"
+        Database(factory),
+        FARM,
+        "temperature",
+        days=2,
+        now=now,
+        field_id=NORTH,
+        lang="en",
+        catalog=CATALOG,
     )
     assert chart is not None and temperature is not None
     assert _png_size(chart.png) == (1200, 600)
@@ -372,15 +386,26 @@ async def test_sensor_chart_is_a_png_of_the_fixed_size(
 
 async def test_no_chart_without_data(factory: async_sessionmaker[AsyncSession]) -> None:
     now = READINGS_START + timedelta(days=3)
-    assert await sensor_chart(Database(factory), FARM, "rainfall", days=7, now=now) is None
+    assert (
+        await sensor_chart(Database(factory), FARM, "rainfall", days=7, now=now, catalog=CATALOG)
+        is None
+    )
     assert (
         await sensor_chart(
-            Database(factory), FARM, "soil_moisture", days=7, now=now - timedelta(days=30)
+            Database(factory),
+            FARM,
+            "soil_moisture",
+            days=7,
+            now=now - timedelta(days=30),
+            catalog=CATALOG,
         )
         is None
     )
     assert (
-        await sensor_chart(Database(factory), OTHER_FARM, "soil_moisture", days=7, now=now) is None
+        await sensor_chart(
+            Database(factory), OTHER_FARM, "soil_moisture", days=7, now=now, catalog=CATALOG
+        )
+        is None
     )
 
 
@@ -462,16 +487,17 @@ async def test_summary_of_an_empty_season(
 
 
 @pytest.mark.postgres
-async def test_sql_aggregates_on_postgres(postgres_url: str) -> None:
-    await asyncio.to_thread(upgrade, postgres_url)
-    engine = create_engine(postgres_url)
+async def test_sql_aggregates_on_postgres(migrated_postgres_url: str) -> None:
+    engine = create_engine(migrated_postgres_url)
     try:
         factory = create_session_factory(engine)
         await seed(factory)
         async with factory() as session:
             rows = await plan_vs_fact(session, FARM, OCT_START, OCT_END)
             summary = await season_summary(session, FARM, OCT_START, OCT_END, UNITS)
-            report = await build_operations_workbook(Database(factory), FARM, OCT_START, OCT_END)
+            report = await build_operations_workbook(
+                Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG
+            )
             pages = [
                 page
                 async for page in paging.iter_operations(

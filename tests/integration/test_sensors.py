@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.config import StepanSettings
 from bot.web import CLIENT_MAX_SIZE, ReadingsServer
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade_async
 from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.uow import Database
 from pipeline.farm.sensor_store import SensorStore, latest_readings
@@ -322,9 +321,8 @@ async def test_service_on_sqlite(sqlite_url: str) -> None:
 
 
 @pytest.mark.postgres
-async def test_service_on_postgres(postgres_url: str) -> None:
-    await upgrade_async(postgres_url)
-    await _service_round(postgres_url)
+async def test_service_on_postgres(migrated_postgres_url: str) -> None:
+    await _service_round(migrated_postgres_url)
 
 
 # --- through the bot: /token and CSV files ---------------------------------------------

@@ -6,11 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pipeline.crew.config import load_crew
+from pipeline.crew.config import CrewSpec
 from pipeline.crew.contract import REDACTED, FarmOutline, build_contract, sanitize
-from pipeline.deep import DeepRequest
 from pipeline.profiles import FarmProfile, UserProfile
-from pipeline.types import DepthDecision, Incoming
+from pipeline.types import DeepRequest, DepthDecision, Incoming
 
 
 @pytest.mark.parametrize(
@@ -66,7 +65,7 @@ def _request(text: str, lang: str = "uk") -> DeepRequest:
 
 
 def test_contract_carries_intent_goal_constraints_and_a_clean_summary() -> None:
-    crew = load_crew()
+    crew = CrewSpec.load()
     outline = FarmOutline(("field:pole-3 (Поле 3)",), ("Пшениця",))
     contract = build_contract(
         _request("запиши полив на полі 3, тел. 0671234567"), "ops", crew, outline
@@ -85,5 +84,5 @@ def test_contract_carries_intent_goal_constraints_and_a_clean_summary() -> None:
 
 
 def test_read_only_agents_need_no_consent() -> None:
-    contract = build_contract(_request("яка вологість", "en"), "iot", load_crew())
+    contract = build_contract(_request("яка вологість", "en"), "iot", CrewSpec.load())
     assert not contract.requires_consent and contract.language == "English"

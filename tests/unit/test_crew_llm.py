@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from pipeline.crew.config import load_prompts
+from pipeline.crew.config import Prompts
 from pipeline.crew.llm import (
     LlmClient,
     LlmHandle,
@@ -153,7 +153,7 @@ def _light(intent: str, text: str = "привіт") -> LightRequest:
 
 def _responder(catalog: Catalog, llm: ScriptedLLM | None, pool: WorkerPool) -> LlmResponder:
     client = LlmClient(LlmHandle.of(llm), pool, retries=0) if llm is not None else None
-    return LlmResponder(catalog, client, prompts=load_prompts().light, timeout_s=0.5)
+    return LlmResponder(catalog, client, prompts=Prompts.load().light, timeout_s=0.5)
 
 
 async def test_light_reply_without_an_llm_is_the_template(

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.uow import Database
-from pipeline.crew.config import load_crew, load_prompts
+from pipeline.crew.config import CrewSpec, Prompts
 from pipeline.crew.context import RunContext
 from pipeline.crew.crewai_glue import TOOL_FAILED, TOOL_TIMED_OUT, bind_tools
 from pipeline.crew.tools import ARGS, FarmTools, ToolResult
@@ -77,7 +77,7 @@ def _ctx(catalog: Catalog) -> RunContext:
 async def _call(
     tools: FarmTools, catalog: Catalog, name: str, timeout_s: float = 2.0, **args: Any
 ) -> str:
-    crew = load_crew()
+    crew = CrewSpec.load()
     bound = bind_tools(
         "ops",
         (name,),
@@ -135,12 +135,12 @@ def test_argument_models() -> None:
 
 
 def test_crew_data_files() -> None:
-    crew = load_crew()
+    crew = CrewSpec.load()
     assert set(crew.agents) == set(CREW_NAMES)
     for spec in crew.agents.values():
         assert spec.tools and all(tool in ARGS for tool in spec.tools)
     assert crew.limits.max_iter <= 5 and crew.limits.retries == 2
-    prompts = load_prompts()
+    prompts = Prompts.load()
     assert "{response}" in prompts.reflection_user["uk"]
     assert "{prefix}" in prompts.light["en"] and "{template}" in prompts.light["uk"]
 
