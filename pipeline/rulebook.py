@@ -3,9 +3,10 @@
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
 vocabulary, the onboarding, the deep path's tools, the crew and its prompts, the
-sensor store and the alert watcher). Nothing in the pipeline loads one of these
-files by itself, so a test builds a pipeline with other rules by passing another
-rulebook (``dataclasses.replace``) or another part in; tests load one per session.
+sensor store and the alert watcher, the peer desk and server, the sanitiser).
+Nothing in the pipeline loads one of these files by itself, so a test builds a
+pipeline with other rules by passing another rulebook (``dataclasses.replace``) or
+another part in; tests load one per session.
 """
 
 from __future__ import annotations

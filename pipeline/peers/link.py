@@ -117,7 +117,11 @@ class NatsLink:
             logger.exception("nats: connecting gave up; peers are reached through Telegram")
             return
         self._nc = nc
-        logger.info("nats: connected to %s", nc.connected_url.netloc if nc.connected_url else "?")
+        url = nc.connected_url
+        # Host and port only: the URL's netloc may carry a user and password.
+        logger.info(
+            "nats: connected to %s:%s", url.hostname if url else "?", url.port if url else "?"
+        )
         for subject, (handler, queue) in self._handlers.items():
             await self._subscribe(nc, subject, handler, queue)
         await self._run_hooks()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from bot.factory import Core, build_core, build_dispatcher
 from bot.keyboards.pipeline import HandoffCD
 from bot.local_session import ApiCall, LocalBot
 from db.models import HandoffRow
+from pipeline.peers.link import NatsLink
 from pipeline.rulebook import Rulebook
 from tests.conftest import make_settings
 from tests.integration.nats_harness import PrivateNats, TestPeer, answering, isolated_directory
@@ -159,3 +161,19 @@ async def test_nats_down_mid_run(core: Core, nats: PrivateNats) -> None:
     finally:
         await listener.close()
     assert json.loads(reply.data)["agent_id"] == "agromatrix"
+
+
+async def test_a_password_in_the_url_is_never_logged(
+    nats: PrivateNats, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    link = NatsLink(nats.url.replace("nats://", "nats://stepan:s3cret@"))
+    await link.start()  # the server is down first: errors are logged, the URL is not
+    await asyncio.sleep(0.3)
+    await nats.start()
+    try:
+        assert await link.wait_connected(15)
+    finally:
+        await link.close()
+    assert f"nats: connected to 127.0.0.1:{nats.port}" in caplog.text
+    assert "s3cret" not in caplog.text
