@@ -88,6 +88,10 @@ class StrangerAnswerer:
         self._deep = deep
         self._directory = directory
         self._clock = clock
+        specs = getattr(classifier, "intents", {})
+        self._light_intents = frozenset(
+            intent for intent, spec in specs.items() if getattr(spec, "mode", "") == "light"
+        )
         # Without the LLM: what a confidential question gets.
         self._offline_responder: LightResponder = LlmResponder(catalog)
         self._offline_deep: DeepPath = deep.offline() if isinstance(deep, DeepTemplate) else deep
@@ -110,7 +114,9 @@ class StrangerAnswerer:
             update={"preferred_style": style, "preferred_language": question.lang}
         )
         farm = FarmProfile.default(STRANGER_ID)
-        if decision.mode == "light":
+        # As the pipeline does: a light intent sent deep (low confidence) is still
+        # answered as what it is.
+        if decision.mode == "light" or decision.intent in self._light_intents:
             responder = self._offline_responder if question.confidential else self._responder
             text = await responder.answer(
                 LightRequest(
