@@ -34,6 +34,8 @@ class StepanSettings(BaseSettings):
     #: The sensor readings endpoint (bot/web.py, docs/sensors.md); off while the port is None.
     http_host: str = "127.0.0.1"
     http_port: int | None = Field(default=None, ge=0, le=65535)
+    #: nats://host:4222 — peer agents (docs/peers.md); may hold a user and password.
+    nats_url: SecretStr | None = None
 
     @field_validator("bot_token")
     @classmethod
@@ -45,6 +47,15 @@ class StepanSettings(BaseSettings):
         bot_id, _, secret = value.get_secret_value().partition(":")
         if not bot_id.isdigit() or not secret:
             raise ValueError("expected the token BotFather gave, like 123456:ABC-...")
+        return value
+
+    @field_validator("nats_url")
+    @classmethod
+    def _nats_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        if not value.get_secret_value().startswith(("nats://", "tls://", "ws://", "wss://")):
+            raise ValueError("expected nats://host:4222 (or tls://, ws://, wss://)")
         return value
 
     @field_validator("database_url")

@@ -158,6 +158,8 @@ async def run_chat(
 ) -> None:
     await upgrade_async(settings.stepan.database_url)
     core = build_core(settings)
+    # Handoffs from the terminal travel too; answering other agents stays with `stepan run`.
+    await core.start_peers(serve=False)
     try:
         await chat(core, user, sys.stdin, sys.stdout, operator=operator, files_dir=files_dir)
     finally:

@@ -39,7 +39,13 @@ from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
+from pipeline.peers.answer import StrangerAnswerer
+from pipeline.peers.desk import HandoffDesk
+from pipeline.peers.link import NatsLink
+from pipeline.peers.routing import PeerRouter, classifier_strength
+from pipeline.peers.server import PeerServer
 from pipeline.platform_status import LlmHealth, PlatformStatus
+from pipeline.privacy import Sanitizer
 from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 
@@ -62,8 +68,23 @@ class Core:
     sensors: SensorStore
     llm_health: LlmHealth
     platform: PlatformStatus
+    #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
+    peer_link: NatsLink | None = None
+    #: Stepan answering other agents' contracts (only with a link).
+    peer_server: PeerServer | None = None
+
+    async def start_peers(self, *, serve: bool = True) -> None:
+        """Connect to NATS in the background and, if ``serve``, answer on
+        agent.agromatrix.invoke; returns at once even if NATS is down."""
+        if self.peer_link is None:
+            return
+        if serve and self.peer_server is not None:
+            await self.peer_server.start()
+        await self.peer_link.start()
 
     async def close(self) -> None:
+        if self.peer_link is not None:
+            await self.peer_link.close()
         await self.memory.interactions.drain()
         await self.http.aclose()
         await self.engine.dispose()
@@ -76,6 +97,7 @@ def build_pipeline(
     memory: Memory | None = None,
     llm_health: LlmHealth | None = None,
     rules: Rulebook | None = None,
+    peer_link: NatsLink | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -101,6 +123,15 @@ def build_pipeline(
         health=llm_health or LlmHealth(configured=settings.llm_configured),
         integrations=settings.integrations,
     )
+    # Peer agents: the offer and the consent always work; the question travels over
+    # NATS only with a link, else the farmer gets the peer's handle.
+    desk = HandoffDesk(
+        router=PeerRouter(rules.peers, classifier_strength(rules.classifier)),
+        sanitizer=Sanitizer(rules.privacy),
+        catalog=catalog,
+        database=db,
+        link=peer_link,
+    )
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
@@ -111,6 +142,7 @@ def build_pipeline(
         responder=brains.responder,
         deep=brains.deep,
         journal=journal,
+        peers=desk,
     )
 
 
@@ -122,7 +154,27 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     url = settings.agx.memory_service_url
     memory = build_memory(db, memory_client(str(url) if url else None, http))
     llm_health = LlmHealth(configured=settings.llm_configured)
-    pipeline = build_pipeline(settings, db, memory=memory, llm_health=llm_health, rules=rules)
+    nats_url = settings.stepan.nats_url
+    link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
+    pipeline = build_pipeline(
+        settings, db, memory=memory, llm_health=llm_health, rules=rules, peer_link=link
+    )
+    server = None
+    if link is not None:
+        answerer = StrangerAnswerer(
+            catalog=pipeline.catalog,
+            classifier=pipeline.classifier,
+            responder=pipeline.responder,
+            deep=pipeline.deep,
+            directory=rules.peers,
+        )
+        server = PeerServer(
+            directory=rules.peers,
+            answerer=answerer,
+            sanitizer=Sanitizer(rules.privacy),
+            database=db,
+            link=link,
+        )
     return Core(
         settings=settings,
         engine=engine,
@@ -141,6 +193,8 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             http=http,
             integrations=settings.integrations,
         ),
+        peer_link=link,
+        peer_server=server,
     )
 
 
@@ -237,6 +291,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
 
     dispatcher.startup.register(alert_sender.bind)
     dispatcher.startup.register(start_jobs)
+    # NATS connects in the background: a server that is down delays nothing.
+    dispatcher.startup.register(core.start_peers)
     dispatcher.shutdown.register(stop_jobs)
     dispatcher["scheduler"] = scheduler
     dispatcher["in_flight"] = in_flight

@@ -24,7 +24,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from db.repositories import interactions, jobs
+from db.repositories import handoffs, interactions, jobs
 from db.uow import Database
 from pipeline.farm.alerts import AlertWatcher
 from pipeline.memory.cache import ProfileCache
@@ -124,7 +124,9 @@ def default_jobs(
     async def text_retention() -> str:
         async with db.write() as session:
             cleared = await interactions.drop_text_before(session, clock() - RAW_TEXT_RETENTION)
-        return f"cleared {cleared}"
+            # An offer to a peer nobody answered keeps its question no longer either.
+            expired = await handoffs.expire_offers_before(session, clock() - RAW_TEXT_RETENTION)
+        return f"cleared {cleared}" + (f", offers {expired}" if expired else "")
 
     minute = timedelta(minutes=1)
     specs = [

@@ -308,3 +308,38 @@ class FarmTokenRow(Base):
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class HandoffRow(Base):
+    """One handoff decision (ADR "DAARWIZZ orchestration mode", stage A checklist):
+    a question offered to a peer agent ("out") or a contract a peer sent Stepan ("in").
+
+    The question and the farmer's id are kept only while the offer waits for an
+    answer; both are blanked once consent is given or refused (and by /forget), so a
+    decided row is a figure, not a record about somebody. An "in" row never names
+    the asking agent's user.
+    """
+
+    __tablename__ = "handoffs"
+    __table_args__ = (Index("ix_handoffs_direction_created", "direction", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    direction: Mapped[str] = mapped_column(String(3))  # out | in
+    user_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    peer: Mapped[str] = mapped_column(String(32))
+    domain: Mapped[str] = mapped_column(String(32))
+    #: Stepan answered part of the message and offered the rest.
+    partial: Mapped[bool] = mapped_column(default=False, server_default=false())
+    language: Mapped[str] = mapped_column(String(8))
+    question: Mapped[str | None] = mapped_column(Text)
+    #: None until the farmer presses yes or no.
+    consent: Mapped[bool | None] = mapped_column()
+    sent: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: out: answered | timeout | no_responder | offline | error | refused;
+    #: in: answered, or the error code sent back (invalid_contract, out_of_domain ...)
+    outcome: Mapped[str | None] = mapped_column(String(32))
+    privacy_level: Mapped[str | None] = mapped_column(String(16))
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -54,4 +54,17 @@ class OnboardingAction:
     style: Style | None = None
 
 
-Action = JournalAction | StyleAction | OnboardingAction
+class HandoffChoice(StrEnum):
+    YES = "yes"
+    NO = "no"
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffAction:
+    """«Передати питання Nutra?»: the farmer's answer to handoff offer ``handoff_id``."""
+
+    choice: HandoffChoice
+    handoff_id: int
+
+
+Action = JournalAction | StyleAction | OnboardingAction | HandoffAction

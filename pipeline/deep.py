@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from pipeline.crew.composer import AgentPart, Composer
+from pipeline.crew.composer import AgentPart, Composer, ComposerParts
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import describe, is_unavailable
 from pipeline.types import DeepRequest, Reply
@@ -74,6 +74,12 @@ class DeepTemplate:
     @property
     def producer(self) -> PartProducer:
         return self._producer
+
+    def offline(self) -> DeepTemplate:
+        """The same template with the composer writing every part: no LLM call (for a
+        peer's confidential question, docs/peers.md)."""
+        parts = ComposerParts(self._composer)
+        return DeepTemplate(self._composer, parts, max_parallel=self._max_parallel)
 
     async def answer(self, request: DeepRequest) -> Reply:
         ctx = await self._composer.prepare(request)

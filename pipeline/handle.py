@@ -14,12 +14,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
 from pipeline import gate, reflection
-from pipeline.actions import Action, JournalAction, OnboardingAction, OnboardingChoice, StyleAction
+from pipeline.actions import (
+    Action,
+    HandoffAction,
+    JournalAction,
+    OnboardingAction,
+    OnboardingChoice,
+    StyleAction,
+)
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
@@ -32,6 +39,8 @@ from pipeline.memory import (
     ProfileEditor,
     ProfileLoader,
 )
+from pipeline.peers.desk import HandoffDesk
+from pipeline.peers.routing import Route
 from pipeline.profiles import STYLES, classifier_context
 from pipeline.responder import LightRequest, LightResponder
 from pipeline.types import (
@@ -90,6 +99,7 @@ class Pipeline:
         responder: LightResponder,
         deep: DeepPath,
         journal: Journal,
+        peers: HandoffDesk | None = None,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
         self.config = config
@@ -101,6 +111,8 @@ class Pipeline:
         self.responder = responder
         self.deep = deep
         self.journal = journal
+        #: Peer agents (docs/peers.md): None when the bot runs without them.
+        self.peers = peers
         self._clock = clock
         self._light_intents = light_intents(classifier)
 
@@ -125,16 +137,27 @@ class Pipeline:
         if profile.name is None and incoming.first_name:
             profile = profile.model_copy(update={"name": incoming.first_name})
         lang = message_language(incoming, profile.preferred_language if loaded.known else None)
-        decision = self._classify(incoming, loaded, now)
+        # A question for a peer agent (docs/peers.md): Stepan answers its own part, if
+        # there is one, and offers to pass on the rest; nothing leaves without a yes.
+        route = self._peer_route(incoming)
+        work = incoming
+        if route is not None and route.own_text is not None:
+            work = replace(incoming, text=route.own_text)
+        if route is not None and route.own_text is None:
+            decision = DepthDecision("light", Intent.OFFTOPIC, (), 1.0, f"peer:{route.peer.id}")
+        else:
+            decision = self._classify(work, loaded, now)
         crew = (
             gate.select_crew(decision, has_iot=loaded.farm.has_iot)
             if decision.mode == "deep"
             else ()
         )
+        if route is not None and route.own_text is None:
+            reply = Reply("")  # the offer below is the whole answer
         # A light intent forced deep (AGX_FORCE_DEEP, --deep, a recent alert, pending
         # dictionary terms) is still routed and recorded as deep, but "привіт" or
         # "хто я" is answered as what it is: there is no farm work to do for it.
-        if decision.mode == "light" or decision.intent in self._light_intents:
+        elif decision.mode == "light" or decision.intent in self._light_intents:
             text = await self.responder.answer(
                 LightRequest(
                     decision=decision,
@@ -143,15 +166,15 @@ class Pipeline:
                     lang=lang,
                     is_operator=incoming.is_operator,
                     first_contact=not loaded.known,
-                    text=incoming.text,
+                    text=work.text,
                 )
             )
             reply = Reply(text)
         else:
             reply = await self._deep(
-                DeepRequest(incoming, decision, crew, profile, loaded.farm, lang, now)
+                DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
             )
-        text = reflection.reflect(reply.text, profile, incoming.trace_id)
+        text = reflection.reflect(reply.text, profile, incoming.trace_id) if reply.text else ""
         await self._interactions.record(
             InteractionRecord(
                 user_id=incoming.user_id,
@@ -167,7 +190,18 @@ class Pipeline:
             ),
         )
         buttons = reply.buttons
-        if not loaded.known and decision.intent == Intent.GREETING:
+        if route is not None and self.peers is not None and buttons:
+            # Stepan's own part is a card (a journal entry to confirm): its buttons
+            # stay, and the peer is only named.
+            text = f"{text}\n\n{self.peers.pointer(route.peer, lang)}"
+        elif route is not None and self.peers is not None:
+            offered = await self.peers.offer(user_id=incoming.user_id, route=route, lang=lang)
+            text = f"{text}\n\n{offered.text}" if text else offered.text
+            buttons = offered.buttons
+        elif decision.intent == Intent.OFFTOPIC and self.peers is not None:
+            hint = self.peers.coordinator_hint(lang)
+            text = f"{text}\n\n{hint}" if hint else text
+        elif not loaded.known and decision.intent == Intent.GREETING:
             # First contact: offer onboarding so Stepan knows the farm from day one.
             text = f"{text}\n\n{self.catalog.text(lang, 'onboarding.offer')}"
             buttons = self.onboarding_offer(lang)
@@ -180,6 +214,11 @@ class Pipeline:
             intent=decision.intent,
             crew=crew,
         )
+
+    def _peer_route(self, incoming: Incoming) -> Route | None:
+        if self.peers is None or not incoming.text or incoming.text.startswith("/"):
+            return None
+        return self.peers.route(incoming.text)
 
     async def _deep(self, request: DeepRequest) -> Reply:
         try:
@@ -201,6 +240,16 @@ class Pipeline:
                         user_id=incoming.user_id, action=action, lang=lang
                     )
                     return decision.reply
+                case HandoffAction() if self.peers is not None:
+                    loaded = await self._profiles.load(incoming.user_id)
+                    names = [n for n in (loaded.profile.name, incoming.first_name) if n]
+                    return await self.peers.decide(
+                        action,
+                        user_id=incoming.user_id,
+                        lang=lang,
+                        known_names=names,
+                        farm=loaded.farm,
+                    )
                 case StyleAction(style=style) if style in STYLES:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")

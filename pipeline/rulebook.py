@@ -3,9 +3,10 @@
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
 vocabulary, the onboarding, the deep path's tools, the crew and its prompts, the
-sensor store and the alert watcher). Nothing in the pipeline loads one of these
-files by itself, so a test builds a pipeline with other rules by passing another
-rulebook (``dataclasses.replace``) or another part in; tests load one per session.
+sensor store and the alert watcher, the peer desk and server, the sanitiser).
+Nothing in the pipeline loads one of these files by itself, so a test builds a
+pipeline with other rules by passing another rulebook (``dataclasses.replace``) or
+another part in; tests load one per session.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
+from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
+from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 
 __all__ = ["Rulebook"]
 
@@ -53,6 +56,10 @@ class Rulebook:
     prompts: Prompts
     #: The agronomy cards and their full-text index (pipeline/rules/knowledge/).
     knowledge: KnowledgeBase
+    #: The peer agents (rules/peers.toml), checked against their example phrases.
+    peers: PeerDirectory
+    #: What counts as confidential before a question leaves Stepan (rules/privacy.toml).
+    privacy: PrivacyRules
 
     @property
     def units(self) -> Units:
@@ -81,6 +88,8 @@ class Rulebook:
         agents: Path = AGENTS_FILE,
         prompts: Path = PROMPTS_FILE,
         knowledge: Path = KNOWLEDGE_DIR,
+        peers: Path = DEFAULT_PEERS,
+        privacy: Path = DEFAULT_PRIVACY,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -104,4 +113,6 @@ class Rulebook:
             knowledge=KnowledgeBase.load(
                 thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
             ),
+            peers=PeerDirectory.load(thresholds, peers),
+            privacy=PrivacyRules.load(thresholds, privacy),
         )

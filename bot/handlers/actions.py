@@ -7,7 +7,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, user_language
-from bot.keyboards.pipeline import JournalCD, OnboardingCD, StyleCD
+from bot.keyboards.pipeline import HandoffCD, JournalCD, OnboardingCD, StyleCD
 from bot.render import edit_text
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -42,6 +42,28 @@ async def on_journal(
         # buttons are gone so nobody taps them again.
         await edit_text(bot, message.chat.id, message.message_id, reply.text, None)
         return
+    await deliver(bot, profile_editor, incoming, reply)
+
+
+@router.callback_query(HandoffCD.filter())
+async def on_handoff(
+    query: CallbackQuery,
+    callback_data: HandoffCD,
+    bot: Bot,
+    pipeline: Pipeline,
+    profile_editor: ProfileEditor,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    """«Передати питання Nutra?» yes / no (docs/peers.md)."""
+    await query.answer()
+    message = query.message
+    if isinstance(message, Message) and message.text and message.reply_markup:
+        # Buttons off first: the peer may take its whole time budget to answer, and
+        # the offer keeps its text (it may hold Stepan's own part of the answer).
+        await edit_text(bot, message.chat.id, message.message_id, message.text, None)
+    incoming = _incoming(query, settings, trace_id)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
     await deliver(bot, profile_editor, incoming, reply)
 
 

@@ -14,6 +14,8 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from pipeline.actions import (
     Action,
+    HandoffAction,
+    HandoffChoice,
     JournalAction,
     JournalVerb,
     OnboardingAction,
@@ -47,7 +49,15 @@ class OnboardingCD(CallbackData, prefix="ob"):
         return OnboardingAction(self.choice, self.style)
 
 
-ActionCD = StyleCD | JournalCD | OnboardingCD
+class HandoffCD(CallbackData, prefix="ho"):
+    choice: HandoffChoice
+    handoff: int
+
+    def to_action(self) -> HandoffAction:
+        return HandoffAction(self.choice, self.handoff)
+
+
+ActionCD = StyleCD | JournalCD | OnboardingCD | HandoffCD
 
 
 def callback_data(action: Action) -> ActionCD:
@@ -58,6 +68,8 @@ def callback_data(action: Action) -> ActionCD:
             return JournalCD(verb=verb, draft=draft)
         case OnboardingAction(choice=choice, style=style):
             return OnboardingCD(choice=choice, style=style)
+        case HandoffAction(choice=choice, handoff_id=handoff):
+            return HandoffCD(choice=choice, handoff=handoff)
         case _:
             assert_never(action)
 

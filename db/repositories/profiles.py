@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import FarmProfileRow, InteractionRow, UserProfileRow
+from db.models import FarmProfileRow, HandoffRow, InteractionRow, UserProfileRow
 
 
 async def get_user(session: AsyncSession, user_id: str) -> UserProfileRow | None:
@@ -107,6 +107,14 @@ async def delete_user_data(session: AsyncSession, user_id: str) -> None:
             .where(model.user_id == user_id)
             .execution_options(synchronize_session="fetch")
         )
+    # A pending handoff offer still holds the question: it goes; the decision stays,
+    # anonymous, for the handoff figures.
+    await session.execute(
+        update(HandoffRow)
+        .where(HandoffRow.user_id == user_id)
+        .values(user_id=None, question=None)
+        .execution_options(synchronize_session=False)
+    )
 
 
 async def set_active(session: AsyncSession, user_id: str, active: bool) -> None:

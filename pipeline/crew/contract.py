@@ -10,12 +10,12 @@ agent needs them to name a field, and they say nothing about the person.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.crew.config import CrewSpec
 from pipeline.intents import Intent
+from pipeline.privacy import redact_shapes
 from pipeline.types import DeepRequest
 
 PrivacyLevel = Literal["public", "team", "confidential"]
@@ -23,31 +23,14 @@ LANGUAGE_NAMES = {"uk": "Ukrainian", "en": "English"}
 REDACTED = "[redacted]"
 GOAL_MAX_CHARS = 500
 
-_PATTERNS: tuple[re.Pattern[str], ...] = (
-    # Telegram bot tokens "123456:AA...", API keys "sk-...", bearer tokens.
-    re.compile(r"\b\d{6,}:[A-Za-z0-9_-]{20,}\b"),
-    re.compile(r"\b(?:sk|pk|rk|api|key|token)[-_][A-Za-z0-9_-]{8,}\b", re.IGNORECASE),
-    re.compile(r"\bbearer\s+[A-Za-z0-9._~+/-]{8,}=*", re.IGNORECASE),
-    # E-mail addresses.
-    re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"),
-    # UUIDs and long hex (trace ids, hashes).
-    re.compile(
-        r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.IGNORECASE
-    ),
-    re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{16,}\b", re.IGNORECASE),
-    # Internal ids of people and farms: tg:123, farm:abc..., user:..., chat:...
-    re.compile(r"\b(?:tg|farm|user|chat|trace):[\w-]+", re.IGNORECASE),
-    # Phone numbers: +380 67 123 45 67, (067) 123-45-67, 0671234567 (not an ISO date).
-    re.compile(r"(?<![\w.])(?!\d{4}-\d\d?-\d\d?(?!\d))\+?\d[\d\s()-]{8,}\d(?![\w.])"),
-    # Any other long random-looking token (keys without a known prefix).
-    re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b"),
-)
-
 
 def sanitize(text: str, *, limit: int = GOAL_MAX_CHARS) -> str:
-    """``text`` without secrets, ids or contact details, at most ``limit`` characters."""
-    for pattern in _PATTERNS:
-        text = pattern.sub(REDACTED, text)
+    """``text`` without secrets, ids or contact details, at most ``limit`` characters.
+
+    The shapes are :mod:`pipeline.privacy`'s (IBANs and card numbers included); a
+    question for a peer agent goes through the full sanitiser there (names, passwords,
+    addresses, private remarks too)."""
+    text = redact_shapes(text, REDACTED)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

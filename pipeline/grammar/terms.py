@@ -114,7 +114,9 @@ class TermSet:
         if self._phrases:
             fills = _LazyFills(self, tokens)
             first = fills[start]
-            for pid, slots, label in self._phrases:
+            # Most words start no phrase: skip the loop over every phrase for them.
+            starts = first and any(slot == 0 for _, slot in first)
+            for pid, slots, label in self._phrases if starts else ():
                 if (pid, 0) not in first or len(slots) > len(tokens) - start:
                     continue
                 positions = match_phrase_at(slots, pid, start, tokens, fills, _ALL_FREE)
