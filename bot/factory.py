@@ -8,7 +8,9 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -29,6 +31,7 @@ from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.agronomy import Advisor
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -37,6 +40,7 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.memory import Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
@@ -98,6 +102,7 @@ def build_pipeline(
     llm_health: LlmHealth | None = None,
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -143,6 +148,10 @@ def build_pipeline(
         deep=brains.deep,
         journal=journal,
         peers=desk,
+        advisor=Advisor(
+            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+        ),
+        **({"clock": clock} if clock is not None else {}),
     )
 
 

@@ -92,6 +92,9 @@ class FarmProfileRow(Base):
     typical_intents: Mapped[list[str]] = mapped_column(Json, default=list)
     alert_thresholds: Mapped[dict[str, float]] = mapped_column(Json, default=dict)
     dict_pending_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
+    #: use its zone. Stepan's own column, not part of the seed's JSON.
+    region: Mapped[str | None] = mapped_column(String(64))
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )

@@ -27,6 +27,7 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
+from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_advice
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
@@ -100,6 +101,7 @@ class Pipeline:
         deep: DeepPath,
         journal: Journal,
         peers: HandoffDesk | None = None,
+        advisor: Advisor | None = None,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
         self.config = config
@@ -113,6 +115,8 @@ class Pipeline:
         self.journal = journal
         #: Peer agents (docs/peers.md): None when the bot runs without them.
         self.peers = peers
+        #: Agronomy questions (docs/knowledge.md): None answers them on the deep path.
+        self.advisor = advisor
         self._clock = clock
         self._light_intents = light_intents(classifier)
 
@@ -147,6 +151,8 @@ class Pipeline:
             decision = DepthDecision("light", Intent.OFFTOPIC, (), 1.0, f"peer:{route.peer.id}")
         else:
             decision = self._classify(work, loaded, now)
+            if self.advisor is not None and wants_advice(decision):
+                decision = as_advice(decision)
         crew = (
             gate.select_crew(decision, has_iot=loaded.farm.has_iot)
             if decision.mode == "deep"
@@ -170,6 +176,10 @@ class Pipeline:
                 )
             )
             reply = Reply(text)
+        elif decision.intent == Intent.ADVICE and self.advisor is not None:
+            reply = await self.advisor.answer(
+                AdviceRequest(incoming.user_id, work.text, lang, profile, loaded.farm, now)
+            )
         else:
             reply = await self._deep(
                 DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
