@@ -148,6 +148,7 @@ def build_pipeline(
         deep=brains.deep,
         journal=journal,
         peers=desk,
+        evals=rules.evals,
         advisor=Advisor(
             rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
         ),
