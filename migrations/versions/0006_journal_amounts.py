@@ -5,8 +5,8 @@ Existing operations keep ``quantity``/``unit`` and are copied into the new colum
 by their unit: a depth of water or a per-hectare/per-tonne unit is a rate, t/ha of a
 harvest a yield, ha an area, anything else a total amount.
 
-Revision ID: 0005_journal_amounts
-Revises: 0004_handoffs
+Revision ID: 0006_journal_amounts
+Revises: 0005_learning
 Create Date: 2026-12-03 09:00:00.000000
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005_journal_amounts"
-down_revision: str | None = "0004_handoffs"
+revision: str = "0006_journal_amounts"
+down_revision: str | None = "0005_learning"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
