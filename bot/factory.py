@@ -144,6 +144,7 @@ def build_pipeline(
         deep=brains.deep,
         journal=journal,
         peers=desk,
+        evals=rules.evals,
     )
 
 
