@@ -15,18 +15,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta, tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
-from db.models import AlertRow
+from db.models import AlertRow, FarmProfileRow
 from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.words import Words, field_by_name
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS, chart_window
 from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
+from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
@@ -41,9 +41,6 @@ from pipeline.platform_status import Check
 from pipeline.types import Attachment
 
 logger = logging.getLogger(__name__)
-
-#: DESIGN.md: "each farm has a timezone (default Europe/Kyiv)".
-FARM_ZONE = ZoneInfo("Europe/Kyiv")
 
 #: Probes the platform's health (PlatformStatus.collect).
 PlatformProbe = Callable[[RunContext], Awaitable[list[Check]]]
@@ -233,7 +230,7 @@ class FarmTools:
         if problem is not None or kind is None:
             return ToolResult("sensor_chart", problem or "")
         label = sensor_label(ctx.catalog, ctx.lang, kind.name)
-        zone = farm_zone(ctx)
+        zone = await farm_zone(ctx)
         window = chart_window(
             args.period,
             days=args.days,
@@ -486,10 +483,15 @@ class FarmTools:
         )
 
 
-def farm_zone(ctx: RunContext) -> tzinfo:
-    """The farm's clock for charts. Every farm is on the design's default zone until
-    farms carry their own (issue 12, point 7): this is the one place to read it."""
-    return FARM_ZONE
+async def farm_zone(ctx: RunContext) -> tzinfo:
+    """The farm's clock (``farm_profiles.timezone``) for charts' days and axes."""
+    if ctx.farm_id is None:
+        return zone_of(None)
+    async with ctx.db.read() as session:
+        name = await session.scalar(
+            select(FarmProfileRow.timezone).where(FarmProfileRow.farm_id == ctx.farm_id)
+        )
+    return zone_of(name)
 
 
 def _hemisphere(ctx: RunContext) -> Hemisphere:
