@@ -1,8 +1,8 @@
 """Memory-service safety: outbox row states (dead letters, configuration errors), the
 merge marker on profiles made while the service's copy was unknown, /forget tombstones.
 
-Revision ID: 0006_memory_safety
-Revises: 0005_learning
+Revision ID: 0007_memory_safety
+Revises: 0006_journal_amounts
 Create Date: 2026-12-05 09:00:00.000000
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0006_memory_safety"
-down_revision: str | None = "0005_learning"
+revision: str = "0007_memory_safety"
+down_revision: str | None = "0006_journal_amounts"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
