@@ -29,6 +29,7 @@ from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
+from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.agronomy import Advisor
@@ -41,7 +42,10 @@ from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
 from pipeline.knowledge import Composer as KnowledgeComposer
-from pipeline.memory import Memory, build_memory, memory_client
+from pipeline.learning.corrections import Corrections
+from pipeline.learning.desk import LearningDesk
+from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.memory import Credentials, Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -72,6 +76,8 @@ class Core:
     sensors: SensorStore
     llm_health: LlmHealth
     platform: PlatformStatus
+    #: The learnings table and the LEARNINGS block of LLM prompts (docs/learning.md).
+    learnings: Learnings
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -102,12 +108,14 @@ def build_pipeline(
     llm_health: LlmHealth | None = None,
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
+    learnings: Learnings | None = None,
     clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
+    learnings = learnings or Learnings(db, rules.learning)
     journal = Journal(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
@@ -127,6 +135,7 @@ def build_pipeline(
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
         integrations=settings.integrations,
+        learnings=lambda: learnings.block,
     )
     # Peer agents: the offer and the consent always work; the question travels over
     # NATS only with a link, else the farmer gets the peer's handle.
@@ -149,6 +158,13 @@ def build_pipeline(
         journal=journal,
         peers=desk,
         evals=rules.evals,
+        learning=LearningDesk(
+            catalog,
+            rules.classifier,
+            learnings,
+            FeedbackDesk(db, learnings),
+            Corrections(db, learnings, rules.classifier.intents),
+        ),
         advisor=Advisor(
             rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
         ),
@@ -162,12 +178,29 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
-    memory = build_memory(db, memory_client(str(url) if url else None, http))
+    credentials = Credentials(
+        jwt_secret=settings.agx.memory_service_jwt_secret,
+        static_token=settings.agx.memory_service_token,
+    )
+    client = memory_client(
+        str(url) if url else None,
+        http,
+        credentials=credentials,
+        team_id=settings.agx.memory_team_id,
+    )
+    memory = build_memory(db, client)
     llm_health = LlmHealth(configured=settings.llm_configured)
+    learnings = Learnings(db, rules.learning)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
-        settings, db, memory=memory, llm_health=llm_health, rules=rules, peer_link=link
+        settings,
+        db,
+        memory=memory,
+        llm_health=llm_health,
+        rules=rules,
+        peer_link=link,
+        learnings=learnings,
     )
     server = None
     if link is not None:
@@ -203,6 +236,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             http=http,
             integrations=settings.integrations,
         ),
+        learnings=learnings,
         peer_link=link,
         peer_server=server,
     )
@@ -218,9 +252,12 @@ def build_bot(settings: Settings) -> Bot:
         session = AiohttpSession(api=TelegramAPIServer.from_base(base))
     # parse_mode stays None: replies are plain text (model output must never fail
     # to parse as HTML/Markdown).
-    return Bot(
+    bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )
+    # Every call waits out flood control and retries 5xx / dropped connections.
+    bot.session.middleware(RetryMiddleware())
+    return bot
 
 
 def build_storage(settings: Settings) -> BaseStorage:
@@ -267,6 +304,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=core.terms,
         sensors=core.sensors,
         platform=core.platform,
+        learnings=core.learnings,  # /learnings
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then

@@ -35,6 +35,7 @@ NAMING_CONVENTION = {
 }
 
 Json = JSON
+DEFAULT_TIMEZONE = "Europe/Kyiv"
 
 
 class Base(DeclarativeBase):
@@ -71,6 +72,11 @@ class UserProfileRow(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
+    # Set on a profile Stepan created itself while the memory-service's copy was not
+    # known: the first flush reads that copy and merges before it writes (never a
+    # blank profile over a rich one). {"user": [...], "farm": [...]} lists the fields
+    # edited here since, which keep the local value. NULL: nothing to merge.
+    remote_merge: Mapped[dict[str, list[str]] | None] = mapped_column(Json(none_as_null=True))
 
 
 class FarmProfileRow(Base):
@@ -92,6 +98,10 @@ class FarmProfileRow(Base):
     typical_intents: Mapped[list[str]] = mapped_column(Json, default=list)
     alert_thresholds: Mapped[dict[str, float]] = mapped_column(Json, default=dict)
     dict_pending_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: An IANA zone: every time a farmer reads and every day boundary of the farm.
+    timezone: Mapped[str] = mapped_column(
+        String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
+    )
     #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
     #: use its zone. Stepan's own column, not part of the seed's JSON.
     region: Mapped[str | None] = mapped_column(String(64))
@@ -143,6 +153,23 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(String(256))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # "pending" (to send), "config_error" (the service refused Stepan's credentials:
+    # kept, retried, shown in /status) or "dead" (refused for good: 400/405/422; kept
+    # with last_error for an operator, never blocks the user's later rows).
+    state: Mapped[str] = mapped_column(String(16), default="pending", server_default="pending")
+
+
+class TombstoneRow(Base):
+    """A user who said /forget: their memory-service copy is never hydrated again
+    (the copy may outlive the forget until the delete is flushed). Only a copy written
+    after ``forgotten_at`` (a new profile) may ever be read back."""
+
+    __tablename__ = "memory_tombstones"
+
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # When the memory-service confirmed both deletes (NULL: not yet).
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class JobRunRow(Base):
@@ -230,6 +257,7 @@ class OperationDraftRow(Base):
     """An operation read from a message, shown as a card until the user confirms it."""
 
     __tablename__ = "operation_drafts"
+    __table_args__ = (Index("ix_operation_drafts_user_created", "user_id", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
@@ -245,16 +273,30 @@ class OperationRow(Base):
     """The farm journal. One source message writes each of its operations once."""
 
     __tablename__ = "operations"
-    __table_args__ = (Index("ix_operations_farm_date", "farm_id", "op_date"),)
+    __table_args__ = (
+        Index("ix_operations_farm_date", "farm_id", "op_date"),
+        # The duplicate check: one user's operations of the last minutes.
+        Index("ix_operations_author_created", "author", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     op_type: Mapped[str] = mapped_column(String(32))
     field_id: Mapped[str | None] = mapped_column(String(64))
     crop_id: Mapped[str | None] = mapped_column(String(64))
+    #: The one number a short view shows (the first of rate, yield, amount, area).
     quantity: Mapped[float | None] = mapped_column(Float)
     unit: Mapped[str | None] = mapped_column(String(16))
     product: Mapped[str | None] = mapped_column(String(128))
+    #: Kept apart: per hectare (or per tonne of seed, or mm of water) ...
+    rate: Mapped[float | None] = mapped_column(Float)
+    rate_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the total applied or harvested ...
+    amount: Mapped[float | None] = mapped_column(Float)
+    amount_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the area treated, and the yield of a harvest.
+    area_ha: Mapped[float | None] = mapped_column(Float)
+    yield_t_ha: Mapped[float | None] = mapped_column(Float)
     op_date: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(16))  # planned | done
     source_chat_id: Mapped[int | None] = mapped_column(BigInteger)

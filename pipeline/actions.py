@@ -11,23 +11,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pipeline.intents import Intent
+from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Style
 
 
 class JournalVerb(StrEnum):
-    """The three buttons under a journal card."""
+    """The buttons under a journal card."""
 
     WRITE = "write"
     EDIT = "edit"
     CANCEL = "cancel"
+    #: «записати ще раз»: write it although the same operation was written just now.
+    AGAIN = "again"
 
 
 @dataclass(frozen=True, slots=True)
 class JournalAction:
-    """✅ / ✏️ / ❌ on the confirmation card of draft ``draft_id``."""
+    """✅ / ✏️ / ❌ on the confirmation card of draft ``draft_id``; ``item`` is one
+    operation of a card that lists several (0-based), None for all of them."""
 
     verb: JournalVerb
     draft_id: int
+    item: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,4 +73,36 @@ class HandoffAction:
     handoff_id: int
 
 
-Action = JournalAction | StyleAction | OnboardingAction | HandoffAction
+@dataclass(frozen=True, slots=True)
+class FeedbackAction:
+    """👍 / 👎 / 🛠 under the deep answer of message ``trace_id``."""
+
+    verdict: FeedbackVerdict
+    trace_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackReasonAction:
+    """👎's follow-up «що не так?» for the answer of message ``trace_id``."""
+
+    reason: FeedbackReason
+    trace_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionAction:
+    """«Не той маршрут»: message ``trace_id`` meant ``intent`` (None: show the intents)."""
+
+    trace_id: str
+    intent: Intent | None = None
+
+
+Action = (
+    JournalAction
+    | StyleAction
+    | OnboardingAction
+    | HandoffAction
+    | FeedbackAction
+    | FeedbackReasonAction
+    | CorrectionAction
+)

@@ -1,17 +1,17 @@
 """What the farm knows that a card does not, read in one short transaction: its
-region, its fields' areas, the latest soil temperature, and the previous message when
-it was an agronomy question (its crop carries over to a follow-up)."""
+date (in its own timezone), region, fields' areas, the latest soil temperature, and
+the last messages while they were agronomy questions (their crop carries over)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
 from db.models import CropRow, FarmProfileRow, FieldRow, InteractionRow
 from db.uow import Database
+from pipeline.farm.localtime import zone as farm_zone
 from pipeline.farm.sensor_store import latest_readings
 from pipeline.intents import Intent
 from pipeline.knowledge import FarmFacts
@@ -24,8 +24,6 @@ SOIL_TYPES = ("soil_temperature",)
 CONVERSATION_DEPTH = 3
 #: An older reading says nothing about sowing today.
 SOIL_READING_MAX_AGE = timedelta(days=2)
-#: The farm's day boundary (DESIGN: each farm has a timezone, Europe/Kyiv by default).
-DEFAULT_TIMEZONE = ZoneInfo("Europe/Kyiv")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +40,6 @@ class FarmContext:
 async def read_farm_context(
     db: Database, user_id: str, now: datetime, *, follow_up: timedelta
 ) -> FarmContext:
-    today = now.astimezone(DEFAULT_TIMEZONE).date()
     async with db.read() as session:
         farm = (
             await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == user_id))
@@ -87,6 +84,7 @@ async def read_farm_context(
             break
         previous.append(row.text)
         since = at
+    today = now.astimezone(farm_zone(farm.timezone if farm is not None else None)).date()
     return FarmContext(
         facts=FarmFacts(today=today, soil_temp_c=soil, fields=fields),
         region=farm.region if farm is not None else None,
