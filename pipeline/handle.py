@@ -187,6 +187,7 @@ class Pipeline:
                 at=now,
                 name=profile.name,
                 language=lang,
+                update_id=incoming.update_id,
             ),
         )
         buttons = reply.buttons
