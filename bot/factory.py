@@ -143,6 +143,7 @@ def build_pipeline(
         deep=brains.deep,
         journal=journal,
         peers=desk,
+        evals=rules.evals,
     )
 
 
