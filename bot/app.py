@@ -12,12 +12,12 @@ from typing import Any
 from aiogram import Bot, Dispatcher, methods
 from aiogram.methods.base import Response
 
-from bot.commands import set_commands
 from bot.config import Settings
 from bot.factory import Core, build_bot, build_core, build_dispatcher
 from bot.inbox import Inbox, InboxMiddleware, Replayer
 from bot.polling import Poller
 from bot.scheduler import instance_id
+from bot.startup import StartupCalls
 from bot.web import ReadingsServer
 from db.migrate import upgrade_async
 
@@ -103,11 +103,9 @@ async def run_bot(settings: Settings) -> None:
     dispatcher.shutdown.register(readings.stop)
     # --- end of the readings endpoint
 
-    async def on_startup() -> None:
-        await bot.delete_webhook(drop_pending_updates=False)
-        await set_commands(bot, core.pipeline.catalog, settings.agx.operator_ids)
-        me = await bot.get_me()
-        logger.info("Stepan is up as @%s (long polling)", me.username)
+    # deleteWebhook, setMyCommands, getMe: a failure is logged and retried in the
+    # background, never fatal (bot/startup.py).
+    startup_calls = StartupCalls(bot, core.pipeline.catalog, settings.agx.operator_ids)
 
     async def on_shutdown() -> None:
         logger.info("Stepan is shutting down")
@@ -116,7 +114,8 @@ async def run_bot(settings: Settings) -> None:
         await dispatcher["in_flight"].wait_idle(SHUTDOWN_GRACE_S)
         await core.close()
 
-    dispatcher.startup.register(on_startup)
+    dispatcher.startup.register(startup_calls.start)
+    dispatcher.shutdown.register(startup_calls.stop)
     dispatcher.shutdown.register(on_shutdown)
     stop = stop_on_signals()
     await serve(dispatcher, bot, inbox, Poller(dispatcher, bot, inbox).run, stop)

@@ -35,6 +35,7 @@ NAMING_CONVENTION = {
 }
 
 Json = JSON
+DEFAULT_TIMEZONE = "Europe/Kyiv"
 
 
 class Base(DeclarativeBase):
@@ -92,6 +93,10 @@ class FarmProfileRow(Base):
     typical_intents: Mapped[list[str]] = mapped_column(Json, default=list)
     alert_thresholds: Mapped[dict[str, float]] = mapped_column(Json, default=dict)
     dict_pending_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: An IANA zone: every time a farmer reads and every day boundary of the farm.
+    timezone: Mapped[str] = mapped_column(
+        String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
+    )
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
@@ -250,6 +255,7 @@ class OperationDraftRow(Base):
     """An operation read from a message, shown as a card until the user confirms it."""
 
     __tablename__ = "operation_drafts"
+    __table_args__ = (Index("ix_operation_drafts_user_created", "user_id", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
@@ -265,16 +271,30 @@ class OperationRow(Base):
     """The farm journal. One source message writes each of its operations once."""
 
     __tablename__ = "operations"
-    __table_args__ = (Index("ix_operations_farm_date", "farm_id", "op_date"),)
+    __table_args__ = (
+        Index("ix_operations_farm_date", "farm_id", "op_date"),
+        # The duplicate check: one user's operations of the last minutes.
+        Index("ix_operations_author_created", "author", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     op_type: Mapped[str] = mapped_column(String(32))
     field_id: Mapped[str | None] = mapped_column(String(64))
     crop_id: Mapped[str | None] = mapped_column(String(64))
+    #: The one number a short view shows (the first of rate, yield, amount, area).
     quantity: Mapped[float | None] = mapped_column(Float)
     unit: Mapped[str | None] = mapped_column(String(16))
     product: Mapped[str | None] = mapped_column(String(128))
+    #: Kept apart: per hectare (or per tonne of seed, or mm of water) ...
+    rate: Mapped[float | None] = mapped_column(Float)
+    rate_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the total applied or harvested ...
+    amount: Mapped[float | None] = mapped_column(Float)
+    amount_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the area treated, and the yield of a harvest.
+    area_ha: Mapped[float | None] = mapped_column(Float)
+    yield_t_ha: Mapped[float | None] = mapped_column(Float)
     op_date: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(16))  # planned | done
     source_chat_id: Mapped[int | None] = mapped_column(BigInteger)

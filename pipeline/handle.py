@@ -258,7 +258,7 @@ class Pipeline:
                     return Reply(self.catalog.text(lang, "onboarding.later_reply"))
                 case JournalAction():
                     decision = await self.journal.decide(
-                        user_id=incoming.user_id, action=action, lang=lang
+                        user_id=incoming.user_id, action=action, lang=lang, now=self._clock()
                     )
                     return decision.reply
                 case HandoffAction() if self.peers is not None:

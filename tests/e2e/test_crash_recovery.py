@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import REPO, BotProcess, bot_env
+from tests.e2e.conftest import REPO, START_TIMEOUT, BotProcess, bot_env
 from tests.fakes.bot_api import FakeBotAPI
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -50,7 +50,7 @@ async def started(api: FakeBotAPI, workdir: Path) -> BotProcess:
     fake's counters still hold the earlier processes' calls)."""
     calls = api.get_updates_calls
     bot = await spawn(api, workdir)
-    await until(lambda: api.get_updates_calls > calls or not bot.running, 60, "polling")
+    await until(lambda: api.get_updates_calls > calls or not bot.running, START_TIMEOUT, "polling")
     assert bot.running, bot.stderr()
     return bot
 
