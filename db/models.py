@@ -186,6 +186,20 @@ class JobRunRow(Base):
     runs: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class JobSlotRow(Base):
+    """One row per scheduled run: the job's trigger time, claimed by the instance
+    that runs it, so with several instances each slot runs once (bot/scheduler.py)."""
+
+    __tablename__ = "job_slots"
+
+    job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    slot_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    claimed_by: Mapped[str] = mapped_column(String(64))
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: "ok" | "error" once finished; "skipped" when the previous run still held the job.
+    outcome: Mapped[str | None] = mapped_column(String(16))
+
+
 # --- The farm's data (operations journal, dictionary, sensors) -------------------
 
 
