@@ -1,7 +1,7 @@
 """The update inbox (exactly once per Telegram update) and interactions.update_id.
 
-Revision ID: 0007_update_inbox
-Revises: 0006_journal_amounts
+Revision ID: 0008_update_inbox
+Revises: 0007_memory_safety
 Create Date: 2026-12-03 10:00:00.000000
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007_update_inbox"
-down_revision: str | None = "0006_journal_amounts"
+revision: str = "0008_update_inbox"
+down_revision: str | None = "0007_memory_safety"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
