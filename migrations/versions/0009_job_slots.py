@@ -1,7 +1,7 @@
 """Job slots: each scheduled run claims its trigger time once across instances.
 
-Revision ID: 0008_job_slots
-Revises: 0007_update_inbox
+Revision ID: 0009_job_slots
+Revises: 0008_update_inbox
 Create Date: 2026-12-03 11:00:00.000000
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0008_job_slots"
-down_revision: str | None = "0007_update_inbox"
+revision: str = "0009_job_slots"
+down_revision: str | None = "0008_update_inbox"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
