@@ -203,7 +203,7 @@ class FarmTools:
                     sensor=sensor_label(ctx.catalog, ctx.lang, reading.sensor_type),
                     value=format_number(reading.value, ctx.lang),
                     unit=reading.unit,
-                    when=f"{reading.measured_at:%d.%m %H:%M}",
+                    when=ctx.clock(reading.measured_at),
                 )
                 + _breach(ctx, reading.sensor_type, reading.value, reading.unit)
             )
@@ -261,7 +261,7 @@ class FarmTools:
                     sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
                     value=self._with_unit(ctx, alert.value, alert.sensor_type),
                     threshold=self._with_unit(ctx, alert.threshold, alert.sensor_type),
-                    since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                    since=ctx.clock(alert.started_at),
                 )
             )
         _more(ctx, lines, len(alerts))
