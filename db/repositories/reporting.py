@@ -141,6 +141,13 @@ async def crop_names(session: AsyncSession, farm_id: str) -> dict[str, str]:
     return {row.crop_id: row.name for row in result}
 
 
+async def farm_timezone(session: AsyncSession, farm_id: str) -> str | None:
+    result = await session.execute(
+        select(FarmProfileRow.timezone).where(FarmProfileRow.farm_id == farm_id)
+    )
+    return result.scalar_one_or_none()
+
+
 async def alert_thresholds(session: AsyncSession, farm_id: str) -> dict[str, float]:
     """The farm's thresholds (``soil_moisture_min``, ``temperature_max``...); numbers only."""
     result = await session.execute(

@@ -25,6 +25,7 @@ from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.words import Words, field_by_name
 from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
+from pipeline.farm.journal_card import crop_label
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
@@ -301,6 +302,13 @@ class FarmTools:
             period.end,
             lang=ctx.lang,
             catalog=ctx.catalog,
+            shared_crops={
+                entry.canonical_id: crop_label(
+                    ctx.vocabulary.shared(), entry.canonical_id, ctx.lang
+                )
+                or entry.display
+                for entry in ctx.vocabulary.shared_crops
+            },
         )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)

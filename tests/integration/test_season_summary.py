@@ -172,3 +172,32 @@ def test_onboarding_fields_with_their_areas() -> None:
     assert [name for _, name in changes.names] == ["Північне", "поле 3", "Гора"]
     assert changes.areas == {"field:pivnichne": 40.0, "field:pole-3": 85.5}
     assert name_and_area("Гора", RULES.units) is None
+
+
+async def test_workbook_keeps_amounts_apart_in_the_farmers_words(
+    factory: async_sessionmaker[AsyncSession], catalog: Catalog
+) -> None:
+    import io
+
+    from openpyxl import load_workbook
+
+    from db.uow import Database
+    from pipeline.farm.reports import build_operations_workbook
+
+    async with factory() as session:
+        session.add(_op(20, "sowing", "field:pole-2", crop_id="crop:soy", rate=90.0,
+                        rate_unit="k/ha"))  # fmt: skip
+        await session.commit()
+    report = await build_operations_workbook(
+        Database(factory), FARM, DAY, DAY, catalog=catalog, shared_crops={"crop:soy": "Соя"}
+    )
+    sheet = load_workbook(io.BytesIO(report.content), read_only=True)["Операції"]
+    rows = [tuple(row) for row in sheet.iter_rows(values_only=True)]
+    by_product = {row[4]: row for row in rows[1:] if row[4]}
+    assert by_product["Гліфос"][5:11] == (3, "л/га", None, None, 40, None)
+    harvest = next(row for row in rows if row[3] == "Збирання")
+    assert harvest[2] == "Кукурудза" and harvest[7:11] == (320, "т", None, 9.8)
+    sowing = next(row for row in rows if row[3] == "Сівба")
+    assert sowing[2] == "Соя" and sowing[5:7] == (90, "тис./га")
+    cells = " ".join(str(cell) for row in rows for cell in row if cell is not None)
+    assert "crop:" not in cells and "field:" not in cells and "kg/ha" not in cells
