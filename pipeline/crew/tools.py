@@ -314,7 +314,8 @@ class FarmTools:
 
     async def _operations_report(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
-        period = self._period(ctx, args.period, default="month")
+        # No period named ("make an excel of operations"): the last month up to today.
+        period = self._period(ctx, args.period, default="recent")
         report = await build_operations_workbook(
             ctx.db,
             ctx.farm_id,
