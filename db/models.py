@@ -72,6 +72,11 @@ class UserProfileRow(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
+    # Set on a profile Stepan created itself while the memory-service's copy was not
+    # known: the first flush reads that copy and merges before it writes (never a
+    # blank profile over a rich one). {"user": [...], "farm": [...]} lists the fields
+    # edited here since, which keep the local value. NULL: nothing to merge.
+    remote_merge: Mapped[dict[str, list[str]] | None] = mapped_column(Json(none_as_null=True))
 
 
 class FarmProfileRow(Base):
@@ -127,6 +132,29 @@ class InteractionRow(Base):
     eval_warnings: Mapped[int | None] = mapped_column(Integer)
     eval_infos: Mapped[int | None] = mapped_column(Integer)
     eval_failed: Mapped[list[str] | None] = mapped_column(Json)
+    #: The Telegram update this interaction answered: a replayed update (its handler
+    #: died mid-way) is not counted twice. None for the console and peers.
+    update_id: Mapped[int | None] = mapped_column(BigInteger, unique=True, index=True)
+
+
+class UpdateInboxRow(Base):
+    """Every Telegram update, claimed by ``update_id`` before its side effects
+    (bot/inbox.py). A row is handled by whoever holds its lease; a duplicate finds
+    the row and is dropped; a row whose holder died is replayed after its lease."""
+
+    __tablename__ = "update_inbox"
+    __table_args__ = (Index("ix_update_inbox_status_update", "status", "update_id"),)
+
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    #: The update as Telegram sent it (JSON), for a replay; blanked once handled.
+    payload: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(8))  # "handling" | "done"
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "poison"
 
 
 class OutboxRow(Base):
@@ -145,6 +173,23 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(String(256))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # "pending" (to send), "config_error" (the service refused Stepan's credentials:
+    # kept, retried, shown in /status) or "dead" (refused for good: 400/405/422; kept
+    # with last_error for an operator, never blocks the user's later rows).
+    state: Mapped[str] = mapped_column(String(16), default="pending", server_default="pending")
+
+
+class TombstoneRow(Base):
+    """A user who said /forget: their memory-service copy is never hydrated again
+    (the copy may outlive the forget until the delete is flushed). Only a copy written
+    after ``forgotten_at`` (a new profile) may ever be read back."""
+
+    __tablename__ = "memory_tombstones"
+
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # When the memory-service confirmed both deletes (NULL: not yet).
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class JobRunRow(Base):
