@@ -31,7 +31,7 @@ MAX_AREA_HA = 100_000.0
 
 @dataclass(frozen=True, slots=True)
 class FieldArea:
-    name: str  # as written, without the words around it
+    name: str  # the farm's name of the field, else as written (without the words around)
     field_id: str | None  # the farm's field, None when the farm has no such field
     area_ha: float
 
@@ -74,5 +74,8 @@ def read_areas(text: str, units: Units, dictionary: Dictionary) -> list[FieldAre
             return []
         name, area = named
         entry = dictionary.resolve("field", name)
-        found.append(FieldArea(name, entry.canonical_id if entry else None, area))
+        if entry is None:
+            found.append(FieldArea(name, None, area))
+        else:
+            found.append(FieldArea(entry.display, entry.canonical_id, area))
     return found

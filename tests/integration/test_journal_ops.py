@@ -233,7 +233,8 @@ async def test_a_field_area_said_in_chat_is_stored(
     journal: Journal, pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
     reply = await _say(pipeline, "поле 3 — 85 га", 30)
-    assert "85 га" in reply.text and reply.buttons == ()
+    assert "«Поле 3»: 85 га" in reply.text
+    assert not any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)
     reply = await _say(pipeline, "площа поля 5: 40,5 га, Левада 12 га", 31)
     assert "40,5 га" in reply.text and "Левада" in reply.text
     async with session_factory() as session:
