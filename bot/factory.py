@@ -41,6 +41,7 @@ from pipeline.i18n import Catalog
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Credentials, Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
@@ -74,6 +75,8 @@ class Core:
     platform: PlatformStatus
     #: The learnings table and the LEARNINGS block of LLM prompts (docs/learning.md).
     learnings: Learnings
+    #: /stats: the section-15 figures and the daily chart.
+    quality: QualityReport
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -228,6 +231,9 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             integrations=settings.integrations,
         ),
         learnings=learnings,
+        quality=QualityReport(
+            db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
+        ),
         peer_link=link,
         peer_server=server,
     )
@@ -296,6 +302,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         sensors=core.sensors,
         platform=core.platform,
         learnings=core.learnings,  # /learnings
+        quality=core.quality,  # /stats
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
