@@ -53,6 +53,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _operator("token"),
     _operator("learnings"),
     _operator("stats"),
+    _operator("rules"),
 )
 
 OPERATOR_ONLY: tuple[str, ...] = tuple(c.name for c in COMMANDS if c.operator_only)

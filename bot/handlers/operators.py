@@ -11,6 +11,7 @@ from bot.handlers import (
     operator_farm,
     operator_learning,
     operator_profile,
+    operator_rules,
     operator_sensors,
     operator_stats,
     operator_status,
@@ -25,6 +26,7 @@ FEATURES: tuple[Router, ...] = (
     operator_sensors.router,  # /token, CSV readings; other documents go on to non_text
     operator_learning.router,  # /learnings and its delete buttons
     operator_stats.router,  # /stats [period]
+    operator_rules.router,  # /rules, /rules rollback
 )
 
 
