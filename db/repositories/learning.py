@@ -88,9 +88,7 @@ async def overlay_in_force(session: AsyncSession) -> RuleOverlayRow | None:
 async def overlay_versions(session: AsyncSession) -> list[RuleOverlayRow]:
     """Versions still in the table, newest first."""
     return list(
-        (
-            await session.execute(select(RuleOverlayRow).order_by(RuleOverlayRow.id.desc()))
-        ).scalars()
+        (await session.execute(select(RuleOverlayRow).order_by(RuleOverlayRow.id.desc()))).scalars()
     )
 
 

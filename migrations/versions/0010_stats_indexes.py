@@ -2,8 +2,8 @@
 indexes that let /stats read the period's counts and latency percentiles without
 touching the table (docs/learning.md, bench/stats.py).
 
-Revision ID: 0008_stats_indexes
-Revises: 0007_memory_safety
+Revision ID: 0010_stats_indexes
+Revises: 0009_job_slots
 Create Date: 2026-12-06 09:00:00.000000
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0008_stats_indexes"
-down_revision: str | None = "0007_memory_safety"
+revision: str = "0010_stats_indexes"
+down_revision: str | None = "0009_job_slots"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
