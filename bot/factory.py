@@ -218,7 +218,9 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
+        onboarding=OnboardingFlow(
+            pipeline.catalog, db, memory.editor, rules.vocabulary.shared(), rules.units
+        ),
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
