@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
@@ -110,6 +110,7 @@ class Pipeline:
         learning: LearningDesk | None = None,
         advisor: Advisor | None = None,
         clock: Callable[[], datetime] = _utcnow,
+        rules_refresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.config = config
         self.catalog = catalog
@@ -128,6 +129,9 @@ class Pipeline:
         #: Agronomy questions (docs/knowledge.md): None answers them on the deep path.
         self.advisor = advisor
         self._clock = clock
+        #: Picks up an approved routing-rules overlay (pipeline/learning/overlay.py);
+        #: cheap: it reads the database at most every 30 s.
+        self._rules_refresh = rules_refresh
         self._light_intents = light_intents(classifier)
 
     async def handle_message(self, incoming: Incoming) -> Reply:
@@ -164,6 +168,8 @@ class Pipeline:
         if route is not None and route.own_text is None:
             decision = DepthDecision("light", Intent.OFFTOPIC, (), 1.0, f"peer:{route.peer.id}")
         else:
+            if self._rules_refresh is not None:
+                await self._rules_refresh()
             decision = self._classify(work, loaded, now)
             if self.advisor is not None and wants_advice(decision):
                 decision = as_advice(decision)

@@ -50,6 +50,7 @@ class Classifier:
         # An intent whose probe is not given is matched by its terms alone (the
         # rules file alone, as in unit tests of the word rules).
         given = probes or {}
+        self._given_probes = dict(given)
         self._probes = {
             name: given[spec.probe]
             for name, spec in rules.intents.items()
@@ -108,6 +109,12 @@ class Classifier:
     @property
     def rules(self) -> ClassifierRules:
         return self._rules
+
+    @property
+    def probes(self) -> Mapping[str, Probe]:
+        """The probes it was given by name (a classifier built from its rules plus
+        more terms takes them over)."""
+        return self._given_probes
 
     @property
     def intents(self) -> Mapping[Intent, IntentSpec]:

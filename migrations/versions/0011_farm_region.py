@@ -1,8 +1,8 @@
 """The farm's region (an oblast id of rules/knowledge/zones.toml): agronomy answers
 use its agro-climatic zone.
 
-Revision ID: 0010_farm_region
-Revises: 0009_job_slots
+Revision ID: 0011_farm_region
+Revises: 0010_stats_indexes
 Create Date: 2026-12-01 10:00:00.000000
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010_farm_region"
-down_revision: str | None = "0009_job_slots"
+revision: str = "0011_farm_region"
+down_revision: str | None = "0010_stats_indexes"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
