@@ -38,7 +38,7 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
-from pipeline.memory import Memory, build_memory, memory_client
+from pipeline.memory import Credentials, Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -154,7 +154,17 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
-    memory = build_memory(db, memory_client(str(url) if url else None, http))
+    credentials = Credentials(
+        jwt_secret=settings.agx.memory_service_jwt_secret,
+        static_token=settings.agx.memory_service_token,
+    )
+    client = memory_client(
+        str(url) if url else None,
+        http,
+        credentials=credentials,
+        team_id=settings.agx.memory_team_id,
+    )
+    memory = build_memory(db, client)
     llm_health = LlmHealth(configured=settings.llm_configured)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
