@@ -102,6 +102,9 @@ class FarmProfileRow(Base):
     timezone: Mapped[str] = mapped_column(
         String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
     )
+    #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
+    #: use its zone. Stepan's own column, not part of the seed's JSON.
+    region: Mapped[str | None] = mapped_column(String(64))
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
