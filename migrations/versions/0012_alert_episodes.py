@@ -6,8 +6,8 @@
 this migration count as already told (no recovery messages about the past), and
 open episodes of probes without a field get the probe that last reported.
 
-Revision ID: 0011_alert_episodes
-Revises: 0010_stats_indexes
+Revision ID: 0012_alert_episodes
+Revises: 0011_farm_region
 Create Date: 2026-12-10 09:00:00.000000
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0011_alert_episodes"
-down_revision: str | None = "0010_stats_indexes"
+revision: str = "0012_alert_episodes"
+down_revision: str | None = "0011_farm_region"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
