@@ -34,6 +34,7 @@ from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.agronomy import Advisor
+from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -180,7 +181,13 @@ def build_pipeline(
             Corrections(db, learnings, rules.classifier.intents),
         ),
         advisor=Advisor(
-            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+            rules.knowledge,
+            KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
+            db,
+            # With an LLM: the retrieved cards are its only sources (docs/knowledge.md).
+            writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
+            if brains.client is not None
+            else None,
         ),
         **({"clock": clock} if clock is not None else {}),
     )
