@@ -8,7 +8,9 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -31,6 +33,7 @@ from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.agronomy import Advisor
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -39,6 +42,7 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
@@ -117,6 +121,7 @@ def build_pipeline(
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -175,6 +180,10 @@ def build_pipeline(
             FeedbackDesk(db, learnings),
             Corrections(db, learnings, rules.classifier.intents),
         ),
+        advisor=Advisor(
+            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+        ),
+        **({"clock": clock} if clock is not None else {}),
     )
 
 

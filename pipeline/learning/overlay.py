@@ -24,6 +24,7 @@ from db.repositories import learning as repo
 from db.uow import Database
 from pipeline.classifier import Classifier, ClassifierRules
 from pipeline.classifier.analysis import Analysis
+from pipeline.classifier.decision import Probe
 from pipeline.classifier.rules import IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
@@ -69,9 +70,16 @@ class OverlayVersion:
 
 
 def compile_overlay(
-    base: ClassifierRules, grammar: Grammar, terms: Iterable[OverlayTerm]
+    base: ClassifierRules,
+    grammar: Grammar,
+    terms: Iterable[OverlayTerm],
+    probes: Mapping[str, Probe] | None = None,
 ) -> Classifier:
-    return Classifier(base.with_terms((t.intent, t.kind, t.term) for t in terms), grammar)
+    """The rules plus the overlay's terms; ``probes`` are the packaged classifier's
+    (the knowledge base scoring the advice intent keeps doing so)."""
+    return Classifier(
+        base.with_terms((t.intent, t.kind, t.term) for t in terms), grammar, probes=probes
+    )
 
 
 class LiveClassifier:
@@ -146,7 +154,7 @@ class LiveClassifier:
                     self._base
                     if not terms
                     else await asyncio.to_thread(
-                        compile_overlay, self._base.rules, self._grammar, terms
+                        compile_overlay, self._base.rules, self._grammar, terms, self._base.probes
                     )
                 )
             except Exception:
