@@ -48,7 +48,9 @@ from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.learning.nightly import NightlyJob
 from pipeline.learning.overlay import LiveClassifier, RuleOverlays
+from pipeline.learning.proposals import load_examples
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.onboarding import OnboardingFlow
@@ -85,6 +87,8 @@ class Core:
     learnings: Learnings
     #: /rules: the routing-rules overlay's versions, rollback, approvals.
     overlays: RuleOverlays
+    #: The nightly quality job (sends through the bot once one runs).
+    nightly: NightlyJob
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
     #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
@@ -259,6 +263,15 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
+        nightly=NightlyJob(
+            db,
+            rules.learning.nightly,
+            rules.classifier.rules,
+            rules.grammar,
+            load_examples(),
+            catalog=pipeline.catalog,
+            operators=settings.agx.operator_ids,
+        ),
         quality=QualityReport(
             db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
         ),
@@ -356,6 +369,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
+            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly_at=core.nightly.at,
+            farm_timezone=core.settings.stepan.farm_timezone,
         ),
     )
 
