@@ -100,7 +100,8 @@ class WebhookServer:
             update_id = payload["update_id"]
             if not isinstance(update_id, int) or isinstance(update_id, bool):
                 raise TypeError("update_id")
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
+            # RecursionError: JSON nested thousands deep.
             return web.json_response({"error": "bad_update"}, status=400)
         try:
             new = await self._inbox.store_raw(update_id, payload)
