@@ -8,7 +8,9 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -31,6 +33,7 @@ from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.agronomy import Advisor
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -39,9 +42,14 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.learning.nightly import NightlyJob
+from pipeline.learning.overlay import LiveClassifier, RuleOverlays
+from pipeline.learning.proposals import load_examples
+from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
@@ -75,6 +83,12 @@ class Core:
     platform: PlatformStatus
     #: The learnings table and the LEARNINGS block of LLM prompts (docs/learning.md).
     learnings: Learnings
+    #: /rules: the routing-rules overlay's versions, rollback, approvals.
+    overlays: RuleOverlays
+    #: The nightly quality job (sends through the bot once one runs).
+    nightly: NightlyJob
+    #: /stats: the section-15 figures and the daily chart.
+    quality: QualityReport
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -106,12 +120,16 @@ def build_pipeline(
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
+    classifier: LiveClassifier | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
     learnings = learnings or Learnings(db, rules.learning)
+    # The packaged routing rules plus the overlay operators approved (docs/learning.md).
+    classifier = classifier or LiveClassifier(rules.classifier, rules.grammar, db)
     journal = Journal(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
@@ -145,7 +163,8 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=rules.classifier,
+        classifier=classifier,
+        rules_refresh=classifier.refresh,
         profiles=memory.profiles,
         interactions=memory.interactions,
         editor=memory.editor,
@@ -161,6 +180,10 @@ def build_pipeline(
             FeedbackDesk(db, learnings),
             Corrections(db, learnings, rules.classifier.intents),
         ),
+        advisor=Advisor(
+            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+        ),
+        **({"clock": clock} if clock is not None else {}),
     )
 
 
@@ -172,6 +195,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     memory = build_memory_layer(settings, db, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
+    classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -182,6 +206,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         rules=rules,
         peer_link=link,
         learnings=learnings,
+        classifier=classifier,
     )
     server = None
     if link is not None:
@@ -206,7 +231,9 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
+        onboarding=OnboardingFlow(
+            pipeline.catalog, db, memory.editor, rules.vocabulary.shared(), rules.units
+        ),
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
@@ -218,6 +245,19 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             integrations=settings.integrations,
         ),
         learnings=learnings,
+        overlays=RuleOverlays(db, classifier),
+        nightly=NightlyJob(
+            db,
+            rules.learning.nightly,
+            rules.classifier.rules,
+            rules.grammar,
+            load_examples(),
+            catalog=pipeline.catalog,
+            operators=settings.agx.operator_ids,
+        ),
+        quality=QualityReport(
+            db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
+        ),
         peer_link=link,
         peer_server=server,
     )
@@ -302,6 +342,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
         sensors=core.sensors,
         platform=core.platform,
         learnings=core.learnings,  # /learnings
+        quality=core.quality,  # /stats
+        overlays=core.overlays,  # /rules
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
@@ -325,6 +367,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
+            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly_at=core.nightly.at,
+            farm_timezone=core.settings.stepan.farm_timezone,
         ),
     )
 
