@@ -34,6 +34,8 @@ from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.agronomy import Advisor
+from pipeline.agronomy.grounded import GroundedWriter
+from pipeline.agronomy.region import FarmRegions
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -89,6 +91,8 @@ class Core:
     nightly: NightlyJob
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
+    #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
+    regions: FarmRegions
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -181,7 +185,13 @@ def build_pipeline(
             Corrections(db, learnings, rules.classifier.intents),
         ),
         advisor=Advisor(
-            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+            rules.knowledge,
+            KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
+            db,
+            # With an LLM: the retrieved cards are its only sources (docs/knowledge.md).
+            writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
+            if brains.client is not None
+            else None,
         ),
         **({"clock": clock} if clock is not None else {}),
     )
@@ -196,6 +206,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
+    regions = FarmRegions(rules.knowledge, db, memory.editor)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -232,8 +243,14 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         memory=memory,
         pipeline=pipeline,
         onboarding=OnboardingFlow(
-            pipeline.catalog, db, memory.editor, rules.vocabulary.shared(), rules.units
+            pipeline.catalog,
+            db,
+            memory.editor,
+            rules.vocabulary.shared(),
+            rules.units,
+            regions,
         ),
+        regions=regions,
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
@@ -341,6 +358,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=core.terms,
         sensors=core.sensors,
         platform=core.platform,
+        regions=core.regions,  # FarmRegions: /farm update region=...
         learnings=core.learnings,  # /learnings
         quality=core.quality,  # /stats
         overlays=core.overlays,  # /rules
