@@ -18,7 +18,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.fsm.storage.base import BaseStorage
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
 from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -309,6 +309,18 @@ def build_storage(settings: Settings) -> BaseStorage:
     return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
 
 
+#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
+ISOLATION_LOCK_TIMEOUT_S = 300
+
+
+def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
+    from aiogram.fsm.storage.redis import RedisStorage
+
+    if not isinstance(storage, RedisStorage):
+        return None
+    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+
+
 class TelegramAlertSender:
     """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
 
@@ -338,8 +350,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
     # each service call is a use case that opens its own transactions.
+    storage = build_storage(core.settings)
     dispatcher = Dispatcher(
-        storage=build_storage(core.settings),
+        storage=storage,
+        # Several instances: one user's updates one at a time across all of them (a
+        # Redis lock per user and chat), as UserOrderMiddleware does within one.
+        events_isolation=isolation(storage),
         settings=core.settings,
         catalog=core.pipeline.catalog,
         pipeline=core.pipeline,  # handle_message / handle_action
