@@ -18,12 +18,14 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.fsm.storage.base import BaseStorage
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
+from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.handlers import build_root_router
+from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
@@ -307,6 +309,18 @@ def build_storage(settings: Settings) -> BaseStorage:
     return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
 
 
+#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
+ISOLATION_LOCK_TIMEOUT_S = 300
+
+
+def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
+    from aiogram.fsm.storage.redis import RedisStorage
+
+    if not isinstance(storage, RedisStorage):
+        return None
+    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+
+
 class TelegramAlertSender:
     """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
 
@@ -318,11 +332,16 @@ class TelegramAlertSender:
         if bot is not None:
             self._bot = bot
 
-    async def send(self, chat_id: int, text: str) -> None:
+    async def send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
         if self._bot is None:
             raise RuntimeError("no bot bound yet: alerts wait for the next run")
         try:
-            await send_reply(self._bot, chat_id, Reply(text=text))
+            if markup is not None:
+                await self._bot.send_message(chat_id, text, reply_markup=markup)
+            else:
+                await send_reply(self._bot, chat_id, Reply(text=text))
         except TelegramForbiddenError as exc:
             raise RecipientGone(str(exc)) from exc
 
@@ -331,8 +350,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
     # each service call is a use case that opens its own transactions.
+    storage = build_storage(core.settings)
     dispatcher = Dispatcher(
-        storage=build_storage(core.settings),
+        storage=storage,
+        # Several instances: one user's updates one at a time across all of them (a
+        # Redis lock per user and chat), as UserOrderMiddleware does within one.
+        events_isolation=isolation(storage),
         settings=core.settings,
         catalog=core.pipeline.catalog,
         pipeline=core.pipeline,  # handle_message / handle_action
@@ -361,6 +384,13 @@ def build_dispatcher(core: Core) -> Dispatcher:
     watcher = AlertWatcher(
         alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
     )
+    catalog = core.pipeline.catalog
+
+    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
+        # Operators read the catalog's first language; a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
+        await alert_sender.send(chat_id, text, markup)
+
     scheduler = build_scheduler(
         JobRunner(core.db, instance_id()),
         default_jobs(
@@ -369,7 +399,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
-            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
         ),
