@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.handlers import build_root_router
+from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
@@ -269,6 +270,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
     in_flight = InFlightMiddleware()
     dispatcher.update.outer_middleware(in_flight)
     dispatcher.update.outer_middleware(TraceMiddleware())
+    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
+    dispatcher.update.outer_middleware(CleanInputMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.include_router(build_root_router())
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or

@@ -35,8 +35,11 @@ def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
             database_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs
         )
         _configure_sqlite(engine)
+        _strip_nul(engine)
         return engine
-    return create_async_engine(database_url, pool_pre_ping=True, **kwargs)
+    engine = create_async_engine(database_url, pool_pre_ping=True, **kwargs)
+    _strip_nul(engine)
+    return engine
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
@@ -70,3 +73,29 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         # front, so concurrent writers queue on the busy timeout instead. Callers
         # keep transactions short (commit before any network call).
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _without_nul(params: Any) -> Any:
+    if isinstance(params, str):
+        return params.replace("\x00", "") if "\x00" in params else params
+    if isinstance(params, tuple):
+        return tuple(_without_nul(p) for p in params)
+    if isinstance(params, list):
+        return [_without_nul(p) for p in params]
+    if isinstance(params, dict):
+        return {k: _without_nul(v) for k, v in params.items()}
+    return params
+
+
+def _strip_nul(engine: AsyncEngine) -> None:
+    """No NUL character reaches the database, whatever path a string took: PostgreSQL
+    refuses it in text (the whole write fails: an interaction or a profile lost),
+    SQLite stores it and C code reading the value stops at it. Input is cleaned at
+    the edges already (bot/middlewares/clean_input.py, the readings endpoint); this
+    is the floor under them."""
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute", retval=True)
+    def _before(
+        conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+    ) -> tuple[str, Any]:
+        return statement, _without_nul(parameters)
