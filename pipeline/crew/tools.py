@@ -13,18 +13,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import timedelta, tzinfo
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
-from db.models import AlertRow
+from db.models import AlertRow, FarmProfileRow
 from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.words import Words, field_by_name
+from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS, chart_window
 from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
+from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
@@ -52,6 +54,11 @@ class ToolResult:
     photo: Attachment | None = None
 
 
+#: A period argument may be the farmer's whole message, which the period reader
+#: searches; a long message must not make the report or chart fail.
+PERIOD_TEXT_MAX = 4096
+
+
 class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -71,12 +78,15 @@ class ReadingsArgs(_Args):
 
 class ChartArgs(_Args):
     sensor_type: str = Field(default="soil_moisture", max_length=40)
-    days: int = Field(default=7, ge=1, le=90)
+    days: int = Field(default=DEFAULT_CHART_DAYS, ge=1, le=MAX_CHART_DAYS)
     field: str = Field(default="", max_length=80)
+    #: The period as the farmer wrote it ("за жовтень"); wins over ``days``. The
+    #: composer passes the whole message (a Telegram message is <= 4096 characters).
+    period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
 
 
 class PeriodArgs(_Args):
-    period: str = Field(default="", max_length=120)
+    period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
 
 
 #: Each tool's argument model: what an LLM may pass, checked before the tool runs.
@@ -216,28 +226,38 @@ class FarmTools:
         if problem is not None:
             return ToolResult("sensor_chart", problem)
         sensor, problem = self._sensor(ctx, args.sensor_type, required=True)
-        if problem is not None or sensor is None:
+        kind = self._sensors.types.get(sensor or "")
+        if problem is not None or kind is None:
             return ToolResult("sensor_chart", problem or "")
-        label = sensor_label(ctx.catalog, ctx.lang, sensor)
+        label = sensor_label(ctx.catalog, ctx.lang, kind.name)
+        zone = await farm_zone(ctx)
+        window = chart_window(
+            args.period,
+            days=args.days,
+            now=ctx.now,
+            zone=zone,
+            words=self._dates,
+            hemisphere=_hemisphere(ctx),
+        )
         # matplotlib takes a while to import: only a chart request pays for it.
-        from pipeline.farm.charts import sensor_chart
+        from pipeline.farm.charts import sensor_chart, span_text
 
         chart = await sensor_chart(
             ctx.db,
             ctx.farm_id,
-            sensor,
-            days=args.days,
-            now=ctx.now,
+            kind,
+            window,
+            zone=zone,
             field_id=field_id,
             lang=ctx.lang,
             catalog=ctx.catalog,
         )
+        span = span_text(window)
         if chart is None:
-            text = ctx.text_of("compose.chart_none", sensor=label, days=args.days)
-            return ToolResult("sensor_chart", text)
+            return ToolResult("sensor_chart", ctx.text_of("charts.none", sensor=label, span=span))
         photo = Attachment(chart.filename, chart.png)
         ctx.artifacts.keep_photo(photo)
-        text = ctx.text_of("compose.chart_ready", sensor=label, days=args.days)
+        text = ctx.text_of("charts.ready", sensor=label, span=span)
         return ToolResult("sensor_chart", text, photo=photo)
 
     async def _open_alerts(self, ctx: RunContext, _: NoArgs) -> ToolResult:
@@ -461,6 +481,17 @@ class FarmTools:
         return parse_period(
             text, ctx.today, self._dates, default=default, hemisphere=_hemisphere(ctx)
         )
+
+
+async def farm_zone(ctx: RunContext) -> tzinfo:
+    """The farm's clock (``farm_profiles.timezone``) for charts' days and axes."""
+    if ctx.farm_id is None:
+        return zone_of(None)
+    async with ctx.db.read() as session:
+        name = await session.scalar(
+            select(FarmProfileRow.timezone).where(FarmProfileRow.farm_id == ctx.farm_id)
+        )
+    return zone_of(name)
 
 
 def _hemisphere(ctx: RunContext) -> Hemisphere:

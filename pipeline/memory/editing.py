@@ -20,7 +20,7 @@ from db.models import UserProfileRow
 from db.repositories import profiles as repo
 from db.uow import Database
 from pipeline.memory.cache import ProfileCache
-from pipeline.memory.ensure import ensure_farm_row, ensure_user
+from pipeline.memory.ensure import ensure_farm_row, ensure_user, note_edit, note_farm_edit
 from pipeline.memory.outbox import Outbox
 from pipeline.memory.rows import (
     FARM_EDITABLE,
@@ -66,6 +66,7 @@ class ProfileEditor:
 
         def change(row: UserProfileRow) -> None:
             row.preferred_style = style
+            note_edit(row, "user", ["preferred_style"])
 
         return await self._change_user(user_id, change)
 
@@ -80,6 +81,7 @@ class ProfileEditor:
                 raise _Refused
             row.expertise_level = level
             row.expertise_locked = row.expertise_locked or by_operator
+            note_edit(row, "user", ["expertise_level"])
 
         return await self._change_user(user_id, change)
 
@@ -102,6 +104,7 @@ class ProfileEditor:
             profile = validate_user(user_from_row(row), changes)
             for name in changes:
                 setattr(row, name, getattr(profile, name))
+            note_edit(row, "user", changes)
             row.updated_at = now
             self._outbox.upsert_user(session, row, now)
             return user_from_row(row)
@@ -125,6 +128,9 @@ class ProfileEditor:
 
         async def change(session: AsyncSession, now: datetime) -> FarmProfile:
             farm_row = await ensure_farm_row(session, self._outbox, user_id, now, announce=False)
+            user_row = await repo.lock_user(session, user_id)
+            if user_row is not None:
+                await note_farm_edit(session, user_row, changes)
             farm = validate_farm(farm_from_row(farm_row), changes)
             farm = farm.model_copy(update={"updated_at": now})
             columns = farm_columns(farm)
