@@ -21,6 +21,7 @@ from aiogram.fsm.storage.memory import MemoryStorage
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
+from bot.fsm_storage import FallbackStorage
 from bot.handlers import build_root_router
 from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
@@ -29,7 +30,8 @@ from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
-from db.engine import create_engine
+from db.engine import DbTimeouts, create_engine
+from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -166,7 +168,8 @@ def build_pipeline(
 
 def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     rules = rules or Rulebook.load()
-    engine = create_engine(settings.stepan.database_url)
+    # Lock and statement timeouts: a stuck database answers within seconds.
+    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
@@ -227,6 +230,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             llm=llm_health,
             http=http,
             integrations=settings.integrations,
+            schema=SchemaCheck.load(),
         ),
         learnings=learnings,
         peer_link=link,
@@ -257,8 +261,15 @@ def build_storage(settings: Settings) -> BaseStorage:
     if settings.stepan.redis_url is None:
         return MemoryStorage()
     from aiogram.fsm.storage.redis import RedisStorage
+    from redis.exceptions import RedisError
 
-    return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
+    redis = RedisStorage.from_url(
+        settings.stepan.redis_url.get_secret_value(),
+        # A Redis host that stopped answering must not hold every update for long.
+        connection_kwargs={"socket_connect_timeout": 2.0, "socket_timeout": 2.0},
+    )
+    # Redis gone: state kept in memory meanwhile, a warning, no failed updates.
+    return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
 
 
 class TelegramAlertSender:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,28 @@ from sqlalchemy.pool import ConnectionPoolEntry
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
-def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
-    """An async engine; SQLite gets WAL, a busy timeout and immediate transactions."""
+@dataclass(frozen=True, slots=True)
+class DbTimeouts:
+    """PostgreSQL limits for the running bot (migrations and tools run without):
+    a table locked for a minute, or a server that stopped answering, costs a
+    farmer seconds and an error reply, not a minute of silence."""
+
+    #: Waiting for a row or table lock (PostgreSQL ``lock_timeout``).
+    lock_s: float = 5.0
+    #: One statement (PostgreSQL ``statement_timeout``); reports stay well under.
+    statement_s: float = 20.0
+    #: Opening a connection (asyncpg's default is 60 s).
+    connect_s: float = 5.0
+    #: Waiting for a pooled connection when all are busy.
+    pool_s: float = 10.0
+
+
+def create_engine(
+    database_url: str, *, timeouts: DbTimeouts | None = None, **kwargs: Any
+) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, a busy timeout and immediate transactions,
+    PostgreSQL ``timeouts`` when given and pre-ping (a restarted server's dead
+    connections are replaced, not handed out)."""
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         # One connection per process: SQLite has one writer at a time anyway, and
@@ -37,6 +58,21 @@ def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
         _configure_sqlite(engine)
         _strip_nul(engine)
         return engine
+    if timeouts is not None and database_url.startswith("postgresql+asyncpg"):
+        kwargs.setdefault("pool_timeout", timeouts.pool_s)
+        kwargs.setdefault(
+            "connect_args",
+            {
+                "timeout": timeouts.connect_s,
+                # Client side too: a server that vanished mid-query (no RST) is
+                # noticed, not waited on forever.
+                "command_timeout": timeouts.statement_s + 5,
+                "server_settings": {
+                    "lock_timeout": str(int(timeouts.lock_s * 1000)),
+                    "statement_timeout": str(int(timeouts.statement_s * 1000)),
+                },
+            },
+        )
     engine = create_async_engine(database_url, pool_pre_ping=True, **kwargs)
     _strip_nul(engine)
     return engine
