@@ -1,4 +1,4 @@
-"""The `stepan` command: run | chat | migrate."""
+"""The `stepan` command: run | chat | migrate | memory."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pipeline.crewai_env import silence_crewai
 
 silence_crewai()  # before anything below can import CrewAI
 
+from bot import memory_cli  # noqa: E402
 from bot.config import ConfigError, Settings, load_settings  # noqa: E402
 from bot.log_secrets import SecretMaskFilter  # noqa: E402
 from bot.middlewares.trace import TraceLogFilter  # noqa: E402
@@ -40,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
         help="where files the bot sends are saved (default: ./data/chat-files)",
     )
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
+    memory_cli.add_parser(sub)
     return parser
 
 
@@ -73,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         from bot.app import run_bot
 
         asyncio.run(run_bot(settings))
+    elif args.command == "memory":
+        return asyncio.run(memory_cli.run(settings, args, sys.stdout))
     elif args.command == "chat":
         from bot.console import DEFAULT_FILES_DIR, run_chat
 

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.config import Settings
 from bot.fsm_storage import FallbackStorage
 from bot.handlers import build_root_router
+from bot.memory_setup import build_memory_layer
 from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
@@ -44,7 +45,7 @@ from pipeline.i18n import Catalog
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
-from pipeline.memory import Credentials, Memory, build_memory, memory_client
+from pipeline.memory import Memory, build_memory
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -172,18 +173,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
-    url = settings.agx.memory_service_url
-    credentials = Credentials(
-        jwt_secret=settings.agx.memory_service_jwt_secret,
-        static_token=settings.agx.memory_service_token,
-    )
-    client = memory_client(
-        str(url) if url else None,
-        http,
-        credentials=credentials,
-        team_id=settings.agx.memory_team_id,
-    )
-    memory = build_memory(db, client)
+    memory = build_memory_layer(settings, db, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
     nats_url = settings.stepan.nats_url

@@ -6,7 +6,7 @@ import logging
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.types import Message, User
+from aiogram.types import Message, Update, User
 
 from bot.config import Settings
 from bot.render import AttachmentFailed, send_reply
@@ -48,6 +48,7 @@ def incoming_from(
     trace_id: str,
     settings: Settings,
     message_id: int | None = None,
+    update: Update | None = None,
 ) -> Incoming:
     return Incoming(
         user_id=telegram_user_id(user),
@@ -58,6 +59,7 @@ def incoming_from(
         language_code=user.language_code,
         message_id=message_id,
         is_operator=user.id in settings.agx.operator_ids,
+        update_id=update.update_id if update is not None else None,
     )
 
 
@@ -91,12 +93,19 @@ async def answer_text(
     settings: Settings,
     catalog: Catalog,
     trace_id: str,
+    event_update: Update | None = None,
 ) -> None:
     """Run a text message through the pipeline and send the reply."""
     if message.from_user is None or message.text is None:
         return
     incoming = incoming_from(
-        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
+        message.from_user,
+        message.chat.id,
+        message.text,
+        trace_id,
+        settings,
+        message.message_id,
+        update=event_update,
     )
     reply = await pipeline.handle_message(incoming)
     await deliver(bot, profile_editor, incoming, reply, catalog)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
-from aiogram.types import Message
+from aiogram.types import Message, Update
 
 from bot.commands import help_list
 from bot.config import Settings
@@ -30,11 +30,18 @@ async def on_help(
     catalog: Catalog,
     settings: Settings,
     trace_id: str,
+    event_update: Update | None = None,
 ) -> None:
     if message.from_user is None or message.text is None:
         return
     incoming = incoming_from(
-        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
+        message.from_user,
+        message.chat.id,
+        message.text,
+        trace_id,
+        settings,
+        message.message_id,
+        update=event_update,
     )
     reply = await pipeline.handle_message(incoming)
     commands = help_list(catalog, user_language(message.from_user), operator=incoming.is_operator)
