@@ -8,7 +8,9 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -16,7 +18,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.fsm.storage.base import BaseStorage
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -34,6 +36,9 @@ from bot.telegram_retry import RetryMiddleware
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
+from pipeline.agronomy import Advisor
+from pipeline.agronomy.grounded import GroundedWriter
+from pipeline.agronomy.region import FarmRegions
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -42,9 +47,14 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.learning.nightly import NightlyJob
+from pipeline.learning.overlay import LiveClassifier, RuleOverlays
+from pipeline.learning.proposals import load_examples
+from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
@@ -78,6 +88,14 @@ class Core:
     platform: PlatformStatus
     #: The learnings table and the LEARNINGS block of LLM prompts (docs/learning.md).
     learnings: Learnings
+    #: /rules: the routing-rules overlay's versions, rollback, approvals.
+    overlays: RuleOverlays
+    #: The nightly quality job (sends through the bot once one runs).
+    nightly: NightlyJob
+    #: /stats: the section-15 figures and the daily chart.
+    quality: QualityReport
+    #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
+    regions: FarmRegions
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -109,12 +127,16 @@ def build_pipeline(
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
+    classifier: LiveClassifier | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
     learnings = learnings or Learnings(db, rules.learning)
+    # The packaged routing rules plus the overlay operators approved (docs/learning.md).
+    classifier = classifier or LiveClassifier(rules.classifier, rules.grammar, db)
     journal = Journal(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
@@ -148,7 +170,8 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=rules.classifier,
+        classifier=classifier,
+        rules_refresh=classifier.refresh,
         profiles=memory.profiles,
         interactions=memory.interactions,
         editor=memory.editor,
@@ -164,6 +187,16 @@ def build_pipeline(
             FeedbackDesk(db, learnings),
             Corrections(db, learnings, rules.classifier.intents),
         ),
+        advisor=Advisor(
+            rules.knowledge,
+            KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
+            db,
+            # With an LLM: the retrieved cards are its only sources (docs/knowledge.md).
+            writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
+            if brains.client is not None
+            else None,
+        ),
+        **({"clock": clock} if clock is not None else {}),
     )
 
 
@@ -176,6 +209,8 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     memory = build_memory_layer(settings, db, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
+    classifier = LiveClassifier(rules.classifier, rules.grammar, db)
+    regions = FarmRegions(rules.knowledge, db, memory.editor)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -186,6 +221,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         rules=rules,
         peer_link=link,
         learnings=learnings,
+        classifier=classifier,
     )
     server = None
     if link is not None:
@@ -210,7 +246,15 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
+        onboarding=OnboardingFlow(
+            pipeline.catalog,
+            db,
+            memory.editor,
+            rules.vocabulary.shared(),
+            rules.units,
+            regions,
+        ),
+        regions=regions,
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
@@ -223,6 +267,19 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             schema=SchemaCheck.load(),
         ),
         learnings=learnings,
+        overlays=RuleOverlays(db, classifier),
+        nightly=NightlyJob(
+            db,
+            rules.learning.nightly,
+            rules.classifier.rules,
+            rules.grammar,
+            load_examples(),
+            catalog=pipeline.catalog,
+            operators=settings.agx.operator_ids,
+        ),
+        quality=QualityReport(
+            db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
+        ),
         peer_link=link,
         peer_server=server,
     )
@@ -262,6 +319,18 @@ def build_storage(settings: Settings) -> BaseStorage:
     return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
 
 
+#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
+ISOLATION_LOCK_TIMEOUT_S = 300
+
+
+def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
+    from aiogram.fsm.storage.redis import RedisStorage
+
+    if not isinstance(storage, RedisStorage):
+        return None
+    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+
+
 class TelegramAlertSender:
     """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
 
@@ -286,8 +355,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
     # each service call is a use case that opens its own transactions.
+    storage = build_storage(core.settings)
     dispatcher = Dispatcher(
-        storage=build_storage(core.settings),
+        storage=storage,
+        # Several instances: one user's updates one at a time across all of them (a
+        # Redis lock per user and chat), as UserOrderMiddleware does within one.
+        events_isolation=isolation(storage),
         settings=core.settings,
         catalog=core.pipeline.catalog,
         pipeline=core.pipeline,  # handle_message / handle_action
@@ -297,7 +370,10 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=core.terms,
         sensors=core.sensors,
         platform=core.platform,
+        regions=core.regions,  # FarmRegions: /farm update region=...
         learnings=core.learnings,  # /learnings
+        quality=core.quality,  # /stats
+        overlays=core.overlays,  # /rules
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
@@ -323,6 +399,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
+            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly_at=core.nightly.at,
+            farm_timezone=core.settings.stepan.farm_timezone,
         ),
     )
 

@@ -102,16 +102,29 @@ class FarmProfileRow(Base):
     timezone: Mapped[str] = mapped_column(
         String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
     )
+    #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
+    #: use its zone. Stepan's own column, not part of the seed's JSON.
+    region: Mapped[str | None] = mapped_column(String(64))
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
+
+
+def _crew_size(context: Any) -> int:
+    return len(context.get_current_parameters().get("crew") or [])
 
 
 class InteractionRow(Base):
     """One handled message: routing metadata kept, raw text dropped after 7 days."""
 
     __tablename__ = "interactions"
-    __table_args__ = (Index("ix_interactions_user_created", "user_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_interactions_user_created", "user_id", "created_at"),
+        # /stats (pipeline/learning/stats.py): the period's counts read from the index
+        # alone, and latency percentiles walked in order per mode, never sorted.
+        Index("ix_interactions_stats", "created_at", "mode", "eval_warnings", "crew_size"),
+        Index("ix_interactions_latency", "mode", "latency_ms", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     trace_id: Mapped[str] = mapped_column(String(32), index=True)
@@ -120,6 +133,8 @@ class InteractionRow(Base):
     mode: Mapped[str] = mapped_column(String(8))
     intent: Mapped[str] = mapped_column(String(32))
     crew: Mapped[list[str]] = mapped_column(Json, default=list)
+    #: len(crew), kept beside it so /stats counts 1-2-crew requests from an index.
+    crew_size: Mapped[int | None] = mapped_column(Integer, default=_crew_size)
     confidence: Mapped[float] = mapped_column(Float)
     reason: Mapped[str] = mapped_column(String(128))
     latency_ms: Mapped[float] = mapped_column(Float)
@@ -366,7 +381,9 @@ class SensorReadingRow(Base):
 
 
 class AlertRow(Base):
-    """One threshold-breach episode: opened on the first bad reading, closed on recovery."""
+    """One episode: a threshold breach (opened on the first bad reading, closed once
+    the value is back past the threshold by the hysteresis margin) or a silent probe
+    (kind "silent", closed by its next reading). pipeline/farm/alerts.py."""
 
     __tablename__ = "alerts"
     __table_args__ = (Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),)
@@ -375,12 +392,17 @@ class AlertRow(Base):
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     field_id: Mapped[str | None] = mapped_column(String(64))
     sensor_type: Mapped[str] = mapped_column(String(32))
-    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max
+    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max | silent
     value: Mapped[float] = mapped_column(Float)
     threshold: Mapped[float] = mapped_column(Float)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The probe: the key of a field-less or silent probe's episodes; for a field's
+    #: episode the worst probe when it opened.
+    sensor_id: Mapped[str | None] = mapped_column(String(64))
+    ended_value: Mapped[float | None] = mapped_column(Float)
+    recovery_notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class FarmTokenRow(Base):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import get_args
 
+from pipeline.farm.localtime import valid_zone
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, AlertThresholds, Phase
 
 PHASES: tuple[str, ...] = get_args(Phase)
@@ -20,7 +21,7 @@ PROFILE_KEYS: dict[str, tuple[str, ...]] = {
     "preferred_style": STYLES,
 }
 THRESHOLD_KEYS = tuple(AlertThresholds.model_fields)
-FARM_KEYS = ("current_phase", *THRESHOLD_KEYS)
+FARM_KEYS = ("current_phase", "timezone", "region", *THRESHOLD_KEYS)
 
 
 class AdminError(ValueError):
@@ -96,6 +97,17 @@ def parse_farm_edit(args: str) -> Edit:
         key = "current_phase"
     if key not in FARM_KEYS:
         raise AdminError("admin.bad_key", key=key, allowed=", ".join(FARM_KEYS))
+    if key == "timezone":
+        zone = valid_zone(pair.partition("=")[2].strip())
+        if zone is None:
+            raise AdminError("admin.bad_timezone", value=raw)
+        return Edit(target, key, zone)
+    if key == "region":
+        # The oblast as written ("Полтавська"); the handler reads it with the
+        # knowledge base's place words.
+        if not raw:
+            raise AdminError("admin.bad_value", key=key, allowed="Полтавська, Poltava …")
+        return Edit(target, key, raw)
     if key == "current_phase":
         if raw not in PHASES:
             raise AdminError("admin.bad_value", key=key, allowed=", ".join(PHASES))

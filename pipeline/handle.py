@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
@@ -30,6 +30,7 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
+from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_advice
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
@@ -118,7 +119,9 @@ class Pipeline:
         peers: HandoffDesk | None = None,
         evals: EvalRules | None = None,
         learning: LearningDesk | None = None,
+        advisor: Advisor | None = None,
         clock: Callable[[], datetime] = _utcnow,
+        rules_refresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.config = config
         self.catalog = catalog
@@ -134,7 +137,12 @@ class Pipeline:
         #: Checks on every reply (docs/learning.md); None: none are run.
         self._evals = evals
         self._learning = learning
+        #: Agronomy questions (docs/knowledge.md): None answers them on the deep path.
+        self.advisor = advisor
         self._clock = clock
+        #: Picks up an approved routing-rules overlay (pipeline/learning/overlay.py);
+        #: cheap: it reads the database at most every 30 s.
+        self._rules_refresh = rules_refresh
         self._light_intents = light_intents(classifier)
 
     async def handle_message(self, incoming: Incoming) -> Reply:
@@ -156,6 +164,8 @@ class Pipeline:
             gate.release(incoming.trace_id)
 
     async def _handle(self, incoming: Incoming, started: float) -> Reply:
+        if incoming.photo:
+            return await self._photo(incoming, started)
         now = self._clock()
         loaded = await self._profiles.load(incoming.user_id)
         profile = loaded.profile
@@ -175,7 +185,11 @@ class Pipeline:
         if route is not None and route.own_text is None:
             decision = DepthDecision("light", Intent.OFFTOPIC, (), 1.0, f"peer:{route.peer.id}")
         else:
+            if self._rules_refresh is not None:
+                await self._rules_refresh()
             decision = self._classify(work, loaded, now)
+            if self.advisor is not None and wants_advice(decision):
+                decision = as_advice(decision)
         crew = (
             gate.select_crew(decision, has_iot=loaded.farm.has_iot)
             if decision.mode == "deep"
@@ -200,6 +214,10 @@ class Pipeline:
                 )
             )
             reply = Reply(text)
+        elif decision.intent == Intent.ADVICE and self.advisor is not None:
+            reply = await self.advisor.answer(
+                AdviceRequest(incoming.user_id, work.text, lang, profile, loaded.farm, now)
+            )
         else:
             answered_deep = True
             reply = await self._deep(
@@ -268,6 +286,18 @@ class Pipeline:
         except Exception:
             logger.exception("eval rules failed trace=%s", trace_id)
             return None
+
+    async def _photo(self, incoming: Incoming, started: float) -> Reply:
+        """A picture: Stepan cannot judge one yet. Its caption is answered as a message
+        («що це за хвороба на листі?»), with that said and the agronomist offered;
+        without a caption, the offer alone."""
+        lang = message_language(incoming)
+        note = self.catalog.text(lang, "agronomy.photo_note")
+        if not incoming.text.strip():
+            return Reply(self.catalog.text(lang, "agronomy.photo_only"))
+        reply = await self._handle(replace(incoming, photo=False), started)
+        text = f"{reply.text}\n\n{note}" if reply.text else note
+        return replace(reply, text=text)
 
     def _peer_route(self, incoming: Incoming) -> Route | None:
         if self.peers is None or not incoming.text or incoming.text.startswith("/"):

@@ -8,16 +8,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.actions import OnboardingAction, OnboardingChoice
 from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.field_areas import field_parts, name_and_area
+from pipeline.farm.units import Units
 from pipeline.i18n import Catalog
 from pipeline.profiles import STYLES
 from pipeline.slugs import make_id, split_names
 from pipeline.types import Button, Language
+
+if TYPE_CHECKING:
+    from pipeline.agronomy.region import FarmRegions
 
 
 class ProfileWriter(Protocol):
@@ -31,6 +36,8 @@ class ProfileWriter(Protocol):
 class Step(StrEnum):
     NAME = "name"
     FARM = "farm"
+    #: The oblast: agronomy answers use its zone (sowing dates, rates).
+    REGION = "region"
     FIELDS = "fields"
     CROPS = "crops"
     SENSORS = "sensors"
@@ -52,6 +59,8 @@ class Changes:
     #: (id, name as written) of fields or crops named in this answer, so the farm's
     #: dictionary knows "на Північному" from day one.
     names: tuple[tuple[str, str], ...] = ()
+    #: field id -> hectares, for fields named with their area ("Північне 40 га").
+    areas: dict[str, float] = field(default_factory=dict)
 
 
 def next_step(step: Step | None) -> Step | None:
@@ -93,10 +102,13 @@ def question(
     return text, ((skip,),)
 
 
-def text_answer(step: Step, text: str, crops: Dictionary) -> Changes | None:
+def text_answer(
+    step: Step, text: str, crops: Dictionary, units: Units | None = None
+) -> Changes | None:
     """Changes from a typed answer; None when the step wants a button or the text is empty.
 
-    ``crops`` are the shared crops a crop name is looked up in.
+    ``crops`` are the shared crops a crop name is looked up in; with ``units`` a field
+    may come with its area ("Північне 40 га, поле 3 — 85 га").
     """
     text = text.strip()
     if not text or step in BUTTON_STEPS:
@@ -106,11 +118,25 @@ def text_answer(step: Step, text: str, crops: Dictionary) -> Changes | None:
     if step is Step.FARM:
         return Changes(farm={"farm_name": text[:128]})
     kind = "field" if step is Step.FIELDS else "crop"
-    named = _named_ids(kind, split_names(text)[:MAX_ITEMS], crops)
+    parts = split_names(text)
+    if step is Step.FIELDS and units is not None:
+        # Split so that a decimal comma ("85,5 га") stays in its part.
+        with_areas = field_parts(text)
+        if any(name_and_area(part, units) for part in with_areas):
+            parts = with_areas
+    names: list[str] = []
+    areas: dict[str, float] = {}
+    for part in parts[:MAX_ITEMS]:
+        with_area = name_and_area(part, units) if units is not None and kind == "field" else None
+        name = with_area[0] if with_area else part
+        names.append(name)
+        if with_area and (item := make_id(kind, name)):
+            areas[item] = with_area[1]
+    named = _named_ids(kind, names, crops)
     if not named:
         return None
     key = "field_ids" if step is Step.FIELDS else "crop_ids"
-    return Changes(farm={key: list(named)}, names=tuple(named.items()))
+    return Changes(farm={key: list(named)}, names=tuple(named.items()), areas=areas)
 
 
 def _named_ids(kind: str, names: list[str], crops: Dictionary) -> dict[str, str]:
@@ -151,12 +177,20 @@ class OnboardingFlow:
     Each answer is its own use case: the profile edit, then the names it brings."""
 
     def __init__(
-        self, catalog: Catalog, db: Database, profiles: ProfileWriter, crops: Dictionary
+        self,
+        catalog: Catalog,
+        db: Database,
+        profiles: ProfileWriter,
+        crops: Dictionary,
+        units: Units | None = None,
+        regions: FarmRegions | None = None,
     ) -> None:
+        self._units = units
         self._catalog = catalog
         self._db = db
         self._profiles = profiles
         self._crops = crops
+        self._regions = regions
 
     def start(self, lang: Language) -> Turn:
         first = ORDER[0]
@@ -164,7 +198,9 @@ class OnboardingFlow:
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
     async def answer_text(self, user_id: str, step: Step, text: str, lang: Language) -> Turn:
-        changes = text_answer(step, text, self._crops)
+        if step is Step.REGION:
+            return await self._region(user_id, text, lang)
+        changes = text_answer(step, text, self._crops, self._units)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
             return Turn(
@@ -196,8 +232,19 @@ class OnboardingFlow:
         text, buttons = question(self._catalog, lang, following)
         return Turn(text, buttons, following)
 
+    async def _region(self, user_id: str, text: str, lang: Language) -> Turn:
+        region = self._regions.read(text) if self._regions is not None else None
+        if region is None or self._regions is None:
+            again, buttons = question(self._catalog, lang, Step.REGION)
+            repeat = self._catalog.text(lang, "onboarding.repeat")
+            return Turn(f"{repeat}\n\n{again}", buttons, Step.REGION)
+        await self._regions.set(user_id, region)
+        return await self._advance(user_id, Step.REGION, Changes(), lang)
+
     async def _register_names(self, farm_id: str, changes: Changes) -> None:
         add = farm_repo.add_field if "field_ids" in changes.farm else farm_repo.add_crop
         async with self._db.write() as session:
             for item, name in changes.names:
                 await add(session, farm_id, item, name)
+                if item in changes.areas:
+                    await farm_repo.set_field_area(session, farm_id, item, changes.areas[item])

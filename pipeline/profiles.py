@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from pipeline.farm.localtime import DEFAULT_TIMEZONE, valid_zone
+from pipeline.intents import Intent
 from pipeline.types import ClassifierContext, Language
 
 Expertise = Literal["novice", "intermediate", "expert"]
@@ -25,6 +27,8 @@ AGENT = "agromatrix"
 RECENT_TOPICS_KEPT = 10
 #: A threshold breach this recent sends the next message down the deep path.
 RECENT_ALERT_WINDOW = timedelta(hours=24)
+#: A follow-up within this time continues an agronomy conversation ("а глибина?").
+RECENT_ADVICE_WINDOW = timedelta(minutes=30)
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -125,6 +129,13 @@ class AlertThresholds(_Model):
         return self
 
 
+def _zone(name: str) -> str:
+    zone = valid_zone(name)
+    if zone is None:
+        raise ValueError(f"unknown timezone {name!r} (an IANA name like Europe/Kyiv)")
+    return zone
+
+
 class FarmProfile(_Model):
     farm_id: str = Field(default_factory=new_farm_id)
     user_id: str
@@ -138,6 +149,9 @@ class FarmProfile(_Model):
     typical_intents: list[str] = Field(default_factory=list)
     alert_thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
     dict_pending_count: int = Field(default=0, ge=0)
+    #: An IANA zone: every time the farmer reads and every day boundary (Stepan's
+    #: own setting, not part of the seed's shape).
+    timezone: Annotated[str, AfterValidator(_zone)] = DEFAULT_TIMEZONE
     updated_at: UtcDatetime | None = None
 
     @classmethod
@@ -154,7 +168,7 @@ class FarmProfile(_Model):
 
     def to_seed_json(self) -> dict[str, Any]:
         """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
-        body = self.model_dump(mode="json", exclude={"schema_version"})
+        body = self.model_dump(mode="json", exclude={"schema_version", "timezone"})
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
 
     @classmethod
@@ -194,4 +208,14 @@ def classifier_context(
         force_deep=force_deep,
         recent_alert=last_alert is not None and now - last_alert < RECENT_ALERT_WINDOW,
         pending_terms=farm.dict_pending_count,
+        recent_advice=recent_advice(profile, now),
+        grows_crops=bool(farm.crop_ids),
     )
+
+
+def recent_advice(profile: UserProfile, now: datetime) -> bool:
+    """The last message was an agronomy question, recently enough to follow up on."""
+    if not profile.recent_topics:
+        return False
+    last = profile.recent_topics[-1]
+    return last.intent == Intent.ADVICE and now - last.ts < RECENT_ADVICE_WINDOW

@@ -54,6 +54,10 @@ class ClassifierContext:
     force_deep: bool = False
     recent_alert: bool = False
     pending_terms: int = 0
+    #: The previous message, minutes ago, was an agronomy question ("а норма висіву?").
+    recent_advice: bool = False
+    #: The farm grows at least one crop: "яка норма висіву?" is about its crops.
+    grows_crops: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,8 @@ class Incoming:
     #: The Telegram update it came in (None for the console and peers): a replayed
     #: update is recorded once (bot/inbox.py).
     update_id: int | None = None
+    #: The message is a picture; ``text`` is its caption ("" without one).
+    photo: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@ or an enum member the rules do not define.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,14 @@ class IntentSpec:
     #: Its crew only: other matched intents add none (a platform outage that
     #: mentions sensors needs the platform agent, not the IoT one).
     solo_crew: bool = False
+    #: Another reader scores the intent too (``"knowledge"``: the agronomy question
+    #: reader), given to the classifier by name; its score adds to the terms'.
+    probe: str | None = None
+    #: Added to a probe's half score (a topic without its subject: "and the depth?")
+    #: when the context supplies the subject (the previous message was this intent,
+    #: or the farm grows crops) and no deep intent but ``context_yields`` matched.
+    context_bonus: int = 0
+    context_yields: tuple[Intent, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +169,9 @@ def _parse_intent(name: Intent, table: Mapping[str, Any], settings: Settings) ->
         min_score=int(table.get("min_score", settings.min_score)),
         requires_any=_str_tuple(table.get("requires_any", []), f"{name}.requires_any"),
         solo_crew=bool(table.get("solo_crew", False)),
+        probe=str(table["probe"]) if "probe" in table else None,
+        context_bonus=int(table.get("context_bonus", 0)),
+        context_yields=_intents(table.get("context_yields", []), f"{name}.context_yields"),
     )
 
 
@@ -220,6 +231,22 @@ class ClassifierRules:
     def load(cls, path: Path = DEFAULT_RULES) -> ClassifierRules:
         with path.open("rb") as fh:
             return cls.from_mapping(tomllib.load(fh))
+
+    def with_terms(self, added: Iterable[tuple[Intent, str, str]]) -> ClassifierRules:
+        """These rules plus ``(intent, "trigger" | "keyword", term)`` additions: the
+        routing-rules overlay an operator approved (docs/learning.md)."""
+        terms = dict(self.terms)
+        for intent, kind, term in added:
+            if intent not in terms:
+                raise ValueError(f"overlay: unknown intent {intent!r}")
+            table = terms[intent]
+            if kind == "trigger":
+                terms[intent] = replace(table, triggers=(*table.triggers, term))
+            elif kind == "keyword":
+                terms[intent] = replace(table, keywords=(*table.keywords, term))
+            else:
+                raise ValueError(f"overlay: unknown term kind {kind!r}")
+        return replace(self, terms=terms)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> ClassifierRules:

@@ -24,8 +24,10 @@ from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.words import Words, field_by_name
+from pipeline.farm.alert_rules import SILENT
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS, chart_window
 from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
+from pipeline.farm.journal_card import crop_label
 from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports import (
     build_operations_workbook,
@@ -213,7 +215,7 @@ class FarmTools:
                     sensor=sensor_label(ctx.catalog, ctx.lang, reading.sensor_type),
                     value=format_number(reading.value, ctx.lang),
                     unit=reading.unit,
-                    when=f"{reading.measured_at:%d.%m %H:%M}",
+                    when=ctx.clock(reading.measured_at),
                 )
                 + _breach(ctx, reading.sensor_type, reading.value, reading.unit)
             )
@@ -274,6 +276,17 @@ class FarmTools:
             return ToolResult("open_alerts", ctx.text_of("compose.alerts_none"))
         lines = [ctx.text_of("compose.alerts_header")]
         for alert in alerts[: ctx.max_items]:
+            if alert.kind == SILENT:
+                lines.append(
+                    ctx.text_of(
+                        "alerts.open_silent",
+                        field=_field(ctx, names, alert.field_id),
+                        sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
+                        probe=alert.sensor_id or "?",
+                        since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                    )
+                )
+                continue
             lines.append(
                 ctx.text_of(
                     f"compose.alert_{'above' if alert.kind == 'above_max' else 'below'}",
@@ -281,7 +294,7 @@ class FarmTools:
                     sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
                     value=self._with_unit(ctx, alert.value, alert.sensor_type),
                     threshold=self._with_unit(ctx, alert.threshold, alert.sensor_type),
-                    since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                    since=ctx.clock(alert.started_at),
                 )
             )
         _more(ctx, lines, len(alerts))
@@ -313,7 +326,8 @@ class FarmTools:
 
     async def _operations_report(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
-        period = self._period(ctx, args.period, default="month")
+        # No period named ("make an excel of operations"): the last month up to today.
+        period = self._period(ctx, args.period, default="recent")
         report = await build_operations_workbook(
             ctx.db,
             ctx.farm_id,
@@ -321,6 +335,13 @@ class FarmTools:
             period.end,
             lang=ctx.lang,
             catalog=ctx.catalog,
+            shared_crops={
+                entry.canonical_id: crop_label(
+                    ctx.vocabulary.shared(), entry.canonical_id, ctx.lang
+                )
+                or entry.display
+                for entry in ctx.vocabulary.shared_crops
+            },
         )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)

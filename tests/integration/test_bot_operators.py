@@ -95,6 +95,7 @@ async def test_operator_sets_expertise_and_it_is_locked(harness: Harness) -> Non
         ("/farm update current_phase=party", "admin.bad_value"),
         ("/farm update soil_moisture_min=lots", "admin.not_a_number"),
         ("/farm update owner=me", "admin.bad_key"),
+        ("/farm update timezone=Mars/Olympus", "admin.bad_timezone"),
     ],
 )
 async def test_bad_operator_input_gets_a_clear_error(
@@ -159,9 +160,30 @@ async def test_farm_update_thresholds_validated(harness: Harness) -> None:
     assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
 
 
+async def test_farm_timezone_is_set_and_shown(harness: Harness) -> None:
+    ok = await harness.say(OPERATOR, f"/farm {FARMER} update timezone=america/new_york")
+    assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    assert (await _farm(harness, FARMER)).timezone == "America/New_York"
+    card = await harness.say(OPERATOR, f"/farm {FARMER}")
+    assert "America/New_York" in (card.text or "")
+
+
+async def test_farm_update_region_reads_the_oblast(harness: Harness) -> None:
+    ok = await harness.say(OPERATOR, f"/farm {FARMER} update region=Полтавська")
+    assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    assert (await _farm(harness, FARMER)).region == "poltava"
+    bad = await harness.say(OPERATOR, f"/farm {FARMER} update region=Марс")
+    assert (bad.text or "").startswith("Не збережено")
+    assert (await _farm(harness, FARMER)).region == "poltava"
+    # The farmer's next sowing question is answered for Poltava's zone.
+    reply = await harness.say(FARMER, "коли сіяти озиму пшеницю?")
+    assert "Полтавська область, Лісостеп" in (reply.text or "")
+
+
 @pytest.mark.parametrize(
     "command",
     [
+        f"/farm {FARMER} update region=Полтавська",
         "/profile",
         f"/profile {FARMER}",
         f"/profile {FARMER} set preferred_style=brief",

@@ -179,43 +179,26 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
 
     ops = sheets["Операції"]
     assert ops[0] == (
-        "Дата", "Поле", "Культура", "Операція", "Кількість", "Одиниця",
-        "Препарат / добриво", "Статус",
+        "Дата", "Поле", "Культура", "Операція", "Препарат / добриво", "Норма", "Од. норми",
+        "Кількість", "Одиниця", "Оброблено, га", "Урожайність, т/га", "Статус",
     )  # fmt: skip
     assert len(ops) == 1 + OCT_OPS
+    # A depth of water is a rate; units as Ukrainian writes them.
     assert ops[1] == (
-        datetime(2026, 10, 1),
-        "Північне",
-        "Пшениця",
-        "Полив",
-        20,
-        "mm",
-        None,
-        "виконано",
-    )
+        datetime(2026, 10, 1), "Північне", "Пшениця", "Полив", None, 20, "мм",
+        None, None, None, None, "виконано",
+    )  # fmt: skip
     assert ops[-1] == (
-        datetime(2026, 10, 31),
-        "без поля",
-        None,
-        "Сівба",
-        None,
-        None,
-        None,
-        "виконано",
-    )
+        datetime(2026, 10, 31), "без поля", None, "Сівба", None, None, None,
+        None, None, None, None, "виконано",
+    )  # fmt: skip
     dates = [str(row[0]) for row in ops[1:]]
     assert dates == sorted(dates)  # by date
     fertilizing = next(row for row in ops[1:] if row[0] == datetime(2026, 10, 13))
     assert fertilizing == (
-        datetime(2026, 10, 13),
-        "Південне",
-        None,
-        "Внесення добрив",
-        1,
-        "т",
-        "Карбамід",
-        "заплановано",
-    )
+        datetime(2026, 10, 13), "Південне", None, "Внесення добрив", "Карбамід", None, None,
+        1, "т", None, None, "заплановано",
+    )  # fmt: skip
 
     assert sheets["План-факт"] == [
         ("Поле", "Операція", "Заплановано", "Виконано", "Виконання, %"),
@@ -230,9 +213,12 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
     ]
 
     sensors = sheets["Датчики"]
-    assert sensors[0] == ("Час (UTC)", "Поле", "Датчик", "Тип", "Значення", "Одиниця")
+    # The farm's clock (Europe/Kyiv by default): 00:00 UTC is 03:00 in October.
+    assert sensors[0] == ("Час", "Поле", "Датчик", "Тип", "Значення", "Одиниця")
     assert len(sensors) == 1 + 72 * 3
-    assert sensors[1] == (datetime(2026, 10, 1), "Північне", "soil-n1", "Вологість ґрунту", 30, "%")
+    assert sensors[1] == (
+        datetime(2026, 10, 1, 3), "Північне", "soil-n1", "Вологість ґрунту", 30, "%",
+    )  # fmt: skip
 
 
 async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) -> None:
@@ -242,7 +228,9 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
     sheets = _open(report.content)
     assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
-    assert sheets["Operations"][1][3:] == ("Irrigation", 20, "mm", None, "done")
+    assert sheets["Operations"][1][3:] == (
+        "Irrigation", None, 20, "mm", None, None, None, None, "done",
+    )  # fmt: skip
     assert sheets["Plan vs fact"][-1] == ("Total", None, 6, 8, 66.7)
 
 
@@ -291,14 +279,22 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
         )
     rows = _open(report.content)["Операції"]
     # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
-    assert ("new thing", 1.5, "л", "A&B <x>  ", "виконано") in [row[3:] for row in rows]
+    assert ("new thing", "A&B <x>  ", None, None, 1.5, "л", None, None, "виконано") in [
+        row[3:] for row in rows
+    ]
 
 
-async def test_sensor_sheet_is_capped_with_a_note(
+async def test_long_periods_get_aggregates_not_a_cut(
     factory: async_sessionmaker[AsyncSession],
     catalog: Catalog,
 ) -> None:
-    # 144 soil-moisture readings come in one page: the cap falls inside it.
+    """216 readings (3 probes, hourly, 3 days). Up to the cap: every reading; over it
+    and the hours still too many: one row per probe and day, saying so; no reading
+    silently left out."""
+    raw = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=216
+    )
+    assert len(_open(raw.content)["Датчики"]) == 1 + 216
     async with factory() as session:
         report = await build_operations_workbook(
             Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=100
@@ -306,9 +302,55 @@ async def test_sensor_sheet_is_capped_with_a_note(
         # The session is free again at once: no read is left in flight.
         assert len(await plan_vs_fact(session, FARM, OCT_START, OCT_END)) == 7
     sensors = _open(report.content)["Датчики"]
-    assert len(sensors) == 1 + 100 + 1
-    assert sensors[-1][0] == catalog.text("uk", "reports.sensors_truncated", shown=100)
-    assert {row[3] for row in sensors[1:-1]} == {"Вологість ґрунту"}
+    note = catalog.text("uk", "sensor_sheet.daily_note", readings=216, limit=100)
+    assert sensors[1][0] == note
+    days = sensors[2:]
+    # Farm days (Kyiv): 72 hours from 1 October 00:00 UTC touch 1-4 October locally.
+    assert len(days) == 4 * 3 and sum(int(row[7]) for row in days) == 216  # type: ignore[call-overload]
+    north = [row for row in days if row[2] == "soil-n1"]
+    assert north[0][:2] == (datetime(2026, 10, 1), "Північне")
+    assert north[0][7] == 21  # 03:00..23:00 local
+    assert (north[0][4], north[0][6], north[0][8]) == (pytest.approx(28.0), 30.0, "%")
+
+
+async def test_hourly_aggregates_when_they_fit(
+    factory: async_sessionmaker[AsyncSession], catalog: Catalog
+) -> None:
+    async with factory() as session:
+        session.add_all(
+            SensorReadingRow(
+                farm_id=FARM,
+                field_id=SOUTH,
+                sensor_id="soil-fast",
+                sensor_type="soil_moisture",
+                value=20.0 + step % 6,
+                unit="%",
+                measured_at=READINGS_START + timedelta(minutes=10 * step),
+                source="api",
+            )
+            for step in range(6 * 24)  # a day, every 10 minutes
+        )
+        await session.commit()
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=300
+    )
+    sensors = _open(report.content)["Датчики"]
+    assert sensors[1][0] == catalog.text("uk", "sensor_sheet.hourly_note", readings=360, limit=300)
+    fast = [row for row in sensors[2:] if row[2] == "soil-fast"]
+    assert len(fast) == 24 and {row[7] for row in fast} == {6}
+    assert (fast[0][4], fast[0][5], fast[0][6]) == (20.0, 22.5, 25.0)
+    assert len(sensors) - 2 == 216 + 24
+
+
+async def test_even_days_too_many_are_cut_with_a_note(
+    factory: async_sessionmaker[AsyncSession], catalog: Catalog
+) -> None:
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=5
+    )
+    sensors = _open(report.content)["Датчики"]
+    assert len(sensors) == 1 + 1 + 5 + 1
+    assert sensors[-1][0] == catalog.text("uk", "reports.sensors_truncated", shown=5)
 
 
 # --- Plan vs fact and the repository's paging ---------------------------------------
@@ -390,8 +432,10 @@ async def test_season_summary_on_a_known_dataset(
 
     uk = summary_text(summary, "uk", catalog)
     assert "01.10.2026–31.10.2026" in uk
-    assert "45 мм" in uk and "5\u00a0500 м³" in uk
-    assert "Карбамід — 66,7 кг/га" in uk and "Раундап — 3 л/га" in uk
+    # Depths per field, never added up across fields; volumes do add up.
+    assert "Південне — 10 мм; Північне — 35 мм" in uk and "5\u00a0500 м³" in uk
+    assert "45 мм" not in uk
+    assert "Карбамід — 2\u00a0050 кг (66,7 кг/га)" in uk and "Раундап — 30 л (3 л/га)" in uk
     assert "66,7% (4 з 6)" in uk
     en = summary_text(summary, "en", catalog)
     assert "5,500 m³" in en and "66.7% complete (4 of 6)" in en
