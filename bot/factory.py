@@ -20,11 +20,13 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
+from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.fsm_storage import FallbackStorage
 from bot.handlers import build_root_router
+from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
 from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
@@ -342,11 +344,16 @@ class TelegramAlertSender:
         if bot is not None:
             self._bot = bot
 
-    async def send(self, chat_id: int, text: str) -> None:
+    async def send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
         if self._bot is None:
             raise RuntimeError("no bot bound yet: alerts wait for the next run")
         try:
-            await send_reply(self._bot, chat_id, Reply(text=text))
+            if markup is not None:
+                await self._bot.send_message(chat_id, text, reply_markup=markup)
+            else:
+                await send_reply(self._bot, chat_id, Reply(text=text))
         except TelegramForbiddenError as exc:
             raise RecipientGone(str(exc)) from exc
 
@@ -391,6 +398,13 @@ def build_dispatcher(core: Core) -> Dispatcher:
     watcher = AlertWatcher(
         alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
     )
+    catalog = core.pipeline.catalog
+
+    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
+        # Operators read the catalog's first language; a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
+        await alert_sender.send(chat_id, text, markup)
+
     scheduler = build_scheduler(
         JobRunner(core.db, instance_id()),
         default_jobs(
@@ -399,7 +413,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
-            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
         ),
