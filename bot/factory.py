@@ -24,16 +24,19 @@ from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
+from bot.fsm_storage import FallbackStorage
 from bot.handlers import build_root_router
 from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
+from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
-from db.engine import create_engine
+from db.engine import DbTimeouts, create_engine
+from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.agronomy import Advisor
 from pipeline.agronomy.desk import AgronomistDesk
@@ -203,7 +206,8 @@ def build_pipeline(
 
 def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     rules = rules or Rulebook.load()
-    engine = create_engine(settings.stepan.database_url)
+    # Lock and statement timeouts: a stuck database answers within seconds.
+    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
@@ -264,6 +268,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             llm=llm_health,
             http=http,
             integrations=settings.integrations,
+            schema=SchemaCheck.load(),
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
@@ -307,8 +312,15 @@ def build_storage(settings: Settings) -> BaseStorage:
     if settings.stepan.redis_url is None:
         return MemoryStorage()
     from aiogram.fsm.storage.redis import RedisStorage
+    from redis.exceptions import RedisError
 
-    return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
+    redis = RedisStorage.from_url(
+        settings.stepan.redis_url.get_secret_value(),
+        # A Redis host that stopped answering must not hold every update for long.
+        connection_kwargs={"socket_connect_timeout": 2.0, "socket_timeout": 2.0},
+    )
+    # Redis gone: state kept in memory meanwhile, a warning, no failed updates.
+    return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
 
 
 #: The per-user Redis lock outlives the longest deep reply (an LLM crew).
@@ -380,6 +392,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
     in_flight = InFlightMiddleware()
     dispatcher.update.outer_middleware(in_flight)
     dispatcher.update.outer_middleware(TraceMiddleware())
+    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
+    dispatcher.update.outer_middleware(CleanInputMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.include_router(build_root_router())
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
