@@ -20,6 +20,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.config import Settings
 from bot.handlers._common import user_language
 from bot.keyboards.pipeline import AgronomistCD
+from pipeline.admin import MAX_ROW_ID
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.i18n import Catalog
 
@@ -93,7 +94,9 @@ async def on_answer(
 ) -> None:
     lang = user_language(message.from_user)
     number, _, text = (command.args or "").strip().partition(" ")
-    if agronomist is None or not number.isdigit() or not text.strip():
+    # A number beyond the table's range is a typo, not a query (bot/keyboards/ids.py).
+    valid = number.isdigit() and 1 <= int(number) <= MAX_ROW_ID
+    if agronomist is None or not valid or not text.strip():
         await message.answer(catalog.text(lang, "agronomist.usage"))
         return
     await _deliver(message, bot, catalog, agronomist, int(number), text)

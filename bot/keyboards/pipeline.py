@@ -67,7 +67,7 @@ class HandoffCD(CallbackData, prefix="ho"):
 
 class AgronomistCD(CallbackData, prefix="ag"):
     choice: HandoffChoice
-    question: int
+    question: RowId
 
     def to_action(self) -> AgronomistAction:
         return AgronomistAction(self.choice, self.question)

@@ -87,6 +87,9 @@ async def test_answer_reaches_the_farmer_labelled_and_is_stored(
     )
     assert (OPERATOR, catalog.text("uk", "agronomist.delivered", id=number)) in sent
     assert await stored(core) == [(f"tg:{FARMER}", "answered", "6–8 тис. насінин на гектар")]
+    # A number no table holds is a typo: the usage, not a database error.
+    huge = await tg.say(OPERATOR, "/answer 99999999999999999999999 текст")
+    assert [text for _, text in messages(huge)] == [catalog.text("uk", "agronomist.usage")]
     # Answered once: a second /answer is refused.
     twice = await tg.say(OPERATOR, f"/answer {number} ще раз")
     assert [text for _, text in messages(twice)] == [
