@@ -29,6 +29,7 @@ from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -98,6 +99,7 @@ def build_pipeline(
     llm_health: LlmHealth | None = None,
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
+    clock: Clock = utcnow,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -143,6 +145,7 @@ def build_pipeline(
         deep=brains.deep,
         journal=journal,
         peers=desk,
+        clock=clock,
     )
 
 

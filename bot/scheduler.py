@@ -17,7 +17,7 @@ import socket
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
@@ -26,6 +26,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from db.repositories import handoffs, interactions, jobs
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.farm.alerts import AlertWatcher
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.sweep import ExpertiseSweep
@@ -52,10 +53,6 @@ class JobSpec:
     lock_ttl: timedelta
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def instance_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
@@ -65,7 +62,7 @@ class JobRunner:
         self,
         db: Database,
         owner: str,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._db = db
         self._owner = owner
@@ -104,7 +101,7 @@ def default_jobs(
     sweep: ExpertiseSweep,
     cache: ProfileCache,
     sync: MemorySync,
-    clock: Callable[[], datetime] = _utcnow,
+    clock: Clock = utcnow,
     watcher: AlertWatcher | None = None,
 ) -> list[JobSpec]:
     async def expertise_sweep() -> str:

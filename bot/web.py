@@ -16,12 +16,13 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
 from bot.config import StepanSettings
+from pipeline.clock import Clock, utcnow
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import (
     MAX_BATCH,
@@ -41,10 +42,6 @@ _SOURCE_RE = re.compile(r"[a-z0-9_-]{1,32}")
 
 SENSORS: web.AppKey[SensorStore] = web.AppKey("sensors")
 CLOCK: web.AppKey[Callable[[], datetime]] = web.AppKey("clock")
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def _error(status: int, error: str, message: str, **extra: Any) -> web.Response:
@@ -126,7 +123,7 @@ async def healthz(request: web.Request) -> web.Response:
 def build_web_app(
     sensors: SensorStore,
     *,
-    clock: Callable[[], datetime] = _utcnow,
+    clock: Clock = utcnow,
 ) -> web.Application:
     app = web.Application(client_max_size=CLIENT_MAX_SIZE)
     app[SENSORS] = sensors
@@ -146,7 +143,7 @@ class ReadingsServer:
         settings: StepanSettings,
         sensors: SensorStore,
         *,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._host = settings.http_host
         self._port = settings.http_port

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
 from pipeline import gate, reflection
@@ -27,6 +26,7 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
+from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
@@ -82,10 +82,6 @@ def message_language(incoming: Incoming, known: Language | None = None) -> Langu
     return detect_language(text, fallback=fallback)
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class Pipeline:
     def __init__(
         self,
@@ -100,7 +96,7 @@ class Pipeline:
         deep: DeepPath,
         journal: Journal,
         peers: HandoffDesk | None = None,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self.config = config
         self.catalog = catalog

@@ -31,6 +31,7 @@ from bot.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.uow import Database  # noqa: E402
+from pipeline.clock import Clock, utcnow  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
@@ -186,10 +187,22 @@ def memory(db: Database) -> Memory:
 
 
 @pytest.fixture
+def clock() -> Clock:
+    """The pipeline's clock: the real one, unless a test module overrides this fixture
+    (the deep-path tests live on the day their seeded farm data is about)."""
+    return utcnow
+
+
+@pytest.fixture
 def pipeline(
-    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook, memory: Memory
+    settings: Settings,
+    db: Database,
+    catalog: Catalog,
+    rules: Rulebook,
+    memory: Memory,
+    clock: Clock,
 ) -> Pipeline:
-    return build_pipeline(settings, db, catalog, memory=memory, rules=rules)
+    return build_pipeline(settings, db, catalog, memory=memory, rules=rules, clock=clock)
 
 
 @pytest.fixture

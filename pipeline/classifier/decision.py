@@ -14,7 +14,7 @@ general with every crew. Low confidence, ``--deep``, ``ctx.force_deep``,
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from pipeline.classifier.index import compile_rules
 from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules, IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
-from pipeline.text import normalize
+from pipeline.text import NormalizedText, normalize
 from pipeline.types import CREW_NAMES, ClassifierContext, DepthDecision
 
 __all__ = ["Classifier"]
@@ -40,8 +40,10 @@ class Classifier:
         grammar: Grammar,
         *,
         token_cache_size: int = DEFAULT_TOKEN_CACHE,
+        normalizer: Callable[[str], NormalizedText] = normalize,
     ) -> None:
         self._rules = rules
+        self._normalize = normalizer
         self._settings = settings = rules.settings
         self._intents = rules.intents
         # Light intents: their position; deep intents: their tier. ``order`` breaks
@@ -127,7 +129,7 @@ class Classifier:
         return self._apply_overrides(decision, ctx, forced_prefix)
 
     def _analyse(self, text: str) -> Analysis:
-        return self._matcher.analyse(normalize(text))
+        return self._matcher.analyse(self._normalize(text))
 
     def _strip_force_prefix(self, text: str) -> tuple[str, bool]:
         stripped = text.lstrip()

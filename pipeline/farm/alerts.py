@@ -22,7 +22,7 @@ their episodes wait, so a user who comes back during the episode still hears of 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
@@ -33,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensor_store import LatestReading, latest_readings
 from pipeline.farm.sensors import SensorTypes
@@ -85,10 +86,6 @@ class WatchResult:
         )
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def _utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
@@ -139,7 +136,7 @@ class AlertWatcher:
         catalog: Catalog,
         types: SensorTypes,
         *,
-        clock: Callable[[], datetime] = utcnow,
+        clock: Clock = utcnow,
         max_age: timedelta = MAX_READING_AGE,
     ) -> None:
         self._sender = sender

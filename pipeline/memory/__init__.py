@@ -20,13 +20,12 @@ Each opens its own short transactions through the injected ``db.uow.Database``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import httpx
 
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
@@ -55,10 +54,6 @@ __all__ = [
 ]
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 @dataclass(frozen=True, slots=True)
 class Memory:
     """The memory services of one database, as the factory hands them out. Nothing
@@ -77,7 +72,7 @@ def build_memory(
     client: MemoryServiceClient | None = None,
     *,
     cache: ProfileCache | None = None,
-    clock: Callable[[], datetime] = utcnow,
+    clock: Clock = utcnow,
 ) -> Memory:
     """No client: SQL only (no outbox rows, the flush does nothing)."""
     cache = cache if cache is not None else ProfileCache()

@@ -5,7 +5,7 @@ beyond loopback (no test talks to a real model)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,14 +16,16 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.uow import Database
 from pipeline import gate
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.clock import Clock
 from pipeline.crew.config import CrewSpec
 from pipeline.crew.context import RunContext
 from pipeline.crew.orchestrator import CrewParts
-from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
-from pipeline.crew.wiring import build_brains
+from pipeline.crew.tools import ReadingsArgs, Tool, ToolResult
+from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
+from pipeline.platform_status import LlmHealth
 from pipeline.responder import LlmResponder
 from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
@@ -31,8 +33,8 @@ from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
 from tests.integration.test_deep_offline import (
     USER,
     XLSX,
-    fixed_clock,
     incoming,
+    on_the_seeded_day,
     say,
     seed_farm,
 )
@@ -52,6 +54,12 @@ def no_internet() -> Iterator[list[str]]:
     with no_outbound_connections() as attempts:
         yield attempts
     assert attempts == [], f"tried to connect to {attempts}"
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """The pipeline lives on the day the seeded farm's data is about."""
+    return on_the_seeded_day
 
 
 def crew_spec(**limits: Any) -> CrewSpec:
@@ -74,16 +82,25 @@ def use_llm(
     """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
     made: list[ScriptedLLM] = []
 
-    def install(*, crew: CrewSpec | None = None, **llm: Any) -> ScriptedLLM:
+    def install(
+        *, crew: CrewSpec | None = None, tools: Mapping[str, Tool] | None = None, **llm: Any
+    ) -> ScriptedLLM:
         fake = scripted(**llm)
         made.append(fake)
+        rulebook = replace(rules, crew=crew or crew_spec())
+        farm_tools = None
+        if tools is not None:
+            health = LlmHealth(configured=True)
+            standard = standard_tools(db, memory.sync, rules=rulebook, health=health)
+            farm_tools = standard.replacing(**tools)
         brains = build_brains(
             pipeline.catalog,
             pipeline.journal,
             db,
             memory.sync,
-            rules=replace(rules, crew=crew or crew_spec()),
+            rules=rulebook,
             llm=fake,
+            tools=farm_tools,
         )
         pipeline.deep = brains.deep
         pipeline.responder = brains.responder
@@ -99,9 +116,7 @@ async def farm(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> str:
-    fixed_clock(pipeline, monkeypatch)
     return await seed_farm(pipeline, memory, session_factory)
 
 
@@ -173,9 +188,7 @@ async def test_plan_the_week_without_iot_leaves_iot_out(
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fixed_clock(pipeline, monkeypatch)
     await seed_farm(pipeline, memory, session_factory, iot=False)
     llm = use_llm(choose={OPS: "planned_operations"})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
@@ -234,25 +247,33 @@ async def test_agents_run_concurrently(
     pipeline: Pipeline,
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
+    db: Database,
+    memory: Memory,
+    rules: Rulebook,
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each agent's tool waits until all three agents are inside their tools: that
     can only finish if they run side by side."""
-    use_llm(choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"})
     inside = 0
     everyone = asyncio.Event()
-    original = FarmTools.run
 
-    async def meeting(self: FarmTools, name: str, ctx: RunContext, args: Any) -> ToolResult:
-        nonlocal inside
-        inside += 1
-        if inside == 3:
-            everyone.set()
-        await asyncio.wait_for(everyone.wait(), 4.0)
-        return await original(self, name, ctx, args)
+    def meeting(tool: Tool) -> Tool:
+        async def wait_for_everyone(ctx: RunContext, args: Any) -> ToolResult:
+            nonlocal inside
+            inside += 1
+            if inside == 3:
+                everyone.set()
+            await asyncio.wait_for(everyone.wait(), 4.0)
+            return await tool(ctx, args)
 
-    monkeypatch.setattr(FarmTools, "run", meeting)
+        return wait_for_everyone
+
+    health = LlmHealth(configured=True)
+    standard = standard_tools(db, memory.sync, rules=rules, health=health).tools
+    use_llm(
+        choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"},
+        tools={name: meeting(tool) for name, tool in standard.items()},
+    )
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert everyone.is_set()
     assert "16.05" in reply.text
@@ -292,13 +313,15 @@ async def test_an_agent_and_its_tools_failing_is_named_as_missing(
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async def broken(self: FarmTools, ctx: RunContext, args: object) -> ToolResult:
+    async def broken(ctx: RunContext, args: object) -> ToolResult:
         raise RuntimeError("season service down")
 
-    monkeypatch.setattr(FarmTools, "_season_hints", broken)
-    use_llm(choose={OPS: "planned_operations"}, fail={SEASON: ValueError("bad")})
+    use_llm(
+        choose={OPS: "planned_operations"},
+        fail={SEASON: ValueError("bad")},
+        tools={"season_hints": broken},
+    )
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert "16.05" in reply.text
     assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
@@ -354,18 +377,16 @@ async def test_a_recursion_attempt_from_a_tool_is_refused(
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A tool that calls handle_message again (as a confused agent might) runs on the
     event loop for a CrewAI worker thread, in the request's context: refused."""
-    use_llm()
     nested: list[Reply] = []
 
-    async def reenter(self: FarmTools, ctx: RunContext, args: ReadingsArgs) -> ToolResult:
+    async def reenter(ctx: RunContext, args: ReadingsArgs) -> ToolResult:
         nested.append(await pipeline.handle_message(incoming("привіт")))
         return ToolResult("latest_readings", "немає даних")
 
-    monkeypatch.setattr(FarmTools, "_latest_readings", reenter)
+    use_llm(tools={"latest_readings": reenter})
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert [r.intent for r in nested] == ["refused"]
     assert nested[0].text == pipeline.catalog.text("uk", "errors.recursion")

@@ -13,12 +13,18 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
+from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.clock import Clock
 from pipeline.crew.composer import ComposerParts
-from pipeline.crew.tools import FarmTools
+from pipeline.crew.context import RunContext
+from pipeline.crew.tools import Tool, ToolResult
+from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
+from pipeline.platform_status import LlmHealth
+from pipeline.rulebook import Rulebook
 from pipeline.types import Incoming, Reply
 from tests.fakes.llm import no_outbound_connections
 
@@ -52,8 +58,31 @@ async def say(
     return await pipeline.handle_message(incoming(text, **kwargs))  # type: ignore[arg-type]
 
 
-def fixed_clock(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "_clock", lambda: NOW)
+def on_the_seeded_day() -> datetime:
+    return NOW
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """The pipeline lives on the day the seeded farm's data is about."""
+    return on_the_seeded_day
+
+
+def with_tools(
+    pipeline: Pipeline, db: Database, memory: Memory, rules: Rulebook, **tools: Tool
+) -> None:
+    """Give the pipeline the offline deep path over the standard tools with the named
+    ones replaced (a failing service, a probe)."""
+    standard = standard_tools(db, memory.sync, rules=rules, health=LlmHealth(configured=False))
+    brains = build_brains(
+        pipeline.catalog,
+        pipeline.journal,
+        db,
+        memory.sync,
+        rules=rules,
+        tools=standard.replacing(**tools),
+    )
+    pipeline.deep = brains.deep
 
 
 def _op(
@@ -155,9 +184,7 @@ async def farm(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> str:
-    fixed_clock(pipeline, monkeypatch)
     return await seed_farm(pipeline, memory, session_factory)
 
 
@@ -265,9 +292,7 @@ async def test_plan_the_week_without_iot_skips_sensors(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fixed_clock(pipeline, monkeypatch)
     await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("ops", "sustainability")
@@ -296,9 +321,7 @@ async def test_sensor_question_without_iot_says_so(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fixed_clock(pipeline, monkeypatch)
     await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert reply.crew == ()
@@ -307,14 +330,16 @@ async def test_sensor_question_without_iot_says_so(
 
 async def test_a_failing_agent_leaves_the_others_and_names_what_is_missing(
     pipeline: Pipeline,
+    db: Database,
+    memory: Memory,
+    rules: Rulebook,
     session_factory: async_sessionmaker[AsyncSession],
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async def broken(self: FarmTools, *args: object) -> object:
+    async def broken(ctx: RunContext, args: object) -> ToolResult:
         raise RuntimeError("season service down")
 
-    monkeypatch.setattr(FarmTools, "_season_hints", broken)
+    with_tools(pipeline, db, memory, rules, season_hints=broken)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert "16.05" in reply.text  # ops still answered
     assert "Відкриті тривоги" in reply.text  # and iot
