@@ -187,7 +187,7 @@ def memory(db: Database) -> Memory:
 
 
 @pytest.fixture
-def clock() -> Clock:
+def pipeline_clock() -> Clock:
     """The pipeline's clock: the real one, unless a test module overrides this fixture
     (the deep-path tests live on the day their seeded farm data is about)."""
     return utcnow
@@ -200,9 +200,9 @@ def pipeline(
     catalog: Catalog,
     rules: Rulebook,
     memory: Memory,
-    clock: Clock,
+    pipeline_clock: Clock,
 ) -> Pipeline:
-    return build_pipeline(settings, db, catalog, memory=memory, rules=rules, clock=clock)
+    return build_pipeline(settings, db, catalog, memory=memory, rules=rules, clock=pipeline_clock)
 
 
 @pytest.fixture

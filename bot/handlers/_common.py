@@ -47,6 +47,15 @@ def incoming_from(
     )
 
 
+def text_incoming(message: Message, trace_id: str, settings: Settings) -> Incoming | None:
+    """The pipeline's view of a text message (None for one without a sender or text)."""
+    if message.from_user is None or message.text is None:
+        return None
+    return incoming_from(
+        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
+    )
+
+
 async def deliver(
     bot: Bot, profile_editor: ProfileEditor, incoming: Incoming, reply: Reply
 ) -> None:
@@ -67,10 +76,8 @@ async def answer_text(
     trace_id: str,
 ) -> None:
     """Run a text message through the pipeline and send the reply."""
-    if message.from_user is None or message.text is None:
+    incoming = text_incoming(message, trace_id, settings)
+    if incoming is None:
         return
-    incoming = incoming_from(
-        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
-    )
     reply = await pipeline.handle_message(incoming)
     await deliver(bot, profile_editor, incoming, reply)

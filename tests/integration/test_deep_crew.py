@@ -34,7 +34,9 @@ from tests.integration.test_deep_offline import (
     USER,
     XLSX,
     incoming,
+    moisture_on_field_two,
     on_the_seeded_day,
+    planned_spraying,
     say,
     seed_farm,
 )
@@ -57,7 +59,7 @@ def no_internet() -> Iterator[list[str]]:
 
 
 @pytest.fixture
-def clock() -> Clock:
+def pipeline_clock() -> Clock:
     """The pipeline lives on the day the seeded farm's data is about."""
     return on_the_seeded_day
 
@@ -178,7 +180,7 @@ async def test_plan_the_week_runs_ops_sustainability_and_iot_with_iot(
     agents = [call for call in llm.calls if call.role in {OPS, SEASON, IOT}]
     assert all(call.allow_delegation is False for call in agents)  # seed 11, layer 3
     assert all(call.max_iter is not None and call.max_iter <= 3 for call in agents)
-    assert "16.05" in reply.text and "Обприскування" in reply.text  # ops' tool result
+    assert planned_spraying(pipeline.catalog) in reply.text  # ops' tool result
     assert "сівба" in reply.text  # the season hints
     assert "Відкриті тривоги" in reply.text  # iot
 
@@ -211,7 +213,8 @@ async def test_agents_get_a_handoff_contract_without_secrets(
     for secret in ("380 67", USER, farm, message.trace_id, "Оксана"):
         assert secret not in prompts
     assert "[redacted]" in prompts
-    assert "17,5" in reply.text and "40 %" not in reply.text  # the field asked about
+    assert moisture_on_field_two(pipeline.catalog) in reply.text
+    assert "40 %" not in reply.text  # only the field asked about
 
 
 async def test_recording_keeps_the_consent_card_verbatim(
@@ -276,7 +279,7 @@ async def test_agents_run_concurrently(
     )
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert everyone.is_set()
-    assert "16.05" in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text
 
 
 # --- degradation -----------------------------------------------------------------------------
@@ -291,7 +294,7 @@ async def test_a_failing_agent_is_composed_from_its_tools(
     llm = use_llm(choose={OPS: "planned_operations"}, fail={IOT: ValueError("bad answer")})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert OPS in llm.roles()
-    assert "16.05" in reply.text  # ops answered through the crew
+    assert planned_spraying(pipeline.catalog) in reply.text  # ops answered through the crew
     assert "Відкриті тривоги" in reply.text  # iot, composed from its tool
     assert "ValueError" not in reply.text
 
@@ -304,7 +307,7 @@ async def test_a_hanging_agent_does_not_hold_the_answer(
 ) -> None:
     use_llm(crew=crew_spec(agent_timeout_s=1.0), choose={OPS: "planned_operations"}, hang={SEASON})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text  # from the ops agent
+    assert planned_spraying(pipeline.catalog) in reply.text  # from the ops agent
     assert "Фаза сезону: сівба" in reply.text  # the hung agent's part, from its tool
 
 
@@ -323,7 +326,7 @@ async def test_an_agent_and_its_tools_failing_is_named_as_missing(
         tools={"season_hints": broken},
     )
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text
     assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
 
 
@@ -408,6 +411,6 @@ async def test_crewai_keeps_no_farm_data_on_disk(
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
     use_llm(choose={OPS: "planned_operations"})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text
     stored = [p for p in data_home.rglob("*") if p.is_file()] if data_home.exists() else []
     assert stored == []

@@ -21,7 +21,9 @@ from pipeline.crew.context import RunContext
 from pipeline.crew.tools import Tool, ToolResult
 from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
+from pipeline.farm.reports import op_label, sensor_label
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.platform_status import LlmHealth
 from pipeline.rulebook import Rulebook
@@ -63,7 +65,7 @@ def on_the_seeded_day() -> datetime:
 
 
 @pytest.fixture
-def clock() -> Clock:
+def pipeline_clock() -> Clock:
     """The pipeline lives on the day the seeded farm's data is about."""
     return on_the_seeded_day
 
@@ -179,6 +181,33 @@ async def seed_farm(
     return farm_id
 
 
+def planned_spraying(catalog: Catalog) -> str:
+    """The week plan's line for the seeded spraying of Поле 2 on 16 May (with Децис)."""
+    return catalog.text(
+        "uk",
+        "compose.planned_item",
+        date="16.05",
+        operation=op_label(catalog, "uk", "spraying"),
+        field="Поле 2",
+        amount=", Децис",
+    )
+
+
+def moisture_on_field_two(catalog: Catalog) -> str:
+    """The newest soil moisture of Поле 2 as the readings tool shows it: 17,5 %, under
+    the farm's 20 % threshold."""
+    line = catalog.text(
+        "uk",
+        "compose.readings_item",
+        field="Поле 2",
+        sensor=sensor_label(catalog, "uk", "soil_moisture"),
+        value="17,5",
+        unit="%",
+        when="14.05 06:00",
+    )
+    return line + catalog.text("uk", "compose.below", threshold="20 %")
+
+
 @pytest.fixture
 async def farm(
     pipeline: Pipeline,
@@ -229,7 +258,10 @@ async def test_excel_report_for_october(
     assert reply.crew == ("spreadsheet",)
     assert reply.document is not None and reply.document.content.startswith(XLSX)
     assert reply.document.filename.endswith("2024-10-01_2024-10-31.xlsx")
-    assert "01.10.2024–31.10.2024" in reply.text and "1" in reply.text
+    ready = pipeline.catalog.text(
+        "uk", "compose.report_ready", start="01.10.2024", end="31.10.2024", rows=1
+    )
+    assert ready in reply.text
 
 
 async def test_moisture_chart(
@@ -246,10 +278,9 @@ async def test_latest_moisture_on_field_two(
 ) -> None:
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert reply.crew == ("iot",)
-    assert "Поле 2" in reply.text and "17,5" in reply.text
+    assert moisture_on_field_two(pipeline.catalog) in reply.text  # under the 20 % threshold
     assert "31" not in reply.text  # only the newest value
     assert "Північне" not in reply.text  # only the field asked about
-    assert "⚠️" in reply.text  # under the farm's 20 % threshold
 
 
 async def test_plan_vs_fact_for_april(
@@ -282,7 +313,7 @@ async def test_plan_the_week_with_iot(
 ) -> None:
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("iot", "ops", "sustainability")
-    assert "16.05" in reply.text and "Обприскування" in reply.text  # planned, in 7 days
+    assert planned_spraying(pipeline.catalog) in reply.text  # planned, in 7 days
     assert "30.06" not in reply.text  # planned, but later
     assert "Фаза сезону: сівба" in reply.text  # May, no phase in the profile
     assert "Відкриті тривоги" in reply.text and "Поле 2" in reply.text
@@ -296,7 +327,7 @@ async def test_plan_the_week_without_iot_skips_sensors(
     await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("ops", "sustainability")
-    assert "16.05" in reply.text and "тривог" not in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text and "тривог" not in reply.text
 
 
 async def test_advice_on_aphids_is_honest(
@@ -341,7 +372,7 @@ async def test_a_failing_agent_leaves_the_others_and_names_what_is_missing(
 
     with_tools(pipeline, db, memory, rules, season_hints=broken)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text  # ops still answered
+    assert planned_spraying(pipeline.catalog) in reply.text  # ops still answered
     assert "Відкриті тривоги" in reply.text  # and iot
     assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
     assert "RuntimeError" not in reply.text and "Traceback" not in reply.text

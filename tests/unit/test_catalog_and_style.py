@@ -113,7 +113,15 @@ def test_whoami_shows_profile(catalog: Catalog) -> None:
     text = TemplateResponder(catalog).answer(
         _light("whoami", name="Петро", expertise_level="expert", interaction_count=7)
     )
-    assert "Петро" in text and "експерт" in text and "7" in text
+    assert text == catalog.text(
+        "uk",
+        "light.whoami",
+        name="Петро",
+        expertise=catalog.text("uk", "expertise.expert"),
+        style=catalog.text("uk", "styles.conversational"),
+        count=7,
+        operator="",
+    )
 
 
 def test_unknown_intent_falls_back(catalog: Catalog) -> None:

@@ -47,3 +47,22 @@ def test_no_session_is_built_from_another_sessions_bind() -> None:
         if forbidden.search(line)
     ]
     assert offenders == []
+
+
+#: Not the application's database: the knowledge cards' full-text index is an
+#: in-memory sqlite3 database built once at start-up (pipeline/knowledge/index.py).
+OWN_DATABASES = {"pipeline/knowledge/index.py"}
+
+
+def test_only_the_unit_of_work_ends_transactions() -> None:
+    """bot/, pipeline/ and db/ end a transaction only in db/uow.py (the interaction
+    writer's group commit goes through Database.write() as well)."""
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for folder in ("bot", "db", "pipeline")
+        for path in _sources(folder)
+        if path.relative_to(REPO).as_posix() not in OWN_DATABASES | {"db/uow.py"}
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if TRANSACTION_END.search(line)
+    ]
+    assert offenders == []
