@@ -15,6 +15,7 @@ from pipeline.crewai_env import silence_crewai
 silence_crewai()  # before anything below can import CrewAI
 
 from bot.config import ConfigError, Settings, load_settings  # noqa: E402
+from bot.log_secrets import SecretMaskFilter  # noqa: E402
 from bot.middlewares.trace import TraceLogFilter  # noqa: E402
 
 NO_TOKEN_HELP = (
@@ -45,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
 def _configure_logging(level: str, quiet: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(TraceLogFilter())
+    # Tokens never reach stderr: aiohttp's errors carry the request URL, which holds
+    # the bot token, and aiogram logs them (bot/log_secrets.py).
+    handler.addFilter(SecretMaskFilter())
     handler.setFormatter(
         logging.Formatter("%(asctime)s %(levelname)s [%(name)s] trace=%(trace_id)s %(message)s")
     )

@@ -8,9 +8,9 @@ from typing import Any
 from aiogram import methods
 from aiogram.methods.base import Response
 
-from bot.commands import set_commands
 from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
+from bot.startup import StartupCalls
 from bot.web import ReadingsServer
 from db.migrate import upgrade_async
 
@@ -53,11 +53,9 @@ async def run_bot(settings: Settings) -> None:
     dispatcher.shutdown.register(readings.stop)
     # --- end of the readings endpoint
 
-    async def on_startup() -> None:
-        await bot.delete_webhook(drop_pending_updates=False)
-        await set_commands(bot, core.pipeline.catalog, settings.agx.operator_ids)
-        me = await bot.get_me()
-        logger.info("Stepan is up as @%s (long polling)", me.username)
+    # deleteWebhook, setMyCommands, getMe: a failure is logged and retried in the
+    # background, never fatal (bot/startup.py).
+    startup_calls = StartupCalls(bot, core.pipeline.catalog, settings.agx.operator_ids)
 
     async def on_shutdown() -> None:
         logger.info("Stepan is shutting down")
@@ -65,7 +63,8 @@ async def run_bot(settings: Settings) -> None:
         await dispatcher["in_flight"].wait_idle(SHUTDOWN_GRACE_S)
         await core.close()
 
-    dispatcher.startup.register(on_startup)
+    dispatcher.startup.register(startup_calls.start)
+    dispatcher.shutdown.register(startup_calls.stop)
     dispatcher.shutdown.register(on_shutdown)
     # handle_signals: SIGTERM/SIGINT stop polling cleanly, in-flight updates finish.
     await dispatcher.start_polling(bot, handle_signals=True, close_bot_session=True)

@@ -27,6 +27,7 @@ from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
+from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
@@ -145,6 +146,7 @@ def build_pipeline(
         deep=brains.deep,
         journal=journal,
         peers=desk,
+        evals=rules.evals,
         clock=clock,
     )
 
@@ -211,9 +213,12 @@ def build_bot(settings: Settings) -> Bot:
         session = AiohttpSession(api=TelegramAPIServer.from_base(base))
     # parse_mode stays None: replies are plain text (model output must never fail
     # to parse as HTML/Markdown).
-    return Bot(
+    bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )
+    # Every call waits out flood control and retries 5xx / dropped connections.
+    bot.session.middleware(RetryMiddleware())
+    return bot
 
 
 def build_storage(settings: Settings) -> BaseStorage:

@@ -1,29 +1,20 @@
-"""Send a pipeline Reply to Telegram: plain text, split, retried."""
+"""Send a pipeline Reply to Telegram: plain text, split, a file with its caption."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
+from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup
 
 from bot.keyboards.pipeline import keyboard
-from pipeline.types import Reply
+from pipeline.types import Attachment, Reply
 
 logger = logging.getLogger(__name__)
 
 TELEGRAM_TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
-#: How many times one call waits out a 429 before giving up.
-MAX_RETRY_AFTER = 3
-#: Longest flood-wait we sit through (seconds); longer ones are not worth blocking on.
-MAX_RETRY_WAIT = 30.0
-
-T = TypeVar("T")
 
 
 def split_text(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str]:
@@ -52,42 +43,72 @@ def _cut_point(text: str, limit: int) -> tuple[int, int]:
     return limit, 0
 
 
-async def with_retry_after(call: Callable[[], Awaitable[T]]) -> T:
-    """Run a Bot API call, waiting out Telegram's flood control a bounded number of times."""
-    for attempt in range(MAX_RETRY_AFTER + 1):
-        try:
-            return await call()
-        except TelegramRetryAfter as exc:
-            if attempt == MAX_RETRY_AFTER or exc.retry_after > MAX_RETRY_WAIT:
-                raise
-            logger.warning("telegram flood control: waiting %ss", exc.retry_after)
-            await asyncio.sleep(exc.retry_after)
-    raise AssertionError("unreachable")
+class AttachmentFailed(Exception):
+    """A document or photo of a reply could not be sent (after the transport's
+    retries): the caller tells the farmer instead of leaving a promise of a file."""
 
 
 async def _send_text(
     bot: Bot, chat_id: int, text: str, markup: InlineKeyboardMarkup | None
 ) -> None:
     # No parse mode, ever: model text with a stray "_" or "<" must not turn into
-    # "can't parse entities".
-    await with_retry_after(
-        lambda: bot.send_message(chat_id, text, parse_mode=None, reply_markup=markup)
-    )
+    # "can't parse entities". Flood control and transient errors are retried by the
+    # session (bot/telegram_retry.py).
+    await bot.send_message(chat_id, text, parse_mode=None, reply_markup=markup)
+
+
+async def _send_file(
+    bot: Bot,
+    chat_id: int,
+    kind: str,
+    attachment: Attachment,
+    caption: str | None,
+    markup: InlineKeyboardMarkup | None,
+) -> None:
+    upload = BufferedInputFile(attachment.content, filename=attachment.filename)
+    try:
+        if kind == "document":
+            await bot.send_document(
+                chat_id, upload, caption=caption, parse_mode=None, reply_markup=markup
+            )
+        else:
+            await bot.send_photo(
+                chat_id, upload, caption=caption, parse_mode=None, reply_markup=markup
+            )
+    except TelegramForbiddenError:
+        raise
+    except TelegramAPIError as exc:
+        raise AttachmentFailed(f"{kind} {attachment.filename}: {exc}") from exc
 
 
 async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> None:
-    """Send every part of ``reply``. Raises TelegramForbiddenError if the user blocked us."""
+    """Send every part of ``reply``. Raises TelegramForbiddenError if the user blocked
+    us, AttachmentFailed if a file could not be sent.
+
+    A file goes first, with the reply's text as its caption (one call: the text
+    says "the report is attached" and must never arrive without the report); a text
+    too long for a caption follows the files instead, buttons under its last part."""
     chunks = split_text(reply.text)
     markup: InlineKeyboardMarkup | None = keyboard(reply.buttons)
+    files = [
+        (kind, attachment)
+        for kind, attachment in (("document", reply.document), ("photo", reply.photo))
+        if attachment is not None
+    ]
+    caption = chunks[0] if len(chunks) == 1 and len(chunks[0]) <= CAPTION_LIMIT else None
+    if files and (caption is not None or not chunks):
+        for index, (kind, attachment) in enumerate(files):
+            last = index == len(files) - 1
+            await _send_file(
+                bot, chat_id, kind, attachment, caption if index == 0 else None,
+                markup if last else None,
+            )  # fmt: skip
+        return
+    for kind, attachment in files:
+        await _send_file(bot, chat_id, kind, attachment, None, None)
     for index, chunk in enumerate(chunks):
         # Buttons belong under the last part, where the user reads the question.
         await _send_text(bot, chat_id, chunk, markup if index == len(chunks) - 1 else None)
-    if reply.document is not None:
-        document = BufferedInputFile(reply.document.content, filename=reply.document.filename)
-        await with_retry_after(lambda: bot.send_document(chat_id, document))
-    if reply.photo is not None:
-        photo = BufferedInputFile(reply.photo.content, filename=reply.photo.filename)
-        await with_retry_after(lambda: bot.send_photo(chat_id, photo))
 
 
 async def edit_text(
@@ -95,10 +116,8 @@ async def edit_text(
 ) -> None:
     """Replace a card's text; pressing a button that changes nothing is not an error."""
     try:
-        await with_retry_after(
-            lambda: bot.edit_message_text(
-                text, chat_id=chat_id, message_id=message_id, reply_markup=markup, parse_mode=None
-            )
+        await bot.edit_message_text(
+            text, chat_id=chat_id, message_id=message_id, reply_markup=markup, parse_mode=None
         )
     except TelegramBadRequest as exc:
         if "message is not modified" not in exc.message:

@@ -35,6 +35,7 @@ NAMING_CONVENTION = {
 }
 
 Json = JSON
+DEFAULT_TIMEZONE = "Europe/Kyiv"
 
 
 class Base(DeclarativeBase):
@@ -92,6 +93,10 @@ class FarmProfileRow(Base):
     typical_intents: Mapped[list[str]] = mapped_column(Json, default=list)
     alert_thresholds: Mapped[dict[str, float]] = mapped_column(Json, default=dict)
     dict_pending_count: Mapped[int] = mapped_column(Integer, default=0)
+    #: An IANA zone: every time a farmer reads and every day boundary of the farm.
+    timezone: Mapped[str] = mapped_column(
+        String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
+    )
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
@@ -117,6 +122,11 @@ class InteractionRow(Base):
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), index=True
     )
+    #: Eval rules (docs/learning.md): failed warnings and infos, the failed rule ids;
+    #: None for rows written before the rules existed.
+    eval_warnings: Mapped[int | None] = mapped_column(Integer)
+    eval_infos: Mapped[int | None] = mapped_column(Integer)
+    eval_failed: Mapped[list[str] | None] = mapped_column(Json)
 
 
 class OutboxRow(Base):
@@ -222,6 +232,7 @@ class OperationDraftRow(Base):
     """An operation read from a message, shown as a card until the user confirms it."""
 
     __tablename__ = "operation_drafts"
+    __table_args__ = (Index("ix_operation_drafts_user_created", "user_id", "created_at"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
@@ -237,16 +248,30 @@ class OperationRow(Base):
     """The farm journal. One source message writes each of its operations once."""
 
     __tablename__ = "operations"
-    __table_args__ = (Index("ix_operations_farm_date", "farm_id", "op_date"),)
+    __table_args__ = (
+        Index("ix_operations_farm_date", "farm_id", "op_date"),
+        # The duplicate check: one user's operations of the last minutes.
+        Index("ix_operations_author_created", "author", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     op_type: Mapped[str] = mapped_column(String(32))
     field_id: Mapped[str | None] = mapped_column(String(64))
     crop_id: Mapped[str | None] = mapped_column(String(64))
+    #: The one number a short view shows (the first of rate, yield, amount, area).
     quantity: Mapped[float | None] = mapped_column(Float)
     unit: Mapped[str | None] = mapped_column(String(16))
     product: Mapped[str | None] = mapped_column(String(128))
+    #: Kept apart: per hectare (or per tonne of seed, or mm of water) ...
+    rate: Mapped[float | None] = mapped_column(Float)
+    rate_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the total applied or harvested ...
+    amount: Mapped[float | None] = mapped_column(Float)
+    amount_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the area treated, and the yield of a harvest.
+    area_ha: Mapped[float | None] = mapped_column(Float)
+    yield_t_ha: Mapped[float | None] = mapped_column(Float)
     op_date: Mapped[date] = mapped_column(Date)
     status: Mapped[str] = mapped_column(String(16))  # planned | done
     source_chat_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -343,3 +368,98 @@ class HandoffRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+# --- Learning from mistakes (docs/learning.md) --------------------------------------
+
+
+class FeedbackRow(Base):
+    """👍 / 👎 / 🛠 under a reply, once per person and reply (a double tap counts once)."""
+
+    __tablename__ = "feedback"
+    __table_args__ = (
+        UniqueConstraint("trace_id", "user_id", name="uq_feedback_trace_user"),
+        Index("ix_feedback_created", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    trace_id: Mapped[str] = mapped_column(String(32))
+    user_id: Mapped[str] = mapped_column(String(64))
+    verdict: Mapped[str] = mapped_column(String(8))  # up | down | fix
+    #: 👎's optional follow-up: wrong | not_asked | too_long | language
+    reason: Mapped[str | None] = mapped_column(String(16))
+    intent: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class LearningRow(Base):
+    """A short rule learned from 👎, 🛠 or a correction; the newest go into LLM prompts."""
+
+    __tablename__ = "learnings"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    source: Mapped[str] = mapped_column(String(16))  # negative | fixit | correction
+    intent: Mapped[str | None] = mapped_column(String(32))
+    rule: Mapped[str] = mapped_column(Text)
+    trace_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), index=True
+    )
+
+
+class CorrectionRow(Base):
+    """A reply marked as misrouted: the message and its right mode, intent and crew,
+    kept as a labelled example for the nightly job (docs/learning.md)."""
+
+    __tablename__ = "corrections"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    trace_id: Mapped[str] = mapped_column(String(32), unique=True)
+    user_id: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(String(16))  # operator | farmer
+    text: Mapped[str] = mapped_column(Text)
+    was_mode: Mapped[str] = mapped_column(String(8))
+    was_intent: Mapped[str] = mapped_column(String(32))
+    mode: Mapped[str] = mapped_column(String(8))
+    intent: Mapped[str] = mapped_column(String(32))
+    crew: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), index=True
+    )
+
+
+class RuleOverlayRow(Base):
+    """One version of the routing-rules overlay: the whole list of terms added to the
+    packaged classifier rules. The newest version not rolled back is in force."""
+
+    __tablename__ = "rule_overlays"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    #: [{"intent": ..., "kind": "trigger" | "keyword", "term": ...}, ...]
+    terms: Mapped[list[dict[str, str]]] = mapped_column(Json, default=list)
+    proposal_id: Mapped[int | None] = mapped_column(Integer)
+    created_by: Mapped[str] = mapped_column(String(64))
+    rolled_back: Mapped[bool] = mapped_column(default=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class ProposalRow(Base):
+    """A routing change the nightly job proposed, with the accuracy it measured."""
+
+    __tablename__ = "rule_proposals"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    intent: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))  # trigger | keyword
+    term: Mapped[str] = mapped_column(String(128))
+    support: Mapped[int] = mapped_column(Integer)
+    dev_before: Mapped[float] = mapped_column(Float)
+    dev_after: Mapped[float] = mapped_column(Float)
+    corrections_before: Mapped[float] = mapped_column(Float)
+    corrections_after: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(12), default="pending")
+    decided_by: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), index=True
+    )
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -15,19 +15,23 @@ from pipeline.profiles import Style
 
 
 class JournalVerb(StrEnum):
-    """The three buttons under a journal card."""
+    """The buttons under a journal card."""
 
     WRITE = "write"
     EDIT = "edit"
     CANCEL = "cancel"
+    #: «записати ще раз»: write it although the same operation was written just now.
+    AGAIN = "again"
 
 
 @dataclass(frozen=True, slots=True)
 class JournalAction:
-    """✅ / ✏️ / ❌ on the confirmation card of draft ``draft_id``."""
+    """✅ / ✏️ / ❌ on the confirmation card of draft ``draft_id``; ``item`` is one
+    operation of a card that lists several (0-based), None for all of them."""
 
     verb: JournalVerb
     draft_id: int
+    item: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

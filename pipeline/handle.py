@@ -32,6 +32,7 @@ from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.language import detect_language, language_from_telegram
+from pipeline.learning.evals import EvalContext, EvalResult, EvalRules
 from pipeline.memory import (
     InteractionRecord,
     InteractionRecorder,
@@ -96,6 +97,7 @@ class Pipeline:
         deep: DeepPath,
         journal: Journal,
         peers: HandoffDesk | None = None,
+        evals: EvalRules | None = None,
         clock: Clock = utcnow,
     ) -> None:
         self.config = config
@@ -109,6 +111,8 @@ class Pipeline:
         self.journal = journal
         #: Peer agents (docs/peers.md): None when the bot runs without them.
         self.peers = peers
+        #: Checks on every reply (docs/learning.md); None: none are run.
+        self._evals = evals
         self._clock = clock
         self._light_intents = light_intents(classifier)
 
@@ -171,6 +175,7 @@ class Pipeline:
                 DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
             )
         text = reflection.reflect(reply.text, profile, incoming.trace_id) if reply.text else ""
+        evals = self._evaluate(text, decision, lang, profile.preferred_style, incoming.trace_id)
         await self._interactions.record(
             InteractionRecord(
                 user_id=incoming.user_id,
@@ -183,6 +188,7 @@ class Pipeline:
                 at=now,
                 name=profile.name,
                 language=lang,
+                evals=evals,
             ),
         )
         buttons = reply.buttons
@@ -201,6 +207,9 @@ class Pipeline:
             # First contact: offer onboarding so Stepan knows the farm from day one.
             text = f"{text}\n\n{self.catalog.text(lang, 'onboarding.offer')}"
             buttons = self.onboarding_offer(lang)
+        if incoming.is_operator and evals is not None and evals.failed:
+            # Operators only: a farmer never sees the checks (docs/learning.md).
+            text = f"{text}\n\n{evals.footnote(lang)}"
         return Reply(
             text,
             buttons,
@@ -210,6 +219,17 @@ class Pipeline:
             intent=decision.intent,
             crew=crew,
         )
+
+    def _evaluate(
+        self, text: str, decision: DepthDecision, lang: Language, style: str, trace_id: str
+    ) -> EvalResult | None:
+        if self._evals is None or not text:
+            return None
+        try:
+            return self._evals.check(text, EvalContext(decision.mode, decision.intent, lang, style))
+        except Exception:
+            logger.exception("eval rules failed trace=%s", trace_id)
+            return None
 
     def _peer_route(self, incoming: Incoming) -> Route | None:
         if self.peers is None or not incoming.text or incoming.text.startswith("/"):
@@ -233,7 +253,7 @@ class Pipeline:
                     return Reply(self.catalog.text(lang, "onboarding.later_reply"))
                 case JournalAction():
                     decision = await self.journal.decide(
-                        user_id=incoming.user_id, action=action, lang=lang
+                        user_id=incoming.user_id, action=action, lang=lang, now=self._clock()
                     )
                     return decision.reply
                 case HandoffAction() if self.peers is not None:

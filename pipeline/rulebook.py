@@ -3,7 +3,8 @@
 ``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
 vocabulary, the onboarding, the deep path's tools, the crew and its prompts, the
-sensor store and the alert watcher, the peer desk and server, the sanitiser).
+sensor store and the alert watcher, the peer desk and server, the sanitiser, the
+reply's eval rules).
 Nothing in the pipeline loads one of these files by itself, so a test builds a
 pipeline with other rules by passing another rulebook (``dataclasses.replace``) or
 another part in; tests load one per session.
@@ -33,6 +34,7 @@ from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
+from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 
@@ -60,6 +62,8 @@ class Rulebook:
     peers: PeerDirectory
     #: What counts as confidential before a question leaves Stepan (rules/privacy.toml).
     privacy: PrivacyRules
+    #: Checks on every reply (rules/evals.toml; docs/learning.md).
+    evals: EvalRules
 
     @property
     def units(self) -> Units:
@@ -90,6 +94,7 @@ class Rulebook:
         knowledge: Path = KNOWLEDGE_DIR,
         peers: Path = DEFAULT_PEERS,
         privacy: Path = DEFAULT_PRIVACY,
+        evals: Path = DEFAULT_EVALS,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -115,4 +120,5 @@ class Rulebook:
             ),
             peers=PeerDirectory.load(thresholds, peers),
             privacy=PrivacyRules.load(thresholds, privacy),
+            evals=EvalRules.load(evals),
         )

@@ -9,8 +9,9 @@ from aiogram.exceptions import TelegramForbiddenError
 from aiogram.types import Message, User
 
 from bot.config import Settings
-from bot.render import send_reply
+from bot.render import AttachmentFailed, send_reply
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
 from pipeline.language import language_from_telegram
 from pipeline.memory import ProfileEditor
 from pipeline.types import Incoming, Language, Reply
@@ -57,14 +58,25 @@ def text_incoming(message: Message, trace_id: str, settings: Settings) -> Incomi
 
 
 async def deliver(
-    bot: Bot, profile_editor: ProfileEditor, incoming: Incoming, reply: Reply
+    bot: Bot,
+    profile_editor: ProfileEditor,
+    incoming: Incoming,
+    reply: Reply,
+    catalog: Catalog | None = None,
 ) -> None:
-    """Send the reply; a user who blocked the bot is marked inactive, not retried."""
+    """Send the reply; a user who blocked the bot is marked inactive, not retried.
+    A file that could not be sent is owned up to (with ``catalog``), never left
+    promised."""
     try:
         await send_reply(bot, incoming.chat_id, reply)
     except TelegramForbiddenError:
         logger.info("user blocked the bot user=%s", incoming.user_id)
         await profile_editor.set_active(incoming.user_id, False)
+    except AttachmentFailed as exc:
+        logger.warning("file not delivered user=%s: %s", incoming.user_id, exc)
+        if catalog is not None:
+            lang = language_from_telegram(incoming.language_code)
+            await send_reply(bot, incoming.chat_id, Reply(catalog.text(lang, "faults.file_failed")))
 
 
 async def answer_text(
@@ -73,6 +85,7 @@ async def answer_text(
     pipeline: Pipeline,
     profile_editor: ProfileEditor,
     settings: Settings,
+    catalog: Catalog,
     trace_id: str,
 ) -> None:
     """Run a text message through the pipeline and send the reply."""
@@ -80,4 +93,4 @@ async def answer_text(
     if incoming is None:
         return
     reply = await pipeline.handle_message(incoming)
-    await deliver(bot, profile_editor, incoming, reply)
+    await deliver(bot, profile_editor, incoming, reply, catalog)

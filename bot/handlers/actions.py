@@ -7,7 +7,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, user_language
-from bot.keyboards.pipeline import HandoffCD, JournalCD, OnboardingCD, StyleCD
+from bot.keyboards.pipeline import HandoffCD, JournalCD, OnboardingCD, StyleCD, keyboard
 from bot.render import edit_text
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -38,9 +38,11 @@ async def on_journal(
     reply = await pipeline.handle_action(callback_data.to_action(), incoming)
     message = query.message
     if isinstance(message, Message) and message.text:
-        # A consent card answers in place: it then shows what happened, and its
-        # buttons are gone so nobody taps them again.
-        await edit_text(bot, message.chat.id, message.message_id, reply.text, None)
+        # A consent card answers in place: it then shows what happened; its buttons
+        # are gone (or, on a card of several operations, only those left remain).
+        await edit_text(
+            bot, message.chat.id, message.message_id, reply.text, keyboard(reply.buttons)
+        )
         return
     await deliver(bot, profile_editor, incoming, reply)
 

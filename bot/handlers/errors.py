@@ -1,18 +1,44 @@
-"""Last line of defence: log an unexpected error with its trace id, never crash polling."""
+"""Last line of defence: log an unexpected error with its trace id, tell the person
+who is waiting, never crash polling.
+
+Silence is the worst answer: a command that failed (the database down, a table
+missing) says so in one short line, and a button stops spinning."""
 
 from __future__ import annotations
 
 import logging
 
 from aiogram import Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
+from sqlalchemy.exc import SQLAlchemyError
+
+from bot.handlers._common import user_language
+from pipeline.i18n import Catalog
 
 logger = logging.getLogger(__name__)
 
 router = Router(name=__name__)
 
 
+def _is_database_error(error: BaseException) -> bool:
+    return isinstance(error, SQLAlchemyError | ConnectionRefusedError) or isinstance(
+        error.__cause__, SQLAlchemyError
+    )
+
+
 @router.errors()
-async def on_error(event: ErrorEvent) -> bool:
+async def on_error(event: ErrorEvent, catalog: Catalog) -> bool:
     logger.error("unhandled error in update %s", event.update.update_id, exc_info=event.exception)
+    key = "faults.database" if _is_database_error(event.exception) else "faults.failed"
+    update = event.update
+    try:
+        if update.message is not None:
+            lang = user_language(update.message.from_user)
+            await update.message.answer(catalog.text(lang, key), parse_mode=None)
+        elif update.callback_query is not None:
+            query = update.callback_query
+            await query.answer(catalog.text(user_language(query.from_user), key))
+    except TelegramAPIError as exc:  # already answered, or Telegram is down too
+        logger.warning("could not tell the user about the error: %s", exc)
     return True

@@ -19,7 +19,6 @@ from aiogram.types import Document, Message
 
 from bot.handlers._cards import target_of
 from bot.handlers._common import user_language
-from bot.render import with_retry_after
 from pipeline.admin import parse_target
 from pipeline.farm.sensor_csv import MAX_CSV_BYTES, InvalidCsv, parse_csv
 from pipeline.farm.sensor_store import SensorStore
@@ -68,7 +67,7 @@ async def on_token(
         return
     token = await sensors.issue_token(farm_id, f"by tg:{message.from_user.id}")
     text = catalog.text(lang, "sensors.token_issued", token=token, user=user)
-    await with_retry_after(lambda: message.answer(text, parse_mode=None))
+    await message.answer(text, parse_mode=None)
 
 
 def _error_line(catalog: Catalog, lang: Language, error: ItemError) -> str:
@@ -138,4 +137,4 @@ async def on_csv(message: Message, bot: Bot, catalog: Catalog, sensors: SensorSt
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
     text = await _import(bot, message.document, sensors, farm_id, catalog, lang)
-    await with_retry_after(lambda: message.answer(text, parse_mode=None))
+    await message.answer(text, parse_mode=None)

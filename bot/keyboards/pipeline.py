@@ -36,9 +36,10 @@ class StyleCD(CallbackData, prefix="st"):
 class JournalCD(CallbackData, prefix="jr"):
     verb: JournalVerb
     draft: int
+    item: int | None = None
 
     def to_action(self) -> JournalAction:
-        return JournalAction(self.verb, self.draft)
+        return JournalAction(self.verb, self.draft, self.item)
 
 
 class OnboardingCD(CallbackData, prefix="ob"):
@@ -64,8 +65,8 @@ def callback_data(action: Action) -> ActionCD:
     match action:
         case StyleAction(style=style):
             return StyleCD(style=style)
-        case JournalAction(verb=verb, draft_id=draft):
-            return JournalCD(verb=verb, draft=draft)
+        case JournalAction(verb=verb, draft_id=draft, item=item):
+            return JournalCD(verb=verb, draft=draft, item=item)
         case OnboardingAction(choice=choice, style=style):
             return OnboardingCD(choice=choice, style=style)
         case HandoffAction(choice=choice, handoff_id=handoff):

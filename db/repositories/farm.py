@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -127,6 +127,7 @@ async def add_draft(
     chat_id: int,
     source_message_id: int | None,
     payload: dict[str, Any],
+    created_at: datetime | None = None,
 ) -> OperationDraftRow:
     draft = OperationDraftRow(
         user_id=user_id,
@@ -136,6 +137,8 @@ async def add_draft(
         payload=payload,
         status="draft",
     )
+    if created_at is not None:
+        draft.created_at = created_at
     session.add(draft)
     await session.flush()
     return draft
@@ -175,3 +178,45 @@ async def operations_between(
         .order_by(OperationRow.op_date, OperationRow.id)
     )
     return result.scalars().all()
+
+
+async def recent_operations(
+    session: AsyncSession, author: str, since: datetime
+) -> Sequence[OperationRow]:
+    """The operations ``author`` wrote since ``since`` (the duplicate check)."""
+    result = await session.execute(
+        select(OperationRow).where(OperationRow.author == author, OperationRow.created_at >= since)
+    )
+    return result.scalars().all()
+
+
+async def recent_drafts(
+    session: AsyncSession, user_id: str, since: datetime
+) -> Sequence[OperationDraftRow]:
+    """The user's cards since ``since`` that are not cancelled."""
+    result = await session.execute(
+        select(OperationDraftRow).where(
+            OperationDraftRow.user_id == user_id,
+            OperationDraftRow.created_at >= since,
+            OperationDraftRow.status != "cancelled",
+        )
+    )
+    return result.scalars().all()
+
+
+async def set_field_area(
+    session: AsyncSession, farm_id: str, field_id: str, area_ha: float
+) -> bool:
+    """True when the farm has that field (and its area is now ``area_ha``)."""
+    result = await session.execute(
+        update(FieldRow)
+        .where(FieldRow.farm_id == farm_id, FieldRow.field_id == field_id)
+        .values(area_ha=area_ha)
+    )
+    return bool(getattr(result, "rowcount", 0))
+
+
+async def set_timezone(session: AsyncSession, farm_id: str, timezone: str) -> None:
+    await session.execute(
+        update(FarmProfileRow).where(FarmProfileRow.farm_id == farm_id).values(timezone=timezone)
+    )

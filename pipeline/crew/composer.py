@@ -66,6 +66,12 @@ def wants_card(request: DeepRequest) -> bool:
     return Intent.RECORDING in intents or (Intent.MULTI_OPS in intents and "ops" in request.crew)
 
 
+def may_plan(request: DeepRequest) -> bool:
+    """A plan written in chat ("заплануй обприскування поле 3 на 10.12") is a card too,
+    when the journal reads an operation in it; the planning view answers as well."""
+    return Intent.PLANNING in intents_of(request)
+
+
 class Composer:
     def __init__(self, catalog: Catalog, journal: Journal, tools: FarmTools, db: Database) -> None:
         self._catalog = catalog
@@ -84,15 +90,17 @@ class Composer:
         the farm id, and the database so agents can work side by side, each tool in
         short transactions of its own."""
         ctx_card: Reply | None = None
-        if wants_card(request):
-            ctx_card = await self._journal.propose(
+        mood: str | None = None
+        if wants_card(request) or may_plan(request):
+            proposal = await self._journal.propose(
                 user_id=request.incoming.user_id,
                 chat_id=request.incoming.chat_id,
                 message_id=request.incoming.message_id,
                 text=request.incoming.text,
                 lang=request.lang,
-                today=request.now.date(),
+                now=request.now,
             )
+            ctx_card, mood = proposal.reply, proposal.mood
         async with self._db.read() as session:
             row = await farm_repo.farm_of(session, request.incoming.user_id)
             farm_id = row.farm_id if row is not None else None
@@ -108,6 +116,7 @@ class Composer:
             catalog=self._catalog,
             vocabulary=self._journal.vocabulary,
         )
+        ctx.artifacts.journal_mood = mood
         if ctx_card is not None:
             ctx.artifacts.card_text = ctx_card.text
             ctx.artifacts.buttons = ctx_card.buttons
@@ -253,7 +262,8 @@ class Composer:
         missing = self.missing_note(request, parts)
         if missing:
             blocks.append(missing)
-        if ctx.artifacts.card_text is None and wants_card(request):
+        said = ctx.artifacts.journal_mood in ("question", "negated")
+        if ctx.artifacts.card_text is None and wants_card(request) and not said:
             blocks.append(ctx.text_of("journal.not_understood"))
         return blocks
 

@@ -33,6 +33,8 @@ class Artifacts:
     document: Attachment | None = None
     photo: Attachment | None = None
     card_text: str | None = None
+    #: What the journal made of the message ("record", "question", "negated", "none").
+    journal_mood: str | None = None
     buttons: tuple[tuple[Button, ...], ...] = ()
     tools_run: list[tuple[str, str]] = field(default_factory=list)
 

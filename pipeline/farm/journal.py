@@ -1,5 +1,12 @@
-"""The farm journal: an operation read from a message becomes a card; only the
-user's ✅ writes it (the DAARWIZZ seed's consent rule), and only once.
+"""The farm journal: the operations read from a message become one card; only the
+user's ✅ writes them (the DAARWIZZ seed's consent rule), and only once.
+
+A card lists every operation of the message, each with its own field, crop,
+product, amounts, date and status; ✅ writes all of them, "✅ 2" only the second
+(the card is edited in place and keeps the buttons of what is left). A question or
+a negation ("не встигли обприскати", "відміняється") writes nothing. The same
+operation sent again within ``duplicates.WINDOW`` is shown as «схоже, це вже
+записано» with «записати ще раз» instead of a second silent record.
 
 ``propose`` and ``decide`` are use cases: each opens its own short transactions
 through the injected ``Database``; parsing runs outside any transaction."""
@@ -7,8 +14,9 @@ through the injected ``Database``; parsing runs outside any transaction."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,13 +25,22 @@ from db.models import OperationDraftRow
 from db.repositories import farm as repo
 from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.farm import duplicates
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
-from pipeline.farm.parsing import OperationParser, ParsedOperation
+from pipeline.farm.journal_card import CardWriter, op_names
+from pipeline.farm.localtime import local_today
+from pipeline.farm.parsing import Mood, OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
+
+#: The values of one operation row a card's operation fills.
+_ROW_KEYS = (
+    "op_type", "crop_id", "quantity", "unit", "product", "rate", "rate_unit", "amount",
+    "amount_unit", "area_ha", "yield_t_ha", "status",
+)  # fmt: skip
 
 
 class FarmProfiles(Protocol):
@@ -38,6 +55,15 @@ class FarmProfiles(Protocol):
 class Decision:
     reply: Reply
     written: int  # operations written by this decision
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """What a message is to the journal: a card (``reply`` with buttons), a note that
+    nothing is written (a negation), or nothing (``reply`` None)."""
+
+    reply: Reply | None
+    mood: Mood
 
 
 async def farm_dictionary(
@@ -56,19 +82,29 @@ async def farm_dictionary(
     return vocabulary.dictionary(entries)
 
 
-def _payload(
-    parsed: ParsedOperation, pending: dict[str, int], dictionary: Dictionary
+def _op_payload(
+    parsed: ParsedOperation, pending: Mapping[str, int], dictionary: Dictionary, lang: Language
 ) -> dict[str, Any]:
     body = asdict(parsed)
     body["op_date"] = parsed.op_date.isoformat()
-    body["pending"] = pending  # "kind:term" -> pending term id
-    # What the card shows: the names the farm uses, not ids.
-    body["names"] = {
-        item: entry.display
-        for item in (*parsed.several_fields, parsed.field_id, parsed.crop_id)
-        if item and (entry := dictionary.get(item)) is not None
+    body["unknown_terms"] = [list(item) for item in parsed.unknown_terms]
+    # "kind:term" -> pending term id, for this operation's unknown names.
+    body["pending"] = {
+        key: pending[key]
+        for kind, term in parsed.unknown_terms
+        if (key := f"{kind}:{term}") in pending
     }
+    # What the card shows: the names the farm uses, not ids.
+    body["names"] = op_names(body, dictionary, lang)
     return body
+
+
+def _ops(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The card's operations (a card of an older version held one, inline)."""
+    ops = payload.get("ops")
+    if isinstance(ops, list):
+        return [dict(op) for op in ops]
+    return [dict(payload)]
 
 
 class Journal:
@@ -85,6 +121,7 @@ class Journal:
         self._db = db
         self._farms = farms
         self._parser = parser
+        self._cards = CardWriter(catalog)
         self.vocabulary = vocabulary
 
     async def propose(
@@ -95,140 +132,207 @@ class Journal:
         message_id: int | None,
         text: str,
         lang: Language,
-        today: date,
-    ) -> Reply | None:
-        """A confirmation card for the operation in ``text``; None if there is none."""
+        now: datetime,
+    ) -> Proposal:
+        """A confirmation card for the operations in ``text``."""
         async with self._db.read() as session:
             farm = await repo.farm_of(session, user_id)
             farm_id = farm.farm_id if farm is not None else None
+            tz = farm.timezone if farm is not None else None
             dictionary = (
                 await farm_dictionary(session, farm_id, self.vocabulary) if farm_id else None
             )
+        if dictionary is None:
+            dictionary = self.vocabulary.dictionary()
+        parsed = self._parser.parse_all(text, dictionary, local_today(now, tz))
+        if parsed.mood == "negated":
+            return Proposal(Reply(self._catalog.text(lang, "journal.negated")), parsed.mood)
+        if not parsed.record:
+            return Proposal(None, parsed.mood)
         if farm_id is None:
             # Someone's very first message is an operation: the card needs a farm.
             farm_id = await self._farms.ensure_farm(user_id)
             if farm_id is None:
-                return None
-        if dictionary is None:
-            async with self._db.read() as session:
-                dictionary = await farm_dictionary(session, farm_id, self.vocabulary)
-        parsed = self._parser.parse(text, dictionary, today)
-        if parsed is None:
-            return None
+                return Proposal(None, "none")
         pending: dict[str, int] = {}
         async with self._db.write() as session:
-            for kind, term in parsed.unknown_terms:
-                row = await repo.note_pending_term(session, farm_id, kind, term, text)
-                pending[f"{kind}:{term}"] = row.id
+            for op in parsed.operations:
+                for kind, term in op.unknown_terms:
+                    if f"{kind}:{term}" not in pending:
+                        row = await repo.note_pending_term(session, farm_id, kind, term, text)
+                        pending[f"{kind}:{term}"] = row.id
             pending_count = await repo.pending_count_of(session, farm_id) if pending else None
+            ops = [_op_payload(op, pending, dictionary, lang) for op in parsed.operations]
+            seen = await self._recent(session, user_id, now)
+            for body in ops:
+                body["duplicate"] = duplicates.is_repeat(body, seen)
             draft = await repo.add_draft(
                 session,
                 user_id=user_id,
                 farm_id=farm_id,
                 chat_id=chat_id,
                 source_message_id=message_id,
-                payload=_payload(parsed, pending, dictionary),
+                payload={"ops": ops},
+                created_at=now,
             )
-            payload, draft_id = dict(draft.payload), draft.id
+            draft_id = draft.id
         if pending_count is not None:
             # Through the memory layer, so the cache and the memory-service follow.
             await self._farms.update_farm(user_id, dict_pending_count=pending_count)
-        return Reply(
-            self.card(payload, lang), self._buttons(draft_id, lang), intent=Intent.RECORDING
+        reply = Reply(
+            self._cards.card(ops, lang),
+            self._buttons(draft_id, ops, lang),
+            intent=Intent.RECORDING,
         )
+        return Proposal(reply, "record")
 
-    async def decide(self, *, user_id: str, action: JournalAction, lang: Language) -> Decision:
-        """✅ / ✏️ / ❌ on a card. Only the card's owner may decide it. One transaction:
-        the draft is locked, so two taps on ✅ cannot both write."""
+    async def _recent(
+        self,
+        session: AsyncSession,
+        user_id: str,
+        now: datetime,
+        *,
+        drafts: bool = True,
+    ) -> set[duplicates.Signature]:
+        """Signatures of what this user wrote (and, with ``drafts``, put on a card)
+        within the duplicate window."""
+        since = now.astimezone(UTC) - duplicates.WINDOW
+        seen = {
+            duplicates.signature(_row_values(row), row.field_id)
+            for row in await repo.recent_operations(session, user_id, since)
+        }
+        if drafts:
+            for draft in await repo.recent_drafts(session, user_id, since):
+                for body in _ops(draft.payload):
+                    seen |= duplicates.signatures(body)
+        return seen
+
+    async def decide(
+        self, *, user_id: str, action: JournalAction, lang: Language, now: datetime | None = None
+    ) -> Decision:
+        """✅ / ✅ n / «записати ще раз» / ✏️ / ❌ on a card. Only the card's owner may
+        decide it. One transaction: the draft is locked, so two taps cannot both write."""
+        now = now or datetime.now(UTC)
+        expired = Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
         if action.verb not in set(JournalVerb):
-            return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
+            return expired
         async with self._db.write() as session:
             draft = await repo.draft(session, action.draft_id, lock=True)
             if draft is None or draft.user_id != user_id:
-                return Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
-            payload = dict(draft.payload)
+                return expired
+            ops = _ops(draft.payload)
+            if action.item is not None and not 0 <= action.item < len(ops):
+                return expired
             if draft.status == "written":
-                return Decision(Reply(self._written_card(payload, lang, again=True)), 0)
-            if draft.status == "cancelled" or action.verb is not JournalVerb.WRITE:
+                return Decision(Reply(self._closing(ops, lang, "journal.already_written")), 0)
+            if draft.status == "cancelled" or action.verb in (JournalVerb.CANCEL, JournalVerb.EDIT):
                 draft.status = "cancelled"
                 key = "journal.edit" if action.verb is JournalVerb.EDIT else "journal.cancelled"
                 return Decision(Reply(self._catalog.text(lang, key)), 0)
-            written = await self._write(session, draft)
-            draft.status = "written"
-        return Decision(Reply(self._written_card(payload, lang, again=written == 0)), written)
+            chosen = [action.item] if action.item is not None else range(len(ops))
+            todo = [i for i in chosen if not ops[i].get("written")]
+            if action.verb is JournalVerb.WRITE:
+                seen = await self._recent(session, user_id, now, drafts=False)
+                for i in todo:
+                    ops[i]["duplicate"] = duplicates.is_repeat(ops[i], seen)
+                todo = [i for i in todo if not ops[i]["duplicate"]]
+            written = 0
+            for i in todo:
+                written += await self._write(session, draft, i, ops[i], now)
+                ops[i]["written"], ops[i]["duplicate"] = True, False
+            done = all(op.get("written") for op in ops)
+            draft.payload = {"ops": ops}  # a new object: the JSON column sees the change
+            if done:
+                draft.status = "written"
+            draft_id = draft.id
+        if done and todo and not written:
+            # The rows were there already (the same message, redelivered, on another card).
+            return Decision(Reply(self._closing(ops, lang, "journal.already_written")), 0)
+        return Decision(self._after(draft_id, ops, lang, done=done), written)
 
-    async def _write(self, session: AsyncSession, draft: OperationDraftRow) -> int:
-        body = draft.payload
+    def _after(
+        self, draft_id: int, ops: list[dict[str, Any]], lang: Language, *, done: bool
+    ) -> Reply:
+        """The card after a press: closed when all is written, else what is left (an
+        operation written just now by another card says so, with «записати ще раз»)."""
+        if done:
+            return Reply(self._closing(ops, lang, "journal.written"))
+        return Reply(self._cards.card(ops, lang), self._buttons(draft_id, ops, lang))
+
+    async def _write(
+        self,
+        session: AsyncSession,
+        draft: OperationDraftRow,
+        index: int,
+        body: Mapping[str, Any],
+        now: datetime,
+    ) -> int:
         pending: dict[str, int] = body.get("pending", {})
-        field_ids = list(body.get("several_fields") or []) or [body.get("field_id")]
         pending_term = next(iter(pending.values()), None)
+        message = draft.source_message_id or f"draft{draft.id}"
         written = 0
-        for field_id in field_ids:
-            source = (
-                f"{draft.chat_id}:{draft.source_message_id or f'draft{draft.id}'}:{field_id or '-'}"
+        for field_id in duplicates.op_fields(body):
+            values = {key: body.get(key) for key in _ROW_KEYS}
+            # Unique per message, operation and field: a redelivered update, a second
+            # card of the same message or a second tap writes nothing more.
+            source = f"{draft.chat_id}:{message}:{index}:{field_id or '-'}"
+            values.update(
+                farm_id=draft.farm_id,
+                field_id=field_id,
+                op_date=date.fromisoformat(body["op_date"]),
+                source_chat_id=draft.chat_id,
+                source_message_id=draft.source_message_id,
+                source_key=source[:96],
+                author=draft.user_id,
+                pending_term_id=pending_term,
+                created_at=now,
             )
-            inserted = await repo.insert_operation(
-                session,
-                {
-                    "farm_id": draft.farm_id,
-                    "op_type": body["op_type"],
-                    "field_id": field_id,
-                    "crop_id": body.get("crop_id"),
-                    "quantity": body.get("quantity"),
-                    "unit": body.get("unit"),
-                    "product": body.get("product"),
-                    "op_date": date.fromisoformat(body["op_date"]),
-                    "status": body["status"],
-                    "source_chat_id": draft.chat_id,
-                    "source_message_id": draft.source_message_id,
-                    "source_key": source,
-                    "author": draft.user_id,
-                    "pending_term_id": pending_term,
-                },
-            )
-            written += int(inserted)
+            written += int(await repo.insert_operation(session, values))
         return written
 
-    def _buttons(self, draft_id: int, lang: Language) -> tuple[tuple[Button, ...], ...]:
+    def _buttons(
+        self, draft_id: int, ops: Sequence[Mapping[str, Any]], lang: Language
+    ) -> tuple[tuple[Button, ...], ...]:
+        text = self._catalog.text
+        left = [i for i, op in enumerate(ops) if not op.get("written")]
+        repeat = bool(left) and all(ops[i].get("duplicate") for i in left)
+        main = JournalVerb.AGAIN if repeat else JournalVerb.WRITE
         labels = {
-            JournalVerb.WRITE: "journal.write",
+            main: "journal.again" if repeat else "journal.write",
             JournalVerb.EDIT: "journal.edit_button",
             JournalVerb.CANCEL: "journal.cancel",
         }
-        return (
+        rows = [
             tuple(
-                Button(self._catalog.text(lang, key), JournalAction(verb, draft_id))
+                Button(text(lang, key), JournalAction(verb, draft_id))
                 for verb, key in labels.items()
-            ),
-        )
-
-    def card(self, body: dict[str, Any], lang: Language) -> str:
-        text, dash = self._catalog.text, "—"
-        names: dict[str, str] = body.get("names", {})
-        fields = body.get("several_fields") or ([body["field_id"]] if body.get("field_id") else [])
-        fields = [names.get(item, item) for item in fields]
-        unit = text(lang, f"unit.{body['unit']}") if body.get("unit") else ""
-        amount = f"{body['quantity']:g} {unit}".strip() if body.get("quantity") else dash
-        lines = [
-            text(
-                lang,
-                "journal.card",
-                operation=text(lang, f"operation.{body['op_type']}"),
-                field=", ".join(fields) or body.get("field_phrase") or dash,
-                crop=names.get(body.get("crop_id") or "", body.get("crop_id"))
-                or body.get("crop_phrase")
-                or dash,
-                amount=amount,
-                product=body.get("product") or dash,
-                date=body["op_date"],
-                status=text(lang, f"journal.status_{body['status']}"),
             )
         ]
-        for key in body.get("pending", {}):
-            kind, _, term = key.partition(":")
-            lines.append(text(lang, f"journal.pending_{kind}", term=term))
-        return "\n".join(lines)
+        if len(ops) > 1 and len(left) > 1:
+            # Each operation of the card can be written on its own.
+            verb_of = {
+                i: JournalVerb.AGAIN if ops[i].get("duplicate") else JournalVerb.WRITE for i in left
+            }
+            rows.append(
+                tuple(
+                    Button(
+                        text(lang, "journal.write_one", number=i + 1),
+                        JournalAction(verb_of[i], draft_id, i),
+                    )
+                    for i in left
+                )
+            )
+        return tuple(rows)
 
-    def _written_card(self, payload: dict[str, Any], lang: Language, *, again: bool) -> str:
-        key = "journal.already_written" if again else "journal.written"
-        return f"{self.card(payload, lang)}\n\n{self._catalog.text(lang, key)}"
+    def card(self, payload: Mapping[str, Any], lang: Language) -> str:
+        return self._cards.card(_ops(payload), lang)
+
+    def _closing(self, ops: Sequence[Mapping[str, Any]], lang: Language, key: str) -> str:
+        shown = [{**op, "written": False, "duplicate": False} for op in ops]
+        return f"{self._cards.card(shown, lang)}\n\n{self._catalog.text(lang, key)}"
+
+
+def _row_values(row: Any) -> dict[str, Any]:
+    values = {key: getattr(row, key) for key in _ROW_KEYS}
+    values["op_date"] = row.op_date.isoformat()
+    return values

@@ -23,6 +23,7 @@ from db.models import InteractionRow, UserProfileRow
 from db.repositories import profiles as repo
 from db.uow import Database
 from pipeline.clock import Clock
+from pipeline.learning.evals import EvalResult
 from pipeline.memory.cache import CachedProfiles, ProfileCache
 from pipeline.memory.ensure import ensure_user
 from pipeline.memory.outbox import Outbox
@@ -46,6 +47,8 @@ class InteractionRecord:
     at: datetime
     name: str | None
     language: Language
+    #: The eval rules' verdict on the reply (pipeline/learning/evals.py); None: not checked.
+    evals: EvalResult | None = None
 
 
 class InteractionRecorder(ProfileWriter):
@@ -170,6 +173,7 @@ def _apply(
         logger.info("memory: expertise %s -> %s user=%s", row.expertise_level, level, row.user_id)
         row.expertise_level = level
     row.updated_at = now
+    evals = record.evals
     session.add(
         InteractionRow(
             trace_id=record.trace_id,
@@ -183,5 +187,8 @@ def _apply(
             latency_ms=record.latency_ms,
             text=record.text,
             created_at=record.at,
+            eval_warnings=None if evals is None else evals.warnings,
+            eval_infos=None if evals is None else evals.infos,
+            eval_failed=None if evals is None else list(evals.failed_ids),
         )
     )

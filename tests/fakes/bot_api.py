@@ -15,7 +15,10 @@ console chat and the handler tests use; ``validate=False`` switches the refusals
 off. This module adds what only a server has: the HTTP wire format (JSON,
 urlencoded and multipart bodies, ``/file/bot{token}/{path}`` downloads), a
 long-polling ``getUpdates`` queue, a record of every other call (``SentCall``) to
-inspect or await, and faults on demand (``fail_next``, ``block_user``).
+inspect or await, and faults on demand, per method: an error status with an
+optional ``retry_after`` (``fail_next``), a dropped connection (``drop_next``), a
+method the server lacks (``unsupported=``), a user who blocked the bot
+(``block_user``).
 
 All control methods (``push_*``, ``fail_next``, ``wait_for`` ...) must be called from the
 event loop that runs the server.
@@ -98,6 +101,12 @@ class _Fault:
     retry_after: int | None
     remaining: int
     chat_id: int | str | None
+    #: Close the connection without an answer instead of answering with error_code.
+    drop: bool = False
+
+
+class _DroppedConnection(Exception):
+    """Raised inside the handler: the connection is aborted, nothing is answered."""
 
 
 def _coerce(key: str, value: str) -> Any:
@@ -146,11 +155,15 @@ class FakeBotAPI:
         host: str = "127.0.0.1",
         port: int = 0,
         max_stored_messages: int = 100_000,
+        unsupported: frozenset[str] = frozenset(),
     ) -> None:
         """
         :param token: if set, requests for any other token get 401 Unauthorized
         :param validate: emulate Telegram's refusals (markup, lengths, edits, callbacks)
         :param max_stored_messages: messages kept for edits/callbacks (oldest evicted)
+        :param unsupported: methods this server lacks (e.g. ``{"setMyCommands"}``, as an
+            independent Bot API emulator): answered 404 "Not Found", as Telegram
+            answers a method it does not know
         """
         self.telegram = LocalTelegram(
             bot_username=bot_username,
@@ -159,6 +172,7 @@ class FakeBotAPI:
             max_stored_messages=max_stored_messages,
         )
         self._token = token
+        self._unsupported = frozenset(name.lower() for name in unsupported)
         self._host = host
         self._port = port
         self._runner: web.AppRunner | None = None
@@ -483,6 +497,13 @@ class FakeBotAPI:
         fault = _Fault(error_code, description, retry_after, times, chat_id)
         self._faults.setdefault(method.lower(), []).append(fault)
 
+    def drop_next(self, method: str, *, times: int = 1, chat_id: int | str | None = None) -> None:
+        """Make the next ``times`` calls of ``method`` lose their connection: the request
+        is read, then the connection is closed with no answer (a proxy restarting,
+        a network blip). Works for ``getUpdates`` too."""
+        fault = _Fault(0, "connection dropped", None, times, chat_id, drop=True)
+        self._faults.setdefault(method.lower(), []).append(fault)
+
     def block_user(self, chat_id: int | str) -> None:
         """Every send/edit to this chat fails with 403 "bot was blocked by the user"."""
         self._blocked.add(chat_id)
@@ -494,6 +515,8 @@ class FakeBotAPI:
                 fault.remaining -= 1
                 if fault.remaining <= 0:
                     del faults[index]
+                if fault.drop:
+                    raise _DroppedConnection(key)
                 parameters = {"retry_after": fault.retry_after} if fault.retry_after else None
                 return ApiError(fault.error_code, fault.description, parameters)
         return None
@@ -501,6 +524,15 @@ class FakeBotAPI:
     # ------------------------------------------------------------------ HTTP plumbing
 
     async def _handle_method(self, request: web.Request) -> web.Response:
+        try:
+            return await self._answer_method(request)
+        except _DroppedConnection:
+            if request.transport is not None:
+                request.transport.abort()
+            # Cancelling the handler makes aiohttp write nothing on the aborted socket.
+            raise asyncio.CancelledError from None
+
+    async def _answer_method(self, request: web.Request) -> web.Response:
         token = request.match_info["token"]
         if self._token is not None and token != self._token:
             return self._error_response(ApiError(401, "Unauthorized"))
@@ -524,6 +556,8 @@ class FakeBotAPI:
             fault = self._take_fault(method.lower(), chat)
             if fault is not None:
                 raise fault
+            if method.lower() in self._unsupported:
+                raise ApiError(404, "Not Found")
             if chat is not None and chat in self._blocked:
                 raise ApiError(403, _FORBIDDEN_BLOCKED)
             call.result = self.telegram.call(token, method, params, by_param)
@@ -531,6 +565,11 @@ class FakeBotAPI:
             call.error_code, call.description = exc.error_code, exc.description
             self._record(call)
             return self._error_response(exc)
+        except _DroppedConnection:
+            # Recorded as a failed call with code 0: the request arrived, no answer left.
+            call.error_code, call.description = 0, "connection dropped"
+            self._record(call)
+            raise
         self._record(call)
         return self._json_response({"ok": True, "result": call.result})
 

@@ -103,7 +103,8 @@ async def test_a_journal_card_is_answered_in_place(tg: LocalBot, catalog: Catalo
     markup = card.params["reply_markup"]["inline_keyboard"][0]
     draft = JournalCD.unpack(markup[0]["callback_data"]).draft
     assert [b["callback_data"] for b in markup] == [
-        JournalCD(verb=verb, draft=draft).pack() for verb in JournalVerb
+        JournalCD(verb=verb, draft=draft).pack()
+        for verb in (JournalVerb.WRITE, JournalVerb.EDIT, JournalVerb.CANCEL)
     ]
     cancel = JournalCD(verb=JournalVerb.CANCEL, draft=draft).pack()
     calls = await tg.press(FARMER, cancel, message_id(card))

@@ -14,6 +14,7 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from bot.config import Settings
 from bot.factory import Core, build_core, build_dispatcher
+from bot.telegram_retry import RetryMiddleware, RetryPolicy
 from tests.fakes.bot_api import FakeBotAPI, SentCall
 
 TOKEN = "123456:TEST-harness-token"
@@ -60,6 +61,8 @@ async def running_bot(settings: Settings) -> AsyncIterator[Harness]:
     async with FakeBotAPI() as api:
         core = build_core(settings)
         bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(api.base_url)))
+        # As bot.factory.build_bot, with short backoffs.
+        bot.session.middleware(RetryMiddleware(RetryPolicy(first_delay=0.01, max_delay=0.05)))
         dispatcher = build_dispatcher(core)
         polling = asyncio.create_task(
             dispatcher.start_polling(bot, handle_signals=False, close_bot_session=True)

@@ -229,7 +229,8 @@ async def test_recording_keeps_the_consent_card_verbatim(
     card = reply.buttons[0][0].action
     assert isinstance(card, JournalAction)
     assert [b.action for b in reply.buttons[0]] == [
-        JournalAction(verb, card.draft_id) for verb in JournalVerb
+        JournalAction(verb, card.draft_id)
+        for verb in (JournalVerb.WRITE, JournalVerb.EDIT, JournalVerb.CANCEL)
     ]
     assert agent_roles(llm) == {OPS}
 

@@ -16,10 +16,11 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.exceptions import TelegramForbiddenError, TelegramRetryAfter
+from aiogram.exceptions import TelegramForbiddenError
 
 from bot.keyboards.pipeline import StyleCD
-from bot.render import MAX_RETRY_AFTER, MAX_RETRY_WAIT, TELEGRAM_TEXT_LIMIT, send_reply
+from bot.render import CAPTION_LIMIT, TELEGRAM_TEXT_LIMIT, AttachmentFailed, send_reply
+from bot.telegram_retry import RetryMiddleware
 from pipeline.actions import StyleAction
 from pipeline.types import Attachment, Button, Reply
 from tests.fakes.bot_api import FakeBotAPI, SentCall
@@ -35,14 +36,33 @@ async def api() -> AsyncIterator[FakeBotAPI]:
         yield fake
 
 
-def _bot(api: FakeBotAPI, parse_mode: ParseMode | None = None) -> Bot:
-    session = AiohttpSession(api=TelegramAPIServer.from_base(api.base_url))
-    return Bot(TOKEN, session=session, default=DefaultBotProperties(parse_mode=parse_mode))
+class Waits:
+    """The sleeps the retry middleware asked for (answered at once: no test waits
+    out a real flood wait)."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
 
 
 @pytest.fixture
-async def bot(api: FakeBotAPI) -> AsyncIterator[Bot]:
-    client = _bot(api)
+def waits() -> Waits:
+    return Waits()
+
+
+def _bot(api: FakeBotAPI, parse_mode: ParseMode | None = None, waits: Waits | None = None) -> Bot:
+    session = AiohttpSession(api=TelegramAPIServer.from_base(api.base_url))
+    client = Bot(TOKEN, session=session, default=DefaultBotProperties(parse_mode=parse_mode))
+    # As bot.factory.build_bot installs it.
+    client.session.middleware(RetryMiddleware(sleep=waits or Waits()))
+    return client
+
+
+@pytest.fixture
+async def bot(api: FakeBotAPI, waits: Waits) -> AsyncIterator[Bot]:
+    client = _bot(api, waits=waits)
     yield client
     await client.session.close()
 
@@ -82,6 +102,11 @@ def _png(width: int = 3, height: int = 2) -> bytes:
         + chunk(b"IDAT", zlib.compress(raw))
         + chunk(b"IEND", b"")
     )
+
+
+def _buttons_of(call: SentCall) -> list[str]:
+    markup = call.params.get("reply_markup") or {}
+    return [button["callback_data"] for row in markup["inline_keyboard"] for button in row]
 
 
 def _attempts(api: FakeBotAPI, method: str) -> list[SentCall]:
@@ -164,42 +189,32 @@ async def test_the_fake_does_reject_bad_html_with_a_parse_mode(
         await html_bot.send_message(CHAT, "<b>a_b*c")
 
 
-async def test_flood_control_is_waited_out(api: FakeBotAPI, bot: Bot) -> None:
+async def test_flood_control_is_waited_out(api: FakeBotAPI, bot: Bot, waits: Waits) -> None:
     api.fail_next("sendMessage", error_code=429, description=FLOOD, retry_after=1, times=2)
 
     await send_reply(bot, CHAT, Reply("Дощ буде ввечері."))
 
     attempts = _attempts(api, "sendMessage")
     assert [call.error_code for call in attempts] == [429, 429, None]
+    assert waits.seconds == [1.0, 1.0]
     assert [call.params["text"] for call in api.calls("sendMessage", chat_id=CHAT)] == [
         "Дощ буде ввечері."
     ]
 
 
-async def test_flood_control_gives_up_after_max_retries(api: FakeBotAPI, bot: Bot) -> None:
-    api.fail_next("sendMessage", error_code=429, description=FLOOD, retry_after=1, times=10)
-
-    with pytest.raises(TelegramRetryAfter):
-        await send_reply(bot, CHAT, Reply("Дощ буде ввечері."))
-
-    attempts = _attempts(api, "sendMessage")
-    assert len(attempts) == MAX_RETRY_AFTER + 1
-    assert all(call.error_code == 429 for call in attempts)
-    assert api.calls("sendMessage") == []
-
-
-async def test_a_long_flood_wait_is_not_sat_through(api: FakeBotAPI, bot: Bot) -> None:
-    wait = int(MAX_RETRY_WAIT) + 30
+async def test_a_long_flood_wait_is_waited_out_not_dropped(
+    api: FakeBotAPI, bot: Bot, waits: Waits
+) -> None:
+    """Any retry_after: an hour's wait still ends with the reply sent."""
     api.fail_next(
-        "sendMessage", error_code=429, description=f"Too Many Requests: retry after {wait}",
-        retry_after=wait,
+        "sendMessage", error_code=429, description="Too Many Requests: retry after 3600",
+        retry_after=3600,
     )  # fmt: skip
 
-    with pytest.raises(TelegramRetryAfter) as caught:
-        await send_reply(bot, CHAT, Reply("Дощ буде ввечері."))
+    await send_reply(bot, CHAT, Reply("Дощ буде ввечері."))
 
-    assert caught.value.retry_after == wait
-    assert len(_attempts(api, "sendMessage")) == 1
+    assert waits.seconds == [3600.0]
+    assert [call.error_code for call in _attempts(api, "sendMessage")] == [429, None]
 
 
 async def test_blocked_user_raises_forbidden(api: FakeBotAPI, bot: Bot) -> None:
@@ -220,17 +235,57 @@ async def test_document_and_photo_keep_their_file_names(api: FakeBotAPI, bot: Bo
 
     await send_reply(bot, CHAT, reply)
 
-    assert [call.method for call in api.sent] == ["sendMessage", "sendDocument", "sendPhoto"]
+    # The text is the first file's caption: no "attached" line without its file.
+    assert [call.method for call in api.sent] == ["sendDocument", "sendPhoto"]
     assert all(call.ok and call.chat_id == CHAT for call in api.sent)
     (document,) = api.calls("sendDocument", chat_id=CHAT)
+    assert document.params["caption"] == "Звіт за травень готовий."
     assert document.filenames == {"document": "zvit_traven.csv"}
     assert document.files == {"document": report}
     assert document.result["document"]["file_name"] == "zvit_traven.csv"
     (photo,) = api.calls("sendPhoto", chat_id=CHAT)
+    assert "caption" not in photo.params
     assert photo.filenames == {"photo": "chart.png"}
     assert photo.files == {"photo": chart}
     assert photo.result["photo"][0]["width"] == 3
     assert [stored.data for stored in api.files] == [report, chart]
+
+
+async def test_a_file_carries_its_caption_and_buttons_in_one_call(
+    api: FakeBotAPI, bot: Bot
+) -> None:
+    chart = _png()
+    await send_reply(
+        bot, CHAT, Reply("Графік — у вкладенні.", STYLE_BUTTONS, photo=Attachment("c.png", chart))
+    )
+
+    (photo,) = api.sent
+    assert photo.method == "sendPhoto" and photo.ok
+    assert photo.params["caption"] == "Графік — у вкладенні."
+    assert _buttons_of(photo) == [StyleCD(style="brief").pack(), StyleCD(style="detailed").pack()]
+
+
+async def test_a_text_too_long_for_a_caption_follows_the_file(api: FakeBotAPI, bot: Bot) -> None:
+    text = "Звіт готовий. " + "Деталі по полях. " * 80
+    assert len(text) > CAPTION_LIMIT
+    await send_reply(bot, CHAT, Reply(text, document=Attachment("r.csv", b"a;b\n")))
+
+    assert [call.method for call in api.sent] == ["sendDocument", "sendMessage"]
+    assert "caption" not in api.sent[0].params
+    assert api.sent[1].params["text"] == text.strip()
+
+
+async def test_a_file_that_cannot_be_sent_is_reported_not_promised(
+    api: FakeBotAPI, bot: Bot
+) -> None:
+    api.fail_next("sendDocument", error_code=400, description="Bad Request: file is broken")
+
+    with pytest.raises(AttachmentFailed):
+        await send_reply(
+            bot, CHAT, Reply("Звіт — у вкладенні.", document=Attachment("r.csv", b"x"))
+        )
+
+    assert api.calls("sendMessage") == []  # no "attached" text went out on its own
 
 
 async def test_document_upload_survives_flood_control(api: FakeBotAPI, bot: Bot) -> None:
@@ -242,5 +297,6 @@ async def test_document_upload_survives_flood_control(api: FakeBotAPI, bot: Bot)
 
     assert [call.error_code for call in _attempts(api, "sendDocument")] == [429, None]
     (document,) = api.calls("sendDocument", chat_id=CHAT)
+    assert document.params["caption"] == "Звіт:"
     assert document.filenames == {"document": "report.xlsx"}
     assert document.files == {"document": report}

@@ -1,0 +1,62 @@
+"""Secrets never reach a log line: a filter on every handler masks token shapes.
+
+aiogram builds request URLs as ``…/bot<id>:<secret>/<method>``, and aiohttp puts the
+URL into the text of the errors it raises ("Can not write request body for
+http://…/bot987654:SECRET/getUpdates"); aiogram then logs that text. A sensor token
+(``stp_…``) could reach a log through an exception's text the same way. Masking at
+the handler catches every path: the message, its arguments, the formatted
+traceback and the stack.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import traceback
+
+#: ``bot<digits>:<secret>`` (in URLs) or a bare ``<digits>:<secret>`` token; Telegram's
+#: secret part is 30+ URL-safe characters, the tests' fake ones are shorter.
+_BOT_TOKEN = re.compile(r"(?<![\w])(bot)?(\d{3,}):[A-Za-z0-9_-]{6,}")
+#: Sensor tokens (pipeline/farm/sensor_store.py: "stp_" + token_urlsafe).
+_SENSOR_TOKEN = re.compile(r"\bstp_[A-Za-z0-9_-]{4,}")
+MASK = "***"
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every token-shaped substring masked; the bot id stays readable."""
+    if ":" in text:
+        text = _BOT_TOKEN.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:{MASK}", text)
+    if "stp_" in text:
+        text = _SENSOR_TOKEN.sub(f"stp_{MASK}", text)
+    return text
+
+
+class SecretMaskFilter(logging.Filter):
+    """Masks tokens in the message, the exception text and the stack of a record.
+
+    The message is rendered here (``getMessage``) and its arguments dropped, so a
+    token passed as an argument is masked too; the exception is formatted here once
+    (``exc_text``, which ``logging.Formatter`` uses instead of formatting again)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: keep what the record holds
+            message = str(record.msg)
+        record.msg, record.args = mask_secrets(message), None
+        if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+            record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        if record.exc_text:
+            record.exc_text = mask_secrets(record.exc_text)
+        if record.stack_info:
+            record.stack_info = mask_secrets(record.stack_info)
+        return True
+
+
+def install_secret_filter(*loggers: logging.Logger) -> None:
+    """Put the filter on every handler of the root logger (and of ``loggers``);
+    idempotent."""
+    for logger in (logging.getLogger(), *loggers):
+        for handler in logger.handlers:
+            if not any(isinstance(f, SecretMaskFilter) for f in handler.filters):
+                handler.addFilter(SecretMaskFilter())
