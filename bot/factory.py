@@ -151,7 +151,9 @@ def build_pipeline(
     )
 
 
-def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
+def build_core(
+    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+) -> Core:
     rules = rules or Rulebook.load()
     engine = create_engine(settings.stepan.database_url)
     db = Database.of(engine)
@@ -162,7 +164,13 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
-        settings, db, memory=memory, llm_health=llm_health, rules=rules, peer_link=link
+        settings,
+        db,
+        catalog,
+        memory=memory,
+        llm_health=llm_health,
+        rules=rules,
+        peer_link=link,
     )
     server = None
     if link is not None:

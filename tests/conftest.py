@@ -36,6 +36,8 @@ from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
+from tests.shared import catalog as shared_catalog  # noqa: E402
+from tests.shared import rulebook  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -166,13 +168,13 @@ def db(engine: AsyncEngine) -> Database:
 
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    return Catalog.load()
+    return shared_catalog()
 
 
 @pytest.fixture(scope="session")
 def rules() -> Rulebook:
     """Every rules file, read once per test session (as the factory reads them once)."""
-    return Rulebook.load()
+    return rulebook()
 
 
 @pytest.fixture

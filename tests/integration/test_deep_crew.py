@@ -161,7 +161,7 @@ async def test_light_reply_falls_back_to_the_template_when_the_llm_fails(
 ) -> None:
     use_llm(fail={"": ValueError("model refused")})
     reply = await say(pipeline, session_factory, "дякую")
-    thanks = pipeline.catalog._raw("uk", "light.thanks")
+    thanks = pipeline.catalog.templates("uk", "light.thanks")
     assert any(option.format(name="Оксана") == reply.text for option in thanks)
 
 

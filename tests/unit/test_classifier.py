@@ -23,6 +23,7 @@ from pipeline.grammar import Grammar
 from pipeline.intents import RULE_INTENTS, Intent
 from pipeline.text import NormalizedText, tokenize
 from pipeline.types import CREW_NAMES, ClassifierContext, DepthDecision
+from tests.shared import rulebook
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = Path(
@@ -34,7 +35,7 @@ Case = tuple[str, str, str, tuple[str, ...]]  # text, mode, intent, crew after t
 
 @pytest.fixture(scope="module")
 def clf() -> Classifier:
-    return Classifier.from_file()
+    return rulebook().classifier  # the packaged rules, built once per test process
 
 
 def route(clf: Classifier, text: str, **ctx: Any) -> tuple[DepthDecision, tuple[str, ...]]:

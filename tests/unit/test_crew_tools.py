@@ -20,10 +20,10 @@ from pipeline.crew.words import Words, field_in_text
 from pipeline.farm.dictionary import DictionaryEntry
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, UserProfile
-from pipeline.rulebook import Rulebook
 from pipeline.types import CREW_NAMES
+from tests.shared import rulebook
 
-RULES = Rulebook.load()
+RULES = rulebook()
 
 
 def load_words() -> Words:
