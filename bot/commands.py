@@ -51,6 +51,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _operator("apply_dict"),
     _operator("pending_stats"),
     _operator("token"),
+    _operator("learnings"),
 )
 
 OPERATOR_ONLY: tuple[str, ...] = tuple(c.name for c in COMMANDS if c.operator_only)

@@ -76,9 +76,28 @@ class AgxSettings(BaseSettings):
     operator_ids: Annotated[frozenset[int], NoDecode] = Field(default_factory=frozenset)
     force_deep: bool = False
     memory_service_url: AnyHttpUrl | None = None
+    #: HS256 key Stepan signs a short-lived JWT with for every memory-service call
+    #: (``sub`` = the farmer's memory user id); docs/memory-service.md.
+    memory_service_jwt_secret: SecretStr | None = None
+    #: A deployment whose gateway takes one static bearer token instead of a JWT.
+    memory_service_token: SecretStr | None = None
+    #: The memory-service team dialog summaries belong to (its ``team_id``).
+    memory_team_id: str | None = None
     #: Integrations whose health /status and the platform agent report.
     farmos_url: AnyHttpUrl | None = None
     thingsboard_url: AnyHttpUrl | None = None
+
+    @field_validator("memory_service_jwt_secret", "memory_service_token")
+    @classmethod
+    def _header_safe(cls, value: SecretStr | None) -> SecretStr | None:
+        # An empty value means "not set"; the token goes into a header verbatim, so it
+        # must be printable ASCII (the value itself is never echoed).
+        if value is None or not value.get_secret_value():
+            return None
+        secret = value.get_secret_value()
+        if not secret.isascii() or not secret.isprintable() or secret != secret.strip():
+            raise ValueError("expected printable ASCII without surrounding spaces")
+        return value
 
     @field_validator("operator_ids", mode="before")
     @classmethod

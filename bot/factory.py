@@ -39,7 +39,10 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
-from pipeline.memory import Memory, build_memory, memory_client
+from pipeline.learning.corrections import Corrections
+from pipeline.learning.desk import LearningDesk
+from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.memory import Credentials, Memory, build_memory, memory_client
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -70,6 +73,8 @@ class Core:
     sensors: SensorStore
     llm_health: LlmHealth
     platform: PlatformStatus
+    #: The learnings table and the LEARNINGS block of LLM prompts (docs/learning.md).
+    learnings: Learnings
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -100,12 +105,14 @@ def build_pipeline(
     llm_health: LlmHealth | None = None,
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
+    learnings: Learnings | None = None,
     clock: Clock = utcnow,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
+    learnings = learnings or Learnings(db, rules.learning)
     journal = Journal(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
@@ -125,6 +132,7 @@ def build_pipeline(
         llm=llm,
         health=llm_health or LlmHealth(configured=settings.llm_configured),
         integrations=settings.integrations,
+        learnings=lambda: learnings.block,
     )
     # Peer agents: the offer and the consent always work; the question travels over
     # NATS only with a link, else the farmer gets the peer's handle.
@@ -147,6 +155,13 @@ def build_pipeline(
         journal=journal,
         peers=desk,
         evals=rules.evals,
+        learning=LearningDesk(
+            catalog,
+            rules.classifier,
+            learnings,
+            FeedbackDesk(db, learnings),
+            Corrections(db, learnings, rules.classifier.intents),
+        ),
         clock=clock,
     )
 
@@ -159,8 +174,19 @@ def build_core(
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     url = settings.agx.memory_service_url
-    memory = build_memory(db, memory_client(str(url) if url else None, http))
+    credentials = Credentials(
+        jwt_secret=settings.agx.memory_service_jwt_secret,
+        static_token=settings.agx.memory_service_token,
+    )
+    client = memory_client(
+        str(url) if url else None,
+        http,
+        credentials=credentials,
+        team_id=settings.agx.memory_team_id,
+    )
+    memory = build_memory(db, client)
     llm_health = LlmHealth(configured=settings.llm_configured)
+    learnings = Learnings(db, rules.learning)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -171,6 +197,7 @@ def build_core(
         llm_health=llm_health,
         rules=rules,
         peer_link=link,
+        learnings=learnings,
     )
     server = None
     if link is not None:
@@ -206,6 +233,7 @@ def build_core(
             http=http,
             integrations=settings.integrations,
         ),
+        learnings=learnings,
         peer_link=link,
         peer_server=server,
     )
@@ -273,6 +301,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=core.terms,
         sensors=core.sensors,
         platform=core.platform,
+        learnings=core.learnings,  # /learnings
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then

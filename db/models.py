@@ -72,6 +72,11 @@ class UserProfileRow(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
+    # Set on a profile Stepan created itself while the memory-service's copy was not
+    # known: the first flush reads that copy and merges before it writes (never a
+    # blank profile over a rich one). {"user": [...], "farm": [...]} lists the fields
+    # edited here since, which keep the local value. NULL: nothing to merge.
+    remote_merge: Mapped[dict[str, list[str]] | None] = mapped_column(Json(none_as_null=True))
 
 
 class FarmProfileRow(Base):
@@ -145,6 +150,23 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(String(256))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # "pending" (to send), "config_error" (the service refused Stepan's credentials:
+    # kept, retried, shown in /status) or "dead" (refused for good: 400/405/422; kept
+    # with last_error for an operator, never blocks the user's later rows).
+    state: Mapped[str] = mapped_column(String(16), default="pending", server_default="pending")
+
+
+class TombstoneRow(Base):
+    """A user who said /forget: their memory-service copy is never hydrated again
+    (the copy may outlive the forget until the delete is flushed). Only a copy written
+    after ``forgotten_at`` (a new profile) may ever be read back."""
+
+    __tablename__ = "memory_tombstones"
+
+    user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    forgotten_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # When the memory-service confirmed both deletes (NULL: not yet).
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class JobRunRow(Base):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pipeline.intents import Intent
+from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Style
 
 
@@ -71,4 +73,36 @@ class HandoffAction:
     handoff_id: int
 
 
-Action = JournalAction | StyleAction | OnboardingAction | HandoffAction
+@dataclass(frozen=True, slots=True)
+class FeedbackAction:
+    """👍 / 👎 / 🛠 under the deep answer of message ``trace_id``."""
+
+    verdict: FeedbackVerdict
+    trace_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackReasonAction:
+    """👎's follow-up «що не так?» for the answer of message ``trace_id``."""
+
+    reason: FeedbackReason
+    trace_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionAction:
+    """«Не той маршрут»: message ``trace_id`` meant ``intent`` (None: show the intents)."""
+
+    trace_id: str
+    intent: Intent | None = None
+
+
+Action = (
+    JournalAction
+    | StyleAction
+    | OnboardingAction
+    | HandoffAction
+    | FeedbackAction
+    | FeedbackReasonAction
+    | CorrectionAction
+)

@@ -20,6 +20,9 @@ from typing import Protocol
 from pipeline import gate, reflection
 from pipeline.actions import (
     Action,
+    CorrectionAction,
+    FeedbackAction,
+    FeedbackReasonAction,
     HandoffAction,
     JournalAction,
     OnboardingAction,
@@ -32,6 +35,7 @@ from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.language import detect_language, language_from_telegram
+from pipeline.learning.desk import LearningDesk
 from pipeline.learning.evals import EvalContext, EvalResult, EvalRules
 from pipeline.memory import (
     InteractionRecord,
@@ -98,6 +102,7 @@ class Pipeline:
         journal: Journal,
         peers: HandoffDesk | None = None,
         evals: EvalRules | None = None,
+        learning: LearningDesk | None = None,
         clock: Clock = utcnow,
     ) -> None:
         self.config = config
@@ -113,6 +118,7 @@ class Pipeline:
         self.peers = peers
         #: Checks on every reply (docs/learning.md); None: none are run.
         self._evals = evals
+        self._learning = learning
         self._clock = clock
         self._light_intents = light_intents(classifier)
 
@@ -137,6 +143,10 @@ class Pipeline:
         if profile.name is None and incoming.first_name:
             profile = profile.model_copy(update={"name": incoming.first_name})
         lang = message_language(incoming, profile.preferred_language if loaded.known else None)
+        if self._learning is not None:
+            offer = await self._learning.before(incoming, lang)
+            if offer is not None:
+                return offer
         # A question for a peer agent (docs/peers.md): Stepan answers its own part, if
         # there is one, and offers to pass on the rest; nothing leaves without a yes.
         route = self._peer_route(incoming)
@@ -152,6 +162,7 @@ class Pipeline:
             if decision.mode == "deep"
             else ()
         )
+        answered_deep = False
         if route is not None and route.own_text is None:
             reply = Reply("")  # the offer below is the whole answer
         # A light intent forced deep (AGX_FORCE_DEEP, --deep, a recent alert, pending
@@ -171,6 +182,7 @@ class Pipeline:
             )
             reply = Reply(text)
         else:
+            answered_deep = True
             reply = await self._deep(
                 DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
             )
@@ -207,6 +219,12 @@ class Pipeline:
             # First contact: offer onboarding so Stepan knows the farm from day one.
             text = f"{text}\n\n{self.catalog.text(lang, 'onboarding.offer')}"
             buttons = self.onboarding_offer(lang)
+        if self._learning is not None and text:
+            if answered_deep and not buttons and route is None:
+                # Under deep answers only: not under acknowledgements or cards.
+                buttons = (*buttons, self._learning.feedback_row(lang, incoming.trace_id))
+            if incoming.is_operator:
+                buttons = (*buttons, self._learning.misrouted_row(lang, incoming.trace_id))
         if incoming.is_operator and evals is not None and evals.failed:
             # Operators only: a farmer never sees the checks (docs/learning.md).
             text = f"{text}\n\n{evals.footnote(lang)}"
@@ -266,6 +284,12 @@ class Pipeline:
                         known_names=names,
                         farm=loaded.farm,
                     )
+                case FeedbackAction() | FeedbackReasonAction() | CorrectionAction():
+                    answer = None
+                    if self._learning is not None:
+                        answer = await self._learning.on_action(action, incoming, lang)
+                    if answer is not None:
+                        return answer
                 case StyleAction(style=style) if style in STYLES:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")

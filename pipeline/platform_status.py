@@ -81,9 +81,18 @@ class PlatformStatus:
         breaker = self._sync.breaker_state
         if breaker == "disabled":
             return Check("memory-service", "off", "not configured")
-        backlog = await self._sync.backlog()
+        status = await self._sync.status(dead_shown=1)
         state: State = "ok" if breaker == "closed" else "down" if breaker == "open" else "degraded"
-        return Check("memory-service", state, f"breaker {breaker}, backlog {backlog}")
+        counts = status.counts
+        detail = f"breaker {breaker}, backlog {counts['pending'] + counts['config_error']}"
+        if status.config_error:
+            state = "down" if state == "ok" else state
+            detail += f"; refused: {status.config_error}"
+        if counts["dead"]:
+            state = "degraded" if state == "ok" else state
+            reason = status.dead[0].reason if status.dead else "?"
+            detail += f"; dead letters {counts['dead']} (oldest: {reason})"
+        return Check("memory-service", state, detail)
 
     def _llm_check(self) -> Check:
         if not self._llm.configured:

@@ -34,6 +34,7 @@ from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
+from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
@@ -64,6 +65,8 @@ class Rulebook:
     privacy: PrivacyRules
     #: Checks on every reply (rules/evals.toml; docs/learning.md).
     evals: EvalRules
+    #: Learnings, the section-15 targets, the nightly job (rules/learning.toml).
+    learning: LearningRules
 
     @property
     def units(self) -> Units:
@@ -95,6 +98,7 @@ class Rulebook:
         peers: Path = DEFAULT_PEERS,
         privacy: Path = DEFAULT_PRIVACY,
         evals: Path = DEFAULT_EVALS,
+        learning: Path = DEFAULT_LEARNING,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -121,4 +125,5 @@ class Rulebook:
             peers=PeerDirectory.load(thresholds, peers),
             privacy=PrivacyRules.load(thresholds, privacy),
             evals=EvalRules.load(evals),
+            learning=LearningRules.load(learning),
         )

@@ -7,7 +7,16 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, user_language
-from bot.keyboards.pipeline import HandoffCD, JournalCD, OnboardingCD, StyleCD, keyboard
+from bot.keyboards.pipeline import (
+    CorrectionCD,
+    FeedbackCD,
+    FeedbackReasonCD,
+    HandoffCD,
+    JournalCD,
+    OnboardingCD,
+    StyleCD,
+    keyboard,
+)
 from bot.render import edit_text
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -66,6 +75,42 @@ async def on_handoff(
         await edit_text(bot, message.chat.id, message.message_id, message.text, None)
     incoming = _incoming(query, settings, trace_id)
     reply = await pipeline.handle_action(callback_data.to_action(), incoming)
+    await deliver(bot, profile_editor, incoming, reply)
+
+
+@router.callback_query(FeedbackCD.filter())
+@router.callback_query(FeedbackReasonCD.filter())
+@router.callback_query(CorrectionCD.filter())
+async def on_learning(
+    query: CallbackQuery,
+    callback_data: FeedbackCD | FeedbackReasonCD | CorrectionCD,
+    bot: Bot,
+    pipeline: Pipeline,
+    profile_editor: ProfileEditor,
+    settings: Settings,
+    trace_id: str,
+) -> None:
+    """👍 / 👎 / 🛠, 👎's reasons and 🔀 corrections (docs/learning.md)."""
+    incoming = _incoming(query, settings, trace_id)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
+    message = query.message if isinstance(query.message, Message) else None
+    rated = isinstance(callback_data, FeedbackCD)
+    if rated and message is not None and message.text and message.reply_markup:
+        # The rated answer keeps its text; its rating buttons go, so nobody taps twice.
+        await edit_text(bot, message.chat.id, message.message_id, message.text, None)
+    if rated and not reply.buttons:
+        await query.answer(reply.text)  # a short toast: no new message for a thank-you
+        return
+    await query.answer()
+    in_place = isinstance(callback_data, FeedbackReasonCD) or (
+        isinstance(callback_data, CorrectionCD) and callback_data.intent is not None
+    )
+    if in_place and message is not None and message.text:
+        # The question («що не так?», the intent list) becomes its answer.
+        await edit_text(
+            bot, message.chat.id, message.message_id, reply.text, keyboard(reply.buttons)
+        )
+        return
     await deliver(bot, profile_editor, incoming, reply)
 
 

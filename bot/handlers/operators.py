@@ -9,6 +9,7 @@ from aiogram import Router
 from bot.filters import IsOperator
 from bot.handlers import (
     operator_farm,
+    operator_learning,
     operator_profile,
     operator_sensors,
     operator_status,
@@ -21,6 +22,7 @@ FEATURES: tuple[Router, ...] = (
     operator_status.router,  # /status
     operator_terms.router,  # /pending /approve /reject /apply_dict /pending_stats, buttons
     operator_sensors.router,  # /token, CSV readings; other documents go on to non_text
+    operator_learning.router,  # /learnings and its delete buttons
 )
 
 

@@ -14,6 +14,9 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
 from pipeline.actions import (
     Action,
+    CorrectionAction,
+    FeedbackAction,
+    FeedbackReasonAction,
     HandoffAction,
     HandoffChoice,
     JournalAction,
@@ -22,6 +25,8 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
+from pipeline.intents import Intent
+from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Style
 from pipeline.types import Button
 
@@ -58,7 +63,33 @@ class HandoffCD(CallbackData, prefix="ho"):
         return HandoffAction(self.choice, self.handoff)
 
 
-ActionCD = StyleCD | JournalCD | OnboardingCD | HandoffCD
+class FeedbackCD(CallbackData, prefix="fb"):
+    verdict: FeedbackVerdict
+    trace: str
+
+    def to_action(self) -> FeedbackAction:
+        return FeedbackAction(self.verdict, self.trace)
+
+
+class FeedbackReasonCD(CallbackData, prefix="fr"):
+    reason: FeedbackReason
+    trace: str
+
+    def to_action(self) -> FeedbackReasonAction:
+        return FeedbackReasonAction(self.reason, self.trace)
+
+
+class CorrectionCD(CallbackData, prefix="cr"):
+    trace: str
+    intent: Intent | None = None
+
+    def to_action(self) -> CorrectionAction:
+        return CorrectionAction(self.trace, self.intent)
+
+
+ActionCD = (
+    StyleCD | JournalCD | OnboardingCD | HandoffCD | FeedbackCD | FeedbackReasonCD | CorrectionCD
+)
 
 
 def callback_data(action: Action) -> ActionCD:
@@ -71,6 +102,12 @@ def callback_data(action: Action) -> ActionCD:
             return OnboardingCD(choice=choice, style=style)
         case HandoffAction(choice=choice, handoff_id=handoff):
             return HandoffCD(choice=choice, handoff=handoff)
+        case FeedbackAction(verdict=verdict, trace_id=trace):
+            return FeedbackCD(verdict=verdict, trace=trace)
+        case FeedbackReasonAction(reason=reason, trace_id=trace):
+            return FeedbackReasonCD(reason=reason, trace=trace)
+        case CorrectionAction(trace_id=trace, intent=intent):
+            return CorrectionCD(trace=trace, intent=intent)
         case _:
             assert_never(action)
 

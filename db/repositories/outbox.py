@@ -14,9 +14,12 @@ from typing import Any, Literal
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import OutboxRow
+from db.models import OutboxRow, TombstoneRow, UserProfileRow
 
-Operation = Literal["upsert", "delete"]
+Operation = Literal["upsert", "delete", "summary_add", "summary_delete", "summary_purge"]
+State = Literal["pending", "config_error", "dead"]
+#: Rows the flush still sends (a configuration error is retried once it is fixed).
+LIVE: tuple[State, ...] = ("pending", "config_error")
 
 
 def enqueue(
@@ -35,6 +38,7 @@ def enqueue(
             payload=payload,
             attempts=0,
             created_at=at,
+            state="pending",
         )
     )
 
@@ -53,7 +57,7 @@ async def pending(session: AsyncSession, *, limit: int, per_user: int) -> list[O
             .over(partition_by=OutboxRow.user_id, order_by=OutboxRow.id)
             .label("rank"),
         )
-        .where(OutboxRow.sent_at.is_(None))
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state.in_(LIVE))
         .subquery()
     )
     result = await session.execute(
@@ -87,15 +91,75 @@ async def delete_ids(session: AsyncSession, ids: Collection[int]) -> int:
     return _rowcount(result)
 
 
-async def record_failure(session: AsyncSession, ids: Collection[int], error: str) -> None:
+async def record_failure(
+    session: AsyncSession, ids: Collection[int], error: str, state: State = "pending"
+) -> None:
+    """Count a failed attempt; ``state`` says what it was (an outage leaves the rows
+    pending, a refusal of the credentials marks them config_error, a refusal of the
+    request itself dead)."""
     if not ids:
         return
     await session.execute(
         update(OutboxRow)
         .where(OutboxRow.id.in_(ids), OutboxRow.sent_at.is_(None))
-        .values(attempts=OutboxRow.attempts + 1, last_error=error[:256])
+        .values(attempts=OutboxRow.attempts + 1, last_error=error[:256], state=state)
         .execution_options(synchronize_session=False)
     )
+
+
+async def supersede_upserts(session: AsyncSession, user_id: str) -> int:
+    """Drop a user's unsent upserts (a merged profile queued after them carries it all)."""
+    result = await session.execute(
+        delete(OutboxRow)
+        .where(
+            OutboxRow.user_id == user_id,
+            OutboxRow.operation == "upsert",
+            OutboxRow.sent_at.is_(None),
+            OutboxRow.state.in_(LIVE),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return _rowcount(result)
+
+
+async def counts_by_state(session: AsyncSession) -> dict[str, int]:
+    """Unsent rows per state (pending, config_error, dead)."""
+    result = await session.execute(
+        select(OutboxRow.state, func.count())
+        .where(OutboxRow.sent_at.is_(None))
+        .group_by(OutboxRow.state)
+    )
+    return {str(state): int(count) for state, count in result.all()}
+
+
+async def dead_letters(session: AsyncSession, *, limit: int) -> list[OutboxRow]:
+    result = await session.execute(
+        select(OutboxRow)
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state == "dead")
+        .order_by(OutboxRow.id)
+        .limit(limit)
+    )
+    return list(result.scalars().all())
+
+
+async def latest_config_error(session: AsyncSession) -> str | None:
+    return await session.scalar(
+        select(OutboxRow.last_error)
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state == "config_error")
+        .order_by(OutboxRow.id.desc())
+        .limit(1)
+    )
+
+
+async def requeue(session: AsyncSession, states: Collection[State]) -> int:
+    """Rows in ``states`` go back to pending with a fresh attempt count."""
+    result = await session.execute(
+        update(OutboxRow)
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state.in_(list(states)))
+        .values(state="pending", attempts=0)
+        .execution_options(synchronize_session=False)
+    )
+    return _rowcount(result)
 
 
 async def prune_sent(session: AsyncSession, before: datetime) -> int:
@@ -117,10 +181,63 @@ async def delete_for_user(session: AsyncSession, user_id: str) -> int:
 
 
 async def backlog(session: AsyncSession) -> int:
+    """Rows still to send (dead letters wait for an operator and are not counted)."""
     count = await session.scalar(
-        select(func.count()).select_from(OutboxRow).where(OutboxRow.sent_at.is_(None))
+        select(func.count())
+        .select_from(OutboxRow)
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state.in_(LIVE))
     )
     return int(count or 0)
+
+
+# -- the merge marker and /forget tombstones -------------------------------------------
+
+
+async def to_merge(session: AsyncSession, user_ids: Collection[str]) -> set[str]:
+    """Which of these users have a profile whose remote copy must be merged first."""
+    if not user_ids:
+        return set()
+    result = await session.execute(
+        select(UserProfileRow.user_id).where(
+            UserProfileRow.user_id.in_(list(user_ids)), UserProfileRow.remote_merge.is_not(None)
+        )
+    )
+    return set(result.scalars().all())
+
+
+async def tombstone(session: AsyncSession, user_id: str) -> TombstoneRow | None:
+    return await session.get(TombstoneRow, user_id)
+
+
+async def bury(session: AsyncSession, user_id: str, at: datetime) -> None:
+    """Write (or renew) the user's tombstone: a forget not yet confirmed remotely."""
+    row = await session.get(TombstoneRow, user_id)
+    if row is None:
+        session.add(TombstoneRow(user_id=user_id, forgotten_at=at, confirmed_at=None))
+    else:
+        row.forgotten_at, row.confirmed_at = at, None
+
+
+async def confirm_forgotten(session: AsyncSession, user_ids: Collection[str], at: datetime) -> int:
+    """Mark tombstones confirmed for users with no unsent delete left."""
+    if not user_ids:
+        return 0
+    waiting = select(OutboxRow.user_id).where(
+        OutboxRow.user_id.in_(list(user_ids)),
+        OutboxRow.operation.in_(["delete", "summary_purge"]),
+        OutboxRow.sent_at.is_(None),
+    )
+    result = await session.execute(
+        update(TombstoneRow)
+        .where(
+            TombstoneRow.user_id.in_(list(user_ids)),
+            TombstoneRow.confirmed_at.is_(None),
+            TombstoneRow.user_id.not_in(waiting),
+        )
+        .values(confirmed_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    return _rowcount(result)
 
 
 def _rowcount(result: Any) -> int:

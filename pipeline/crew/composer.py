@@ -21,7 +21,6 @@ from db.uow import Database
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools import FarmTools, ToolResult
 from pipeline.crew.words import field_in_text
-from pipeline.farm.dates import find_period
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
@@ -31,7 +30,6 @@ logger = logging.getLogger(__name__)
 
 #: The order of parts in a reply: the farmer's own work first, diagnostics last.
 PART_ORDER = ("ops", "iot", "sustainability", "spreadsheet", "platform")
-MAX_CHART_DAYS = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,11 +156,8 @@ class Composer:
         field_id = entry.canonical_id if entry is not None else ""
         sensor = words.sensor_type(text) or ""
         if words.wants_chart(text):
-            period = find_period(text, ctx.today, self._tools.dates)
-            days = 7
-            if period is not None:
-                days = max(1, min(MAX_CHART_DAYS, (ctx.today - period.start).days + 1))
-            args = {"sensor_type": sensor or "soil_moisture", "days": days, "field": field_id}
+            # The tool reads the period from the farmer's words (pipeline.farm.chart_window).
+            args = {"sensor_type": sensor or "soil_moisture", "period": text, "field": field_id}
             return [ToolCall("sensor_chart", args)]
         readings = ToolCall("latest_readings", {"field": field_id, "sensor_type": sensor})
         if Intent.IOT_ALERT in intents:

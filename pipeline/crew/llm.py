@@ -144,7 +144,10 @@ class LlmClient:
         health: LlmHealth | None = None,
         retries: int = 2,
         backoff_s: float = 0.5,
+        learnings: Callable[[], str] | None = None,
     ) -> None:
+        #: The LEARNINGS block (docs/learning.md), appended to every system prompt.
+        self._learnings = learnings
         self._handle = handle
         self._pool = pool
         self._health = health
@@ -165,6 +168,9 @@ class LlmClient:
             self._health.record(ok, datetime.now(UTC), error)
 
     async def complete(self, system: str, user: str, *, timeout_s: float) -> str:
+        block = self._learnings() if self._learnings is not None else ""
+        if block:
+            system = f"{system}\n\n{block}"
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
         def call() -> str:

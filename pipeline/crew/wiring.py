@@ -7,7 +7,7 @@ and benchmarks pass a ready CrewAI ``BaseLLM`` (a scripted one) instead.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -87,6 +87,7 @@ def build_brains(
     health: LlmHealth | None = None,
     integrations: Mapping[str, str] | None = None,
     tools: FarmTools | None = None,
+    learnings: Callable[[], str] | None = None,
 ) -> Brains:
     """The light responder and the deep path: one deep template, whose parts are
     composed from the tools (``llm`` None) or written by the crew (``llm`` is
@@ -114,6 +115,7 @@ def build_brains(
         health=health,
         retries=limits.retries,
         backoff_s=limits.retry_backoff_s,
+        learnings=learnings,
     )
     runner = CrewRunner(client, crew, tools)
     runner.warm_up()

@@ -1,5 +1,12 @@
 """Sensor charts as PNG pictures for Telegram ("графік вологості").
 
+The readings are aggregated by the database (``pipeline.farm.sensor_series``): a
+chart of months on a farm with millions of readings loads a few thousand buckets,
+never the readings. Levels (moisture, temperature...) are a line of bucket means
+per field with the min-max band when there are few lines; amounts that add up
+(rainfall: ``totals = true`` in rules/sensors.toml) are bars of daily totals. Times
+are the farm's local clock.
+
 matplotlib is used through ``Figure`` and ``FigureCanvasAgg`` only, never pyplot:
 pyplot keeps global figure state and picks a backend for the whole process, which
 would leak figures between concurrent requests and could pull in a GUI toolkit on
@@ -13,21 +20,21 @@ import io
 import logging
 import math
 import threading
-from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
-import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
 from matplotlib.figure import Figure
 
 from db.repositories import reporting
-from db.repositories.reporting import ReadingRecord
 from db.uow import Database
-from pipeline.farm import paging
+from pipeline.farm.chart_style import line_styles, natural_key
+from pipeline.farm.chart_window import ChartWindow
 from pipeline.farm.reports import sensor_label
+from pipeline.farm.sensor_series import DAY, Series, bucket_width, field_totals, read_series
+from pipeline.farm.sensors import SensorType
 from pipeline.i18n import Catalog
 from pipeline.slugs import slug
 from pipeline.types import Language
@@ -39,12 +46,19 @@ logger = logging.getLogger(__name__)
 FIGSIZE_IN = (12.0, 6.0)
 DPI = 100
 
-#: More points than pixels only costs render time: readings are averaged into time
-#: buckets so each line has at most this many points.
+#: Points of all lines together: more than the picture's pixels only costs time.
+MAX_POINTS = 4_000
+#: Points of one line, whatever the number of lines.
 MAX_POINTS_PER_LINE = 1_000
+MIN_POINTS_PER_LINE = 48
 
 #: Up to this many legend entries the legend sits inside the axes.
 LEGEND_INSIDE_MAX = 8
+#: Up to this many lines each shows its min-max band; more would be a smear.
+BANDS_MAX_LINES = 3
+#: A gap longer than this (and than 4 buckets) breaks a line: a probe that was
+#: offline for a day must not look like a straight day of readings.
+MIN_GAP = timedelta(hours=6)
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _RENDER_LOCK = threading.Lock()
@@ -60,14 +74,17 @@ _OFFSETS = ["", "%Y", "%m.%Y", "%d.%m.%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M"]
 class Chart:
     filename: str
     png: bytes
-    points: int  # readings drawn (before averaging into buckets)
+    readings: int  # readings behind the picture
+    points: int  # buckets drawn (what was loaded from the database)
+    lines: int
 
 
 @dataclass(frozen=True, slots=True)
-class _Series:
+class _Line:
     label: str
-    times: list[datetime]
-    values: list[float]
+    series: Series
+    color: str
+    linestyle: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,36 +99,13 @@ class _ChartSpec:
     title: str
     x_label: str
     y_label: str
-    series: list[_Series]
+    lines: list[_Line]
     thresholds: list[_Threshold]
+    bars: bool
 
 
-def _bucket_seconds(days: int) -> int:
-    return max(1, math.ceil(days * 86_400 / MAX_POINTS_PER_LINE))
-
-
-def _series(
-    readings: Sequence[ReadingRecord], field_names: dict[str, str], no_field: str, days: int
-) -> list[_Series]:
-    """One line per field: readings averaged per time bucket, which also merges several
-    sensors of one field into one line instead of a zigzag between them."""
-    width = _bucket_seconds(days)
-    buckets: dict[str | None, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for reading in readings:
-        stamp = int(reading.measured_at.timestamp()) // width
-        buckets[reading.field_id][stamp].append(reading.value)
-    lines: list[_Series] = []
-    for field_id, by_bucket in buckets.items():
-        stamps = sorted(by_bucket)
-        lines.append(
-            _Series(
-                label=no_field if field_id is None else field_names.get(field_id, field_id),
-                times=[datetime.fromtimestamp(s * width + width / 2, UTC) for s in stamps],
-                values=[sum(by_bucket[s]) / len(by_bucket[s]) for s in stamps],
-            )
-        )
-    lines.sort(key=lambda line: line.label)
-    return lines
+def points_per_line(lines: int) -> int:
+    return max(MIN_POINTS_PER_LINE, min(MAX_POINTS_PER_LINE, MAX_POINTS // max(1, lines)))
 
 
 def _thresholds(
@@ -128,11 +122,21 @@ def _thresholds(
     return lines
 
 
-def _most_common_unit(readings: Sequence[ReadingRecord]) -> str:
-    counts: dict[str, int] = defaultdict(int)
-    for reading in readings:
-        counts[reading.unit] += 1
-    return max(counts, key=lambda unit: counts[unit])
+def _labelled(series: list[Series], field_names: dict[str, str], no_field: str) -> list[_Line]:
+    """Lines sorted as a farmer counts («Поле 2» before «Поле 10»), readings without
+    a field last, each with its own colour (and dash beyond the palette)."""
+
+    def label(item: Series) -> str:
+        if item.field_id is None:
+            return no_field
+        return field_names.get(item.field_id, item.field_id)
+
+    ordered = sorted(series, key=lambda s: (s.field_id is None, natural_key(label(s))))
+    styles = line_styles(len(ordered))
+    return [
+        _Line(label(item), item, color, dash)
+        for item, (color, dash) in zip(ordered, styles, strict=True)
+    ]
 
 
 def _render(spec: _ChartSpec) -> bytes:
@@ -142,33 +146,89 @@ def _render(spec: _ChartSpec) -> bytes:
         return _draw(spec)
 
 
+def _num(moment: datetime) -> float:
+    """matplotlib's date number (days); naive times are taken as they are."""
+    return float(date2num(moment))  # type: ignore[no-untyped-call]
+
+
+def _with_gaps(line: _Line) -> tuple[list[float], list[float], list[float], list[float]]:
+    """x (matplotlib days), mean, min, max; NaN where the probe went quiet."""
+    width = timedelta(seconds=line.series.width)
+    gap = max(MIN_GAP, 4 * width)
+    xs: list[float] = []
+    means: list[float] = []
+    lows: list[float] = []
+    highs: list[float] = []
+    previous = None
+    for point in line.series.points:
+        if previous is not None and point.start - previous > gap:
+            xs.append(_num(previous + width))
+            means.append(math.nan)
+            lows.append(math.nan)
+            highs.append(math.nan)
+        xs.append(_num(point.start + width / 2))
+        means.append(point.mean)
+        lows.append(point.minimum)
+        highs.append(point.maximum)
+        previous = point.start
+    return xs, means, lows, highs
+
+
+def _draw_lines(axes: Axes, spec: _ChartSpec) -> None:
+    bands = len(spec.lines) <= BANDS_MAX_LINES
+    for line in spec.lines:
+        xs, means, lows, highs = _with_gaps(line)
+        axes.plot(
+            xs, means, linewidth=1.4, label=line.label, color=line.color, linestyle=line.linestyle
+        )
+        if bands:
+            axes.fill_between(xs, lows, highs, color=line.color, alpha=0.15, linewidth=0)
+
+
+def _draw_bars(axes: Axes, spec: _ChartSpec) -> None:
+    """Daily totals side by side within each day, one colour per field."""
+    count = max(1, len(spec.lines))
+    bar = 0.8 / count
+    for index, line in enumerate(spec.lines):
+        xs = [_num(p.start) + 0.1 + bar * (index + 0.5) for p in line.series.points]
+        totals = [p.total for p in line.series.points]
+        axes.bar(xs, totals, width=bar, label=line.label, color=line.color)
+
+
 def _draw(spec: _ChartSpec) -> bytes:
     figure = Figure(figsize=FIGSIZE_IN, dpi=DPI)
     FigureCanvasAgg(figure)  # attaches itself as figure.canvas: Agg, no global backend
     axes = figure.add_subplot()
-    for line in spec.series:
-        # Naive UTC as datetime64: matplotlib's native date type, no timezone warnings.
-        times = np.array([t.replace(tzinfo=None) for t in line.times], dtype="datetime64[s]")
-        axes.plot(times, line.values, linewidth=1.4, label=line.label)
+    if spec.bars:
+        _draw_bars(axes, spec)
+    else:
+        _draw_lines(axes, spec)
     for threshold in spec.thresholds:
         axes.axhline(threshold.value, color=threshold.color, linestyle="--", label=threshold.label)
-    # matplotlib.dates ships no type hints, hence the two ignores.
-    locator = AutoDateLocator(tz=UTC)  # type: ignore[no-untyped-call]
+    # Bucket times are local wall-clock times drawn as they are: the axis is told
+    # they are UTC so that matplotlib converts nothing.
+    axes.xaxis_date()
+    locator = AutoDateLocator()  # type: ignore[no-untyped-call]
     axes.xaxis.set_major_locator(locator)
     formatter = ConciseDateFormatter(  # type: ignore[no-untyped-call]
-        locator, tz=UTC, formats=_TICKS, zero_formats=_ZERO_TICKS, offset_formats=_OFFSETS
+        locator, formats=_TICKS, zero_formats=_ZERO_TICKS, offset_formats=_OFFSETS
     )
     axes.xaxis.set_major_formatter(formatter)
     axes.set_title(spec.title)
     axes.set_xlabel(spec.x_label)
     axes.set_ylabel(spec.y_label)
     axes.grid(alpha=0.3)
-    if len(spec.series) + len(spec.thresholds) <= LEGEND_INSIDE_MAX:
+    entries = len(spec.lines) + len(spec.thresholds)
+    if entries <= LEGEND_INSIDE_MAX:
         axes.legend(loc="best", fontsize="small")
     else:
         # A farm with dozens of fields: the legend beside the plot, not over the lines.
-        columns = math.ceil((len(spec.series) + len(spec.thresholds)) / 25)
-        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="x-small", ncol=columns)
+        axes.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            fontsize="x-small",
+            ncol=math.ceil(entries / 25),
+        )
     # tight_layout moves the axes inside the canvas; bbox_inches="tight" would change
     # the picture size, which must stay 1200x600.
     figure.tight_layout()
@@ -180,76 +240,116 @@ def _draw(spec: _ChartSpec) -> bytes:
     return png
 
 
-def chart_filename(sensor_type: str, now: datetime, field_id: str | None) -> str:
+def chart_filename(sensor_type: str, window: ChartWindow, field_id: str | None) -> str:
     parts = ["stepan", slug(sensor_type.replace("_", "-")) or "sensor"]
     if field_id is not None:
         parts.append(slug(field_id.rsplit(":", 1)[-1]) or "field")
-    parts.append(now.date().isoformat())
+    parts.append(window.start.isoformat())
+    if window.end != window.start:
+        parts.append(window.end.isoformat())
     return "_".join(parts) + ".png"
+
+
+def span_text(window: ChartWindow) -> str:
+    """ "14.05.2025", "01.10–31.10.2025" or "15.11.2024–14.05.2025"."""
+    start, end = window.start, window.end
+    if start == end:
+        return f"{end:%d.%m.%Y}"
+    if start.year == end.year:
+        return f"{start:%d.%m}–{end:%d.%m.%Y}"
+    return f"{start:%d.%m.%Y}–{end:%d.%m.%Y}"
+
+
+async def load_series(
+    db: Database,
+    farm_id: str,
+    kind: SensorType,
+    window: ChartWindow,
+    *,
+    zone: tzinfo,
+    lines: int,
+    field_id: str | None = None,
+) -> list[Series]:
+    """The chart's series: daily totals per field for amounts, else bucket levels with
+    the width that keeps about ``lines`` lines within ``MAX_POINTS``."""
+    if kind.totals:
+        per_probe = await read_series(
+            db,
+            farm_id,
+            kind.name,
+            since=window.since,
+            until=window.until,
+            width=DAY,
+            zone=zone,
+            field_id=field_id,
+            by_sensor=True,
+        )
+        return field_totals(per_probe)
+    width = bucket_width(window.until - window.since, points_per_line(lines))
+    return await read_series(
+        db,
+        farm_id,
+        kind.name,
+        since=window.since,
+        until=window.until,
+        width=width,
+        zone=zone,
+        field_id=field_id,
+    )
 
 
 async def sensor_chart(
     db: Database,
     farm_id: str,
-    sensor_type: str,
+    kind: SensorType,
+    window: ChartWindow,
     *,
-    days: int,
-    now: datetime,
+    zone: tzinfo,
     field_id: str | None = None,
     catalog: Catalog,
     lang: Language = "uk",
 ) -> Chart | None:
-    """A line per field of ``sensor_type`` readings over the last ``days`` days before
-    ``now``, with the farm's thresholds; None when there is nothing to draw."""
-    since = now - timedelta(days=days)
-    readings = await paging.sensor_readings(
-        db, farm_id, sensor_type, since=since, until=now, field_id=field_id
-    )
-    if not readings:
+    """A chart of ``kind`` readings over ``window`` (a line or bars per field) with the
+    farm's thresholds; None when there is nothing to draw."""
+    if window.empty:
         return None
     async with db.read() as session:
         fields = await reporting.fields(session, farm_id)
         thresholds = await reporting.alert_thresholds(session, farm_id)
+    lines = 1 if field_id is not None else len(fields) + 1
+    series = await load_series(db, farm_id, kind, window, zone=zone, lines=lines, field_id=field_id)
+    if not series:
+        return None
     field_names = {info.field_id: info.name for info in fields}
-    spec = _spec(readings, sensor_type, days, field_id, field_names, thresholds, catalog, lang)
-    # Rendering takes a noticeable fraction of a second: keep the event loop free.
-    png = await asyncio.to_thread(_render, spec)
-    logger.info(
-        "charts: %s of %s over %d days: %d readings, %d lines",
-        sensor_type,
-        farm_id,
-        days,
-        len(readings),
-        len(spec.series),
-    )
-    return Chart(chart_filename(sensor_type, now, field_id), png, len(readings))
-
-
-def _spec(
-    readings: Sequence[ReadingRecord],
-    sensor_type: str,
-    days: int,
-    field_id: str | None,
-    field_names: dict[str, str],
-    thresholds: dict[str, float],
-    catalog: Catalog,
-    lang: Language,
-) -> _ChartSpec:
-    sensor = sensor_label(catalog, lang, sensor_type)
-    no_field = catalog.text(lang, "reports.no_field")
+    sensor = sensor_label(catalog, lang, kind.name)
     if field_id is None:
-        title = catalog.text(lang, "reports.chart_title", sensor=sensor, days=days)
+        title = catalog.text(lang, "charts.title", sensor=sensor, span=span_text(window))
     else:
         field = field_names.get(field_id, field_id)
         title = catalog.text(
-            lang, "reports.chart_title_field", sensor=sensor, field=field, days=days
+            lang, "charts.title_field", sensor=sensor, field=field, span=span_text(window)
         )
-    return _ChartSpec(
+    y_key = "charts.daily_total" if kind.totals else "reports.chart_value"
+    spec = _ChartSpec(
         title=title,
-        x_label=catalog.text(lang, "reports.chart_time"),
-        y_label=catalog.text(
-            lang, "reports.chart_value", sensor=sensor, unit=_most_common_unit(readings)
-        ),
-        series=_series(readings, field_names, no_field, days),
-        thresholds=_thresholds(sensor_type, thresholds, catalog, lang),
+        x_label=catalog.text(lang, "charts.time", zone=str(zone)),
+        y_label=catalog.text(lang, y_key, sensor=sensor, unit=kind.unit),
+        lines=_labelled(series, field_names, catalog.text(lang, "reports.no_field")),
+        thresholds=[] if kind.totals else _thresholds(kind.name, thresholds, catalog, lang),
+        bars=kind.totals,
     )
+    # Rendering takes a noticeable fraction of a second: keep the event loop free.
+    png = await asyncio.to_thread(_render, spec)
+    readings = sum(item.readings for item in series)
+    points = sum(len(item.points) for item in series)
+    logger.info(
+        "charts: %s of %s %s..%s: %d readings in %d points, %d lines",
+        kind.name,
+        farm_id,
+        window.start,
+        window.end,
+        readings,
+        points,
+        len(series),
+    )
+    return Chart(chart_filename(kind.name, window, field_id), png, readings, points, len(series))

@@ -61,6 +61,8 @@ class SensorType:
     maximum: float
     #: Which alert_thresholds apply: "soil_moisture", "temperature" or None.
     alerts: str | None
+    #: Readings are amounts since the previous one (rain): charted as daily totals.
+    totals: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,7 @@ class SensorTypes:
                 minimum=float(spec["min"]),
                 maximum=float(spec["max"]),
                 alerts=spec.get("alerts"),
+                totals=bool(spec.get("totals", False)),
             )
             for alias in spec.get("aliases", []):
                 aliases[str(alias).lower()] = name

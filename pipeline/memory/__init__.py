@@ -20,12 +20,14 @@ Each opens its own short transactions through the injected ``db.uow.Database``.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import httpx
 
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
+from pipeline.memory.auth import Credentials
 from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
@@ -33,11 +35,14 @@ from pipeline.memory.editing import ProfileEditor
 from pipeline.memory.loading import Loaded, ProfileLoader
 from pipeline.memory.outbox import Outbox
 from pipeline.memory.recording import InteractionRecord, InteractionRecorder
+from pipeline.memory.summaries import DialogSummary, StoredSummary, Summaries
 from pipeline.memory.sweep import ExpertiseSweep
 from pipeline.memory.syncing import FlushResult, MemorySync
 
 __all__ = [
     "CircuitBreaker",
+    "Credentials",
+    "DialogSummary",
     "ExpertiseSweep",
     "FlushResult",
     "InteractionRecord",
@@ -49,9 +54,13 @@ __all__ = [
     "ProfileCache",
     "ProfileEditor",
     "ProfileLoader",
+    "StoredSummary",
+    "Summaries",
     "build_memory",
     "memory_client",
 ]
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +73,7 @@ class Memory:
     interactions: InteractionRecorder
     editor: ProfileEditor
     sync: MemorySync
+    summaries: Summaries
     sweep: ExpertiseSweep
 
 
@@ -82,13 +92,18 @@ def build_memory(
         profiles=ProfileLoader(db, cache, client),
         interactions=InteractionRecorder(db, cache, outbox, clock),
         editor=ProfileEditor(db, cache, outbox, clock),
-        sync=MemorySync(db, client, clock),
+        sync=MemorySync(db, client, clock, cache),
+        summaries=Summaries(client),
         sweep=ExpertiseSweep(db, cache, outbox, clock),
     )
 
 
 def memory_client(
-    memory_service_url: str | None, http: httpx.AsyncClient | None
+    memory_service_url: str | None,
+    http: httpx.AsyncClient | None,
+    *,
+    credentials: Credentials | None = None,
+    team_id: str | None = None,
 ) -> MemoryServiceClient | None:
     """The memory-service client the bot uses; None without a URL (SQL only).
 
@@ -99,4 +114,9 @@ def memory_client(
         return None
     if http is None:
         raise ValueError("a memory-service URL needs an httpx.AsyncClient to call it with")
-    return MemoryServiceClient(memory_service_url, http)
+    if credentials is None or credentials.kind == "none":
+        logger.warning(
+            "memory-service: no AGX_MEMORY_SERVICE_JWT_SECRET or AGX_MEMORY_SERVICE_TOKEN; "
+            "it will refuse every call (401) until one is set"
+        )
+    return MemoryServiceClient(memory_service_url, http, credentials=credentials, team_id=team_id)

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UserProfileRow
 from db.repositories import profiles as repo
-from pipeline.memory.ensure import ensure_farm_row, ensure_user
+from pipeline.memory.ensure import ensure_farm_row, ensure_user, note_edit, note_farm_edit
 from pipeline.memory.rows import (
     FARM_EDITABLE,
     FARM_NESTED,
@@ -52,6 +52,7 @@ class ProfileEditor(ProfileWriter):
 
         def change(row: UserProfileRow) -> None:
             row.preferred_style = style
+            note_edit(row, "user", ["preferred_style"])
 
         return await self._change_user(user_id, change)
 
@@ -66,6 +67,7 @@ class ProfileEditor(ProfileWriter):
                 raise _Refused
             row.expertise_level = level
             row.expertise_locked = row.expertise_locked or by_operator
+            note_edit(row, "user", ["expertise_level"])
 
         return await self._change_user(user_id, change)
 
@@ -88,6 +90,7 @@ class ProfileEditor(ProfileWriter):
             profile = validate_user(user_from_row(row), changes)
             for name in changes:
                 setattr(row, name, getattr(profile, name))
+            note_edit(row, "user", changes)
             row.updated_at = now
             self._outbox.upsert_user(session, row, now)
             return user_from_row(row)
@@ -111,6 +114,9 @@ class ProfileEditor(ProfileWriter):
 
         async def change(session: AsyncSession, now: datetime) -> FarmProfile:
             farm_row = await ensure_farm_row(session, self._outbox, user_id, now, announce=False)
+            user_row = await repo.lock_user(session, user_id)
+            if user_row is not None:
+                await note_farm_edit(session, user_row, changes)
             farm = validate_farm(farm_from_row(farm_row), changes)
             farm = farm.model_copy(update={"updated_at": now})
             columns = farm_columns(farm)

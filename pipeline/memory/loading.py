@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from db.models import FarmProfileRow, UserProfileRow
+from db.repositories import outbox
 from db.repositories import profiles as repo
 from db.uow import Database
 from pipeline.memory.cache import CachedProfiles, ProfileCache
@@ -64,6 +66,9 @@ class ProfileLoader:
                 farm_row = await repo.get_farm(session, user_id) if user_row else None
                 profile = user_from_row(user_row) if user_row else None
                 farm = farm_from_row(farm_row) if farm_row else FarmProfile.default(user_id)
+                grave = None if user_row else await outbox.tombstone(session, user_id)
+                forgotten_at = grave.forgotten_at if grave is not None else None
+                confirmed = grave is not None and grave.confirmed_at is not None
         except Exception:
             logger.warning("memory: fallback to default profile user=%s", user_id, exc_info=True)
             return _degraded(user_id)
@@ -71,15 +76,19 @@ class ProfileLoader:
             if farm_row is not None:
                 self._cache.put(user_id, CachedProfiles(profile, farm), token)
             return Loaded(profile, farm, True)
-        hydrated = await self._hydrate(user_id)
+        if forgotten_at is not None and not confirmed:
+            # /forget is final: the old copy may still be in the service until the
+            # flush deletes it, and must not come back. A new farmer on both sides.
+            return Loaded(UserProfile.default(user_id), FarmProfile.default(user_id), False)
+        hydrated = await self._hydrate(user_id, forgotten_at)
         if hydrated is not None:
             return hydrated
         return Loaded(UserProfile.default(user_id), FarmProfile.default(user_id), False)
 
-    async def _hydrate(self, user_id: str) -> Loaded | None:
+    async def _hydrate(self, user_id: str, forgotten_at: datetime | None) -> Loaded | None:
         """The memory-service's copy of a user SQL does not know (a restored or moved
         database), stored into SQL. Garbage is ignored; SQL rows are never overwritten
-        (insert-if-absent only)."""
+        (insert-if-absent only); after a /forget only a copy written since counts."""
         if self._client is None:
             return None
         facts = await self._client.get_facts(
@@ -88,7 +97,7 @@ class ProfileLoader:
         if not facts:
             return None
         profile = _parse(UserProfile.from_seed_json, facts.get(user_fact_key(user_id)), user_id)
-        if profile is None:
+        if profile is None or _before(profile.updated_at, forgotten_at):
             return None
         farm = _parse(FarmProfile.from_seed_json, facts.get(farm_fact_key(user_id)), user_id)
         farm = farm or FarmProfile.default(user_id)
@@ -103,6 +112,14 @@ class ProfileLoader:
         finally:
             self._cache.invalidate(user_id)
         return Loaded(profile, farm, True, hydrated=True)
+
+
+def _before(updated_at: datetime | None, forgotten_at: datetime | None) -> bool:
+    if forgotten_at is None:
+        return False
+    if forgotten_at.tzinfo is None:  # SQLite hands timezone-aware columns back naive
+        forgotten_at = forgotten_at.replace(tzinfo=UTC)
+    return updated_at is None or updated_at <= forgotten_at
 
 
 def _degraded(user_id: str) -> Loaded:

@@ -56,9 +56,12 @@ class Outbox:
         return profile
 
     async def forget(self, session: AsyncSession, user_id: str, now: datetime) -> None:
-        """Drop the user's queued rows and queue deletes of both facts, so the
-        memory-service forgets them too."""
+        """Drop the user's queued rows, queue deletes of both facts and of their dialog
+        summaries, and write the tombstone that stops the old copy from ever being
+        hydrated back (it may outlive this transaction until the flush deletes it)."""
         await repo.delete_for_user(session, user_id)
         if self._enabled:
             for key in (user_fact_key(user_id), farm_fact_key(user_id)):
                 repo.enqueue(session, user_id, key, "delete", None, now)
+            repo.enqueue(session, user_id, "summaries", "summary_purge", None, now)
+            await repo.bury(session, user_id, now)

@@ -18,7 +18,10 @@ from typing import Any
 from db.models import OutboxRow
 from db.repositories import outbox
 from db.uow import Database
+from pipeline.memory import summaries
+from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient, Outcome
+from pipeline.memory.remote_merge import merge_remote
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +36,28 @@ class FlushResult:
     sent: int  # outbox rows delivered in this run (coalesced rows count each)
     failed: int  # rows whose delivery failed in this run (they stay pending)
     pending: int  # rows still waiting after this run
+    dead: int = 0  # rows the service refused for good in this run (dead letters)
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    id: int
+    user_id: str
+    operation: str
+    fact_key: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStatus:
+    breaker: str  # closed | open | half_open | disabled
+    counts: dict[str, int]  # unsent rows: pending, config_error, dead
+    config_error: str | None  # why the service refuses Stepan's credentials, and what to fix
+    dead: tuple[DeadLetter, ...]  # the oldest dead letters
+
+    @property
+    def healthy(self) -> bool:
+        return self.breaker == "closed" and not self.config_error and not self.counts["dead"]
 
 
 @dataclass(slots=True)
@@ -47,16 +72,40 @@ class _Unit:
     ids: list[int] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class _Run:
+    """What one flush did, written back in one short transaction at its end."""
+
+    sent: list[int] = field(default_factory=list)
+    removed: list[int] = field(default_factory=list)  # delivered deletes: gone for good
+    failures: list[tuple[list[int], str, outbox.State]] = field(default_factory=list)
+    blocked: set[str] = field(default_factory=set)
+    stop: bool = False
+
+    def fail(self, unit_ids: list[int], user_id: str, outcome: Outcome) -> None:
+        state: outbox.State = "config_error" if outcome.status == "config_error" else "pending"
+        if outcome.status == "dead":
+            state = "dead"
+        else:
+            # Its later rows wait behind it (order); a dead letter holds nobody up.
+            self.blocked.add(user_id)
+        self.failures.append((unit_ids, outcome.error or outcome.status, state))
+        # The credentials are the same for every farmer: no point asking again now.
+        self.stop = self.stop or outcome.status in ("config_error", "skipped")
+
+
 class MemorySync:
     def __init__(
         self,
         db: Database,
         client: MemoryServiceClient | None,
         clock: Callable[[], datetime],
+        cache: ProfileCache | None = None,
     ) -> None:
         self._db = db
         self._client = client
         self._clock = clock
+        self._cache = cache
         # One flush at a time in this process; across instances the scheduler's
         # job lock (job_runs) keeps it to one.
         self._lock = asyncio.Lock()
@@ -71,9 +120,32 @@ class MemorySync:
         return "disabled" if self._client is None else self._client.breaker.state
 
     async def backlog(self) -> int:
-        """Rows not yet delivered to the memory-service."""
+        """Rows not yet delivered to the memory-service (dead letters not counted)."""
         async with self._db.read() as session:
             return await outbox.backlog(session)
+
+    async def status(self, *, dead_shown: int = 10) -> SyncStatus:
+        """The breaker, the unsent rows by state, the last configuration error and the
+        oldest dead letters (for /status and ``stepan memory status``)."""
+        async with self._db.read() as session:
+            counts = await outbox.counts_by_state(session)
+            stored_error = await outbox.latest_config_error(session)
+            dead = await outbox.dead_letters(session, limit=dead_shown)
+        live_error = self._client.config_error if self._client is not None else None
+        return SyncStatus(
+            breaker=self.breaker_state,
+            counts={state: counts.get(state, 0) for state in ("pending", "config_error", "dead")},
+            config_error=live_error or (stored_error if counts.get("config_error") else None),
+            dead=tuple(
+                DeadLetter(row.id, row.user_id, row.operation, row.fact_key, row.last_error or "")
+                for row in dead
+            ),
+        )
+
+    async def retry_dead(self) -> int:
+        """Dead letters back to pending (after the bug or the contract was fixed)."""
+        async with self._db.write() as session:
+            return await outbox.requeue(session, ["dead"])
 
     async def flush(self, *, batch: int = 100) -> FlushResult:
         """Send up to ``batch`` pending outbox rows, oldest first. A user whose call
@@ -90,48 +162,83 @@ class MemorySync:
             # outbox: during a long outage it grows, and on SQLite every read takes
             # the write lock that conversations need.
             return FlushResult(0, 0, await self.backlog())
-        async with self._db.read() as session:
-            rows = await outbox.pending(session, limit=batch, per_user=FLUSH_PER_USER)
+        run = _Run()
+        rows = await self._pending(batch)
         if not rows and client.breaker.state == "half_open":
             # Nothing to send, but conversations wait for a closed breaker to hydrate.
             await client.probe()
-        sent: list[int] = []
-        sent_deletes: list[int] = []
-        failures: list[tuple[list[int], str]] = []
-        blocked: set[str] = set()
+        async with self._db.read() as session:
+            marked = await outbox.to_merge(session, {r.user_id for r in rows})
+        if marked:
+            for user_id in sorted(marked):
+                if run.stop:
+                    break
+                ids = [row.id for row in rows if row.user_id == user_id][:1]
+                outcome = await merge_remote(self._db, client, user_id, self._clock())
+                if outcome.status != "ok":
+                    # Never a plain upsert over a copy not yet read: the user waits.
+                    run.fail(ids, user_id, outcome)
+                    run.blocked.add(user_id)
+                if self._cache is not None:
+                    self._cache.invalidate(user_id)
+            rows = await self._pending(batch)  # the merged profiles replaced the upserts
         for unit in plan(rows):
-            if unit.user_id in blocked:
+            if run.stop:
+                break
+            if unit.user_id in run.blocked:
                 continue
             outcome = await _send(client, unit)
-            if outcome.status == "skipped":
-                break  # breaker open: nothing more is tried until the cool-down ends
             if outcome.status == "ok":
-                (sent_deletes if unit.operation == "delete" else sent).extend(unit.ids)
-                continue
-            blocked.add(unit.user_id)
-            failures.append((unit.ids, outcome.error or outcome.status))
+                (run.removed if unit.operation in _GONE_WHEN_SENT else run.sent).extend(unit.ids)
+            else:
+                run.fail(unit.ids, unit.user_id, outcome)
+        return await self._record(run, {row.user_id for row in rows if row.id in run.removed})
+
+    async def _pending(self, batch: int) -> list[OutboxRow]:
+        async with self._db.read() as session:
+            return await outbox.pending(session, limit=batch, per_user=FLUSH_PER_USER)
+
+    async def _record(self, run: _Run, forgotten: set[str]) -> FlushResult:
         now = self._clock()
         async with self._db.write() as session:
-            delivered = await outbox.mark_sent(session, sent, now)
+            delivered = await outbox.mark_sent(session, run.sent, now)
             # Delete rows exist so the memory-service forgets too; once it has,
             # nothing of the user may stay behind (forget's promise).
-            delivered += await outbox.delete_ids(session, sent_deletes)
-            for ids, error in failures:
-                await outbox.record_failure(session, ids, error)
+            delivered += await outbox.delete_ids(session, run.removed)
+            await outbox.confirm_forgotten(session, forgotten, now)
+            for ids, error, state in run.failures:
+                await outbox.record_failure(session, ids, error, state)
             await outbox.prune_sent(session, now - SENT_RETENTION)
             pending = await outbox.backlog(session)
-        failed = sum(len(ids) for ids, _ in failures)
-        if delivered or failed:
-            logger.info("memory: outbox sent=%d failed=%d pending=%d", delivered, failed, pending)
-        return FlushResult(delivered, failed, pending)
+        failed = sum(len(ids) for ids, _, state in run.failures if state != "dead")
+        dead = sum(len(ids) for ids, _, state in run.failures if state == "dead")
+        if delivered or failed or dead:
+            logger.info(
+                "memory: outbox sent=%d failed=%d dead=%d pending=%d",
+                delivered,
+                failed,
+                dead,
+                pending,
+            )
+        return FlushResult(delivered, failed, pending, dead)
+
+
+#: Operations whose rows are deleted once delivered (a forget leaves nothing behind).
+_GONE_WHEN_SENT = frozenset({"delete", "summary_delete", "summary_purge"})
 
 
 async def _send(client: MemoryServiceClient, unit: _Unit) -> Outcome:
     if unit.operation == "delete":
         return await client.delete(unit.user_id, unit.fact_key)
-    if unit.operation == "upsert" and unit.payload is not None:
+    if unit.operation == "upsert" and isinstance(unit.payload, dict):
         return await client.upsert(unit.user_id, unit.fact_key, unit.payload)
-    return Outcome("rejected", f"malformed outbox row: {unit.operation}")
+    if unit.operation == "summary_add" and isinstance(unit.payload, dict):
+        return await summaries.create(client, unit.user_id, unit.payload)
+    if unit.operation == "summary_delete":
+        return await summaries.delete(client, unit.user_id, unit.fact_key)
+    if unit.operation == "summary_purge":
+        return await summaries.purge(client, unit.user_id)
+    return Outcome("dead", f"malformed outbox row: {unit.operation}")
 
 
 def plan(rows: Sequence[OutboxRow]) -> list[_Unit]:

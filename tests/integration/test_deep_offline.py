@@ -272,6 +272,18 @@ async def test_moisture_chart(
     assert reply.crew == ("iot",)
     assert reply.photo is not None and reply.photo.content.startswith(PNG)
     assert "Вологість ґрунту" in reply.text
+    assert "08.05–14.05.2025" in reply.text  # the last 7 days by default
+    assert reply.photo.filename == "stepan_soil-moisture_2025-05-08_2025-05-14.png"
+
+
+async def test_a_chart_for_a_named_period_covers_that_period(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "графік вологості за 2 тижні")
+    assert "01.05–14.05.2025" in reply.text and reply.photo is not None
+    reply = await say(pipeline, session_factory, "графік вологості за квітень")
+    # April has no readings: said so, for April, with no picture.
+    assert reply.photo is None and "01.04–30.04.2025" in reply.text
 
 
 async def test_latest_moisture_on_field_two(

@@ -406,6 +406,7 @@ async def test_forget_leaves_only_the_delete_rows(memory: Memory, session_factor
     assert [(r.operation, r.fact_key, r.payload) for r in rows] == [
         ("delete", "user_profile:agromatrix:tg:1", None),
         ("delete", "farm_profile:agromatrix:tg:1", None),
+        ("summary_purge", "summaries", None),
     ]
     # Somebody else's data is untouched.
     assert (await user_row(session_factory, "tg:other")).interaction_count == 1

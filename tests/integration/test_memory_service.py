@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import SecretStr
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -25,6 +26,7 @@ from db.uow import Database
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import FlushResult, Memory, build_memory
+from pipeline.memory.auth import Credentials
 from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
@@ -32,7 +34,7 @@ from pipeline.memory.rows import farm_from_row, user_from_row
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
 from pipeline.rulebook import Rulebook
 from pipeline.types import Incoming, Reply
-from tests.fakes.memory_service import GET_GARBAGE, FakeMemoryService, ManualClock
+from tests.fakes.memory_service import GET_GARBAGE, JWT_SECRET, FakeMemoryService, ManualClock
 
 Factory = async_sessionmaker[AsyncSession]
 COOLDOWN = 30.0
@@ -71,6 +73,8 @@ def make_memory(
         client = MemoryServiceClient(
             service.base_url,
             http,
+            credentials=Credentials(jwt_secret=SecretStr(JWT_SECRET)),
+            team_id="agromatrix-team",
             breaker=breaker,
             timeout_s=timeout_s,
             attempts=attempts,
@@ -164,7 +168,7 @@ async def test_user_sql_does_not_know_is_hydrated_and_kept_in_sql(
 
     assert "Марія" in reply.text  # the name from the memory-service, not Telegram's
     assert reply.buttons == ()  # not treated as a first contact
-    assert service.count("/facts/get") == 2  # both keys, once
+    assert service.count("GET", "/facts/") == 2  # both keys, once
     profile, sql_farm = await sql_profiles(session_factory, "tg:5")
     assert (profile.name, profile.expertise_level, profile.interaction_count) == (
         "Марія",
@@ -173,7 +177,7 @@ async def test_user_sql_does_not_know_is_hydrated_and_kept_in_sql(
     )
     assert (sql_farm.farm_id, sql_farm.farm_name) == ("farm:marias", "Степове")
     await send(pipeline, session_factory, "дякую", user="tg:5")
-    assert service.count("/facts/get") == 2  # SQL knows them now: no more reads
+    assert service.count("GET", "/facts/") == 2  # SQL knows them now: no more reads
 
 
 async def test_new_user_asks_once_and_starts_from_defaults(
@@ -182,11 +186,11 @@ async def test_new_user_asks_once_and_starts_from_defaults(
     loaded = await memory.profiles.load("tg:new")
     assert not loaded.known and not loaded.hydrated
     assert loaded.profile == UserProfile.default("tg:new")
-    assert sorted(r.body["fact_key"] for r in service.requests) == [
-        "farm_profile:agromatrix:tg:new",
-        "user_profile:agromatrix:tg:new",
+    assert sorted(r.path for r in service.requests) == [
+        "/facts/farm_profile:agromatrix:tg:new",
+        "/facts/user_profile:agromatrix:tg:new",
     ]
-    assert {r.body["user_id"] for r in service.requests} == {"stepan:tg:new"}
+    assert {r.user for r in service.requests} == {"stepan:tg:new"}  # the token's subject
 
 
 async def test_garbage_answers_are_ignored(
@@ -201,7 +205,7 @@ async def test_garbage_answers_are_ignored(
         assert not loaded.known and not loaded.degraded and not loaded.hydrated, user
         assert loaded.profile == UserProfile.default(user)
     # Each of the answers was seen, for both kinds of fact.
-    assert service.count("/facts/get") == 2 * len(GET_GARBAGE)
+    assert service.count("GET", "/facts/") == 2 * len(GET_GARBAGE)
     async with session_factory() as session:
         assert (await session.execute(select(UserProfileRow))).first() is None
 
@@ -216,6 +220,7 @@ async def test_garbage_never_overwrites_sql(
     for text in ("привіт", "дякую"):
         await send(pipeline, session_factory, text)
     await memory.editor.update_farm("tg:1", farm_name="Калинівка")
+    await memory.sync.flush()  # the first flush also merged with the (absent) remote copy
     before = await sql_profiles(session_factory, "tg:1")
     await service.set_mode("garbage")
 
@@ -223,7 +228,7 @@ async def test_garbage_never_overwrites_sql(
     result = await memory.sync.flush()
 
     # SQL knows the user: nothing is read from the service, garbage or not.
-    assert not [r for r in service.requests if r.mode == "garbage" and r.path == "/facts/get"]
+    assert not [r for r in service.requests if r.mode == "garbage" and r.method == "GET"]
     assert result.sent == 0 and result.pending > 0  # garbage is not an acknowledgement
     profile, farm = await sql_profiles(session_factory, "tg:1")
     assert farm == before[1]
@@ -282,7 +287,7 @@ async def test_consecutive_upserts_of_one_key_are_coalesced(
         await send(pipeline, session_factory, "дякую")
     result = await memory.sync.flush()
     assert result.sent == 6  # farm + 5 user rows ...
-    assert service.count("/facts/upsert") == 2  # ... in two calls
+    assert service.count("POST", "/facts/upsert") == 2  # ... in two calls
     user_value = service.fact("stepan:tg:1", user_fact_key("tg:1"))
     assert user_value is not None and user_value["interaction_count"] == 5
 
@@ -290,31 +295,29 @@ async def test_consecutive_upserts_of_one_key_are_coalesced(
 async def test_a_failing_user_waits_and_the_others_go_on(
     service: FakeMemoryService, memory: Memory, session_factory: Factory
 ) -> None:
-    async with session_factory() as session:
-        # A row the service refuses for good (422): its owner's later rows must wait.
-        session.add(OutboxRow(user_id="tg:a", fact_key=user_fact_key("tg:a"), operation="upsert",
-                              payload=["not", "an", "object"], attempts=0))  # fmt: skip
-        await session.commit()
-        await memory.editor.update_user("tg:a", name="A")
-        await memory.editor.update_user("tg:b", name="B")
+    await memory.editor.update_user("tg:a", name="A")
+    await memory.editor.update_user("tg:b", name="B")
+    await memory.sync.flush()  # the first flush merges (nothing remote) and sends
+    await memory.editor.update_user("tg:a", name="A2")
+    await memory.editor.update_user("tg:b", name="B2")
+    await memory.editor.update_farm("tg:a", farm_name="Ферма А")
+    # tg:a's call meets an outage (both attempts): their later row must wait.
+    service.answer_next("POST", "/facts/upsert", 503, times=2)
 
     result = await memory.sync.flush()
 
-    assert service.fact("stepan:tg:b", user_fact_key("tg:b")) is not None
-    assert service.fact("stepan:tg:a", user_fact_key("tg:a")) is None
-    assert service.fact("stepan:tg:a", farm_fact_key("tg:a")) is None  # waits too
-    assert result.failed == 1 and result.pending == 3
+    assert service.fact("stepan:tg:b", user_fact_key("tg:b"))["name"] == "B2"  # type: ignore[index]
+    assert service.fact("stepan:tg:a", user_fact_key("tg:a"))["name"] == "A"  # type: ignore[index]
+    farm = service.fact("stepan:tg:a", farm_fact_key("tg:a"))
+    assert farm is not None and farm["farm_name"] is None  # waits too
+    assert result.failed == 1 and result.pending == 2
     stuck = (await pending_rows(session_factory))[0]
-    assert stuck.attempts == 1 and "422" in (stuck.last_error or "")
-    assert memory.sync.breaker_state == "closed"  # a refusal is not an outage
+    assert stuck.attempts == 1 and "503" in (stuck.last_error or "") and stuck.state == "pending"
 
-    async with session_factory() as session:
-        await session.delete(await session.get(OutboxRow, stuck.id))
-        await session.commit()
     result = await memory.sync.flush()
     assert result.pending == 0
-    value = service.fact("stepan:tg:a", user_fact_key("tg:a"))
-    assert value is not None and value["name"] == "A"
+    value = service.fact("stepan:tg:a", farm_fact_key("tg:a"))
+    assert value is not None and value["farm_name"] == "Ферма А"
 
 
 async def test_server_errors_are_retried_then_left_pending(
@@ -323,8 +326,9 @@ async def test_server_errors_are_retried_then_left_pending(
     await memory.editor.update_user("tg:1", name="Оксана")
     await service.set_mode("error500")
     result = await memory.sync.flush()
-    # One user, first call fails after 2 attempts; their second row waits behind it.
-    assert service.count("/facts/upsert") == 2
+    # A new profile's first flush reads the remote copy first; that read fails after
+    # 2 attempts, and nothing is written over a copy not read (both rows wait).
+    assert service.count("GET", "/facts/") == 2 and service.count("POST") == 0
     assert (result.sent, result.failed, result.pending) == (0, 1, 2)
     rows = await pending_rows(session_factory)
     assert rows[0].attempts == 1 and rows[0].last_error == "HTTP 500"
@@ -345,7 +349,7 @@ async def test_forget_reaches_the_memory_service(
     assert service.fact("stepan:tg:1", user_fact_key("tg:1")) is not None
     await memory.editor.forget("tg:1")
     result = await memory.sync.flush()
-    assert result.sent == 2 and result.pending == 0
+    assert result.sent == 3 and result.pending == 0  # two facts and the summaries
     assert service.fact("stepan:tg:1", user_fact_key("tg:1")) is None
     assert service.fact("stepan:tg:1", farm_fact_key("tg:1")) is None
     async with session_factory() as session:
@@ -397,9 +401,8 @@ async def test_changes_made_while_down_arrive_after_recovery_once_in_order(
         ("upsert", "farm_profile"),
         ("upsert", "user_profile"),  # the rename and the next message, coalesced
     ]
+    # tg:b's forget found nothing to delete (the service never had them: 404 = gone).
     assert [(op, kind) for op, kind, _ in applied_for(service, "tg:b")] == [
-        ("delete", "user_profile"),
-        ("delete", "farm_profile"),
         ("upsert", "farm_profile"),
         ("upsert", "user_profile"),
     ]
@@ -445,7 +448,7 @@ async def test_hanging_service_never_holds_a_conversation_once_the_breaker_is_op
     # Breaker closed: the new user's hydration gives up at the timeout; they are answered.
     reply = await send(pipeline, session_factory, "привіт", user="tg:first")
     assert reply.intent == "greeting"
-    assert service.count("/facts/get") == 2
+    assert service.count("GET", "/facts/") == 2
     await memory.sync.flush()  # the second failure opens it
     assert memory.sync.breaker_state == "open"
     seen = service.count()

@@ -22,7 +22,6 @@ from db.models import (
 )
 from db.uow import Database
 from pipeline.farm import paging
-from pipeline.farm.charts import sensor_chart
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.summary import parse_unit, season_summary, summary_text
 from pipeline.i18n import Catalog
@@ -354,60 +353,6 @@ async def test_keyset_pages_cover_everything_once(
     # Two sensors share every timestamp: ties on time are broken by id, none lost.
     assert len(readings) == 144 == len({r.id for r in readings})
     assert all(r.measured_at.tzinfo is not None for r in readings)
-
-
-# --- Charts ------------------------------------------------------------------------------
-
-
-async def test_sensor_chart_is_a_png_of_the_fixed_size(
-    factory: async_sessionmaker[AsyncSession],
-) -> None:
-    now = READINGS_START + timedelta(days=3)
-    chart = await sensor_chart(
-        Database(factory), FARM, "soil_moisture", days=7, now=now, catalog=CATALOG
-    )
-    temperature = await sensor_chart(
-        Database(factory),
-        FARM,
-        "temperature",
-        days=2,
-        now=now,
-        field_id=NORTH,
-        lang="en",
-        catalog=CATALOG,
-    )
-    assert chart is not None and temperature is not None
-    assert _png_size(chart.png) == (1200, 600)
-    assert chart.points == 144
-    assert chart.filename == "stepan_soil-moisture_2026-10-04.png"
-    assert _png_size(temperature.png) == (1200, 600)
-    assert temperature.points == 48
-    assert temperature.filename == "stepan_temperature_north_2026-10-04.png"
-
-
-async def test_no_chart_without_data(factory: async_sessionmaker[AsyncSession]) -> None:
-    now = READINGS_START + timedelta(days=3)
-    assert (
-        await sensor_chart(Database(factory), FARM, "rainfall", days=7, now=now, catalog=CATALOG)
-        is None
-    )
-    assert (
-        await sensor_chart(
-            Database(factory),
-            FARM,
-            "soil_moisture",
-            days=7,
-            now=now - timedelta(days=30),
-            catalog=CATALOG,
-        )
-        is None
-    )
-    assert (
-        await sensor_chart(
-            Database(factory), OTHER_FARM, "soil_moisture", days=7, now=now, catalog=CATALOG
-        )
-        is None
-    )
 
 
 # --- Season summary ----------------------------------------------------------------------

@@ -84,10 +84,11 @@ Handler = Callable[[httpx.Request], httpx.Response]
 class Recorder:
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
-        self.calls: list[tuple[str, dict[str, object]]] = []
+        self.calls: list[tuple[str, dict[str, object] | None]] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.calls.append((request.url.path, json.loads(request.content)))
+        body = json.loads(request.content) if request.content else None
+        self.calls.append((request.url.raw_path.decode(), body))  # as sent: still quoted
         return self.handler(request)
 
 
@@ -151,20 +152,49 @@ async def test_a_2xx_that_is_not_a_json_object_is_not_success() -> None:
     assert (await client.upsert("tg:1", "k", {})).status == "failed"
 
 
-async def test_client_errors_are_rejected_without_retry() -> None:
-    recorder = Recorder(lambda r: httpx.Response(422, json={"detail": "bad"}))
+REFUSALS = [
+    (422, "dead"),
+    (405, "dead"),
+    (400, "dead"),
+    (401, "config_error"),
+    (403, "config_error"),
+]
+
+
+@pytest.mark.parametrize(("code", "status"), REFUSALS)
+async def test_refusals_are_final_without_retry_and_not_an_outage(code: int, status: str) -> None:
+    recorder = Recorder(lambda r: httpx.Response(code, json={"detail": "bad"}))
     client = _client(recorder)
     outcome = await client.upsert("tg:1", "k", {})
-    assert outcome.status == "rejected" and "422" in (outcome.error or "")
+    assert outcome.status == status and str(code) in (outcome.error or "")
     assert len(recorder.calls) == 1
     assert state(client.breaker) == "closed" and client.breaker.consecutive_failures == 0
 
 
+async def test_a_config_error_names_the_setting_to_fix() -> None:
+    client = _client(Recorder(lambda r: httpx.Response(401, json={"detail": "Invalid token"})))
+    await client.upsert("tg:1", "k", {})
+    assert client.config_error is not None
+    assert "401" in client.config_error and "AGX_MEMORY_SERVICE_JWT_SECRET" in client.config_error
+
+
+async def test_delete_reads_the_id_then_deletes_by_it() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            return httpx.Response(200, json={"id": "f-1", "fact_key": "user:k", "user_id": "x"})
+        return httpx.Response(200, json={"success": True})
+
+    recorder = Recorder(handler)
+    client = _client(recorder)
+    assert (await client.delete("tg:1", "user:k")).status == "ok"
+    assert [path for path, _ in recorder.calls] == ["/facts/user%3Ak", "/facts/f-1"]
+
+
 async def test_delete_of_a_missing_fact_is_success() -> None:
-    recorder = Recorder(lambda r: httpx.Response(404, json={"detail": "not found"}))
+    recorder = Recorder(lambda r: httpx.Response(404, json={"detail": "Fact not found"}))
     client = _client(recorder)
     assert (await client.delete("tg:1", "k")).status == "ok"
-    assert recorder.calls == [("/facts/delete", {"user_id": "stepan:tg:1", "fact_key": "k"})]
+    assert recorder.calls == [("/facts/k", None)]
 
 
 async def test_open_breaker_sends_nothing() -> None:
@@ -195,7 +225,9 @@ async def test_probe_without_payload_closes_the_breaker() -> None:
     healthy = False
 
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(404 if healthy else 500, json={})
+        if request.url.path == "/health" and healthy:
+            return httpx.Response(200, json={"status": "ok", "service": "memory-service"})
+        return httpx.Response(500, json={})
 
     client = _client(Recorder(handler), clock, threshold=1)
     await client.upsert("tg:1", "k", {})
@@ -208,10 +240,9 @@ async def test_probe_without_payload_closes_the_breaker() -> None:
 
 async def test_get_facts_is_one_attempt_and_reads_each_key() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        key = json.loads(request.content)["fact_key"]
-        if key == "there":
-            return httpx.Response(200, json={"fact_value_json": {"v": 1}})
-        return httpx.Response(404, json={})
+        if request.url.path == "/facts/there":
+            return httpx.Response(200, json={"fact_key": "there", "fact_value_json": {"v": 1}})
+        return httpx.Response(404, json={"detail": "Fact not found"})
 
     recorder = Recorder(handler)
     client = _client(recorder)

@@ -119,12 +119,16 @@ async def test_a_failing_or_hanging_tool_becomes_a_sentence(catalog: Catalog) ->
 
 def test_argument_models() -> None:
     with pytest.raises(ValidationError):
-        ARGS["sensor_chart"].model_validate({"days": 365})
+        ARGS["sensor_chart"].model_validate({"days": 367})
     assert ARGS["sensor_chart"].model_validate({}).model_dump() == {
         "sensor_type": "soil_moisture",
         "days": 7,
         "field": "",
+        "period": "",
     }
+    # The period may be the farmer's whole message: a long one is still an argument.
+    long = "графік вологості за жовтень " + "дуже " * 200
+    assert ARGS["sensor_chart"].model_validate({"period": long}).period == long.strip()
 
 
 def test_crew_data_files() -> None:

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
+from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
+from pipeline.farm.dates import Hemisphere
 from pipeline.farm.summary import format_number
 from pipeline.types import Attachment
 
@@ -29,6 +31,11 @@ class ToolResult:
 
 #: One tool: the request's context and its validated arguments in, text (and a file) out.
 Tool = Callable[[RunContext, Any], Awaitable[ToolResult]]
+
+
+#: A period argument may be the farmer's whole message, which the period reader
+#: searches; a long message must not make the report or chart fail.
+PERIOD_TEXT_MAX = 4096
 
 
 class _Args(BaseModel):
@@ -50,12 +57,15 @@ class ReadingsArgs(_Args):
 
 class ChartArgs(_Args):
     sensor_type: str = Field(default="soil_moisture", max_length=40)
-    days: int = Field(default=7, ge=1, le=90)
+    days: int = Field(default=DEFAULT_CHART_DAYS, ge=1, le=MAX_CHART_DAYS)
     field: str = Field(default="", max_length=80)
+    #: The period as the farmer wrote it ("за жовтень"); wins over ``days``. The
+    #: composer passes the whole message (a Telegram message is <= 4096 characters).
+    period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
 
 
 class PeriodArgs(_Args):
-    period: str = Field(default="", max_length=120)
+    period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
 
 
 #: Each tool's argument model: what an LLM may pass, checked before the tool runs.
@@ -76,6 +86,10 @@ ARGS: dict[str, type[_Args]] = {
 
 #: Tools that need no farm row (the rest answer "I do not know your farm yet").
 FARMLESS = frozenset({"platform_status", "season_hints", "journal_card", "advice"})
+
+
+def hemisphere(ctx: RunContext) -> Hemisphere:
+    return "south" if ctx.hemisphere == "south" else "north"
 
 
 def long_date(value: Any) -> str:

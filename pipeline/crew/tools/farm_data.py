@@ -17,10 +17,11 @@ from pipeline.crew.tools.base import (
     amount_text,
     field_label,
     field_names,
+    hemisphere,
     long_date,
     short_date,
 )
-from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
+from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
 from pipeline.farm.reports import build_operations_workbook, op_label, plan_vs_fact
 from pipeline.farm.summary import format_number, season_summary, summary_text
 from pipeline.farm.units import Units
@@ -151,5 +152,6 @@ class FarmDataTools:
         return ToolResult("season_summary", summary_text(summary, ctx.lang, ctx.catalog))
 
     def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:
-        hemisphere: Hemisphere = "south" if ctx.hemisphere == "south" else "north"
-        return parse_period(text, ctx.today, self._dates, default=default, hemisphere=hemisphere)
+        return parse_period(
+            text, ctx.today, self._dates, default=default, hemisphere=hemisphere(ctx)
+        )

@@ -45,7 +45,7 @@ class FarmTools:
         """Every tool over the farm's services, with the rules loaded in the factory."""
         tools: dict[str, Tool] = {
             **FarmDataTools(dates=dates, units=units).tools(),
-            **SensorTools(words=words, sensors=sensors).tools(),
+            **SensorTools(words=words, sensors=sensors, dates=dates).tools(),
             **SeasonTools(words=words).tools(),
             **StatusTools(platform_probe).tools(),
         }

@@ -4,9 +4,11 @@ has, never another farm's data."""
 
 from __future__ import annotations
 
+from datetime import tzinfo
+
 from sqlalchemy import select
 
-from db.models import AlertRow
+from db.models import AlertRow, FarmProfileRow
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
@@ -18,8 +20,12 @@ from pipeline.crew.tools.base import (
     add_more,
     field_label,
     field_names,
+    hemisphere,
 )
 from pipeline.crew.words import Words, field_by_name
+from pipeline.farm.chart_window import chart_window
+from pipeline.farm.dates import DateWords
+from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensor_store import latest_readings
 from pipeline.farm.sensors import SensorTypes
@@ -28,9 +34,10 @@ from pipeline.types import Attachment
 
 
 class SensorTools:
-    def __init__(self, *, words: Words, sensors: SensorTypes) -> None:
+    def __init__(self, *, words: Words, sensors: SensorTypes, dates: DateWords) -> None:
         self._words = words
         self._sensors = sensors
+        self._dates = dates
 
     def tools(self) -> dict[str, Tool]:
         return {
@@ -76,28 +83,38 @@ class SensorTools:
         if problem is not None:
             return ToolResult("sensor_chart", problem)
         sensor, problem = self._sensor(ctx, args.sensor_type, required=True)
-        if problem is not None or sensor is None:
+        kind = self._sensors.types.get(sensor or "")
+        if problem is not None or kind is None:
             return ToolResult("sensor_chart", problem or "")
-        label = sensor_label(ctx.catalog, ctx.lang, sensor)
+        label = sensor_label(ctx.catalog, ctx.lang, kind.name)
+        zone = await farm_zone(ctx)
+        window = chart_window(
+            args.period,
+            days=args.days,
+            now=ctx.now,
+            zone=zone,
+            words=self._dates,
+            hemisphere=hemisphere(ctx),
+        )
         # matplotlib takes a while to import: only a chart request pays for it.
-        from pipeline.farm.charts import sensor_chart
+        from pipeline.farm.charts import sensor_chart, span_text
 
         chart = await sensor_chart(
             ctx.db,
             ctx.farm_id,
-            sensor,
-            days=args.days,
-            now=ctx.now,
+            kind,
+            window,
+            zone=zone,
             field_id=field_id,
             lang=ctx.lang,
             catalog=ctx.catalog,
         )
+        span = span_text(window)
         if chart is None:
-            text = ctx.text_of("compose.chart_none", sensor=label, days=args.days)
-            return ToolResult("sensor_chart", text)
+            return ToolResult("sensor_chart", ctx.text_of("charts.none", sensor=label, span=span))
         photo = Attachment(chart.filename, chart.png)
         ctx.artifacts.keep_photo(photo)
-        text = ctx.text_of("compose.chart_ready", sensor=label, days=args.days)
+        text = ctx.text_of("charts.ready", sensor=label, span=span)
         return ToolResult("sensor_chart", text, photo=photo)
 
     async def open_alerts(self, ctx: RunContext, _: NoArgs) -> ToolResult:
@@ -143,6 +160,17 @@ class SensorTools:
         spec = self._sensors.resolve(sensor_type)
         number = format_number(value, ctx.lang)
         return f"{number} {spec.unit}" if spec is not None else number
+
+
+async def farm_zone(ctx: RunContext) -> tzinfo:
+    """The farm's clock (``farm_profiles.timezone``) for charts' days and axes."""
+    if ctx.farm_id is None:
+        return zone_of(None)
+    async with ctx.db.read() as session:
+        name = await session.scalar(
+            select(FarmProfileRow.timezone).where(FarmProfileRow.farm_id == ctx.farm_id)
+        )
+    return zone_of(name)
 
 
 async def resolve_field(ctx: RunContext, name: str) -> tuple[str | None, str | None]:

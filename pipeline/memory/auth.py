@@ -1,0 +1,69 @@
+"""How Stepan proves who it acts for to the memory-service.
+
+The service takes the acting user from the bearer token (its ``verify_token``: a JWT
+whose subject is the user) and refuses a write for anyone else (403). So every call
+carries a token for the one farmer it concerns:
+
+* ``AGX_MEMORY_SERVICE_JWT_SECRET``: a JWT signed per call (HS256, ``sub`` = the
+  memory user id ``stepan:{user_id}``, ``iss`` stepan, ``exp`` a few minutes);
+* ``AGX_MEMORY_SERVICE_TOKEN``: one static bearer token, for a deployment whose
+  gateway maps it to users itself.
+
+The JWT is base64url text, so a non-ASCII user id never reaches a header raw. Neither
+secret is ever logged: ``repr`` of this object names the kind only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import jwt
+from pydantic import SecretStr
+
+ISSUER = "stepan"
+#: A token lives this long: enough for one call and its retries, short if it leaks.
+TOKEN_TTL_S = 300
+ALGORITHM = "HS256"
+
+Kind = Literal["jwt", "static", "none"]
+
+#: Which setting an operator fixes when the service says 401/403.
+SETTING = {
+    "jwt": "AGX_MEMORY_SERVICE_JWT_SECRET",
+    "static": "AGX_MEMORY_SERVICE_TOKEN",
+    "none": "AGX_MEMORY_SERVICE_JWT_SECRET (or AGX_MEMORY_SERVICE_TOKEN)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    jwt_secret: SecretStr | None = field(default=None, repr=False)
+    static_token: SecretStr | None = field(default=None, repr=False)
+    ttl_s: int = TOKEN_TTL_S
+    clock: Callable[[], float] = field(default=time.time, repr=False, compare=False)
+
+    @property
+    def kind(self) -> Kind:
+        if self.jwt_secret is not None:
+            return "jwt"
+        return "static" if self.static_token is not None else "none"
+
+    @property
+    def setting(self) -> str:
+        """The environment variable to fix when the service refuses the token."""
+        return SETTING[self.kind]
+
+    def headers(self, memory_user: str) -> dict[str, str]:
+        """The Authorization header for a call made for ``memory_user`` (none without
+        credentials: the service will answer 401, which /status then shows)."""
+        if self.jwt_secret is not None:
+            now = int(self.clock())
+            claims = {"sub": memory_user, "iss": ISSUER, "iat": now, "exp": now + self.ttl_s}
+            token = jwt.encode(claims, self.jwt_secret.get_secret_value(), algorithm=ALGORITHM)
+            return {"Authorization": f"Bearer {token}"}
+        if self.static_token is not None:
+            return {"Authorization": f"Bearer {self.static_token.get_secret_value()}"}
+        return {}
