@@ -36,6 +36,9 @@ class StepanSettings(BaseSettings):
     http_port: int | None = Field(default=None, ge=0, le=65535)
     #: nats://host:4222 — peer agents (docs/peers.md); may hold a user and password.
     nats_url: SecretStr | None = None
+    #: Seconds an instance's claim on an update lasts without a heartbeat (bot/inbox.py):
+    #: the updates of an instance that died are replayed after this.
+    inbox_lease_s: float = Field(default=30.0, ge=0.5, le=3600)
 
     @field_validator("bot_token")
     @classmethod

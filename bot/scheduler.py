@@ -24,7 +24,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from db.repositories import handoffs, interactions, jobs
+from db.repositories import handoffs, inbox, interactions, jobs
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.alerts import AlertWatcher
@@ -123,7 +123,14 @@ def default_jobs(
             cleared = await interactions.drop_text_before(session, clock() - RAW_TEXT_RETENTION)
             # An offer to a peer nobody answered keeps its question no longer either.
             expired = await handoffs.expire_offers_before(session, clock() - RAW_TEXT_RETENTION)
-        return f"cleared {cleared}" + (f", offers {expired}" if expired else "")
+            # Handled updates are kept a week to recognise a redelivery (Telegram
+            # retries for a day at most), then forgotten.
+            forgotten = await inbox.drop_done_before(session, clock() - RAW_TEXT_RETENTION)
+        return (
+            f"cleared {cleared}"
+            + (f", offers {expired}" if expired else "")
+            + (f", updates {forgotten}" if forgotten else "")
+        )
 
     minute = timedelta(minutes=1)
     specs = [

@@ -132,6 +132,29 @@ class InteractionRow(Base):
     eval_warnings: Mapped[int | None] = mapped_column(Integer)
     eval_infos: Mapped[int | None] = mapped_column(Integer)
     eval_failed: Mapped[list[str] | None] = mapped_column(Json)
+    #: The Telegram update this interaction answered: a replayed update (its handler
+    #: died mid-way) is not counted twice. None for the console and peers.
+    update_id: Mapped[int | None] = mapped_column(BigInteger, unique=True, index=True)
+
+
+class UpdateInboxRow(Base):
+    """Every Telegram update, claimed by ``update_id`` before its side effects
+    (bot/inbox.py). A row is handled by whoever holds its lease; a duplicate finds
+    the row and is dropped; a row whose holder died is replayed after its lease."""
+
+    __tablename__ = "update_inbox"
+    __table_args__ = (Index("ix_update_inbox_status_update", "status", "update_id"),)
+
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    #: The update as Telegram sent it (JSON), for a replay; blanked once handled.
+    payload: Mapped[str | None] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(8))  # "handling" | "done"
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "poison"
 
 
 class OutboxRow(Base):

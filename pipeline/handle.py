@@ -200,6 +200,7 @@ class Pipeline:
                 at=now,
                 name=profile.name,
                 language=lang,
+                update_id=incoming.update_id,
                 evals=evals,
             ),
         )

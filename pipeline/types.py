@@ -68,6 +68,9 @@ class Incoming:
     language_code: str | None = None
     message_id: int | None = None
     is_operator: bool = False
+    #: The Telegram update it came in (None for the console and peers): a replayed
+    #: update is recorded once (bot/inbox.py).
+    update_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ import logging
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.types import Message, User
+from aiogram.types import Message, Update, User
 
 from bot.config import Settings
 from bot.render import AttachmentFailed, send_reply
@@ -35,6 +35,7 @@ def incoming_from(
     trace_id: str,
     settings: Settings,
     message_id: int | None = None,
+    update: Update | None = None,
 ) -> Incoming:
     return Incoming(
         user_id=telegram_user_id(user),
@@ -45,15 +46,24 @@ def incoming_from(
         language_code=user.language_code,
         message_id=message_id,
         is_operator=user.id in settings.agx.operator_ids,
+        update_id=update.update_id if update is not None else None,
     )
 
 
-def text_incoming(message: Message, trace_id: str, settings: Settings) -> Incoming | None:
+def text_incoming(
+    message: Message, trace_id: str, settings: Settings, update: Update | None = None
+) -> Incoming | None:
     """The pipeline's view of a text message (None for one without a sender or text)."""
     if message.from_user is None or message.text is None:
         return None
     return incoming_from(
-        message.from_user, message.chat.id, message.text, trace_id, settings, message.message_id
+        message.from_user,
+        message.chat.id,
+        message.text,
+        trace_id,
+        settings,
+        message.message_id,
+        update=update,
     )
 
 
@@ -87,9 +97,10 @@ async def answer_text(
     settings: Settings,
     catalog: Catalog,
     trace_id: str,
+    event_update: Update | None = None,
 ) -> None:
     """Run a text message through the pipeline and send the reply."""
-    incoming = text_incoming(message, trace_id, settings)
+    incoming = text_incoming(message, trace_id, settings, event_update)
     if incoming is None:
         return
     reply = await pipeline.handle_message(incoming)

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
-from aiogram.types import Message
+from aiogram.types import Message, Update
 
 from bot.commands import help_list
 from bot.config import Settings
@@ -30,8 +30,9 @@ async def on_help(
     catalog: Catalog,
     settings: Settings,
     trace_id: str,
+    event_update: Update | None = None,
 ) -> None:
-    incoming = text_incoming(message, trace_id, settings)
+    incoming = text_incoming(message, trace_id, settings, event_update)
     if incoming is None:
         return
     reply = await pipeline.handle_message(incoming)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import InteractionRow, UserProfileRow
@@ -47,6 +48,7 @@ class InteractionRecord:
     at: datetime
     name: str | None
     language: Language
+    update_id: int | None = None
     #: The eval rules' verdict on the reply (pipeline/learning/evals.py); None: not checked.
     evals: EvalResult | None = None
 
@@ -116,6 +118,7 @@ class InteractionRecorder(ProfileWriter):
         """Applies the interactions; returns per user what was written (for the
         cache) with the cache sequence taken under the row locks."""
         now = self._clock()
+        records = await _not_yet_recorded(session, records)
         user_ids = list(dict.fromkeys(record.user_id for record in records))
         rows = {row.user_id: row for row in await repo.lock_users(session, user_ids)}
         for record in records:
@@ -150,6 +153,24 @@ class InteractionRecorder(ProfileWriter):
             if profile is not None and farm is not None:
                 written[user_id] = (CachedProfiles(profile, farm), seq)
         return written
+
+
+async def _not_yet_recorded(
+    session: AsyncSession, records: Sequence[InteractionRecord]
+) -> Sequence[InteractionRecord]:
+    """Drop records of Telegram updates already recorded: an update whose handler
+    died after recording is replayed (bot/inbox.py), and must not count twice."""
+    update_ids = [record.update_id for record in records if record.update_id is not None]
+    if not update_ids:
+        return records
+    result = await session.execute(
+        select(InteractionRow.update_id).where(InteractionRow.update_id.in_(update_ids))
+    )
+    seen = set(result.scalars().all())
+    if not seen:
+        return records
+    logger.info("memory: %d replayed updates already recorded", len(seen))
+    return [record for record in records if record.update_id not in seen]
 
 
 def _apply(
@@ -187,6 +208,7 @@ def _apply(
             latency_ms=record.latency_ms,
             text=record.text,
             created_at=record.at,
+            update_id=record.update_id,
             eval_warnings=None if evals is None else evals.warnings,
             eval_infos=None if evals is None else evals.infos,
             eval_failed=None if evals is None else list(evals.failed_ids),

@@ -1,0 +1,266 @@
+"""Exactly once per Telegram update: the inbox (table ``update_inbox``).
+
+Every update is claimed by ``update_id`` in the database before any of its side
+effects. Long polling stores each batch (claimed by this instance) before the next
+``getUpdates`` confirms it to Telegram, and a webhook stores the update before it
+answers 200, so a crash after Telegram forgot an update loses nothing: the row
+stays, its lease runs out, and whichever instance sweeps next replays it. An update
+that is already known (a redelivery, a second webhook call, a replay that another
+instance won) is acknowledged and dropped.
+
+A lease, not a lock: the instance handling an update renews the lease of what it
+holds (a heartbeat every third of the lease), so a live instance keeps its updates
+however long the deep path takes, and a dead one's updates come back within one
+lease. What a replay repeats is made harmless where it counts: the interaction row
+carries the update_id (a replayed message is not counted twice). The reply itself
+can still go out twice if the process dies in the moment between Telegram taking
+it and the row being marked done: the Bot API has no idempotency key.
+
+An update that was replayed ``MAX_ATTEMPTS`` times without finishing (it kills its
+handler every time) is marked ``poison`` and not tried again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from aiogram import BaseMiddleware, Bot, Dispatcher
+from aiogram.types import TelegramObject, Update
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import UpdateInboxRow
+from db.repositories import inbox as repo
+from db.uow import Database
+
+logger = logging.getLogger(__name__)
+
+#: feed_update keyword: the caller already stored (and so claimed) this update.
+CLAIMED = "inbox_claimed"
+#: A replayed update that never finishes is given up after this many tries.
+MAX_ATTEMPTS = 5
+#: Replayed per sweep, oldest first (the rest come with the next sweep).
+REPLAY_BATCH = 200
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def update_json(update: Update) -> str:
+    """The update as Telegram's JSON (field aliases such as ``from``), for a replay."""
+    return update.model_dump_json(by_alias=True, exclude_none=True)
+
+
+class Inbox:
+    """Claims, leases and replays updates; one per process, built by the app."""
+
+    def __init__(
+        self,
+        db: Database,
+        owner: str,
+        lease: timedelta,
+        clock: Callable[[], datetime] = _utcnow,
+    ) -> None:
+        self._db = db
+        self._owner = owner[:64]
+        self._lease = lease
+        self._clock = clock
+        #: Updates this instance holds the lease of and has not finished.
+        self._held: set[int] = set()
+        #: Replays started and not yet claimed or dropped.
+        self._replaying: set[int] = set()
+
+    @property
+    def owner(self) -> str:
+        return self._owner
+
+    @property
+    def lease(self) -> timedelta:
+        return self._lease
+
+    @property
+    def held(self) -> int:
+        return len(self._held)
+
+    async def store(self, updates: Sequence[Update]) -> list[Update]:
+        """Store a batch from getUpdates, claimed by this instance, in one
+        transaction; returns the updates that were new, in order. Raises if the
+        database does: the caller must not confirm the batch then."""
+        payloads = [repo.Stored(update.update_id, update_json(update)) for update in updates]
+        new = await self._store(payloads)
+        return [update for update in updates if update.update_id in new]
+
+    async def store_raw(self, update_id: int, payload: dict[str, Any]) -> bool:
+        """Store one update as received (a webhook body); True if it was new."""
+        stored = repo.Stored(update_id, json.dumps(payload, ensure_ascii=False))
+        return update_id in await self._store([stored])
+
+    async def _store(self, payloads: list[repo.Stored]) -> set[int]:
+        now = self._clock()
+        async with self._db.write() as session:
+            new = await repo.store_claimed(session, payloads, self._owner, now, now + self._lease)
+        self._held |= new
+        return new
+
+    async def claim(self, update: Update) -> bool:
+        """Claim an update that was not stored by ``store`` (a replay, a direct feed):
+        True if this instance now holds it, False for a duplicate."""
+        update_id = update.update_id
+        self._replaying.discard(update_id)
+        if update_id in self._held:  # handled here right now: a duplicate
+            return False
+        now = self._clock()
+        until = now + self._lease
+        async with self._db.write() as session:
+            new = await repo.store_claimed(
+                session, [repo.Stored(update_id, update_json(update))], self._owner, now, until
+            )
+            won = bool(new) or await repo.reclaim(session, update_id, self._owner, now, until)
+            attempts = 0
+            if won and not new:
+                attempts = await self._attempts(session, update_id)
+        if won and attempts > MAX_ATTEMPTS:
+            logger.error("inbox: update %s failed %d times, given up", update_id, attempts - 1)
+            await self._finish(update_id, "poison")
+            return False
+        if won:
+            self._held.add(update_id)
+        return won
+
+    @staticmethod
+    async def _attempts(session: AsyncSession, update_id: int) -> int:
+        result = await session.execute(
+            select(UpdateInboxRow.attempts).where(UpdateInboxRow.update_id == update_id)
+        )
+        return int(result.scalar_one())
+
+    def holds(self, update_id: int) -> bool:
+        return update_id in self._held
+
+    async def finish(self, update_id: int, outcome: str) -> None:
+        """Mark the update handled. A failure is logged: the lease runs out and the
+        update is replayed (what it repeats is idempotent where it counts)."""
+        self._held.discard(update_id)
+        await self._finish(update_id, outcome)
+
+    async def _finish(self, update_id: int, outcome: str) -> None:
+        try:
+            async with self._db.write() as session:
+                await repo.finish(session, [update_id], self._owner, self._clock(), outcome)
+        except Exception:
+            logger.exception("inbox: could not mark update %s done", update_id)
+
+    async def heartbeat(self) -> None:
+        """Renew the leases of the updates held here."""
+        if not self._held:
+            return
+        async with self._db.write() as session:
+            await repo.renew(session, sorted(self._held), self._owner, self._clock() + self._lease)
+
+    async def expired(self) -> list[tuple[int, str]]:
+        """Stored updates nobody holds (their instance died), oldest first, minus
+        those already being replayed here."""
+        async with self._db.read() as session:
+            rows = await repo.expired(session, self._clock(), REPLAY_BATCH)
+        fresh = [(update_id, payload) for update_id, payload in rows]
+        fresh = [row for row in fresh if row[0] not in self._replaying | self._held]
+        self._replaying |= {update_id for update_id, _ in fresh}
+        return fresh
+
+    def replay_done(self, update_id: int) -> None:
+        self._replaying.discard(update_id)
+
+    async def backlog(self) -> int:
+        async with self._db.read() as session:
+            return await repo.backlog(session)
+
+
+class InboxMiddleware(BaseMiddleware):
+    """Outer update middleware, registered after the per-user ordering (so a replay
+    is claimed in the user's order): claim, handle, mark done."""
+
+    def __init__(self, inbox: Inbox) -> None:
+        self._inbox = inbox
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        if not isinstance(event, Update):
+            return await handler(event, data)
+        inbox = self._inbox
+        if not (data.get(CLAIMED) and inbox.holds(event.update_id)):
+            try:
+                claimed = await inbox.claim(event)
+            except Exception:
+                # Without the database nothing can be claimed (nor handled): the
+                # update stays unconfirmed or stored, and comes back.
+                logger.exception("inbox: could not claim update %s", event.update_id)
+                return None
+            if not claimed:
+                logger.info("inbox: update %s is a duplicate, dropped", event.update_id)
+                return None
+        outcome = "error"
+        try:
+            result = await handler(event, data)
+            outcome = "ok"
+            return result
+        finally:
+            await inbox.finish(event.update_id, outcome)
+
+
+class Replayer:
+    """Feeds the inbox's orphaned updates back to the dispatcher, and keeps this
+    instance's leases alive. Runs next to polling or the webhook server."""
+
+    def __init__(self, inbox: Inbox, dispatcher: Dispatcher, bot: Bot) -> None:
+        self._inbox = inbox
+        self._dispatcher = dispatcher
+        self._bot = bot
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def interval_s(self) -> float:
+        return max(self._inbox.lease.total_seconds() / 3, 0.2)
+
+    async def sweep(self) -> int:
+        """Start a replay of every orphaned update; returns how many were started.
+        Tasks are created oldest first, so one user's updates keep their order (the
+        per-user lock is FIFO)."""
+        rows = await self._inbox.expired()
+        for update_id, payload in rows:
+            task = asyncio.create_task(self._replay(update_id, payload))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        if rows:
+            logger.warning("inbox: replaying %d stored updates", len(rows))
+        return len(rows)
+
+    async def _replay(self, update_id: int, payload: str) -> None:
+        try:
+            raw = json.loads(payload)
+            await self._dispatcher.feed_raw_update(self._bot, raw)
+        except Exception:
+            logger.exception("inbox: replay of update %s failed", update_id)
+        finally:
+            self._inbox.replay_done(update_id)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Heartbeat and sweep until ``stop`` is set."""
+        while not stop.is_set():
+            try:
+                await self._inbox.heartbeat()
+                await self.sweep()
+            except Exception:
+                logger.exception("inbox: sweep failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.interval_s)

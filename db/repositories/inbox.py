@@ -1,0 +1,153 @@
+"""The update_inbox table: one row per Telegram update, claimed before its side effects.
+
+A row is ``handling`` while some instance holds its lease (``claimed_by`` until
+``claimed_until``) and ``done`` once handled. Claims are single statements (an
+INSERT ... ON CONFLICT DO NOTHING, a conditional UPDATE), so on PostgreSQL and
+SQLite alike exactly one instance wins an update, however many try at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import UpdateInboxRow
+from db.repositories.profiles import dialect_insert
+
+HANDLING = "handling"
+DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """An update to store: its id and the JSON Telegram sent."""
+
+    update_id: int
+    payload: str
+
+
+async def store_claimed(
+    session: AsyncSession,
+    updates: Sequence[Stored],
+    owner: str,
+    now: datetime,
+    until: datetime,
+) -> set[int]:
+    """Insert the updates claimed by ``owner``; returns the ids that were new (the
+    others are already known: a redelivery, dropped by the caller)."""
+    if not updates:
+        return set()
+    insert = dialect_insert(session)
+    rows = [
+        {
+            "update_id": update.update_id,
+            "payload": update.payload,
+            "status": HANDLING,
+            "claimed_by": owner,
+            "claimed_until": until,
+            "attempts": 1,
+            "received_at": now,
+        }
+        for update in updates
+    ]
+    result = await session.execute(
+        insert(UpdateInboxRow)
+        .values(rows)
+        .on_conflict_do_nothing(index_elements=["update_id"])
+        .returning(UpdateInboxRow.update_id)
+    )
+    return set(result.scalars().all())
+
+
+async def reclaim(
+    session: AsyncSession, update_id: int, owner: str, now: datetime, until: datetime
+) -> bool:
+    """Take over a stored update whose lease ran out (its holder died); True if won."""
+    result = await session.execute(
+        update(UpdateInboxRow)
+        .where(
+            UpdateInboxRow.update_id == update_id,
+            UpdateInboxRow.status == HANDLING,
+            or_(UpdateInboxRow.claimed_until.is_(None), UpdateInboxRow.claimed_until < now),
+        )
+        .values(claimed_by=owner, claimed_until=until, attempts=UpdateInboxRow.attempts + 1)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+async def renew(
+    session: AsyncSession, update_ids: Sequence[int], owner: str, until: datetime
+) -> int:
+    """Extend the leases ``owner`` holds on these updates (a heartbeat)."""
+    if not update_ids:
+        return 0
+    result = await session.execute(
+        update(UpdateInboxRow)
+        .where(
+            UpdateInboxRow.update_id.in_(update_ids),
+            UpdateInboxRow.claimed_by == owner,
+            UpdateInboxRow.status == HANDLING,
+        )
+        .values(claimed_until=until)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def finish(
+    session: AsyncSession, update_ids: Sequence[int], owner: str, now: datetime, outcome: str
+) -> None:
+    """Mark handled; the payload (the farmer's raw text) is not kept."""
+    await session.execute(
+        update(UpdateInboxRow)
+        .where(UpdateInboxRow.update_id.in_(update_ids), UpdateInboxRow.claimed_by == owner)
+        .values(
+            status=DONE,
+            payload=None,
+            claimed_until=None,
+            finished_at=now,
+            outcome=outcome,
+        )
+    )
+
+
+async def expired(session: AsyncSession, now: datetime, limit: int) -> list[tuple[int, str]]:
+    """Updates nobody holds a live lease on, oldest first: ``(update_id, payload)``."""
+    result = await session.execute(
+        select(UpdateInboxRow.update_id, UpdateInboxRow.payload)
+        .where(
+            UpdateInboxRow.status == HANDLING,
+            or_(UpdateInboxRow.claimed_until.is_(None), UpdateInboxRow.claimed_until < now),
+        )
+        .order_by(UpdateInboxRow.update_id)
+        .limit(limit)
+    )
+    return [(int(update_id), payload or "") for update_id, payload in result.all()]
+
+
+async def backlog(session: AsyncSession) -> int:
+    """Updates stored and not yet handled (held or waiting for a replay)."""
+    result = await session.execute(
+        select(func.count()).select_from(UpdateInboxRow).where(UpdateInboxRow.status == HANDLING)
+    )
+    return int(result.scalar_one())
+
+
+async def last_update_id(session: AsyncSession) -> int | None:
+    result = await session.execute(select(func.max(UpdateInboxRow.update_id)))
+    value = result.scalar_one_or_none()
+    return int(value) if value is not None else None
+
+
+async def drop_done_before(session: AsyncSession, cutoff: datetime) -> int:
+    """Forget handled updates older than ``cutoff`` (Telegram redelivers for a day at
+    most, so a week of ids is plenty to catch duplicates)."""
+    result = await session.execute(
+        delete(UpdateInboxRow).where(
+            and_(UpdateInboxRow.status == DONE, UpdateInboxRow.finished_at < cutoff)
+        )
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -1,0 +1,129 @@
+"""The same update delivered twice (Telegram's redelivery, a webhook retried, a
+replay another instance already won): one reply and one side effect, for a message,
+a journal card, its button, and /token. Updates go through the real dispatcher with
+the inbox middleware, as in `stepan run`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from aiogram.types import Update
+from sqlalchemy import func, select
+
+from bot.app import build_inbox
+from bot.factory import Core, build_dispatcher
+from bot.inbox import Inbox
+from bot.keyboards.pipeline import JournalCD
+from bot.local_session import ApiCall, LocalBot
+from db.models import (
+    FarmTokenRow,
+    InteractionRow,
+    OperationDraftRow,
+    OperationRow,
+    UpdateInboxRow,
+)
+from pipeline.actions import JournalVerb
+from tests.handlers.conftest import FARMER, OPERATOR, message_id, user_row
+
+
+@pytest.fixture
+def inboxed(core: Core) -> tuple[LocalBot, Inbox]:
+    dispatcher = build_dispatcher(core)
+    inbox = build_inbox(core, dispatcher)
+    return LocalBot(dispatcher), inbox
+
+
+async def feed_twice(tg: LocalBot, update_id: int, raw: dict[str, Any]) -> list[ApiCall]:
+    """Feed one update twice, as Telegram would redeliver it; the calls made."""
+    since = len(tg.session.calls)
+    for _ in range(2):
+        update = Update.model_validate({"update_id": update_id, **raw}, context={"bot": tg.bot})
+        await tg.dispatcher.feed_update(tg.bot, update)
+    return tg.session.since(since)
+
+
+async def count(core: Core, model: type[Any]) -> int:
+    async with core.db.read() as session:
+        return int(await session.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def say(tg: LocalBot, user: int, text: str) -> dict[str, Any]:
+    return tg.telegram.message_update(user, tg.telegram.text_fields(text), first_name="Оксана")
+
+
+async def test_a_message_delivered_twice_is_answered_and_counted_once(
+    inboxed: tuple[LocalBot, Inbox], core: Core
+) -> None:
+    tg, _ = inboxed
+    calls = await feed_twice(tg, 900, say(tg, FARMER, "привіт"))
+    assert [call.method for call in calls] == ["sendMessage"]
+    row = await user_row(core, FARMER)
+    assert row is not None and row.interaction_count == 1
+    assert await count(core, InteractionRow) == 1
+    async with core.db.read() as session:
+        inbox_row = await session.get(UpdateInboxRow, 900)
+    assert inbox_row is not None
+    assert (inbox_row.status, inbox_row.outcome, inbox_row.payload) == ("done", "ok", None)
+
+
+async def test_a_card_and_its_button_delivered_twice_write_once(
+    inboxed: tuple[LocalBot, Inbox], core: Core
+) -> None:
+    tg, _ = inboxed
+    cards = await feed_twice(tg, 901, say(tg, FARMER, "запиши полив 20 мм на полі 3"))
+    [card] = [call for call in cards if call.method == "sendMessage"]
+    assert await count(core, OperationDraftRow) == 1
+    draft = JournalCD.unpack(card.params["reply_markup"]["inline_keyboard"][0][0]["callback_data"])
+    write = JournalCD(verb=JournalVerb.WRITE, draft=draft.draft).pack()
+    press = tg.telegram.callback_update(FARMER, write, message_id=message_id(card))
+    calls = await feed_twice(tg, 902, press)
+    assert [call.method for call in calls] == ["answerCallbackQuery", "editMessageText"]
+    assert all(call.ok for call in calls), [call.error for call in calls]
+    assert await count(core, OperationRow) == 1
+
+
+async def test_token_delivered_twice_issues_one_token(
+    inboxed: tuple[LocalBot, Inbox], core: Core
+) -> None:
+    tg, _ = inboxed
+    await tg.say(OPERATOR, "привіт")  # an operator with a farm
+    calls = await feed_twice(tg, 903, say(tg, OPERATOR, "/token"))
+    assert [call.method for call in calls] == ["sendMessage"]
+    assert "stp_" in (calls[0].text or "")
+    assert await count(core, FarmTokenRow) == 1
+
+
+async def test_a_replayed_update_whose_handler_died_is_counted_once(
+    inboxed: tuple[LocalBot, Inbox], core: Core
+) -> None:
+    """The handler recorded the interaction and the process died before the inbox row
+    was marked done: the replay answers (the reply may have been lost) without
+    counting the message again."""
+    tg, inbox = inboxed
+    await tg.feed({"update_id": 904, **say(tg, FARMER, "привіт")})
+    async with core.db.write() as session:
+        row = await session.get(UpdateInboxRow, 904)
+        assert row is not None
+        # As a dead instance leaves it: still held, the lease run out.
+        row.status, row.claimed_by, row.claimed_until = "handling", "dead:1", None
+    calls = await feed_twice(tg, 904, say(tg, FARMER, "привіт"))
+    assert [call.method for call in calls] == ["sendMessage"]
+    user = await user_row(core, FARMER)
+    assert user is not None and user.interaction_count == 1
+    assert await count(core, InteractionRow) == 1
+    assert inbox.held == 0
+
+
+async def test_a_held_update_is_not_taken_while_its_lease_runs(
+    inboxed: tuple[LocalBot, Inbox], core: Core
+) -> None:
+    tg, _ = inboxed
+    other = Inbox(core.db, "other:2", timedelta(seconds=60))
+    update = Update.model_validate({"update_id": 905, **say(tg, FARMER, "привіт")})
+    assert await other.claim(update)  # another instance is handling it right now
+    since = len(tg.session.calls)
+    await tg.dispatcher.feed_update(tg.bot, update.model_copy())
+    assert tg.session.since(since) == []
+    assert await user_row(core, FARMER) is None
