@@ -51,6 +51,7 @@ from pipeline.crewai_env import silence_crewai  # noqa: E402
 silence_crewai()
 
 import httpx  # noqa: E402
+from pydantic import SecretStr  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
 from bot.factory import build_pipeline  # noqa: E402
@@ -59,9 +60,10 @@ from db.migrate import upgrade  # noqa: E402
 from db.uow import Database  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
 from pipeline.memory import MemorySync, build_memory  # noqa: E402
+from pipeline.memory.auth import Credentials  # noqa: E402
 from pipeline.memory.client import MemoryServiceClient  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402
-from tests.fakes.memory_service import FakeMemoryService, Mode  # noqa: E402
+from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService, Mode  # noqa: E402
 
 MODES: tuple[Mode, ...] = ("healthy", "down", "hanging")
 #: A fourth scenario for reference: no memory-service configured at all (SQL only).
@@ -106,8 +108,14 @@ class Scenario:
         db = Database.of(self.engine)
         self.service = await self._stack.enter_async_context(FakeMemoryService())
         http = await self._stack.enter_async_context(httpx.AsyncClient())
-        # Production settings: 2 s timeout, 5 failures open the breaker for 30 s.
-        client = MemoryServiceClient(self.service.base_url, http) if self.mode != NONE else None
+        # Production settings: 2 s timeout, 5 failures open the breaker for 30 s; a
+        # signed JWT per call, as the real service wants (the fake checks it).
+        credentials = Credentials(jwt_secret=SecretStr(JWT_SECRET))
+        client = (
+            MemoryServiceClient(self.service.base_url, http, credentials=credentials)
+            if self.mode != NONE
+            else None
+        )
         self.memory = build_memory(db, client)
         self.pipeline = build_pipeline(settings, db, catalog, memory=self.memory)
         for user in self.known:  # SQL knows them before the outage starts

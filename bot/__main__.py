@@ -1,4 +1,4 @@
-"""The `stepan` command: run | chat | migrate."""
+"""The `stepan` command: run | chat | migrate | memory | stats."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pipeline.crewai_env import silence_crewai
 
 silence_crewai()  # before anything below can import CrewAI
 
+from bot import memory_cli  # noqa: E402
 from bot.config import ConfigError, Settings, load_settings  # noqa: E402
 from bot.log_secrets import SecretMaskFilter  # noqa: E402
-from bot.middlewares.trace import TraceLogFilter  # noqa: E402
 
 NO_TOKEN_HELP = (
     "stepan: STEPAN_BOT_TOKEN is not set.\n"
@@ -40,17 +40,31 @@ def _parser() -> argparse.ArgumentParser:
         help="where files the bot sends are saved (default: ./data/chat-files)",
     )
     sub.add_parser("migrate", help="upgrade the database schema to the latest version")
+    memory_cli.add_parser(sub)
+    stats = sub.add_parser("stats", help="quality figures against the seed's targets")
+    stats.add_argument(
+        "--since", default=None, help="a period back from now (7d, 24h, 2w, 1m) or a date"
+    )
+    stats.add_argument("--json", action="store_true", help="one JSON object")
+    stats.add_argument("--lang", choices=("uk", "en"), default="uk", help="language of the text")
     return parser
 
 
-def _configure_logging(level: str, quiet: bool) -> None:
+def _configure_logging(level: str, quiet: bool, *, traced: bool = True) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.addFilter(TraceLogFilter())
+    trace = "trace=%(trace_id)s "
+    if traced:
+        # The trace filter lives with the aiogram middleware: `stepan stats` skips it.
+        from bot.middlewares.trace import TraceLogFilter
+
+        handler.addFilter(TraceLogFilter())
+    else:
+        trace = ""
     # Tokens never reach stderr: aiohttp's errors carry the request URL, which holds
     # the bot token, and aiogram logs them (bot/log_secrets.py).
     handler.addFilter(SecretMaskFilter())
     handler.setFormatter(
-        logging.Formatter("%(asctime)s %(levelname)s [%(name)s] trace=%(trace_id)s %(message)s")
+        logging.Formatter(f"%(asctime)s %(levelname)s [%(name)s] {trace}%(message)s")
     )
     logging.basicConfig(level=logging.WARNING if quiet else level.upper(), handlers=[handler])
     # aiogram logs every update at INFO; keep it for debugging only.
@@ -65,7 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"stepan: configuration error: {exc}", file=sys.stderr)
         return 2
-    _configure_logging(settings.stepan.log_level, quiet=args.command == "chat")
+    _configure_logging(
+        settings.stepan.log_level,
+        quiet=args.command in ("chat", "stats"),
+        traced=args.command != "stats",
+    )
     if args.command == "run":
         if settings.stepan.bot_token is None:
             print(NO_TOKEN_HELP, file=sys.stderr)
@@ -73,12 +91,20 @@ def main(argv: list[str] | None = None) -> int:
         from bot.app import run_bot
 
         asyncio.run(run_bot(settings))
+    elif args.command == "memory":
+        return asyncio.run(memory_cli.run(settings, args, sys.stdout))
     elif args.command == "chat":
         from bot.console import DEFAULT_FILES_DIR, run_chat
 
         user = args.user or os.environ.get("USER") or getpass.getuser()
         files = args.files or DEFAULT_FILES_DIR
         asyncio.run(run_chat(settings, user, operator=args.operator, files_dir=files))
+    elif args.command == "stats":
+        from bot.stats_cli import run_stats
+
+        return asyncio.run(
+            run_stats(settings.stepan.database_url, args.since, as_json=args.json, lang=args.lang)
+        )
     else:
         from db.migrate import upgrade
 

@@ -52,6 +52,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _operator("pending_stats"),
     _operator("token"),
     _operator("learnings"),
+    _operator("stats"),
+    _operator("rules"),
 )
 
 OPERATOR_ONLY: tuple[str, ...] = tuple(c.name for c in COMMANDS if c.operator_only)

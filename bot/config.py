@@ -90,16 +90,21 @@ class AgxSettings(BaseSettings):
     farmos_url: AnyHttpUrl | None = None
     thingsboard_url: AnyHttpUrl | None = None
 
-    @field_validator("memory_service_jwt_secret", "memory_service_token")
+    @field_validator("memory_service_jwt_secret")
+    @classmethod
+    def _empty_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
+        return value if value is not None and value.get_secret_value() else None
+
+    @field_validator("memory_service_token")
     @classmethod
     def _header_safe(cls, value: SecretStr | None) -> SecretStr | None:
         # An empty value means "not set"; the token goes into a header verbatim, so it
-        # must be printable ASCII (the value itself is never echoed).
+        # must be printable ASCII without spaces (the value itself is never echoed).
         if value is None or not value.get_secret_value():
             return None
         secret = value.get_secret_value()
-        if not secret.isascii() or not secret.isprintable() or secret != secret.strip():
-            raise ValueError("expected printable ASCII without surrounding spaces")
+        if not secret.isascii() or not secret.isprintable() or any(c.isspace() for c in secret):
+            raise ValueError("expected printable ASCII without spaces")
         return value
 
     @field_validator("operator_ids", mode="before")

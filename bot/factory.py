@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
 from bot.handlers import build_root_router
+from bot.memory_setup import build_memory_layer
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
@@ -42,7 +43,9 @@ from pipeline.i18n import Catalog
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
-from pipeline.memory import Credentials, Memory, build_memory, memory_client
+from pipeline.learning.overlay import LiveClassifier, RuleOverlays
+from pipeline.learning.stats_report import QualityReport
+from pipeline.memory import Memory, build_memory
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -75,6 +78,10 @@ class Core:
     platform: PlatformStatus
     #: The learnings table and the LEARNINGS block of LLM prompts (docs/learning.md).
     learnings: Learnings
+    #: /rules: the routing-rules overlay's versions, rollback, approvals.
+    overlays: RuleOverlays
+    #: /stats: the section-15 figures and the daily chart.
+    quality: QualityReport
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -106,6 +113,7 @@ def build_pipeline(
     rules: Rulebook | None = None,
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
+    classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
@@ -113,6 +121,8 @@ def build_pipeline(
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
     learnings = learnings or Learnings(db, rules.learning)
+    # The packaged routing rules plus the overlay operators approved (docs/learning.md).
+    classifier = classifier or LiveClassifier(rules.classifier, rules.grammar, db)
     journal = Journal(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
@@ -146,7 +156,8 @@ def build_pipeline(
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
-        classifier=rules.classifier,
+        classifier=classifier,
+        rules_refresh=classifier.refresh,
         profiles=memory.profiles,
         interactions=memory.interactions,
         editor=memory.editor,
@@ -173,20 +184,10 @@ def build_core(
     engine = create_engine(settings.stepan.database_url)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
-    url = settings.agx.memory_service_url
-    credentials = Credentials(
-        jwt_secret=settings.agx.memory_service_jwt_secret,
-        static_token=settings.agx.memory_service_token,
-    )
-    client = memory_client(
-        str(url) if url else None,
-        http,
-        credentials=credentials,
-        team_id=settings.agx.memory_team_id,
-    )
-    memory = build_memory(db, client)
+    memory = build_memory_layer(settings, db, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
+    classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -198,6 +199,7 @@ def build_core(
         rules=rules,
         peer_link=link,
         learnings=learnings,
+        classifier=classifier,
     )
     server = None
     if link is not None:
@@ -222,7 +224,9 @@ def build_core(
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(pipeline.catalog, db, memory.editor, rules.vocabulary.shared()),
+        onboarding=OnboardingFlow(
+            pipeline.catalog, db, memory.editor, rules.vocabulary.shared(), rules.units
+        ),
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
@@ -234,6 +238,10 @@ def build_core(
             integrations=settings.integrations,
         ),
         learnings=learnings,
+        overlays=RuleOverlays(db, classifier),
+        quality=QualityReport(
+            db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
+        ),
         peer_link=link,
         peer_server=server,
     )
@@ -302,6 +310,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
         sensors=core.sensors,
         platform=core.platform,
         learnings=core.learnings,  # /learnings
+        quality=core.quality,  # /stats
+        overlays=core.overlays,  # /rules
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then

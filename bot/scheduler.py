@@ -1,9 +1,19 @@
 """Scheduled jobs (APScheduler 3), started and stopped with the dispatcher.
 
-Every job has a fixed id, an explicit misfire grace, never overlaps itself
-(max_instances=1, coalesce) and, with several bot instances on one database, runs
-once: a lock row in ``job_runs`` decides who runs it. Each run's outcome is recorded
-there and shown to operators in /status.
+Every job has a fixed id, an explicit misfire grace and never overlaps itself
+(max_instances=1, a lock row in ``job_runs``). With several bot instances on one
+database every instance's scheduler fires, and each run first claims its slot: the
+job id and the trigger time it is due at, a row in ``job_slots`` only one instance
+can insert. So each slot runs once, however many instances there are. Interval
+triggers count from one fixed instant (``SLOT_EPOCH``), so every instance computes
+the same slots whenever it started.
+
+Missed slots coalesce: after a pause (the process was down, the event loop was
+blocked) a job runs once, for the latest slot still within its misfire grace; older
+slots are skipped, not caught up. A slot that comes while the previous run still
+holds the job is claimed and recorded as skipped. Jobs that act on one process's
+memory (``per_instance``: the profile cache) run on every instance and claim nothing.
+Each run's outcome is recorded in ``job_runs`` and shown to operators in /status.
 
 A job is a use case like a message: it gets the services it needs when it is built
 (``default_jobs``) and they open their own short transactions.
@@ -17,7 +27,7 @@ import socket
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
@@ -43,6 +53,16 @@ MAX_FLUSH_PER_RUN = 5000
 JobFunc = Callable[[], Awaitable[str]]
 
 
+#: Interval triggers count from here, so all instances share one grid of slots
+#: (APScheduler would start each instance's grid at its own start-up).
+SLOT_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def every(**interval: float) -> IntervalTrigger:
+    """An interval trigger on the shared grid (``every(seconds=30)``)."""
+    return IntervalTrigger(**interval, start_date=SLOT_EPOCH, timezone=UTC)
+
+
 @dataclass(frozen=True, slots=True)
 class JobSpec:
     job_id: str
@@ -51,6 +71,19 @@ class JobSpec:
     misfire_grace_s: int
     #: The lock expires after this even if its holder died mid-run.
     lock_ttl: timedelta
+    #: Runs on every instance (it works on this process's memory): no slot, no lock.
+    per_instance: bool = False
+
+    def slot(self, now: datetime) -> datetime:
+        """The trigger time this run belongs to: the latest fire time within the
+        misfire grace (APScheduler runs a job at most that late, coalescing missed
+        runs into one). A run off the schedule (by hand) is its own slot, ``now``."""
+        fire = self.trigger.get_next_fire_time(None, now - timedelta(seconds=self.misfire_grace_s))
+        slot = None
+        while fire is not None and fire <= now:
+            slot = fire
+            fire = self.trigger.get_next_fire_time(fire, fire + timedelta(microseconds=1))
+        return slot if slot is not None else now
 
 
 def instance_id() -> str:
@@ -69,30 +102,50 @@ class JobRunner:
         self._clock = clock
 
     async def run(self, spec: JobSpec) -> str:
-        """Run ``spec`` if this instance gets its lock; returns ok | error | skipped."""
+        """Run ``spec`` if this instance claims its slot and gets its lock; returns
+        ok | error | skipped (another instance has the slot, or the job still runs)."""
+        if spec.per_instance:
+            return await self._run_here(spec)
+        now = self._clock()
+        slot = spec.slot(now)
         try:
-            now = self._clock()
             async with self._db.write() as session:
-                locked = await jobs.try_lock(
+                claimed = await jobs.claim_slot(session, spec.job_id, slot, self._owner, now)
+                locked = claimed and await jobs.try_lock(
                     session, spec.job_id, self._owner, now, now + spec.lock_ttl
                 )
+                if claimed and not locked:
+                    await jobs.finish_slot(session, spec.job_id, slot, "skipped")
             if not locked:
                 return "skipped"
         except Exception:
-            logger.exception("job %s: could not take its lock", spec.job_id)
+            logger.exception("job %s: could not claim its slot", spec.job_id)
             return "error"
-        outcome, detail = "ok", ""
-        try:
-            detail = await spec.func()
-        except Exception as exc:
-            logger.exception("job %s failed", spec.job_id)
-            outcome, detail = "error", f"{type(exc).__name__}: {exc}"
+        outcome, detail = await self._call(spec)
         try:
             async with self._db.write() as session:
                 await jobs.finish(session, spec.job_id, self._owner, self._clock(), outcome, detail)
+                await jobs.finish_slot(session, spec.job_id, slot, outcome)
         except Exception:
             logger.exception("job %s: could not record its outcome", spec.job_id)
         return outcome
+
+    async def _run_here(self, spec: JobSpec) -> str:
+        outcome, detail = await self._call(spec)
+        try:
+            async with self._db.write() as session:
+                await jobs.record(session, spec.job_id, self._clock(), outcome, detail)
+        except Exception:
+            logger.exception("job %s: could not record its outcome", spec.job_id)
+        return outcome
+
+    @staticmethod
+    async def _call(spec: JobSpec) -> tuple[str, str]:
+        try:
+            return "ok", await spec.func()
+        except Exception as exc:
+            logger.exception("job %s failed", spec.job_id)
+            return "error", f"{type(exc).__name__}: {exc}"
 
 
 def default_jobs(
@@ -126,6 +179,7 @@ def default_jobs(
             # Handled updates are kept a week to recognise a redelivery (Telegram
             # retries for a day at most), then forgotten.
             forgotten = await inbox.drop_done_before(session, clock() - RAW_TEXT_RETENTION)
+            await jobs.drop_slots_before(session, clock() - RAW_TEXT_RETENTION)
         return (
             f"cleared {cleared}"
             + (f", offers {expired}" if expired else "")
@@ -137,8 +191,9 @@ def default_jobs(
         JobSpec(
             "expertise_sweep", CronTrigger(hour=3, minute=10), expertise_sweep, 3600, 30 * minute
         ),
-        JobSpec("cache_expiry", IntervalTrigger(minutes=1), cache_expiry, 30, minute),
-        JobSpec("outbox_flush", IntervalTrigger(seconds=30), outbox_flush, 15, 5 * minute),
+        # This process's cache: every instance expires its own.
+        JobSpec("cache_expiry", every(minutes=1), cache_expiry, 30, minute, per_instance=True),
+        JobSpec("outbox_flush", every(seconds=30), outbox_flush, 15, 5 * minute),
         JobSpec(
             "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * minute
         ),
@@ -148,9 +203,7 @@ def default_jobs(
         async def sensor_watch() -> str:
             return (await watcher.run()).describe()
 
-        specs.append(
-            JobSpec("sensor_watch", IntervalTrigger(minutes=5), sensor_watch, 120, 10 * minute)
-        )
+        specs.append(JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * minute))
     return specs
 
 

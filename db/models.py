@@ -107,11 +107,21 @@ class FarmProfileRow(Base):
     )
 
 
+def _crew_size(context: Any) -> int:
+    return len(context.get_current_parameters().get("crew") or [])
+
+
 class InteractionRow(Base):
     """One handled message: routing metadata kept, raw text dropped after 7 days."""
 
     __tablename__ = "interactions"
-    __table_args__ = (Index("ix_interactions_user_created", "user_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_interactions_user_created", "user_id", "created_at"),
+        # /stats (pipeline/learning/stats.py): the period's counts read from the index
+        # alone, and latency percentiles walked in order per mode, never sorted.
+        Index("ix_interactions_stats", "created_at", "mode", "eval_warnings", "crew_size"),
+        Index("ix_interactions_latency", "mode", "latency_ms", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     trace_id: Mapped[str] = mapped_column(String(32), index=True)
@@ -120,6 +130,8 @@ class InteractionRow(Base):
     mode: Mapped[str] = mapped_column(String(8))
     intent: Mapped[str] = mapped_column(String(32))
     crew: Mapped[list[str]] = mapped_column(Json, default=list)
+    #: len(crew), kept beside it so /stats counts 1-2-crew requests from an index.
+    crew_size: Mapped[int | None] = mapped_column(Integer, default=_crew_size)
     confidence: Mapped[float] = mapped_column(Float)
     reason: Mapped[str] = mapped_column(String(128))
     latency_ms: Mapped[float] = mapped_column(Float)
@@ -206,6 +218,20 @@ class JobRunRow(Base):
     last_outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "skipped"
     last_detail: Mapped[str | None] = mapped_column(String(256))
     runs: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class JobSlotRow(Base):
+    """One row per scheduled run: the job's trigger time, claimed by the instance
+    that runs it, so with several instances each slot runs once (bot/scheduler.py)."""
+
+    __tablename__ = "job_slots"
+
+    job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    slot_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    claimed_by: Mapped[str] = mapped_column(String(64))
+    claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: "ok" | "error" once finished; "skipped" when the previous run still held the job.
+    outcome: Mapped[str | None] = mapped_column(String(16))
 
 
 # --- The farm's data (operations journal, dictionary, sensors) -------------------

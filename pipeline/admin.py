@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import get_args
 
+from pipeline.farm.localtime import valid_zone
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, AlertThresholds, Phase
 
 PHASES: tuple[str, ...] = get_args(Phase)
@@ -18,7 +19,7 @@ PROFILE_KEYS: dict[str, tuple[str, ...]] = {
     "preferred_style": STYLES,
 }
 THRESHOLD_KEYS = tuple(AlertThresholds.model_fields)
-FARM_KEYS = ("current_phase", *THRESHOLD_KEYS)
+FARM_KEYS = ("current_phase", "timezone", *THRESHOLD_KEYS)
 
 
 class AdminError(ValueError):
@@ -71,6 +72,11 @@ def parse_farm_edit(args: str) -> Edit:
         key = "current_phase"
     if key not in FARM_KEYS:
         raise AdminError("admin.bad_key", key=key, allowed=", ".join(FARM_KEYS))
+    if key == "timezone":
+        zone = valid_zone(pair.partition("=")[2].strip())
+        if zone is None:
+            raise AdminError("admin.bad_timezone", value=raw)
+        return Edit(target, key, zone)
     if key == "current_phase":
         if raw not in PHASES:
             raise AdminError("admin.bad_value", key=key, allowed=", ".join(PHASES))

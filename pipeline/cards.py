@@ -51,6 +51,7 @@ def farm_card(farm: FarmProfile, catalog: Catalog, lang: Language) -> str:
         moisture=thresholds.soil_moisture_min,
         tmin=thresholds.temperature_min,
         tmax=thresholds.temperature_max,
+        timezone=farm.timezone,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
@@ -104,6 +105,7 @@ class Pipeline:
         evals: EvalRules | None = None,
         learning: LearningDesk | None = None,
         clock: Clock = utcnow,
+        rules_refresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.config = config
         self.catalog = catalog
@@ -120,6 +122,9 @@ class Pipeline:
         self._evals = evals
         self._learning = learning
         self._clock = clock
+        #: Picks up an approved routing-rules overlay (pipeline/learning/overlay.py);
+        #: cheap: it reads the database at most every 30 s.
+        self._rules_refresh = rules_refresh
         self._light_intents = light_intents(classifier)
 
     async def handle_message(self, incoming: Incoming) -> Reply:
@@ -156,6 +161,8 @@ class Pipeline:
         if route is not None and route.own_text is None:
             decision = DepthDecision("light", Intent.OFFTOPIC, (), 1.0, f"peer:{route.peer.id}")
         else:
+            if self._rules_refresh is not None:
+                await self._rules_refresh()
             decision = self._classify(work, loaded, now)
         crew = (
             gate.select_crew(decision, has_iot=loaded.farm.has_iot)

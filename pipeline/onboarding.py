@@ -14,6 +14,8 @@ from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.actions import OnboardingAction, OnboardingChoice
 from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.field_areas import field_parts, name_and_area
+from pipeline.farm.units import Units
 from pipeline.i18n import Catalog
 from pipeline.profiles import STYLES
 from pipeline.slugs import make_id, split_names
@@ -52,6 +54,8 @@ class Changes:
     #: (id, name as written) of fields or crops named in this answer, so the farm's
     #: dictionary knows "на Північному" from day one.
     names: tuple[tuple[str, str], ...] = ()
+    #: field id -> hectares, for fields named with their area ("Північне 40 га").
+    areas: dict[str, float] = field(default_factory=dict)
 
 
 def next_step(step: Step | None) -> Step | None:
@@ -93,10 +97,13 @@ def question(
     return text, ((skip,),)
 
 
-def text_answer(step: Step, text: str, crops: Dictionary) -> Changes | None:
+def text_answer(
+    step: Step, text: str, crops: Dictionary, units: Units | None = None
+) -> Changes | None:
     """Changes from a typed answer; None when the step wants a button or the text is empty.
 
-    ``crops`` are the shared crops a crop name is looked up in.
+    ``crops`` are the shared crops a crop name is looked up in; with ``units`` a field
+    may come with its area ("Північне 40 га, поле 3 — 85 га").
     """
     text = text.strip()
     if not text or step in BUTTON_STEPS:
@@ -106,11 +113,25 @@ def text_answer(step: Step, text: str, crops: Dictionary) -> Changes | None:
     if step is Step.FARM:
         return Changes(farm={"farm_name": text[:128]})
     kind = "field" if step is Step.FIELDS else "crop"
-    named = _named_ids(kind, split_names(text)[:MAX_ITEMS], crops)
+    parts = split_names(text)
+    if step is Step.FIELDS and units is not None:
+        # Split so that a decimal comma ("85,5 га") stays in its part.
+        with_areas = field_parts(text)
+        if any(name_and_area(part, units) for part in with_areas):
+            parts = with_areas
+    names: list[str] = []
+    areas: dict[str, float] = {}
+    for part in parts[:MAX_ITEMS]:
+        with_area = name_and_area(part, units) if units is not None and kind == "field" else None
+        name = with_area[0] if with_area else part
+        names.append(name)
+        if with_area and (item := make_id(kind, name)):
+            areas[item] = with_area[1]
+    named = _named_ids(kind, names, crops)
     if not named:
         return None
     key = "field_ids" if step is Step.FIELDS else "crop_ids"
-    return Changes(farm={key: list(named)}, names=tuple(named.items()))
+    return Changes(farm={key: list(named)}, names=tuple(named.items()), areas=areas)
 
 
 def _named_ids(kind: str, names: list[str], crops: Dictionary) -> dict[str, str]:
@@ -151,8 +172,14 @@ class OnboardingFlow:
     Each answer is its own use case: the profile edit, then the names it brings."""
 
     def __init__(
-        self, catalog: Catalog, db: Database, profiles: ProfileWriter, crops: Dictionary
+        self,
+        catalog: Catalog,
+        db: Database,
+        profiles: ProfileWriter,
+        crops: Dictionary,
+        units: Units | None = None,
     ) -> None:
+        self._units = units
         self._catalog = catalog
         self._db = db
         self._profiles = profiles
@@ -164,7 +191,7 @@ class OnboardingFlow:
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
     async def answer_text(self, user_id: str, step: Step, text: str, lang: Language) -> Turn:
-        changes = text_answer(step, text, self._crops)
+        changes = text_answer(step, text, self._crops, self._units)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
             return Turn(
@@ -201,3 +228,5 @@ class OnboardingFlow:
         async with self._db.write() as session:
             for item, name in changes.names:
                 await add(session, farm_id, item, name)
+                if item in changes.areas:
+                    await farm_repo.set_field_area(session, farm_id, item, changes.areas[item])

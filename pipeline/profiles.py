@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from pipeline.farm.localtime import DEFAULT_TIMEZONE, valid_zone
 from pipeline.types import ClassifierContext, Language
 
 Expertise = Literal["novice", "intermediate", "expert"]
@@ -125,6 +126,13 @@ class AlertThresholds(_Model):
         return self
 
 
+def _zone(name: str) -> str:
+    zone = valid_zone(name)
+    if zone is None:
+        raise ValueError(f"unknown timezone {name!r} (an IANA name like Europe/Kyiv)")
+    return zone
+
+
 class FarmProfile(_Model):
     farm_id: str = Field(default_factory=new_farm_id)
     user_id: str
@@ -138,6 +146,9 @@ class FarmProfile(_Model):
     typical_intents: list[str] = Field(default_factory=list)
     alert_thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
     dict_pending_count: int = Field(default=0, ge=0)
+    #: An IANA zone: every time the farmer reads and every day boundary (Stepan's
+    #: own setting, not part of the seed's shape).
+    timezone: Annotated[str, AfterValidator(_zone)] = DEFAULT_TIMEZONE
     updated_at: UtcDatetime | None = None
 
     @classmethod
@@ -154,7 +165,7 @@ class FarmProfile(_Model):
 
     def to_seed_json(self) -> dict[str, Any]:
         """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
-        body = self.model_dump(mode="json", exclude={"schema_version"})
+        body = self.model_dump(mode="json", exclude={"schema_version", "timezone"})
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
 
     @classmethod

@@ -36,3 +36,12 @@ def split_names(text: str) -> list[str]:
     """ "Північне, Південне і поле 3" -> ["Північне", "Південне", "поле 3"]."""
     parts = re.split(r"[,;\n]+|\s+(?:і|й|та|и|and)\s+", text)
     return [part.strip(" .") for part in parts if part.strip(" .")]
+
+
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that puts «Поле 2» before «Поле 10»."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part.casefold())
+        for part in re.split(r"(\d+)", name)
+        if part
+    )

@@ -11,7 +11,9 @@ from bot.handlers import (
     operator_farm,
     operator_learning,
     operator_profile,
+    operator_rules,
     operator_sensors,
+    operator_stats,
     operator_status,
     operator_terms,
 )
@@ -23,6 +25,8 @@ FEATURES: tuple[Router, ...] = (
     operator_terms.router,  # /pending /approve /reject /apply_dict /pending_stats, buttons
     operator_sensors.router,  # /token, CSV readings; other documents go on to non_text
     operator_learning.router,  # /learnings and its delete buttons
+    operator_stats.router,  # /stats [period]
+    operator_rules.router,  # /rules, /rules rollback
 )
 
 

@@ -1,14 +1,15 @@
-"""The job_runs table: a lock so a job runs once across instances, and its history."""
+"""The job_runs table (a lock so a job never overlaps itself, and its history) and
+the job_slots table (each trigger time run once across instances)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import JobRunRow
+from db.models import JobRunRow, JobSlotRow
 from db.repositories.profiles import insert_ignore
 
 
@@ -66,3 +67,56 @@ async def all_runs(session: AsyncSession) -> list[JobRun]:
         JobRun(row.job_id, row.last_outcome, row.last_finished_at, row.last_detail, row.runs)
         for row in result.scalars()
     ]
+
+
+async def claim_slot(
+    session: AsyncSession, job_id: str, slot_at: datetime, owner: str, now: datetime
+) -> bool:
+    """Claim the run of ``job_id`` due at ``slot_at``; True for the one instance that
+    inserted it (the others find the row: the slot is taken)."""
+    return await insert_ignore(
+        session,
+        JobSlotRow,
+        {"job_id": job_id, "slot_at": slot_at, "claimed_by": owner, "claimed_at": now},
+    )
+
+
+async def finish_slot(session: AsyncSession, job_id: str, slot_at: datetime, outcome: str) -> None:
+    await session.execute(
+        update(JobSlotRow)
+        .where(JobSlotRow.job_id == job_id, JobSlotRow.slot_at == slot_at)
+        .values(outcome=outcome)
+    )
+
+
+async def record(
+    session: AsyncSession, job_id: str, now: datetime, outcome: str, detail: str
+) -> None:
+    """The outcome of a job every instance runs for itself (no lock to release)."""
+    await insert_ignore(session, JobRunRow, {"job_id": job_id, "runs": 0})
+    await session.execute(
+        update(JobRunRow)
+        .where(JobRunRow.job_id == job_id)
+        .values(
+            last_started_at=now,
+            last_finished_at=now,
+            last_outcome=outcome,
+            last_detail=detail[:256],
+            runs=JobRunRow.runs + 1,
+        )
+    )
+
+
+async def slot_outcomes(session: AsyncSession) -> dict[tuple[str, str], int]:
+    """Claimed slots by (job, outcome), for the metrics."""
+    result = await session.execute(
+        select(JobSlotRow.job_id, JobSlotRow.outcome, func.count()).group_by(
+            JobSlotRow.job_id, JobSlotRow.outcome
+        )
+    )
+    return {(job_id, outcome or "running"): int(n) for job_id, outcome, n in result.all()}
+
+
+async def drop_slots_before(session: AsyncSession, cutoff: datetime) -> int:
+    result = await session.execute(delete(JobSlotRow).where(JobSlotRow.slot_at < cutoff))
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import CorrectionRow, FeedbackRow, InteractionRow, LearningRow
+from db.models import CorrectionRow, FeedbackRow, InteractionRow, LearningRow, RuleOverlayRow
 
 
 async def interaction(session: AsyncSession, trace_id: str) -> InteractionRow | None:
@@ -68,3 +68,52 @@ async def correction(session: AsyncSession, trace_id: str) -> CorrectionRow | No
 
 async def corrections(session: AsyncSession) -> Sequence[CorrectionRow]:
     return (await session.scalars(select(CorrectionRow).order_by(CorrectionRow.id))).all()
+
+
+# --- The routing-rules overlay (rule_overlays): versions, newest in force ----------
+
+
+async def overlay_in_force(session: AsyncSession) -> RuleOverlayRow | None:
+    """The newest version not rolled back (None: the packaged rules alone)."""
+    return (
+        await session.execute(
+            select(RuleOverlayRow)
+            .where(RuleOverlayRow.rolled_back.is_(False))
+            .order_by(RuleOverlayRow.id.desc())
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+
+
+async def overlay_versions(session: AsyncSession) -> list[RuleOverlayRow]:
+    """Versions still in the table, newest first."""
+    return list(
+        (await session.execute(select(RuleOverlayRow).order_by(RuleOverlayRow.id.desc()))).scalars()
+    )
+
+
+async def add_overlay(
+    session: AsyncSession,
+    terms: list[dict[str, str]],
+    created_by: str,
+    proposal_id: int | None,
+    keep: int,
+) -> RuleOverlayRow:
+    """A new version in force; only the ``keep`` newest versions in force stay, and
+    rolled-back ones go (a rollback after a new approval never resurrects them)."""
+    row = RuleOverlayRow(terms=terms, created_by=created_by, proposal_id=proposal_id)
+    session.add(row)
+    await session.flush()
+    await session.execute(delete(RuleOverlayRow).where(RuleOverlayRow.rolled_back.is_(True)))
+    kept = select(RuleOverlayRow.id).order_by(RuleOverlayRow.id.desc()).limit(keep)
+    await session.execute(delete(RuleOverlayRow).where(RuleOverlayRow.id.not_in(kept)))
+    return row
+
+
+async def roll_back_overlay(session: AsyncSession) -> RuleOverlayRow | None:
+    """Mark the version in force rolled back; returns it (None: nothing to undo)."""
+    row = await overlay_in_force(session)
+    if row is not None:
+        row.rolled_back = True
+        await session.flush()
+    return row

@@ -11,7 +11,7 @@ from collections.abc import Collection
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import Select, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import OutboxRow, TombstoneRow, UserProfileRow
@@ -180,14 +180,18 @@ async def delete_for_user(session: AsyncSession, user_id: str) -> int:
     return _rowcount(result)
 
 
-async def backlog(session: AsyncSession) -> int:
-    """Rows still to send (dead letters wait for an operator and are not counted)."""
-    count = await session.scalar(
+def live_count_query() -> Select[int]:
+    """Counts rows still to send; callers may narrow it with ``.where``."""
+    return (
         select(func.count())
         .select_from(OutboxRow)
         .where(OutboxRow.sent_at.is_(None), OutboxRow.state.in_(LIVE))
     )
-    return int(count or 0)
+
+
+async def backlog(session: AsyncSession) -> int:
+    """Rows still to send (dead letters wait for an operator and are not counted)."""
+    return int(await session.scalar(live_count_query()) or 0)
 
 
 # -- the merge marker and /forget tombstones -------------------------------------------

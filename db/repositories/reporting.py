@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -47,6 +48,12 @@ class OperationRecord:
     unit: str | None
     product: str | None
     status: str
+    rate: float | None = None
+    rate_unit: str | None = None
+    amount: float | None = None
+    amount_unit: str | None = None
+    area_ha: float | None = None
+    yield_t_ha: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +67,31 @@ class PlanFactCount:
 
 
 @dataclass(frozen=True, slots=True)
-class QuantityTotal:
-    """The summed quantity of operations sharing type, field, product and unit."""
+class AmountGroup:
+    """Done operations sharing type, field, crop, product and units, their amounts
+    summed apart: given totals, rates (with and without the area treated), areas,
+    yields, and the one quantity of rows written before amounts were kept apart."""
 
     op_type: str
     field_id: str | None
+    crop_id: str | None
     product: str | None
-    unit: str | None
-    total: float
-    operations: int
+    rate_unit: str | None
+    amount_unit: str | None
+    legacy_unit: str | None
+    amount: float = 0.0  # the totals given ("5 т селітри")
+    rate: float = 0.0  # every rate without a total (irrigation depths add up per field)
+    rate_on_area: float = 0.0  # rate x area treated, where both were given
+    rate_area: float = 0.0  # the area treated of those
+    rate_alone: float = 0.0  # rates given with neither a total nor an area
+    rate_alone_ops: int = 0
+    area: float = 0.0  # areas treated
+    yield_on_area: float = 0.0  # t/ha x ha, where both were given
+    yield_alone: float = 0.0  # yields given without an area
+    yield_alone_ops: int = 0
+    legacy: float = 0.0  # ``quantity`` of rows without the separate columns
+    legacy_ops: int = 0
+    operations: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +139,13 @@ async def crop_names(session: AsyncSession, farm_id: str) -> dict[str, str]:
         select(CropRow.crop_id, CropRow.name).where(CropRow.farm_id == farm_id)
     )
     return {row.crop_id: row.name for row in result}
+
+
+async def farm_timezone(session: AsyncSession, farm_id: str) -> str | None:
+    result = await session.execute(
+        select(FarmProfileRow.timezone).where(FarmProfileRow.farm_id == farm_id)
+    )
+    return result.scalar_one_or_none()
 
 
 async def alert_thresholds(session: AsyncSession, farm_id: str) -> dict[str, float]:
@@ -169,6 +199,12 @@ async def operations_page(
         OperationRow.unit,
         OperationRow.product,
         OperationRow.status,
+        OperationRow.rate,
+        OperationRow.rate_unit,
+        OperationRow.amount,
+        OperationRow.amount_unit,
+        OperationRow.area_ha,
+        OperationRow.yield_t_ha,
     ).where(*_operations_in_period(farm_id, start, end, field_id))
     if after is not None:
         # Keyset paging: (op_date, id) follows ix_operations_farm_date, so each page
@@ -210,41 +246,97 @@ async def plan_fact_counts(
     return counts
 
 
-async def quantity_totals(
+def _sum_if(condition: ColumnElement[bool], value: ColumnElement[Any] | Any) -> Any:
+    return func.coalesce(func.sum(case((condition, value), else_=None)), 0.0)
+
+
+def _count_if(condition: ColumnElement[bool]) -> Any:
+    return func.coalesce(func.sum(case((condition, 1), else_=0)), 0)
+
+
+async def amount_groups(
     session: AsyncSession,
     farm_id: str,
     start: date,
     end: date,
     *,
     status: str = "done",
-) -> list[QuantityTotal]:
-    """Summed quantities per operation type, field, product and unit (SQL aggregate).
-
-    Operations without a quantity are left out: there is nothing to add up.
-    """
+) -> list[AmountGroup]:
+    """The amounts of operations summed in SQL per type, field, crop, product and units,
+    each kind apart (see :class:`AmountGroup`)."""
+    op = OperationRow
+    no_amount = op.amount.is_(None)
+    rate = op.rate.is_not(None) & no_amount
+    legacy = (
+        op.rate.is_(None)
+        & no_amount
+        & op.area_ha.is_(None)
+        & op.yield_t_ha.is_(None)
+        & op.quantity.is_not(None)
+    )
+    yield_ = op.yield_t_ha.is_not(None)
     result = await session.execute(
         select(
-            OperationRow.op_type,
-            OperationRow.field_id,
-            OperationRow.product,
-            OperationRow.unit,
-            func.sum(OperationRow.quantity),
+            op.op_type,
+            op.field_id,
+            op.crop_id,
+            op.product,
+            op.rate_unit,
+            op.amount_unit,
+            case((legacy, op.unit), else_=None).label("legacy_unit"),
+            _sum_if(op.amount.is_not(None), op.amount),
+            _sum_if(rate, op.rate),
+            _sum_if(rate & op.area_ha.is_not(None), op.rate * op.area_ha),
+            _sum_if(rate & op.area_ha.is_not(None), op.area_ha),
+            _sum_if(rate & op.area_ha.is_(None), op.rate),
+            _count_if(rate & op.area_ha.is_(None)),
+            _sum_if(op.area_ha.is_not(None), op.area_ha),
+            _sum_if(yield_ & op.area_ha.is_not(None), op.yield_t_ha * op.area_ha),
+            _sum_if(yield_ & op.area_ha.is_(None), op.yield_t_ha),
+            _count_if(yield_ & op.area_ha.is_(None)),
+            _sum_if(legacy, op.quantity),
+            _count_if(legacy),
             func.count(),
         )
-        .where(
-            *_operations_in_period(farm_id, start, end, None),
-            OperationRow.status == status,
-            OperationRow.quantity.is_not(None),
-        )
+        .where(*_operations_in_period(farm_id, start, end, None), op.status == status)
         .group_by(
-            OperationRow.op_type, OperationRow.field_id, OperationRow.product, OperationRow.unit
+            op.op_type,
+            op.field_id,
+            op.crop_id,
+            op.product,
+            op.rate_unit,
+            op.amount_unit,
+            "legacy_unit",
         )
     )
-    totals = [
-        QuantityTotal(row[0], row[1], row[2], row[3], float(row[4] or 0.0), int(row[5]))
-        for row in result
-    ]
-    return totals
+    groups = []
+    for row in result:
+        numbers = [float(value or 0.0) for value in row[7:]]
+        groups.append(
+            AmountGroup(
+                op_type=row[0],
+                field_id=row[1],
+                crop_id=row[2],
+                product=row[3],
+                rate_unit=row[4],
+                amount_unit=row[5],
+                legacy_unit=row[6],
+                amount=numbers[0],
+                rate=numbers[1],
+                rate_on_area=numbers[2],
+                rate_area=numbers[3],
+                rate_alone=numbers[4],
+                rate_alone_ops=int(numbers[5]),
+                area=numbers[6],
+                yield_on_area=numbers[7],
+                yield_alone=numbers[8],
+                yield_alone_ops=int(numbers[9]),
+                legacy=numbers[10],
+                legacy_ops=int(numbers[11]),
+                operations=int(numbers[12]),
+            )
+        )
+    return groups
 
 
 # --- Sensor readings ---------------------------------------------------------------

@@ -9,8 +9,8 @@ or an enum member the rules do not define.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -220,6 +220,22 @@ class ClassifierRules:
     def load(cls, path: Path = DEFAULT_RULES) -> ClassifierRules:
         with path.open("rb") as fh:
             return cls.from_mapping(tomllib.load(fh))
+
+    def with_terms(self, added: Iterable[tuple[Intent, str, str]]) -> ClassifierRules:
+        """These rules plus ``(intent, "trigger" | "keyword", term)`` additions: the
+        routing-rules overlay an operator approved (docs/learning.md)."""
+        terms = dict(self.terms)
+        for intent, kind, term in added:
+            if intent not in terms:
+                raise ValueError(f"overlay: unknown intent {intent!r}")
+            table = terms[intent]
+            if kind == "trigger":
+                terms[intent] = replace(table, triggers=(*table.triggers, term))
+            elif kind == "keyword":
+                terms[intent] = replace(table, keywords=(*table.keywords, term))
+            else:
+                raise ValueError(f"overlay: unknown term kind {kind!r}")
+        return replace(self, terms=terms)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> ClassifierRules:

@@ -64,10 +64,16 @@ def wants_card(request: DeepRequest) -> bool:
     return Intent.RECORDING in intents or (Intent.MULTI_OPS in intents and "ops" in request.crew)
 
 
+#: Intents under which farmers also write operations ("треба обприскати поле 3
+#: завтра", "Прима Форте 0,6 л/га на пшениці, поле 12" route as general): the journal
+#: reads the message and shows a card only when it finds an operation.
+_MAY_RECORD = frozenset({Intent.PLANNING, Intent.GENERAL, Intent.UNKNOWN})
+
+
 def may_plan(request: DeepRequest) -> bool:
-    """A plan written in chat ("заплануй обприскування поле 3 на 10.12") is a card too,
-    when the journal reads an operation in it; the planning view answers as well."""
-    return Intent.PLANNING in intents_of(request)
+    """A plan or an operation written in other words is a card too, when the journal
+    reads one in it; the other agents answer as well."""
+    return bool(intents_of(request) & _MAY_RECORD)
 
 
 class Composer:
@@ -257,7 +263,7 @@ class Composer:
         missing = self.missing_note(request, parts)
         if missing:
             blocks.append(missing)
-        said = ctx.artifacts.journal_mood in ("question", "negated")
+        said = ctx.artifacts.journal_mood in ("question", "negated", "areas")
         if ctx.artifacts.card_text is None and wants_card(request) and not said:
             blocks.append(ctx.text_of("journal.not_understood"))
         return blocks

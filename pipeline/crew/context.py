@@ -14,6 +14,7 @@ from db.uow import Database
 from pipeline.crew.contract import FarmOutline
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
+from pipeline.farm.localtime import local_time, local_today
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, Style, UserProfile
 from pipeline.types import Attachment, Button, Language
@@ -68,7 +69,12 @@ class RunContext:
 
     @property
     def today(self) -> date:
-        return self.now.date()
+        """The farm's day (its timezone), not UTC's."""
+        return local_today(self.now, self.farm.timezone)
+
+    def clock(self, moment: datetime) -> str:
+        """A stored moment as the farmer reads it: "12.05 14:30" on the farm's clock."""
+        return f"{local_time(moment, self.farm.timezone):%d.%m %H:%M}"
 
     @property
     def max_items(self) -> int:

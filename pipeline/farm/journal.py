@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,7 +27,8 @@ from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm import duplicates
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
-from pipeline.farm.journal_card import CardWriter, op_names
+from pipeline.farm.field_areas import FieldArea, read_areas
+from pipeline.farm.journal_card import CardWriter, op_names, quantity_text
 from pipeline.farm.localtime import local_today
 from pipeline.farm.parsing import Mood, OperationParser, ParsedOperation
 from pipeline.i18n import Catalog
@@ -63,7 +64,8 @@ class Proposal:
     nothing is written (a negation), or nothing (``reply`` None)."""
 
     reply: Reply | None
-    mood: Mood
+    #: The parser's mood, or "areas" when the message gave fields' areas.
+    mood: Mood | Literal["areas"]
 
 
 async def farm_dictionary(
@@ -144,6 +146,10 @@ class Journal:
             )
         if dictionary is None:
             dictionary = self.vocabulary.dictionary()
+        if farm_id is not None and (
+            areas := read_areas(text, self._parser.rules.units, dictionary)
+        ):
+            return Proposal(await self._set_areas(farm_id, user_id, text, areas, lang), "areas")
         parsed = self._parser.parse_all(text, dictionary, local_today(now, tz))
         if parsed.mood == "negated":
             return Proposal(Reply(self._catalog.text(lang, "journal.negated")), parsed.mood)
@@ -185,6 +191,27 @@ class Journal:
             intent=Intent.RECORDING,
         )
         return Proposal(reply, "record")
+
+    async def _set_areas(
+        self, farm_id: str, user_id: str, text: str, areas: Sequence[FieldArea], lang: Language
+    ) -> Reply:
+        """«поле 3 — 85 га»: the area of a field the farm has; a name it does not have
+        goes to the operators' review as a field."""
+        lines: list[str] = []
+        async with self._db.write() as session:
+            for item in areas:
+                if item.field_id is not None:
+                    await repo.set_field_area(session, farm_id, item.field_id, item.area_ha)
+                    key = "journal.area_set"
+                else:
+                    await repo.note_pending_term(session, farm_id, "field", item.name.lower(), text)
+                    key = "journal.area_unknown"
+                area = quantity_text(self._catalog, lang, item.area_ha, "ha")
+                lines.append(self._catalog.text(lang, key, field=item.name, area=area))
+            pending = await repo.pending_count_of(session, farm_id)
+        if any(item.field_id is None for item in areas):
+            await self._farms.update_farm(user_id, dict_pending_count=pending)
+        return Reply("\n".join(lines), intent=Intent.RECORDING)
 
     async def _recent(
         self,

@@ -34,7 +34,9 @@ __all__ = [
 ]
 
 PeriodKind = Literal["day", "week", "month", "season", "year", "range"]
-DefaultKind = Literal["month", "season", "week"]
+#: When a request names no period: the calendar month, the season, the last 7 days,
+#: or the last month up to today (a report: nothing ahead of today, yesterday in).
+DefaultKind = Literal["month", "season", "week", "recent"]
 Hemisphere = Literal["north", "south"]
 Unit = Literal["day", "week", "month", "year"]
 
@@ -99,6 +101,8 @@ def default_period(kind: DefaultKind, today: date, hemisphere: Hemisphere = "nor
         return current_season(today, hemisphere)
     if kind == "week":
         return last_days(today, 7)
+    if kind == "recent":
+        return counted_back(today, 1, "month")
     return current_month(today)
 
 

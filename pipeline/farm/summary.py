@@ -39,15 +39,17 @@ from datetime import date
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import reporting
-from db.repositories.reporting import PlanFactCount, QuantityTotal
+from db.repositories.reporting import AmountGroup, PlanFactCount
 from pipeline.farm.reports import completion_pct, op_key
 from pipeline.farm.units import Unit, Units
 from pipeline.i18n import Catalog
+from pipeline.slugs import natural
 from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
 
 IRRIGATION_OP_TYPES = frozenset({"irrigation", "watering"})
+HARVEST_OP_TYPES = frozenset({"harvest"})
 M3_PER_MM_HA = 10.0  # 1 mm of water on 1 ha is 10 m³
 MAX_PRODUCTS_IN_TEXT = 5
 
@@ -60,11 +62,21 @@ _WATER = "m3"
 class ProductAmount:
     product: str
     unit: str  # base unit of ``total``: "kg", "l" or the unit as written
-    total: float  # amount applied in the period
+    total: float  # amount applied in the period, where it could be worked out
     per_ha: float | None  # per treated hectare of known area; None when no area is known
-    area_ha: float  # treated area of known size (each field once)
+    area_ha: float  # treated area of known size
     unallocated: float = 0.0  # part of ``total`` on fields of unknown area
-    unresolved_operations: int = 0  # rates on fields of unknown area
+    unresolved_operations: int = 0  # rates on fields of unknown area (no amount)
+    #: The mean rate of those, per ha, shown when no amount could be worked out.
+    rate_unknown_area: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HarvestAmount:
+    crop_id: str | None
+    total_t: float | None  # None when neither a total nor a yield with an area was given
+    yield_t_ha: float | None  # total over the harvested area, else the mean yield given
+    area_ha: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +91,18 @@ class SeasonSummary:
     farm_id: str
     start: date
     end: date
-    water_mm: float
+    water_mm: float  # every depth added up: a figure for code, never shown as such
     water_mm_by_field: dict[str, float]
     water_m3: float | None
     products: list[ProductAmount]
     operations_by_field: list[FieldOperations]
     planned: int
     matched: int
+    harvest: list[HarvestAmount] = field(default_factory=list)
+    #: Names of fields whose area is unknown while a rate on them needed it.
+    fields_without_area: list[str] = field(default_factory=list)
+    field_names: dict[str, str] = field(default_factory=dict)
+    crop_names: dict[str, str] = field(default_factory=dict)
 
     @property
     def completion_pct(self) -> float | None:
@@ -101,34 +118,82 @@ def parse_unit(raw: str | None, units: Units) -> Unit:
     return units.parse(raw)
 
 
+@dataclass(slots=True)
+class _Amounts:
+    """One group's amounts with the rows written before the columns were apart folded in."""
+
+    amount: float
+    amount_unit: str | None
+    rate: float
+    rate_alone: float
+    rate_alone_ops: int
+    rate_unit: str | None
+    yield_alone: float
+    yield_alone_ops: int
+
+    @classmethod
+    def of(cls, group: AmountGroup, units: Units) -> _Amounts:
+        found = cls(
+            group.amount, group.amount_unit, group.rate, group.rate_alone,
+            group.rate_alone_ops, group.rate_unit, group.yield_alone, group.yield_alone_ops,
+        )  # fmt: skip
+        if not group.legacy_ops:
+            return found
+        unit = units.parse(group.legacy_unit)
+        if op_key(group.op_type) == "harvest" and unit.per_ha and unit.base == "kg":
+            found.yield_alone += group.legacy * unit.factor / 1000.0
+            found.yield_alone_ops += group.legacy_ops
+        elif unit.per_ha or unit.measure == _DEPTH:
+            found.rate += group.legacy
+            found.rate_alone += group.legacy
+            found.rate_alone_ops += group.legacy_ops
+            found.rate_unit = group.legacy_unit
+        else:
+            found.amount += group.legacy
+            found.amount_unit = group.legacy_unit
+        return found
+
+
 # --- Water ---------------------------------------------------------------------------
 
 
-def _irrigation_depth(item: QuantityTotal, areas: dict[str, float], units: Units) -> float | None:
-    unit = units.parse(item.unit)
-    if unit.measure == _DEPTH and not unit.per_ha:
-        return item.total * unit.factor
-    if unit.measure == _WATER and unit.per_ha:
-        return item.total * unit.factor / M3_PER_MM_HA
-    area = areas.get(item.field_id) if item.field_id else None
-    if unit.measure == _WATER and area:
-        return item.total * unit.factor / (M3_PER_MM_HA * area)
-    logger.info("summary: irrigation in %r on %s left out (no depth)", item.unit, item.field_id)
-    return None
+def _irrigation_depth(
+    group: AmountGroup, amounts: _Amounts, area: float | None, units: Units
+) -> float | None:
+    depth = 0.0
+    known = False
+    if amounts.rate:
+        unit = units.parse(amounts.rate_unit)
+        if unit.measure == _DEPTH and not unit.per_ha:
+            depth, known = depth + amounts.rate * unit.factor, True
+        elif unit.measure == _WATER and unit.per_ha:
+            depth, known = depth + amounts.rate * unit.factor / M3_PER_MM_HA, True
+    if amounts.amount:
+        unit = units.parse(amounts.amount_unit)
+        treated = group.area or area
+        if unit.measure == _WATER and treated:
+            depth, known = depth + amounts.amount * unit.factor / (M3_PER_MM_HA * treated), True
+        elif unit.measure == _DEPTH:
+            depth, known = depth + amounts.amount * unit.factor, True
+    if not known:
+        logger.info("summary: irrigation on %s left out (no depth)", group.field_id)
+        return None
+    return depth
 
 
 def _water(
-    items: Iterable[QuantityTotal], areas: dict[str, float], units: Units
+    groups: Iterable[AmountGroup], areas: dict[str, float], units: Units
 ) -> tuple[float, dict[str, float], float | None]:
     total = 0.0
     by_field: dict[str, float] = defaultdict(float)
-    for item in items:
-        depth = _irrigation_depth(item, areas, units)
+    for group in groups:
+        area = areas.get(group.field_id) if group.field_id else None
+        depth = _irrigation_depth(group, _Amounts.of(group, units), area, units)
         if depth is None:
             continue
         total += depth
-        if item.field_id is not None:
-            by_field[item.field_id] += depth
+        if group.field_id is not None:
+            by_field[group.field_id] += depth
     known = [(mm, areas[fid]) for fid, mm in by_field.items() if fid in areas]
     volume = sum(mm * area * M3_PER_MM_HA for mm, area in known) if known else None
     return total, dict(by_field), volume
@@ -141,48 +206,131 @@ def _water(
 class _ProductAccumulator:
     allocated: float = 0.0
     unallocated: float = 0.0
+    area: float = 0.0
     unresolved: int = 0
+    unresolved_rate: float = 0.0
     fields: set[str] = field(default_factory=set)
 
 
 def _add_product(
-    acc: _ProductAccumulator, item: QuantityTotal, unit: Unit, area: float | None
-) -> None:
-    if area is not None and item.field_id is not None:
-        amount = item.total * unit.factor * (area if unit.per_ha else 1.0)
-        acc.allocated += amount
-        acc.fields.add(item.field_id)
-    elif unit.per_ha:
-        acc.unresolved += item.operations
-    else:
-        acc.unallocated += item.total * unit.factor
+    acc: _ProductAccumulator,
+    group: AmountGroup,
+    amounts: _Amounts,
+    area: float | None,
+    units: Units,
+) -> set[str]:
+    """Adds one group; returns the field that lacked an area for a rate, if any."""
+    lacking: set[str] = set()
+    if amounts.amount:
+        unit = units.parse(amounts.amount_unit)
+        value = amounts.amount * unit.factor
+        if area is not None and group.field_id is not None:
+            acc.allocated += value
+            if group.field_id not in acc.fields:
+                acc.fields.add(group.field_id)
+                acc.area += area
+        elif group.area:
+            acc.allocated += value
+            acc.area += group.area
+        else:
+            acc.unallocated += value
+    if amounts.rate:
+        unit = units.parse(amounts.rate_unit)
+        if group.rate_on_area and unit.per_ha:
+            acc.allocated += group.rate_on_area * unit.factor
+            acc.area += group.rate_area
+        if amounts.rate_alone_ops:
+            if area is not None and group.field_id is not None and unit.per_ha:
+                acc.allocated += amounts.rate_alone * unit.factor * area
+                acc.area += area * amounts.rate_alone_ops
+            else:
+                acc.unresolved += amounts.rate_alone_ops
+                acc.unresolved_rate += amounts.rate_alone * unit.factor
+                if group.field_id is not None and unit.per_ha:
+                    lacking.add(group.field_id)
+    return lacking
 
 
 def _products(
-    items: Iterable[QuantityTotal], areas: dict[str, float], units: Units
-) -> list[ProductAmount]:
+    groups: Iterable[AmountGroup], areas: dict[str, float], units: Units
+) -> tuple[list[ProductAmount], set[str]]:
     accumulators: dict[tuple[str, str], _ProductAccumulator] = defaultdict(_ProductAccumulator)
-    for item in items:
-        if item.product is None:
+    lacking: set[str] = set()
+    for group in groups:
+        if group.product is None:
             continue
-        unit = units.parse(item.unit)
-        area = areas.get(item.field_id) if item.field_id else None
-        _add_product(accumulators[(item.product, unit.base)], item, unit, area)
-    amounts = []
+        amounts = _Amounts.of(group, units)
+        base = units.parse(amounts.amount_unit if amounts.amount else amounts.rate_unit).base
+        area = areas.get(group.field_id) if group.field_id else None
+        lacking |= _add_product(accumulators[(group.product, base)], group, amounts, area, units)
+    found = []
     for (product, base), acc in sorted(accumulators.items()):
-        area_ha = sum(areas[fid] for fid in acc.fields)
-        amounts.append(
+        if not (acc.allocated or acc.unallocated or acc.unresolved):
+            continue
+        found.append(
             ProductAmount(
                 product=product,
                 unit=base,
                 total=acc.allocated + acc.unallocated,
-                per_ha=acc.allocated / area_ha if area_ha else None,
-                area_ha=area_ha,
+                per_ha=acc.allocated / acc.area if acc.area else None,
+                area_ha=acc.area,
                 unallocated=acc.unallocated,
                 unresolved_operations=acc.unresolved,
+                rate_unknown_area=acc.unresolved_rate / acc.unresolved if acc.unresolved else None,
             )
         )
-    return amounts
+    return found, lacking
+
+
+# --- Harvest -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _HarvestAccumulator:
+    tonnes: float = 0.0  # every tonne harvested that is known
+    tonnes_on_area: float = 0.0  # the part of it whose area is known ...
+    area: float = 0.0  # ... and that area
+    yields: float = 0.0  # yields stated, for a mean when no area is known
+    yield_count: int = 0
+
+    def add(self, tonnes: float, area: float | None) -> None:
+        self.tonnes += tonnes
+        if area:
+            self.tonnes_on_area += tonnes
+            self.area += area
+
+
+def _harvest(
+    groups: Iterable[AmountGroup], areas: dict[str, float], units: Units
+) -> list[HarvestAmount]:
+    """Per crop: tonnes harvested and t/ha (the tonnes of known area over that area,
+    else the mean of the yields stated)."""
+    totals: dict[str | None, _HarvestAccumulator] = defaultdict(_HarvestAccumulator)
+    for group in groups:
+        amounts = _Amounts.of(group, units)
+        area = areas.get(group.field_id) if group.field_id else None
+        acc = totals[group.crop_id]
+        if amounts.amount:
+            unit = units.parse(amounts.amount_unit)
+            if unit.base == "kg" and not unit.per_ha:
+                acc.add(amounts.amount * unit.factor / 1000.0, group.area or area)
+        if group.yield_on_area:
+            acc.add(group.yield_on_area, group.area)
+        if amounts.yield_alone_ops:
+            if area is not None and not amounts.amount:
+                acc.add(amounts.yield_alone * area, area * amounts.yield_alone_ops)
+            acc.yields += amounts.yield_alone
+            acc.yield_count += amounts.yield_alone_ops
+    found = []
+    for crop_id, acc in totals.items():
+        if not (acc.tonnes or acc.yield_count):
+            continue
+        if acc.area:
+            per_ha: float | None = acc.tonnes_on_area / acc.area
+        else:
+            per_ha = acc.yields / acc.yield_count if acc.yield_count else None
+        found.append(HarvestAmount(crop_id, acc.tonnes or None, per_ha, acc.area))
+    return sorted(found, key=lambda item: -(item.total_t or 0.0))
 
 
 # --- Operations and plan ----------------------------------------------------------------
@@ -202,12 +350,17 @@ async def season_summary(
     session: AsyncSession, farm_id: str, start: date, end: date, units: Units
 ) -> SeasonSummary:
     """The season's figures (see the module docstring for every rule)."""
-    areas = await reporting.field_areas(session, farm_id)
-    totals = await reporting.quantity_totals(session, farm_id, start, end, status="done")
+    infos = await reporting.fields(session, farm_id)
+    names = {info.field_id: info.name for info in infos}
+    areas = {i.field_id: i.area_ha for i in infos if i.area_ha is not None and i.area_ha > 0}
+    groups = await reporting.amount_groups(session, farm_id, start, end, status="done")
     counts = await reporting.plan_fact_counts(session, farm_id, start, end)
-    irrigation = [t for t in totals if op_key(t.op_type) in IRRIGATION_OP_TYPES]
-    applied = [t for t in totals if op_key(t.op_type) not in IRRIGATION_OP_TYPES]
+    crops = await reporting.crop_names(session, farm_id)
+    irrigation = [g for g in groups if op_key(g.op_type) in IRRIGATION_OP_TYPES]
+    harvest = [g for g in groups if op_key(g.op_type) in HARVEST_OP_TYPES]
+    applied = [g for g in groups if op_key(g.op_type) not in IRRIGATION_OP_TYPES | HARVEST_OP_TYPES]
     water_mm, water_by_field, water_m3 = _water(irrigation, areas, units)
+    products, lacking = _products(applied, areas, units)
     return SeasonSummary(
         farm_id=farm_id,
         start=start,
@@ -215,10 +368,14 @@ async def season_summary(
         water_mm=water_mm,
         water_mm_by_field=water_by_field,
         water_m3=water_m3,
-        products=_products(applied, areas, units),
+        products=products,
         operations_by_field=_operations_by_field(counts),
         planned=sum(c.planned for c in counts),
         matched=sum(min(c.planned, c.done) for c in counts),
+        harvest=_harvest(harvest, areas, units),
+        fields_without_area=sorted(names.get(fid, fid) for fid in lacking),
+        field_names=names,
+        crop_names=crops,
     )
 
 
@@ -243,24 +400,46 @@ def _unit_text(unit: str, per_ha: bool, lang: Language, catalog: Catalog) -> str
     return catalog.text(lang, "reports.unit.per_ha", unit=name) if per_ha else name
 
 
+def _amount(value: float, unit: str, per_ha: bool, lang: Language, catalog: Catalog) -> str:
+    return f"{format_number(value, lang)} {_unit_text(unit, per_ha, lang, catalog)}".strip()
+
+
 def _product_text(item: ProductAmount, lang: Language, catalog: Catalog) -> str:
-    if item.per_ha is not None:
-        amount = f"{format_number(item.per_ha, lang)} {_unit_text(item.unit, True, lang, catalog)}"
+    """What was spent: the total where it is known, with the dose per hectare."""
+    if item.total > 0:
+        amount = _amount(item.total, item.unit, False, lang, catalog)
+        if item.per_ha is not None:
+            per_ha = _amount(item.per_ha, item.unit, True, lang, catalog)
+            amount = catalog.text(lang, "reports.summary_amount_dose", amount=amount, dose=per_ha)
+    elif item.rate_unknown_area is not None:
+        dose = _amount(item.rate_unknown_area, item.unit, True, lang, catalog)
+        amount = catalog.text(lang, "reports.summary_dose_only", dose=dose)
     else:
-        amount = f"{format_number(item.total, lang)} {_unit_text(item.unit, False, lang, catalog)}"
-    return catalog.text(
-        lang, "reports.summary_product_item", product=item.product, amount=amount.strip()
-    )
+        amount = _amount(item.total, item.unit, False, lang, catalog)
+    return catalog.text(lang, "reports.summary_product_item", product=item.product, amount=amount)
 
 
 def _water_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> str:
-    if summary.water_mm <= 0:
+    """Depths per field: the depths of different fields are not added up."""
+    if not summary.water_mm_by_field:
         return catalog.text(lang, "reports.summary_no_water")
-    mm = format_number(summary.water_mm, lang)
+    names = summary.field_names
+    ordered = sorted(
+        summary.water_mm_by_field.items(), key=lambda kv: natural(names.get(kv[0], kv[0]))
+    )
+    items = "; ".join(
+        catalog.text(
+            lang,
+            "reports.summary_field_water",
+            field=names.get(field_id, field_id.partition(":")[2] or field_id),
+            mm=format_number(mm, lang),
+        )
+        for field_id, mm in ordered
+    )
     if summary.water_m3 is None:
-        return catalog.text(lang, "reports.summary_water", mm=mm)
+        return catalog.text(lang, "reports.summary_water", items=items)
     m3 = format_number(summary.water_m3, lang)
-    return catalog.text(lang, "reports.summary_water_volume", mm=mm, m3=m3)
+    return catalog.text(lang, "reports.summary_water_volume", items=items, m3=m3)
 
 
 def _products_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> str:
@@ -272,8 +451,36 @@ def _products_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> 
     return catalog.text(lang, "reports.summary_products", items=items)
 
 
+def _crop_name(
+    summary: SeasonSummary, crop_id: str | None, lang: Language, catalog: Catalog
+) -> str:
+    if crop_id is None:
+        return catalog.text(lang, "reports.summary_no_crop")
+    return summary.crop_names.get(crop_id) or crop_id.partition(":")[2].replace("-", " ")
+
+
+def _harvest_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> str | None:
+    if not summary.harvest:
+        return None
+    items = []
+    for item in summary.harvest[:MAX_PRODUCTS_IN_TEXT]:
+        parts = []
+        if item.total_t is not None:
+            parts.append(
+                f"{format_number(item.total_t, lang)} {_unit_text('t', False, lang, catalog)}"
+            )
+        if item.yield_t_ha is not None:
+            parts.append(
+                f"{format_number(item.yield_t_ha, lang)} {_unit_text('t', True, lang, catalog)}"
+            )
+        crop = _crop_name(summary, item.crop_id, lang, catalog)
+        items.append(f"{crop} — {', '.join(parts)}")
+    return catalog.text(lang, "reports.summary_harvest", items="; ".join(items))
+
+
 def summary_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> str:
-    """A few short lines a farmer reads in a chat: period, water, products, work, plan."""
+    """A few short lines a farmer reads in a chat: period, water per field, products
+    spent, harvest, fields lacking an area, work, plan."""
     worked = sum(1 for item in summary.operations_by_field if item.done and item.field_id)
     lines = [
         catalog.text(
@@ -284,10 +491,21 @@ def summary_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> st
         ),
         _water_text(summary, lang, catalog),
         _products_text(summary, lang, catalog),
+    ]
+    harvest = _harvest_text(summary, lang, catalog)
+    if harvest:
+        lines.append(harvest)
+    if summary.fields_without_area:
+        lines.append(
+            catalog.text(
+                lang, "reports.summary_no_area", fields=", ".join(summary.fields_without_area)
+            )
+        )
+    lines.append(
         catalog.text(
             lang, "reports.summary_operations", done=summary.operations_done, fields=worked
-        ),
-    ]
+        )
+    )
     pct = summary.completion_pct
     if pct is None:
         lines.append(catalog.text(lang, "reports.summary_no_plan"))

@@ -37,8 +37,8 @@ async def merge_remote(
     if read.status != "ok":
         return read
     values: dict[str, Any] = read.value
-    remote_user = _parse(UserProfile.from_seed_json, values.get(keys[0]), user_id)
-    remote_farm = _parse(FarmProfile.from_seed_json, values.get(keys[1]), user_id)
+    remote_user = parse_copy(UserProfile.from_seed_json, values.get(keys[0]), user_id)
+    remote_farm = parse_copy(FarmProfile.from_seed_json, values.get(keys[1]), user_id)
     async with db.write() as session:
         row = await repo.lock_user(session, user_id)
         if row is None or row.remote_merge is None:
@@ -81,7 +81,7 @@ async def merge_remote(
     return Outcome("ok")
 
 
-def _parse(parser: Any, value: dict[str, Any] | None, user_id: str) -> Any:
+def parse_copy(parser: Any, value: dict[str, Any] | None, user_id: str) -> Any:
     """The remote copy as a profile; None when absent or not valid (SQL is the truth)."""
     if value is None:
         return None

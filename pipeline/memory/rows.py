@@ -30,6 +30,7 @@ FARM_TOP_LEVEL = frozenset(
         "active_integrations",
         "typical_intents",
         "dict_pending_count",
+        "timezone",
     }
 )
 FARM_NESTED = {

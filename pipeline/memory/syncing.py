@@ -21,6 +21,7 @@ from db.uow import Database
 from pipeline.memory import summaries
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient, Outcome
+from pipeline.memory.pulling import PullResult, pull
 from pipeline.memory.remote_merge import merge_remote
 
 logger = logging.getLogger(__name__)
@@ -37,6 +38,8 @@ class FlushResult:
     failed: int  # rows whose delivery failed in this run (they stay pending)
     pending: int  # rows still waiting after this run
     dead: int = 0  # rows the service refused for good in this run (dead letters)
+    #: What was sent, one line per call ("upsert user_profile:agromatrix:tg:1").
+    calls: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,7 @@ class _Run:
     failures: list[tuple[list[int], str, outbox.State]] = field(default_factory=list)
     blocked: set[str] = field(default_factory=set)
     stop: bool = False
+    calls: list[str] = field(default_factory=list)
 
     def fail(self, unit_ids: list[int], user_id: str, outcome: Outcome) -> None:
         state: outbox.State = "config_error" if outcome.status == "config_error" else "pending"
@@ -147,6 +151,13 @@ class MemorySync:
         async with self._db.write() as session:
             return await outbox.requeue(session, ["dead"])
 
+    async def pull(self, user_id: str) -> PullResult:
+        """Hydrate one farmer from the service's copy on an operator's request."""
+        if self._client is None:
+            return PullResult(False, "no memory-service configured (AGX_MEMORY_SERVICE_URL)")
+        cache = self._cache or ProfileCache()
+        return await pull(self._db, self._client, cache, user_id, self._clock())
+
     async def flush(self, *, batch: int = 100) -> FlushResult:
         """Send up to ``batch`` pending outbox rows, oldest first. A user whose call
         fails keeps their later rows back (their order holds); other users go on.
@@ -190,6 +201,7 @@ class MemorySync:
             outcome = await _send(client, unit)
             if outcome.status == "ok":
                 (run.removed if unit.operation in _GONE_WHEN_SENT else run.sent).extend(unit.ids)
+                run.calls.append(f"{unit.operation} {unit.fact_key} ({len(unit.ids)} row(s))")
             else:
                 run.fail(unit.ids, unit.user_id, outcome)
         return await self._record(run, {row.user_id for row in rows if row.id in run.removed})
@@ -220,7 +232,7 @@ class MemorySync:
                 dead,
                 pending,
             )
-        return FlushResult(delivered, failed, pending, dead)
+        return FlushResult(delivered, failed, pending, dead, tuple(run.calls))
 
 
 #: Operations whose rows are deleted once delivered (a forget leaves nothing behind).

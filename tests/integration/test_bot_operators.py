@@ -95,6 +95,7 @@ async def test_operator_sets_expertise_and_it_is_locked(harness: Harness) -> Non
         ("/farm update current_phase=party", "admin.bad_value"),
         ("/farm update soil_moisture_min=lots", "admin.not_a_number"),
         ("/farm update owner=me", "admin.bad_key"),
+        ("/farm update timezone=Mars/Olympus", "admin.bad_timezone"),
     ],
 )
 async def test_bad_operator_input_gets_a_clear_error(
@@ -157,6 +158,14 @@ async def test_farm_update_thresholds_validated(harness: Harness) -> None:
     bad = await harness.say(OPERATOR, f"/farm {FARMER} update soil_moisture_min=150")
     assert (bad.text or "").startswith("Не збережено")
     assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
+
+
+async def test_farm_timezone_is_set_and_shown(harness: Harness) -> None:
+    ok = await harness.say(OPERATOR, f"/farm {FARMER} update timezone=america/new_york")
+    assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    assert (await _farm(harness, FARMER)).timezone == "America/New_York"
+    card = await harness.say(OPERATOR, f"/farm {FARMER}")
+    assert "America/New_York" in (card.text or "")
 
 
 @pytest.mark.parametrize(

@@ -203,7 +203,7 @@ def moisture_on_field_two(catalog: Catalog) -> str:
         sensor=sensor_label(catalog, "uk", "soil_moisture"),
         value="17,5",
         unit="%",
-        when="14.05 06:00",
+        when="14.05 09:00",  # 06:00 UTC on the farm's clock (Europe/Kyiv, summer time)
     )
     return line + catalog.text("uk", "compose.below", threshold="20 %")
 

@@ -221,3 +221,46 @@ async def test_english_card_names_units_and_numbers(journal: Journal) -> None:
     uk = await _card(journal, "обприскали поле 5 Раундапом 1,5 л/га", 17)
     assert uk is not None and "Норма: 1,5 л/га" in uk.text
     assert "field:" not in card.text + uk.text and "crop:" not in card.text + uk.text
+
+
+async def _say(pipeline: Pipeline, text: str, message_id: int) -> Reply:
+    return await pipeline.handle_message(
+        Incoming(USER, 78, text, uuid.uuid4().hex[:16], message_id=message_id)
+    )
+
+
+async def test_a_field_area_said_in_chat_is_stored(
+    journal: Journal, pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    reply = await _say(pipeline, "поле 3 — 85 га", 30)
+    assert "«Поле 3»: 85 га" in reply.text
+    assert not any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)
+    reply = await _say(pipeline, "площа поля 5: 40,5 га, Левада 12 га", 31)
+    assert "40,5 га" in reply.text and "Левада" in reply.text
+    async with session_factory() as session:
+        rows = {r.field_id: r.area_ha for r in (await session.execute(select(FieldRow))).scalars()}
+    assert rows["field:pole-3"] == 85.0 and rows["field:pole-5"] == 40.5
+    assert rows["field:levada"] == 12.0 and rows["field:pole-12"] is None
+    assert await _rows(session_factory) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "треба обприскати поле 3 завтра",
+        "завтра будемо сіяти кукурудзу на полі 5",
+        "Прима Форте 0,6 л/га на пшениці, поле 12",
+    ],
+)
+async def test_operations_in_other_words_still_get_a_card(
+    journal: Journal, pipeline: Pipeline, text: str
+) -> None:
+    reply = await _say(pipeline, text, 40)
+    assert reply.text.startswith("📝"), reply.text
+    assert any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)
+
+
+async def test_a_planning_question_gets_no_card(journal: Journal, pipeline: Pipeline) -> None:
+    reply = await _say(pipeline, "що заплановано на цей тиждень?", 41)
+    assert not reply.text.startswith("📝")
+    assert not any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)

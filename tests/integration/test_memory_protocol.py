@@ -63,7 +63,9 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 def make_memory(
     service: FakeMemoryService, clock: ManualClock, http: httpx.AsyncClient, db: Database
 ) -> MakeMemory:
-    def make(*, secret: str | None = JWT_SECRET, token: str | None = None) -> Memory:
+    def make(
+        *, secret: str | None = JWT_SECRET, token: str | None = None, timeout_s: float = 5.0
+    ) -> Memory:
         credentials = Credentials(
             jwt_secret=SecretStr(secret) if secret else None,
             static_token=SecretStr(token) if token else None,
@@ -74,7 +76,8 @@ def make_memory(
             credentials=credentials,
             team_id=TEAM,
             breaker=CircuitBreaker(failure_threshold=3, cooldown_s=COOLDOWN, clock=clock),
-            timeout_s=0.3,
+            # Generous: the machine may be loaded; only a hanging test waits for it.
+            timeout_s=timeout_s,
             attempts=2,
             backoff_s=0,
         )
@@ -305,10 +308,11 @@ async def test_the_breaker_stays_closed_while_a_healthy_service_answers_404s(
 
 async def test_a_missed_hydration_never_blanks_the_remote_copy(
     service: FakeMemoryService,
-    memory: Memory,
+    make_memory: MakeMemory,
     make_pipeline: Callable[[Memory], Pipeline],
     session_factory: Factory,
 ) -> None:
+    memory = make_memory(timeout_s=0.5)
     rich_profile(service, "tg:5")
     pipeline = make_pipeline(memory)
     await service.set_mode("hanging")

@@ -180,43 +180,26 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
 
     ops = sheets["Операції"]
     assert ops[0] == (
-        "Дата", "Поле", "Культура", "Операція", "Кількість", "Одиниця",
-        "Препарат / добриво", "Статус",
+        "Дата", "Поле", "Культура", "Операція", "Препарат / добриво", "Норма", "Од. норми",
+        "Кількість", "Одиниця", "Оброблено, га", "Урожайність, т/га", "Статус",
     )  # fmt: skip
     assert len(ops) == 1 + OCT_OPS
+    # A depth of water is a rate; units as Ukrainian writes them.
     assert ops[1] == (
-        datetime(2026, 10, 1),
-        "Північне",
-        "Пшениця",
-        "Полив",
-        20,
-        "mm",
-        None,
-        "виконано",
-    )
+        datetime(2026, 10, 1), "Північне", "Пшениця", "Полив", None, 20, "мм",
+        None, None, None, None, "виконано",
+    )  # fmt: skip
     assert ops[-1] == (
-        datetime(2026, 10, 31),
-        "без поля",
-        None,
-        "Сівба",
-        None,
-        None,
-        None,
-        "виконано",
-    )
+        datetime(2026, 10, 31), "без поля", None, "Сівба", None, None, None,
+        None, None, None, None, "виконано",
+    )  # fmt: skip
     dates = [str(row[0]) for row in ops[1:]]
     assert dates == sorted(dates)  # by date
     fertilizing = next(row for row in ops[1:] if row[0] == datetime(2026, 10, 13))
     assert fertilizing == (
-        datetime(2026, 10, 13),
-        "Південне",
-        None,
-        "Внесення добрив",
-        1,
-        "т",
-        "Карбамід",
-        "заплановано",
-    )
+        datetime(2026, 10, 13), "Південне", None, "Внесення добрив", "Карбамід", None, None,
+        1, "т", None, None, "заплановано",
+    )  # fmt: skip
 
     assert sheets["План-факт"] == [
         ("Поле", "Операція", "Заплановано", "Виконано", "Виконання, %"),
@@ -231,9 +214,12 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
     ]
 
     sensors = sheets["Датчики"]
-    assert sensors[0] == ("Час (UTC)", "Поле", "Датчик", "Тип", "Значення", "Одиниця")
+    # The farm's clock (Europe/Kyiv by default): 00:00 UTC is 03:00 in October.
+    assert sensors[0] == ("Час", "Поле", "Датчик", "Тип", "Значення", "Одиниця")
     assert len(sensors) == 1 + 72 * 3
-    assert sensors[1] == (datetime(2026, 10, 1), "Північне", "soil-n1", "Вологість ґрунту", 30, "%")
+    assert sensors[1] == (
+        datetime(2026, 10, 1, 3), "Північне", "soil-n1", "Вологість ґрунту", 30, "%",
+    )  # fmt: skip
 
 
 async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) -> None:
@@ -243,7 +229,9 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
     sheets = _open(report.content)
     assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
-    assert sheets["Operations"][1][3:] == ("Irrigation", 20, "mm", None, "done")
+    assert sheets["Operations"][1][3:] == (
+        "Irrigation", None, 20, "mm", None, None, None, None, "done",
+    )  # fmt: skip
     assert sheets["Plan vs fact"][-1] == ("Total", None, 6, 8, 66.7)
 
 
@@ -292,7 +280,9 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
         )
     rows = _open(report.content)["Операції"]
     # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
-    assert ("new thing", 1.5, "л", "A&B <x>  ", "виконано") in [row[3:] for row in rows]
+    assert ("new thing", "A&B <x>  ", None, None, 1.5, "л", None, None, "виконано") in [
+        row[3:] for row in rows
+    ]
 
 
 async def test_sensor_sheet_is_capped_with_a_note(
@@ -391,8 +381,10 @@ async def test_season_summary_on_a_known_dataset(
 
     uk = summary_text(summary, "uk", catalog)
     assert "01.10.2026–31.10.2026" in uk
-    assert "45 мм" in uk and "5\u00a0500 м³" in uk
-    assert "Карбамід — 66,7 кг/га" in uk and "Раундап — 3 л/га" in uk
+    # Depths per field, never added up across fields; volumes do add up.
+    assert "Південне — 10 мм; Північне — 35 мм" in uk and "5\u00a0500 м³" in uk
+    assert "45 мм" not in uk
+    assert "Карбамід — 2\u00a0050 кг (66,7 кг/га)" in uk and "Раундап — 30 л (3 л/га)" in uk
     assert "66,7% (4 з 6)" in uk
     en = summary_text(summary, "en", catalog)
     assert "5,500 m³" in en and "66.7% complete (4 of 6)" in en

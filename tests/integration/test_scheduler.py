@@ -62,8 +62,11 @@ async def test_a_job_runs_once_across_instances(
     row = await _run_row(session_factory, "probe")
     assert row.last_outcome == "ok" and row.last_detail == "done" and row.runs == 1
     assert row.locked_by is None
-    # Lock released: the other instance may run it next time.
-    assert await second.run(_spec(slow)) == "ok"
+    # Lock released: the other instance may run it at the next slot.
+    later = JobRunner(
+        Database(session_factory), "instance-b", clock=lambda: NOW + timedelta(seconds=30)
+    )
+    assert await later.run(_spec(slow)) == "ok"
 
 
 async def test_expired_lock_of_a_dead_instance_is_taken_over(

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import json
 import math
+import os
 import random
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
-from db.models import FeedbackRow, InteractionRow
+from bot.stats_cli import run_stats
+from db.models import FeedbackRow, InteractionRow, OutboxRow
 from db.uow import Database
 from pipeline.learning.config import LearningRules
-from pipeline.learning.stats import collect
+from pipeline.learning.stats import collect, daily
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -83,3 +89,119 @@ async def test_stats_equal_an_independent_computation(db: Database) -> None:
     data = stats.as_json()
     assert data["light_share"]["target_min"] == 0.3
     assert data["p50_ms"]["deep"]["target_max"] == 30000
+    assert data["p95_ms"]["light"]["target_max"] == 2000
+    assert data["memory_service"]["breaker"] is None
+
+
+def _row(n: int, at: datetime, mode: str, crew: list[str], warnings: int | None) -> InteractionRow:
+    return InteractionRow(
+        trace_id=f"d{n:05d}",
+        user_id="tg:1",
+        chat_id=1,
+        mode=mode,
+        intent="iot",
+        crew=crew,
+        confidence=0.9,
+        reason="rule",
+        latency_ms=100.0,
+        text=None,
+        created_at=at,
+        eval_warnings=warnings,
+        eval_infos=0,
+        eval_failed=[],
+    )
+
+
+async def test_daily_figures_equal_an_independent_computation(db: Database) -> None:
+    rng = random.Random(7)
+    rows = []
+    for n in range(400):
+        mode = rng.choice(["light", "deep", "deep"])
+        crew = [] if mode == "light" else ["iot", "ops", "platform"][: rng.randint(0, 3)]
+        warnings = rng.choice([None, 0, 0, 0, 1])
+        at = START + timedelta(minutes=rng.randint(0, 12 * 24 * 60))
+        rows.append(_row(n, at, mode, crew, warnings))
+    async with db.write() as session:
+        session.add_all(rows)
+    since = START + timedelta(days=2)
+    days = await daily(db, since)
+
+    expected = {}
+    for day in sorted({r.created_at.date() for r in rows if r.created_at >= since}):
+        of_day = [r for r in rows if r.created_at >= since and r.created_at.date() == day]
+        deep = [r for r in of_day if r.mode == "deep"]
+        evaluated = [r for r in of_day if r.eval_warnings is not None]
+        expected[day.isoformat()] = (
+            len(of_day),
+            round(sum(r.mode == "light" for r in of_day) / len(of_day), 4),
+            round(sum(1 <= len(r.crew) <= 2 for r in deep) / len(deep), 4) if deep else None,
+            round(sum(r.eval_warnings == 0 for r in evaluated) / len(evaluated), 4)
+            if evaluated
+            else None,
+        )
+    assert {
+        d.day: (d.interactions, d.light_share, d.deep_1_2_crew_share, d.eval_pass_rate)
+        for d in days
+    } == expected
+    assert [d.day for d in days] == sorted(expected)
+
+
+async def test_memory_service_figures_come_from_the_outbox_and_the_breaker(db: Database) -> None:
+    now = START + timedelta(days=1)
+    async with db.write() as session:
+        session.add_all(
+            [
+                OutboxRow(user_id="tg:1", fact_key="k", operation="upsert", payload={},
+                          created_at=now - timedelta(hours=2)),
+                OutboxRow(user_id="tg:2", fact_key="k", operation="upsert", payload={},
+                          created_at=now - timedelta(minutes=1), state="config_error"),
+                OutboxRow(user_id="tg:3", fact_key="k", operation="upsert", payload={},
+                          created_at=now - timedelta(days=3), state="dead"),
+                OutboxRow(user_id="tg:4", fact_key="k", operation="upsert", payload={},
+                          created_at=now - timedelta(days=5), sent_at=now),
+            ]
+        )  # fmt: skip
+    targets = LearningRules.load().targets
+    offline = await collect(db, START, targets, now=now)
+    memory = offline.memory_service
+    assert (memory.backlog, memory.dead, memory.breaker) == (2, 1, None)
+    assert memory.oldest_pending_s == 7200.0
+    assert memory.state == "degraded"
+    live = await collect(db, START, targets, breaker="open", now=now)
+    assert live.memory_service.state == "down"
+    assert live.outbox_backlog == 2
+
+
+async def test_the_cli_prints_the_same_json_as_collect(db: Database, sqlite_url: str) -> None:
+    async with db.write() as session:
+        session.add_all([_row(n, START + timedelta(hours=n), "light", [], 0) for n in range(5)])
+        session.add(_row(9, START + timedelta(hours=1), "deep", ["iot"], 1))
+    now = START + timedelta(days=1)
+    out = io.StringIO()
+    code = await run_stats(sqlite_url, "2d", as_json=True, lang="uk", out=out, now=now)
+    assert code == 0
+    expected = await collect(db, now - timedelta(days=2), LearningRules.load().targets, now=now)
+    printed = json.loads(out.getvalue())
+    assert printed == json.loads(json.dumps(expected.as_json()))
+    assert printed["light_share"] == {"value": round(5 / 6, 4), "target_min": 0.3}
+    assert printed["eval_pass_rate"]["value"] == round(5 / 6, 4)
+
+
+def test_the_cli_imports_neither_aiogram_nor_crewai(sqlite_url: str) -> None:
+    script = (
+        "import sys\n"
+        "from bot.__main__ import main\n"
+        "code = main(['stats', '--json'])\n"
+        "print(code, 'aiogram' in sys.modules, 'crewai' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "STEPAN_DATABASE_URL": sqlite_url},
+        timeout=120,
+    )
+    last = done.stdout.strip().splitlines()[-1]
+    assert last == "0 False False"
+    assert json.loads(done.stdout[: done.stdout.rindex("}") + 1])["interactions"] == 0

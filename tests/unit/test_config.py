@@ -19,6 +19,9 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
         "AGX_OPERATOR_IDS",
         "AGX_FORCE_DEEP",
         "AGX_MEMORY_SERVICE_URL",
+        "AGX_MEMORY_SERVICE_JWT_SECRET",
+        "AGX_MEMORY_SERVICE_TOKEN",
+        "AGX_MEMORY_TEAM_ID",
         "STEPAN_LLM_MODEL",
         "STEPAN_LLM_BASE_URL",
         "STEPAN_LLM_API_KEY",
@@ -77,6 +80,29 @@ def test_bad_token_is_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError) as info:
         load_settings()
     assert "secret-without-colon" not in str(info.value)
+
+
+def test_memory_service_secrets_are_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGX_MEMORY_SERVICE_JWT_SECRET", "jwt-key-0123456789-0123456789-0123")
+    monkeypatch.setenv("AGX_MEMORY_SERVICE_TOKEN", "")
+    monkeypatch.setenv("AGX_MEMORY_TEAM_ID", "team-agro")
+    settings = load_settings()
+    secret = settings.agx.memory_service_jwt_secret
+    assert secret is not None
+    assert secret.get_secret_value() == "jwt-key-0123456789-0123456789-0123"
+    assert "jwt-key" not in repr(settings) and "jwt-key" not in str(settings)
+    assert settings.agx.memory_service_token is None  # empty: not set
+    assert settings.agx.memory_team_id == "team-agro"
+
+
+@pytest.mark.parametrize("token", ["токен-кирилицею", "two words", " padded"])
+def test_a_token_that_cannot_go_into_a_header_is_refused_unechoed(
+    monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    monkeypatch.setenv("AGX_MEMORY_SERVICE_TOKEN", token)
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "AGX_MEMORY_SERVICE_TOKEN" in str(info.value) and token not in str(info.value)
 
 
 def test_cli_reports_config_error_without_traceback(tmp_path: object) -> None:

@@ -22,6 +22,7 @@ from pipeline.crew.tools.base import (
     short_date,
 )
 from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
+from pipeline.farm.journal_card import crop_label
 from pipeline.farm.reports import build_operations_workbook, op_label, plan_vs_fact
 from pipeline.farm.summary import format_number, season_summary, summary_text
 from pipeline.farm.units import Units
@@ -80,7 +81,8 @@ class FarmDataTools:
 
     async def operations_report(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
         assert ctx.farm_id is not None
-        period = self._period(ctx, args.period, default="month")
+        # No period named ("make an excel of operations"): the last month up to today.
+        period = self._period(ctx, args.period, default="recent")
         report = await build_operations_workbook(
             ctx.db,
             ctx.farm_id,
@@ -88,6 +90,13 @@ class FarmDataTools:
             period.end,
             lang=ctx.lang,
             catalog=ctx.catalog,
+            shared_crops={
+                entry.canonical_id: crop_label(
+                    ctx.vocabulary.shared(), entry.canonical_id, ctx.lang
+                )
+                or entry.display
+                for entry in ctx.vocabulary.shared_crops
+            },
         )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)

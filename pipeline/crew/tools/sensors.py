@@ -9,7 +9,6 @@ from datetime import tzinfo
 from sqlalchemy import select
 
 from db.models import AlertRow, FarmProfileRow
-from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     ChartArgs,
@@ -70,7 +69,7 @@ class SensorTools:
                     sensor=sensor_label(ctx.catalog, ctx.lang, reading.sensor_type),
                     value=format_number(reading.value, ctx.lang),
                     unit=reading.unit,
-                    when=f"{reading.measured_at:%d.%m %H:%M}",
+                    when=ctx.clock(reading.measured_at),
                 )
                 + breach_note(ctx, reading.sensor_type, reading.value, reading.unit)
             )
@@ -138,7 +137,7 @@ class SensorTools:
                     sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
                     value=self._with_unit(ctx, alert.value, alert.sensor_type),
                     threshold=self._with_unit(ctx, alert.threshold, alert.sensor_type),
-                    since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                    since=ctx.clock(alert.started_at),
                 )
             )
         add_more(ctx, lines, len(alerts))

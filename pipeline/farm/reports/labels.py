@@ -3,6 +3,8 @@ fields and crops, from the catalog in the farmer's language."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pipeline.i18n import Catalog
 from pipeline.types import Language
 
@@ -42,7 +44,12 @@ class Labels:
         lang: Language,
         field_names: dict[str, str],
         crop_names: dict[str, str],
+        shared_crops: Mapping[str, str] | None = None,
+        *,
+        timezone: str | None = None,
     ) -> None:
+        self.shared_crops = dict(shared_crops or {})
+        self.timezone = timezone
         self.catalog = catalog
         self.lang = lang
         self.field_names = field_names
@@ -61,7 +68,18 @@ class Labels:
         return self.field_names.get(field_id, field_id)
 
     def crop(self, crop_id: str | None) -> str | None:
-        return None if crop_id is None else self.crop_names.get(crop_id, crop_id)
+        """The farm's name of the crop, else the shared list's; never ``crop:…``."""
+        if crop_id is None:
+            return None
+        found = self.crop_names.get(crop_id) or self.shared_crops.get(crop_id)
+        return found or crop_id.partition(":")[2].replace("-", " ") or crop_id
+
+    def unit(self, unit: str | None) -> str | None:
+        """A unit as the language writes it ("кг/га", not "kg/ha")."""
+        if unit is None:
+            return None
+        key = f"unit.{unit}"
+        return self.catalog.text(self.lang, key) if self.catalog.has(self.lang, key) else unit
 
     def op(self, op_type: str) -> str:
         if op_type not in self._ops:

@@ -12,14 +12,15 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime
 
 from db.repositories import reporting
 from db.repositories.reporting import OperationRecord, ReadingRecord
 from db.uow import Database
 from pipeline.farm import paging
+from pipeline.farm.localtime import day_bounds, local_time
 from pipeline.farm.reports.labels import Labels
 from pipeline.farm.reports.paging import read_ahead
 from pipeline.farm.reports.plan_fact import (
@@ -67,22 +68,52 @@ def _operation_columns(labels: Labels) -> list[Column]:
         Column(labels.text("col_field"), 24),
         Column(labels.text("col_crop"), 18),
         Column(labels.text("col_operation"), 20),
+        Column(labels.text("col_product"), 24),
+        Column(labels.text("col_rate"), 9),
+        Column(labels.text("col_rate_unit"), 10),
         Column(labels.text("col_quantity"), 11),
         Column(labels.text("col_unit"), 9),
-        Column(labels.text("col_product"), 24),
+        Column(labels.text("col_area"), 11),
+        Column(labels.text("col_yield"), 13),
         Column(labels.text("col_status"), 13),
     ]
 
 
+def _amounts(op: OperationRecord) -> tuple[float | None, str | None, float | None, str | None]:
+    """(rate, its unit, amount, its unit); a row written before they were kept apart
+    has one quantity, a rate when its unit is per hectare (or mm of water)."""
+    if any(v is not None for v in (op.rate, op.amount, op.area_ha, op.yield_t_ha)):
+        return op.rate, op.rate_unit, op.amount, op.amount_unit
+    if op.quantity is None or op.unit in ("ha", "t/ha"):
+        return None, None, None, None
+    if op.unit is not None and ("/" in op.unit or op.unit == "mm"):
+        return op.quantity, op.unit, None, None
+    return None, None, op.quantity, op.unit
+
+
 def _operation_values(labels: Labels, op: OperationRecord) -> tuple[CellValue, ...]:
+    rate, rate_unit, amount, amount_unit = _amounts(op)
+    legacy = op.rate is None and op.amount is None and op.area_ha is None
+    area = (
+        op.area_ha
+        if op.area_ha is not None
+        else (op.quantity if legacy and op.unit == "ha" else None)
+    )
+    yield_ = op.yield_t_ha
+    if yield_ is None and legacy and op.unit == "t/ha" and op.yield_t_ha is None:
+        yield_ = op.quantity
     return (
         op.op_date,
         labels.field(op.field_id),
         labels.crop(op.crop_id),
         labels.op(op.op_type),
-        op.quantity,
-        op.unit,
         op.product,
+        rate,
+        labels.unit(rate_unit),
+        amount,
+        labels.unit(amount_unit),
+        area,
+        yield_,
         labels.status(op.status),
     )
 
@@ -150,7 +181,8 @@ def _write_plan_fact(writer: SheetWriter, labels: Labels, rows: Sequence[PlanFac
 
 def _sensor_values(labels: Labels, reading: ReadingRecord) -> tuple[CellValue, ...]:
     return (
-        reading.measured_at.replace(tzinfo=None),  # UTC, as the header says
+        # The farm's clock; Excel has no timezones, so the cell is its wall time.
+        local_time(reading.measured_at, labels.timezone).replace(tzinfo=None),
         labels.field(reading.field_id),
         reading.sensor_id,
         labels.sensor(reading.sensor_type),
@@ -203,12 +235,11 @@ async def _write_sensors(
     query: tuple[str, tuple[date, date], str | None],
     max_rows: int,
 ) -> int:
-    """Readings of the report's days (UTC), type by type so each query follows the
+    """Readings of the report's days (the farm's), type by type so each query follows the
     (farm, type, time) index; capped at ``max_rows`` with a note saying so."""
     farm_id, period, field_id = query
     writer.begin_sheet(labels.text("sheet_sensors"), _sensor_columns(labels))
-    since = datetime.combine(period[0], time.min, UTC)
-    until = datetime.combine(period[1] + timedelta(days=1), time.min, UTC)
+    since, until = day_bounds(period[0], period[1], labels.timezone)
     written = 0
     async with db.read() as session:
         types = await reporting.sensor_types(session, farm_id, since=since, until=until)
@@ -242,15 +273,17 @@ async def build_operations_workbook(
     field_id: str | None = None,
     lang: Language = "uk",
     max_sensor_rows: int = MAX_SENSOR_ROWS,
+    shared_crops: Mapping[str, str] | None = None,
 ) -> Report:
     """An .xlsx of the farm's operations dated ``start``..``end`` (inclusive), their
-    plan vs fact, and the sensor readings of the same days (UTC), optionally for one
+    plan vs fact, and the sensor readings of the same days (the farm's), optionally for one
     field. An empty period still gives a valid workbook with headers."""
     async with db.read() as session:
         names = await field_names(session, farm_id)
         crop_names = await reporting.crop_names(session, farm_id)
         counts = await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id)
-    labels = Labels(catalog, lang, names, crop_names)
+        timezone = await reporting.farm_timezone(session, farm_id)
+    labels = Labels(catalog, lang, names, crop_names, shared_crops, timezone=timezone)
     plan_fact = plan_fact_rows(counts, names)
     buffer = io.BytesIO()
     writer = SheetWriter(buffer)

@@ -1,0 +1,62 @@
+"""Operators: /rules — the routing-rules overlay's versions; /rules rollback undoes
+the version in force (docs/learning.md). Every instance follows within 30 s."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command, CommandObject
+from aiogram.types import Message
+
+from bot.handlers._common import user_language
+from pipeline.i18n import Catalog
+from pipeline.learning.overlay import RuleOverlays
+from pipeline.types import Language
+
+router = Router(name=__name__)
+
+ROLLBACK = ("rollback", "відкат", "откат")
+
+
+async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str:
+    versions = await overlays.versions()
+    in_force = next((v.id for v in versions if not v.rolled_back), None)
+    if not versions:
+        return catalog.text(lang, "overlay.none")
+    lines = [catalog.text(lang, "overlay.header")]
+    for version in versions:
+        key = (
+            "overlay.in_force"
+            if version.id == in_force
+            else "overlay.rolled_back"
+            if version.rolled_back
+            else "overlay.older"
+        )
+        terms = ", ".join(
+            catalog.text(lang, "overlay.term", intent=t.intent.value, kind=t.kind, term=t.term)
+            for t in version.terms
+        )
+        lines.append(catalog.text(lang, key, id=version.id, terms=terms or "—"))
+    if in_force is None:
+        lines.append(catalog.text(lang, "overlay.packaged"))
+    return "\n".join(lines)
+
+
+@router.message(Command("rules"))
+async def on_rules(
+    message: Message, command: CommandObject, overlays: RuleOverlays, catalog: Catalog
+) -> None:
+    lang = user_language(message.from_user)
+    arg = (command.args or "").strip().casefold()
+    if not arg:
+        await message.answer(await _list(overlays, catalog, lang))
+        return
+    if arg not in ROLLBACK:
+        await message.answer(catalog.text(lang, "overlay.usage"))
+        return
+    undone, now = await overlays.rollback()
+    if undone is None:
+        await message.answer(catalog.text(lang, "overlay.nothing_to_undo"))
+    elif now is None:
+        await message.answer(catalog.text(lang, "overlay.undone_packaged", id=undone))
+    else:
+        await message.answer(catalog.text(lang, "overlay.undone", id=undone, now=now))
