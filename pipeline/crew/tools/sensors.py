@@ -186,7 +186,7 @@ async def resolve_field(ctx: RunContext, name: str) -> tuple[str | None, str | N
 
 
 def breach_note(ctx: RunContext, sensor_type: str, value: float, unit: str) -> str:
-    """ "⚠️ under/over the farm's threshold" after a reading that breaks it."""
+    """The "⚠️ under/over the threshold" note after a reading that breaks the farm's."""
     thresholds = ctx.farm.alert_thresholds
     if sensor_type == "soil_moisture" and value < thresholds.soil_moisture_min:
         limit = format_number(thresholds.soil_moisture_min, ctx.lang)
