@@ -312,4 +312,3 @@ async def test_a_pipeline_built_with_other_rules_follows_them(
     custom = build_pipeline(settings, db, catalog, rules=other)
     reply = await _send(custom, session_factory, "агов")
     assert (reply.mode, reply.intent) == ("light", "greeting")
-    assert stock.classifier is rules.classifier and custom.classifier is other.classifier
