@@ -31,6 +31,7 @@ from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.agronomy import Advisor
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -40,10 +41,13 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.learning.nightly import NightlyJob
 from pipeline.learning.overlay import LiveClassifier, RuleOverlays
+from pipeline.learning.proposals import load_examples
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.onboarding import OnboardingFlow
@@ -80,6 +84,8 @@ class Core:
     learnings: Learnings
     #: /rules: the routing-rules overlay's versions, rollback, approvals.
     overlays: RuleOverlays
+    #: The nightly quality job (sends through the bot once one runs).
+    nightly: NightlyJob
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
@@ -173,6 +179,9 @@ def build_pipeline(
             FeedbackDesk(db, learnings),
             Corrections(db, learnings, rules.classifier.intents),
         ),
+        advisor=Advisor(
+            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+        ),
         clock=clock,
     )
 
@@ -239,6 +248,15 @@ def build_core(
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
+        nightly=NightlyJob(
+            db,
+            rules.learning.nightly,
+            rules.classifier.rules,
+            rules.grammar,
+            load_examples(),
+            catalog=pipeline.catalog,
+            operators=settings.agx.operator_ids,
+        ),
         quality=QualityReport(
             db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
         ),
@@ -335,6 +353,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
+            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly_at=core.nightly.at,
+            farm_timezone=core.settings.stepan.farm_timezone,
         ),
     )
 

@@ -9,6 +9,7 @@ from datetime import tzinfo
 from sqlalchemy import select
 
 from db.models import AlertRow, FarmProfileRow
+from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     ChartArgs,
@@ -22,6 +23,7 @@ from pipeline.crew.tools.base import (
     hemisphere,
 )
 from pipeline.crew.words import Words, field_by_name
+from pipeline.farm.alert_rules import SILENT
 from pipeline.farm.chart_window import chart_window
 from pipeline.farm.dates import DateWords
 from pipeline.farm.localtime import zone as zone_of
@@ -130,6 +132,17 @@ class SensorTools:
             return ToolResult("open_alerts", ctx.text_of("compose.alerts_none"))
         lines = [ctx.text_of("compose.alerts_header")]
         for alert in alerts[: ctx.max_items]:
+            if alert.kind == SILENT:
+                lines.append(
+                    ctx.text_of(
+                        "alerts.open_silent",
+                        field=field_label(ctx, names, alert.field_id),
+                        sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
+                        probe=alert.sensor_id or "?",
+                        since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                    )
+                )
+                continue
             lines.append(
                 ctx.text_of(
                     f"compose.alert_{'above' if alert.kind == 'above_max' else 'below'}",
