@@ -16,7 +16,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.fsm.storage.base import BaseStorage
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -32,6 +32,8 @@ from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.agronomy import Advisor
+from pipeline.agronomy.grounded import GroundedWriter
+from pipeline.agronomy.region import FarmRegions
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -88,6 +90,8 @@ class Core:
     nightly: NightlyJob
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
+    #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
+    regions: FarmRegions
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -180,7 +184,13 @@ def build_pipeline(
             Corrections(db, learnings, rules.classifier.intents),
         ),
         advisor=Advisor(
-            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+            rules.knowledge,
+            KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
+            db,
+            # With an LLM: the retrieved cards are its only sources (docs/knowledge.md).
+            writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
+            if brains.client is not None
+            else None,
         ),
         clock=clock,
     )
@@ -197,6 +207,7 @@ def build_core(
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
+    regions = FarmRegions(rules.knowledge, db, memory.editor)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -234,8 +245,14 @@ def build_core(
         memory=memory,
         pipeline=pipeline,
         onboarding=OnboardingFlow(
-            pipeline.catalog, db, memory.editor, rules.vocabulary.shared(), rules.units
+            pipeline.catalog,
+            db,
+            memory.editor,
+            rules.vocabulary.shared(),
+            rules.units,
+            regions,
         ),
+        regions=regions,
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
@@ -292,6 +309,18 @@ def build_storage(settings: Settings) -> BaseStorage:
     return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
 
 
+#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
+ISOLATION_LOCK_TIMEOUT_S = 300
+
+
+def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
+    from aiogram.fsm.storage.redis import RedisStorage
+
+    if not isinstance(storage, RedisStorage):
+        return None
+    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+
+
 class TelegramAlertSender:
     """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
 
@@ -316,8 +345,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
     # each service call is a use case that opens its own transactions.
+    storage = build_storage(core.settings)
     dispatcher = Dispatcher(
-        storage=build_storage(core.settings),
+        storage=storage,
+        # Several instances: one user's updates one at a time across all of them (a
+        # Redis lock per user and chat), as UserOrderMiddleware does within one.
+        events_isolation=isolation(storage),
         settings=core.settings,
         catalog=core.pipeline.catalog,
         pipeline=core.pipeline,  # handle_message / handle_action
@@ -327,6 +360,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=core.terms,
         sensors=core.sensors,
         platform=core.platform,
+        regions=core.regions,  # FarmRegions: /farm update region=...
         learnings=core.learnings,  # /learnings
         quality=core.quality,  # /stats
         overlays=core.overlays,  # /rules

@@ -19,7 +19,7 @@ PROFILE_KEYS: dict[str, tuple[str, ...]] = {
     "preferred_style": STYLES,
 }
 THRESHOLD_KEYS = tuple(AlertThresholds.model_fields)
-FARM_KEYS = ("current_phase", "timezone", *THRESHOLD_KEYS)
+FARM_KEYS = ("current_phase", "timezone", "region", *THRESHOLD_KEYS)
 
 
 class AdminError(ValueError):
@@ -77,6 +77,12 @@ def parse_farm_edit(args: str) -> Edit:
         if zone is None:
             raise AdminError("admin.bad_timezone", value=raw)
         return Edit(target, key, zone)
+    if key == "region":
+        # The oblast as written ("Полтавська"); the handler reads it with the
+        # knowledge base's place words.
+        if not raw:
+            raise AdminError("admin.bad_value", key=key, allowed="Полтавська, Poltava …")
+        return Edit(target, key, raw)
     if key == "current_phase":
         if raw not in PHASES:
             raise AdminError("admin.bad_value", key=key, allowed=", ".join(PHASES))

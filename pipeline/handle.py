@@ -146,6 +146,8 @@ class Pipeline:
             gate.release(incoming.trace_id)
 
     async def _handle(self, incoming: Incoming, started: float) -> Reply:
+        if incoming.photo:
+            return await self._photo(incoming, started)
         now = self._clock()
         loaded = await self._profiles.load(incoming.user_id)
         profile = loaded.profile
@@ -266,6 +268,18 @@ class Pipeline:
         except Exception:
             logger.exception("eval rules failed trace=%s", trace_id)
             return None
+
+    async def _photo(self, incoming: Incoming, started: float) -> Reply:
+        """A picture: Stepan cannot judge one yet. Its caption is answered as a message
+        («що це за хвороба на листі?»), with that said and the agronomist offered;
+        without a caption, the offer alone."""
+        lang = message_language(incoming)
+        note = self.catalog.text(lang, "agronomy.photo_note")
+        if not incoming.text.strip():
+            return Reply(self.catalog.text(lang, "agronomy.photo_only"))
+        reply = await self._handle(replace(incoming, photo=False), started)
+        text = f"{reply.text}\n\n{note}" if reply.text else note
+        return replace(reply, text=text)
 
     def _peer_route(self, incoming: Incoming) -> Route | None:
         if self.peers is None or not incoming.text or incoming.text.startswith("/"):

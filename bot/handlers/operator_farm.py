@@ -11,6 +11,7 @@ from bot.handlers._common import user_language
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
 from pipeline.admin import Edit, parse_farm_edit
+from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
@@ -30,10 +31,16 @@ async def on_farm_update(
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
     catalog: Catalog,
+    regions: FarmRegions,
 ) -> None:
     async def apply(user: int, edit: Edit) -> bool:
         if not (await profiles.load(f"tg:{user}")).known:
             return False
+        if edit.key == "region":
+            region = regions.read(str(edit.value))
+            if region is None:
+                raise ValueError(f"no oblast in {edit.value!r}")
+            return await regions.set(f"tg:{user}", region)
         await profile_editor.update_farm(f"tg:{user}", **{edit.key: edit.value})
         return True
 
