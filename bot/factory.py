@@ -18,18 +18,23 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
+from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
+from bot.fsm_storage import FallbackStorage
 from bot.handlers import build_root_router
+from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
+from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
-from db.engine import create_engine
+from db.engine import DbTimeouts, create_engine
+from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.agronomy import Advisor
 from pipeline.agronomy.grounded import GroundedWriter
@@ -200,7 +205,8 @@ def build_core(
     settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
 ) -> Core:
     rules = rules or Rulebook.load()
-    engine = create_engine(settings.stepan.database_url)
+    # Lock and statement timeouts: a stuck database answers within seconds.
+    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
@@ -262,6 +268,7 @@ def build_core(
             llm=llm_health,
             http=http,
             integrations=settings.integrations,
+            schema=SchemaCheck.load(),
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
@@ -305,8 +312,15 @@ def build_storage(settings: Settings) -> BaseStorage:
     if settings.stepan.redis_url is None:
         return MemoryStorage()
     from aiogram.fsm.storage.redis import RedisStorage
+    from redis.exceptions import RedisError
 
-    return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
+    redis = RedisStorage.from_url(
+        settings.stepan.redis_url.get_secret_value(),
+        # A Redis host that stopped answering must not hold every update for long.
+        connection_kwargs={"socket_connect_timeout": 2.0, "socket_timeout": 2.0},
+    )
+    # Redis gone: state kept in memory meanwhile, a warning, no failed updates.
+    return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
 
 
 #: The per-user Redis lock outlives the longest deep reply (an LLM crew).
@@ -332,11 +346,16 @@ class TelegramAlertSender:
         if bot is not None:
             self._bot = bot
 
-    async def send(self, chat_id: int, text: str) -> None:
+    async def send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
         if self._bot is None:
             raise RuntimeError("no bot bound yet: alerts wait for the next run")
         try:
-            await send_reply(self._bot, chat_id, Reply(text=text))
+            if markup is not None:
+                await self._bot.send_message(chat_id, text, reply_markup=markup)
+            else:
+                await send_reply(self._bot, chat_id, Reply(text=text))
         except TelegramForbiddenError as exc:
             raise RecipientGone(str(exc)) from exc
 
@@ -371,6 +390,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
     in_flight = InFlightMiddleware()
     dispatcher.update.outer_middleware(in_flight)
     dispatcher.update.outer_middleware(TraceMiddleware())
+    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
+    dispatcher.update.outer_middleware(CleanInputMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.include_router(build_root_router())
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
@@ -379,6 +400,13 @@ def build_dispatcher(core: Core) -> Dispatcher:
     watcher = AlertWatcher(
         alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
     )
+    catalog = core.pipeline.catalog
+
+    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
+        # Operators read the catalog's first language; a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
+        await alert_sender.send(chat_id, text, markup)
+
     scheduler = build_scheduler(
         JobRunner(core.db, instance_id()),
         default_jobs(
@@ -387,7 +415,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
-            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
         ),
