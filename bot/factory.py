@@ -37,6 +37,7 @@ from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.agronomy import Advisor
+from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
 from pipeline.clock import Clock, utcnow
@@ -196,6 +197,7 @@ def build_pipeline(
             writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
             if brains.client is not None
             else None,
+            desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
         ),
         clock=clock,
     )
@@ -383,6 +385,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
         learnings=core.learnings,  # /learnings
         quality=core.quality,  # /stats
         overlays=core.overlays,  # /rules
+        # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
+        agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then

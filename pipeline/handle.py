@@ -147,8 +147,9 @@ class Pipeline:
         started = time.perf_counter()
         incoming = _cleaned(incoming)
         lang = message_language(incoming)
-        if not incoming.text:
+        if not incoming.text and not incoming.photo:
             # Only spaces or control characters: nothing to classify, nothing to count.
+            # (A photo without a caption is answered by _photo: describe it in words.)
             return Reply(self.catalog.text(lang, "faults.empty"), intent=Intent.CLARIFY)
         if not gate.pre_check(incoming.trace_id):
             return Reply(self.catalog.text(lang, "errors.recursion"), intent=Intent.REFUSED)
