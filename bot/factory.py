@@ -8,9 +8,7 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -42,6 +40,7 @@ from pipeline.agronomy import Advisor
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
+from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -131,7 +130,7 @@ def build_pipeline(
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
-    clock: Callable[[], datetime] | None = None,
+    clock: Clock = utcnow,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -200,11 +199,13 @@ def build_pipeline(
             else None,
             desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
         ),
-        **({"clock": clock} if clock is not None else {}),
+        clock=clock,
     )
 
 
-def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
+def build_core(
+    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+) -> Core:
     rules = rules or Rulebook.load()
     # Lock and statement timeouts: a stuck database answers within seconds.
     engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
@@ -220,6 +221,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     pipeline = build_pipeline(
         settings,
         db,
+        catalog,
         memory=memory,
         llm_health=llm_health,
         rules=rules,
