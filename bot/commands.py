@@ -42,6 +42,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _user("me"),
     _user("forget"),
     _user("whoami"),
+    _user("myquestions"),
     _operator("profile"),
     _operator("farm"),
     _operator("status"),

@@ -18,7 +18,7 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
-from bot.handlers._common import user_language
+from bot.handlers._common import telegram_user_id, user_language
 from bot.keyboards.pipeline import AgronomistCD
 from pipeline.admin import MAX_ROW_ID
 from pipeline.agronomy.desk import AgronomistDesk
@@ -117,6 +117,30 @@ async def on_card_reply(
     if reply_to.from_user.id != bot.id or not message.text or message.text.startswith("/"):
         raise SkipHandler  # not a reply to Stepan's card: the pipeline takes it
     await _deliver(message, bot, catalog, agronomist, int(card.group(1)), message.text)
+
+
+@router.message(Command("myquestions"))
+async def on_my_questions(
+    message: Message, catalog: Catalog, agronomist: AgronomistDesk | None
+) -> None:
+    """A farmer sees the state of the questions they passed to the agronomist."""
+    if message.from_user is None:
+        return
+    lang = user_language(message.from_user)
+    mine = (
+        await agronomist.of_user(telegram_user_id(message.from_user), SHOWN)
+        if agronomist is not None
+        else []
+    )
+    if not mine:
+        await message.answer(catalog.text(lang, "agronomist.mine_none"))
+        return
+    lines = [catalog.text(lang, "agronomist.mine_header")]
+    lines += [
+        catalog.text(lang, f"agronomist.mine_{q.status}", id=q.id, question=q.question)
+        for q in mine
+    ]
+    await message.answer("\n".join(lines))
 
 
 @operator_router.message(Command("questions"))

@@ -97,6 +97,22 @@ async def pending(session: AsyncSession, limit: int) -> list[Question]:
     return [_question(row) for row in rows]
 
 
+async def of_user(session: AsyncSession, user_id: str, limit: int) -> list[Question]:
+    """One farmer's questions sent to the agronomist (newest first), with their state."""
+    rows = (
+        await session.execute(
+            select(AgronomistQuestionRow)
+            .where(
+                AgronomistQuestionRow.user_id == user_id,
+                AgronomistQuestionRow.status.in_(("pending", "answered")),
+            )
+            .order_by(AgronomistQuestionRow.id.desc())
+            .limit(limit)
+        )
+    ).scalars()
+    return [_question(row) for row in rows]
+
+
 async def set_card(session: AsyncSession, question_id: int, card: str) -> None:
     await session.execute(
         update(AgronomistQuestionRow)

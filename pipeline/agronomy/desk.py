@@ -156,6 +156,11 @@ class AgronomistDesk:
             self._catalog.text(lang, "agronomist.answer", question=question.question, text=text),
         )
 
+    async def of_user(self, user_id: str, limit: int) -> list[repo.Question]:
+        """The farmer's own questions to the agronomist and their state (/myquestions)."""
+        async with self._db.read() as session:
+            return await repo.of_user(session, user_id, limit)
+
     async def pending(self, limit: int) -> list[repo.Question]:
         async with self._db.read() as session:
             return await repo.pending(session, limit)

@@ -120,3 +120,22 @@ async def test_questions_lists_the_pending_ones(tg: LocalBot, core: Core, catalo
     [(_, text)] = messages(await tg.say(OPERATOR, "/questions"))
     assert text.startswith(catalog.text("uk", "agronomist.header"))
     assert f"#{number}" in text and "кавун" in text
+
+
+async def test_a_farmer_sees_the_state_of_their_questions(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    assert messages(await tg.say(FARMER, "/myquestions")) == [
+        (FARMER, catalog.text("uk", "agronomist.mine_none"))
+    ]
+    number, _ = await consent(tg)
+    pending = catalog.text("uk", "agronomist.mine_pending", id=number, question=UNSURE)
+    header = catalog.text("uk", "agronomist.mine_header")
+    assert messages(await tg.say(FARMER, "/myquestions")) == [(FARMER, f"{header}\n{pending}")]
+    # Nobody else sees it.
+    assert messages(await tg.say(INTRUDER, "/myquestions")) == [
+        (INTRUDER, catalog.text("uk", "agronomist.mine_none"))
+    ]
+    await tg.say(OPERATOR, f"/answer {number} 6–8 тис. насінин на гектар")
+    answered = catalog.text("uk", "agronomist.mine_answered", id=number, question=UNSURE)
+    assert messages(await tg.say(FARMER, "/myquestions")) == [(FARMER, f"{header}\n{answered}")]
