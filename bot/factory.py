@@ -45,6 +45,7 @@ from pipeline.learning.feedback import FeedbackDesk, Learnings
 from pipeline.learning.overlay import LiveClassifier, RuleOverlays
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
+from pipeline.naming import NameBook
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -81,6 +82,8 @@ class Core:
     overlays: RuleOverlays
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
+    #: Names for ids in the cards people read (/me, /profile, /farm).
+    names: NameBook
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -236,6 +239,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         quality=QualityReport(
             db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
         ),
+        names=NameBook(db, rules.vocabulary),
         peer_link=link,
         peer_server=server,
     )
@@ -306,6 +310,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         learnings=core.learnings,  # /learnings
         quality=core.quality,  # /stats
         overlays=core.overlays,  # /rules
+        names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
