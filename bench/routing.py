@@ -27,6 +27,7 @@ if str(REPO) not in sys.path:
 
 from pipeline.classifier import Classifier  # noqa: E402
 from pipeline.gate import select_crew  # noqa: E402
+from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.types import ClassifierContext  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "routing-dev.jsonl"
@@ -114,9 +115,14 @@ def _baseline(case: Case) -> object:
     return case.text.lower().split()
 
 
-def measure(cases: Sequence[Case], repeat: int) -> dict[str, float]:
-    warm = Classifier.from_file()
-    cold = Classifier.from_file(token_cache_size=0)
+def measure(cases: Sequence[Case], rules: Rulebook, repeat: int) -> dict[str, float]:
+    warm = rules.classifier
+    cold = Classifier(
+        rules.classifier.rules,
+        rules.grammar,
+        token_cache_size=0,
+        probes={"knowledge": rules.knowledge.claim},
+    )
     base = per_message_us(_baseline, cases, repeat)
     warm_us = per_message_us(lambda c: route(warm, c), cases, repeat)
     cold_us = per_message_us(lambda c: route(cold, c), cases, repeat)
@@ -204,9 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cases:
         print(f"routing corpus {args.corpus} is empty", file=sys.stderr)
         return 2
-    classifier = Classifier.from_file()
-    report = summarise([route(classifier, case) for case in cases])
-    report.update(measure(cases, max(1, args.repeat)))
+    # The classifier as the bot builds it: the knowledge base scores the advice intent.
+    rules = Rulebook.load()
+    report = summarise([route(rules.classifier, case) for case in cases])
+    report.update(measure(cases, rules, max(1, args.repeat)))
     report["corpus"] = str(args.corpus)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))

@@ -29,6 +29,8 @@ class StepanSettings(BaseSettings):
     llm_base_url: AnyHttpUrl | None = None
     llm_api_key: SecretStr | None = None
     log_level: str = "INFO"
+    #: The farm's clock for the nightly quality job (03:00 there; docs/learning.md).
+    farm_timezone: str = "Europe/Kyiv"
     #: redis://host:6379/0 — FSM storage shared by several instances (may hold a password).
     redis_url: SecretStr | None = None
     #: The sensor readings endpoint (bot/web.py, docs/sensors.md); off while the port is None.

@@ -8,7 +8,9 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -31,6 +33,7 @@ from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.agronomy import Advisor
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -39,10 +42,13 @@ from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
 from pipeline.i18n import Catalog
+from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.feedback import FeedbackDesk, Learnings
+from pipeline.learning.nightly import NightlyJob
 from pipeline.learning.overlay import LiveClassifier, RuleOverlays
+from pipeline.learning.proposals import load_examples
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.naming import NameBook
@@ -80,6 +86,8 @@ class Core:
     learnings: Learnings
     #: /rules: the routing-rules overlay's versions, rollback, approvals.
     overlays: RuleOverlays
+    #: The nightly quality job (sends through the bot once one runs).
+    nightly: NightlyJob
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
     #: Names for ids in the cards people read (/me, /profile, /farm).
@@ -116,6 +124,7 @@ def build_pipeline(
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -174,6 +183,10 @@ def build_pipeline(
             FeedbackDesk(db, learnings),
             Corrections(db, learnings, rules.classifier.intents),
         ),
+        advisor=Advisor(
+            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+        ),
+        **({"clock": clock} if clock is not None else {}),
     )
 
 
@@ -236,6 +249,15 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
+        nightly=NightlyJob(
+            db,
+            rules.learning.nightly,
+            rules.classifier.rules,
+            rules.grammar,
+            load_examples(),
+            catalog=pipeline.catalog,
+            operators=settings.agx.operator_ids,
+        ),
         quality=QualityReport(
             db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
         ),
@@ -334,6 +356,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
+            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly_at=core.nightly.at,
+            farm_timezone=core.settings.stepan.farm_timezone,
         ),
     )
 

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
@@ -37,6 +38,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from db.repositories import handoffs, inbox, interactions, jobs
 from db.uow import Database
 from pipeline.farm.alerts import AlertWatcher
+from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.sweep import ExpertiseSweep
 from pipeline.memory.syncing import MemorySync
@@ -159,6 +161,9 @@ def default_jobs(
     sync: MemorySync,
     clock: Callable[[], datetime] = _utcnow,
     watcher: AlertWatcher | None = None,
+    nightly: NightlyJob | None = None,
+    nightly_at: tuple[int, int] = (3, 0),
+    farm_timezone: str = "Europe/Kyiv",
 ) -> list[JobSpec]:
     async def expertise_sweep() -> str:
         return f"upgraded {await sweep.run()}"
@@ -207,6 +212,15 @@ def default_jobs(
             return (await watcher.run()).describe()
 
         specs.append(JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * minute))
+    if nightly is not None:
+        # The quality report and verified routing proposals (docs/learning.md), at
+        # the farm's night; once across instances like every job here.
+        async def nightly_quality() -> str:
+            return (await nightly.run()).describe()
+
+        hour, at_minute = nightly_at
+        trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
+        specs.append(JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * minute))
     return specs
 
 

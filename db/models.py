@@ -102,6 +102,9 @@ class FarmProfileRow(Base):
     timezone: Mapped[str] = mapped_column(
         String(64), default=DEFAULT_TIMEZONE, server_default=DEFAULT_TIMEZONE
     )
+    #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
+    #: use its zone. Stepan's own column, not part of the seed's JSON.
+    region: Mapped[str | None] = mapped_column(String(64))
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )
@@ -378,7 +381,9 @@ class SensorReadingRow(Base):
 
 
 class AlertRow(Base):
-    """One threshold-breach episode: opened on the first bad reading, closed on recovery."""
+    """One episode: a threshold breach (opened on the first bad reading, closed once
+    the value is back past the threshold by the hysteresis margin) or a silent probe
+    (kind "silent", closed by its next reading). pipeline/farm/alerts.py."""
 
     __tablename__ = "alerts"
     __table_args__ = (Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),)
@@ -387,12 +392,17 @@ class AlertRow(Base):
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     field_id: Mapped[str | None] = mapped_column(String(64))
     sensor_type: Mapped[str] = mapped_column(String(32))
-    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max
+    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max | silent
     value: Mapped[float] = mapped_column(Float)
     threshold: Mapped[float] = mapped_column(Float)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The probe: the key of a field-less or silent probe's episodes; for a field's
+    #: episode the worst probe when it opened.
+    sensor_id: Mapped[str | None] = mapped_column(String(64))
+    ended_value: Mapped[float | None] = mapped_column(Float)
+    recovery_notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class FarmTokenRow(Base):

@@ -30,6 +30,7 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
+from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_advice
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
@@ -107,6 +108,7 @@ class Pipeline:
         peers: HandoffDesk | None = None,
         evals: EvalRules | None = None,
         learning: LearningDesk | None = None,
+        advisor: Advisor | None = None,
         clock: Callable[[], datetime] = _utcnow,
         rules_refresh: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -124,6 +126,8 @@ class Pipeline:
         #: Checks on every reply (docs/learning.md); None: none are run.
         self._evals = evals
         self._learning = learning
+        #: Agronomy questions (docs/knowledge.md): None answers them on the deep path.
+        self.advisor = advisor
         self._clock = clock
         #: Picks up an approved routing-rules overlay (pipeline/learning/overlay.py);
         #: cheap: it reads the database at most every 30 s.
@@ -167,6 +171,8 @@ class Pipeline:
             if self._rules_refresh is not None:
                 await self._rules_refresh()
             decision = self._classify(work, loaded, now)
+            if self.advisor is not None and wants_advice(decision):
+                decision = as_advice(decision)
         crew = (
             gate.select_crew(decision, has_iot=loaded.farm.has_iot)
             if decision.mode == "deep"
@@ -191,6 +197,10 @@ class Pipeline:
                 )
             )
             reply = Reply(text)
+        elif decision.intent == Intent.ADVICE and self.advisor is not None:
+            reply = await self.advisor.answer(
+                AdviceRequest(incoming.user_id, work.text, lang, profile, loaded.farm, now)
+            )
         else:
             answered_deep = True
             reply = await self._deep(

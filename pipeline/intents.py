@@ -38,6 +38,8 @@ class Intent(StrEnum):
     REPORTING = "reporting"
     PLATFORM = "platform"
     DECISION = "decision"
+    #: An agronomy question the knowledge base reads (docs/knowledge.md).
+    ADVICE = "advice"
     # The pipeline's own verdicts; no rule matches them.
     #: The classifier failed: deep with every sub-agent (seed 3.1).
     UNKNOWN = "unknown"

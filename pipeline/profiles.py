@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from pipeline.farm.localtime import DEFAULT_TIMEZONE, valid_zone
+from pipeline.intents import Intent
 from pipeline.types import ClassifierContext, Language
 
 Expertise = Literal["novice", "intermediate", "expert"]
@@ -26,6 +27,8 @@ AGENT = "agromatrix"
 RECENT_TOPICS_KEPT = 10
 #: A threshold breach this recent sends the next message down the deep path.
 RECENT_ALERT_WINDOW = timedelta(hours=24)
+#: A follow-up within this time continues an agronomy conversation ("а глибина?").
+RECENT_ADVICE_WINDOW = timedelta(minutes=30)
 
 
 def _as_utc(value: datetime) -> datetime:
@@ -205,4 +208,14 @@ def classifier_context(
         force_deep=force_deep,
         recent_alert=last_alert is not None and now - last_alert < RECENT_ALERT_WINDOW,
         pending_terms=farm.dict_pending_count,
+        recent_advice=recent_advice(profile, now),
+        grows_crops=bool(farm.crop_ids),
     )
+
+
+def recent_advice(profile: UserProfile, now: datetime) -> bool:
+    """The last message was an agronomy question, recently enough to follow up on."""
+    if not profile.recent_topics:
+        return False
+    last = profile.recent_topics[-1]
+    return last.intent == Intent.ADVICE and now - last.ts < RECENT_ADVICE_WINDOW

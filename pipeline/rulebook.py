@@ -109,9 +109,17 @@ class Rulebook:
         operation_rules = OperationRules.from_rules(
             raw_operations, names, date_words, thresholds, Catalogue.load(thresholds, products)
         )
+        knowledge_base = KnowledgeBase.load(
+            thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
+        )
         return cls(
             grammar=thresholds,
-            classifier=Classifier(ClassifierRules.load(classifier), thresholds),
+            # The knowledge base's question reader scores the advice intent.
+            classifier=Classifier(
+                ClassifierRules.load(classifier),
+                thresholds,
+                probes={"knowledge": knowledge_base.claim},
+            ),
             dates=date_words,
             vocabulary=Vocabulary(names, shared_crops),
             operations=operation_rules,
@@ -119,9 +127,7 @@ class Rulebook:
             sensors=SensorTypes.load(sensors),
             crew=CrewSpec.load(agents),
             prompts=Prompts.load(prompts),
-            knowledge=KnowledgeBase.load(
-                thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
-            ),
+            knowledge=knowledge_base,
             peers=PeerDirectory.load(thresholds, peers),
             privacy=PrivacyRules.load(thresholds, privacy),
             evals=EvalRules.load(evals),

@@ -54,6 +54,10 @@ class ClassifierContext:
     force_deep: bool = False
     recent_alert: bool = False
     pending_terms: int = 0
+    #: The previous message, minutes ago, was an agronomy question ("а норма висіву?").
+    recent_advice: bool = False
+    #: The farm grows at least one crop: "яка норма висіву?" is about its crops.
+    grows_crops: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from pipeline.types import Language
 router = Router(name=__name__)
 
 ROLLBACK = ("rollback", "відкат", "откат")
+DECISIONS = {"approve": True, "reject": False}
 
 
 async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str:
@@ -49,6 +50,14 @@ async def on_rules(
     arg = (command.args or "").strip().casefold()
     if not arg:
         await message.answer(await _list(overlays, catalog, lang))
+        return
+    verb, _, number = arg.partition(" ")
+    if verb in DECISIONS and number.strip().isdigit():
+        by = f"tg:{message.from_user.id}" if message.from_user else "?"
+        outcome, version = await overlays.decide(int(number), approve=DECISIONS[verb], by=by)
+        await message.answer(
+            catalog.text(lang, f"overlay.decision_{outcome}", id=int(number), version=version)
+        )
         return
     if arg not in ROLLBACK:
         await message.answer(catalog.text(lang, "overlay.usage"))

@@ -147,3 +147,37 @@ async def count_readings(
         query = query.where(rows.field_id == field_id)
     result = await session.execute(query)
     return int(result.scalar_one())
+
+
+async def count_buckets(
+    session: AsyncSession,
+    farm_id: str,
+    *,
+    since: datetime,
+    until: datetime,
+    width: int,
+    field_id: str | None = None,
+) -> int:
+    """How many (field, probe, type, bucket) groups the readings make (UTC buckets):
+    the rows an aggregated sheet would have."""
+    rows = SensorReadingRow
+    bucket = bucket_of(rows.measured_at, width, 0)
+    query = select(rows.field_id, rows.sensor_id, rows.sensor_type, bucket).where(
+        rows.farm_id == farm_id,
+        rows.measured_at >= as_utc(since),
+        rows.measured_at < as_utc(until),
+    )
+    if field_id is not None:
+        query = query.where(rows.field_id == field_id)
+    groups = query.group_by(rows.field_id, rows.sensor_id, rows.sensor_type, bucket).subquery()
+    result = await session.execute(select(func.count()).select_from(groups))
+    return int(result.scalar_one())
+
+
+async def unit_of(session: AsyncSession, farm_id: str, sensor_type: str) -> str:
+    """The unit the farm's readings of a type are stored in (one per type)."""
+    rows = SensorReadingRow
+    result = await session.execute(
+        select(rows.unit).where(rows.farm_id == farm_id, rows.sensor_type == sensor_type).limit(1)
+    )
+    return result.scalar_one_or_none() or ""

@@ -10,7 +10,7 @@ not planning).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline.classifier.index import EMPTY, NO_HITS, BlockRef, Compiled, Hits, TermRef, hits_of
 from pipeline.classifier.rules import ClassifierRules
@@ -38,6 +38,8 @@ class Analysis:
     lexicons: frozenset[str]
     #: Words that neither a matched intent nor the filler list explain.
     extra_words: int
+    #: Intents a blocker term un-matched.
+    blocked: frozenset[Intent] = frozenset()
 
 
 @dataclass(slots=True)
@@ -128,7 +130,19 @@ class Matcher:
             matched=matched,
             lexicons=frozen_lex,
             extra_words=self._unexplained(hits, explained, set(matched)),
+            blocked=frozenset(tally.blocked),
         )
+
+    def with_scores(self, a: Analysis, extra: Mapping[Intent, tuple[int, int]]) -> Analysis:
+        """``a`` with more points (score, triggers) per intent from another reader (a
+        probe), matched again by the same rules: minimum score, blockers, requirements."""
+        tally = _Tally(scores=dict(a.scores), triggers=dict(a.triggers), blocked=set(a.blocked))
+        for name, (score, triggers) in extra.items():
+            tally.scores[name] = tally.scores.get(name, 0) + score
+            if triggers:
+                tally.triggers[name] = tally.triggers.get(name, 0) + triggers
+        matched = self._matched_intents(tally, a.lexicons)
+        return replace(a, scores=tally.scores, triggers=tally.triggers, matched=matched)
 
     def _token_hits(self, token: str) -> Hits:
         cached = self._token_cache.get(token)

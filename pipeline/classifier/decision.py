@@ -14,7 +14,7 @@ general with every crew. Low confidence, ``--deep``, ``ctx.force_deep``,
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,11 @@ from pipeline.intents import Intent
 from pipeline.text import normalize
 from pipeline.types import CREW_NAMES, ClassifierContext, DepthDecision
 
-__all__ = ["Classifier"]
+__all__ = ["Classifier", "Probe"]
+
+#: Another reader's score for an intent (``IntentSpec.probe``): 0 when it sees nothing,
+#: a trigger's weight when it is sure.
+Probe = Callable[[str], int]
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +44,18 @@ class Classifier:
         grammar: Grammar,
         *,
         token_cache_size: int = DEFAULT_TOKEN_CACHE,
+        probes: Mapping[str, Probe] | None = None,
     ) -> None:
         self._rules = rules
+        # An intent whose probe is not given is matched by its terms alone (the
+        # rules file alone, as in unit tests of the word rules).
+        given = probes or {}
+        self._given_probes = dict(given)
+        self._probes = {
+            name: given[spec.probe]
+            for name, spec in rules.intents.items()
+            if spec.probe is not None and spec.probe in given
+        }
         self._settings = settings = rules.settings
         self._intents = rules.intents
         # Light intents: their position; deep intents: their tier. ``order`` breaks
@@ -97,6 +111,12 @@ class Classifier:
         return self._rules
 
     @property
+    def probes(self) -> Mapping[str, Probe]:
+        """The probes it was given by name (a classifier built from its rules plus
+        more terms takes them over)."""
+        return self._given_probes
+
+    @property
     def intents(self) -> Mapping[Intent, IntentSpec]:
         return self._intents
 
@@ -123,11 +143,35 @@ class Classifier:
     def _classify(self, text: str, ctx: ClassifierContext) -> DepthDecision:
         body, forced_prefix = self._strip_force_prefix(text)
         analysis = self._analyse(body)
+        if self._probes and self._worth_probing(analysis):
+            analysis = self._probed(analysis, body, ctx)
         decision = self._decide(analysis, ctx)
         return self._apply_overrides(decision, ctx, forced_prefix)
 
     def _analyse(self, text: str) -> Analysis:
         return self._matcher.analyse(normalize(text))
+
+    def _worth_probing(self, a: Analysis) -> bool:
+        """A pleasantry, small talk or an off-topic question without one farming word
+        is not read again: it is most of the light traffic, and a probe costs more
+        than the rules."""
+        if self._settings.domain_lexicon in a.lexicons:
+            return True
+        return not any(self._intents[name].mode == "light" for name in a.matched)
+
+    def _probed(self, a: Analysis, text: str, ctx: ClassifierContext) -> Analysis:
+        extra: dict[Intent, tuple[int, int]] = {}
+        weight = self._settings.trigger_weight
+        for name, probe in self._probes.items():
+            score = probe(text)
+            spec = self._intents[name]
+            if 0 < score < weight and (ctx.recent_advice or ctx.grows_crops):
+                others = {n for n in a.matched if self._intents[n].mode == "deep"}
+                if others <= set(spec.context_yields):
+                    score += spec.context_bonus
+            if score:
+                extra[name] = (score, 1 if score >= weight else 0)
+        return self._matcher.with_scores(a, extra) if extra else a
 
     def _strip_force_prefix(self, text: str) -> tuple[str, bool]:
         stripped = text.lstrip()

@@ -35,6 +35,14 @@ class IntentSpec:
     #: Its crew only: other matched intents add none (a platform outage that
     #: mentions sensors needs the platform agent, not the IoT one).
     solo_crew: bool = False
+    #: Another reader scores the intent too (``"knowledge"``: the agronomy question
+    #: reader), given to the classifier by name; its score adds to the terms'.
+    probe: str | None = None
+    #: Added to a probe's half score (a topic without its subject: "and the depth?")
+    #: when the context supplies the subject (the previous message was this intent,
+    #: or the farm grows crops) and no deep intent but ``context_yields`` matched.
+    context_bonus: int = 0
+    context_yields: tuple[Intent, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +169,9 @@ def _parse_intent(name: Intent, table: Mapping[str, Any], settings: Settings) ->
         min_score=int(table.get("min_score", settings.min_score)),
         requires_any=_str_tuple(table.get("requires_any", []), f"{name}.requires_any"),
         solo_crew=bool(table.get("solo_crew", False)),
+        probe=str(table["probe"]) if "probe" in table else None,
+        context_bonus=int(table.get("context_bonus", 0)),
+        context_yields=_intents(table.get("context_yields", []), f"{name}.context_yields"),
     )
 
 

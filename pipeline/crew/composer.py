@@ -212,7 +212,9 @@ class Composer:
         """What Stepan knows himself: advice, or why there are no sensor data."""
         intents = intents_of(request)
         try:
-            if Intent.DECISION in intents:
+            # A question the knowledge base would answer, here without the advisor
+            # (a peer's question): the rule-based advice.
+            if intents & {Intent.DECISION, Intent.ADVICE}:
                 ctx.artifacts.tools_run.append(("stepan", "advice"))
                 return (await self._tools.run("advice", ctx, {})).text
         except Exception:

@@ -24,6 +24,7 @@ from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.words import Words, field_by_name
+from pipeline.farm.alert_rules import SILENT
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS, chart_window
 from pipeline.farm.dates import DateWords, DefaultKind, Hemisphere, Period, parse_period
 from pipeline.farm.journal_card import crop_label
@@ -275,6 +276,17 @@ class FarmTools:
             return ToolResult("open_alerts", ctx.text_of("compose.alerts_none"))
         lines = [ctx.text_of("compose.alerts_header")]
         for alert in alerts[: ctx.max_items]:
+            if alert.kind == SILENT:
+                lines.append(
+                    ctx.text_of(
+                        "alerts.open_silent",
+                        field=_field(ctx, names, alert.field_id),
+                        sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
+                        probe=alert.sensor_id or "?",
+                        since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                    )
+                )
+                continue
             lines.append(
                 ctx.text_of(
                     f"compose.alert_{'above' if alert.kind == 'above_max' else 'below'}",

@@ -1,22 +1,20 @@
-"""Threshold alerts from sensor readings: Stepan writes first (DESIGN.md).
+"""Sensor alerts: Stepan writes first (DESIGN.md).
 
-The ``sensor_watch`` job runs ``AlertWatcher.run`` every few minutes. For every
-farm with recent readings it compares the NEWEST reading per (field, sensor type)
-with the farm's ``alert_thresholds``:
+The ``sensor_watch`` job runs ``AlertWatcher.run`` every few minutes. For every farm
+with readings in the last days it decides, in one short write per farm, which
+episodes open and end (``pipeline.farm.alert_rules``: thresholds with hysteresis
+judged on the field's worst probe, and silent probes), then sends what is pending:
 
-* a breach with no open episode opens one (an ``alerts`` row: started_at, the value
-  and the threshold) and sets the farm's ``iot_sensors.last_alert``;
-* a breach while the episode is open changes nothing: one alert per episode, not
-  one per reading;
-* a reading back within the thresholds closes the episode (``ended_at``), so the
-  next breach is a new episode and alerts again.
+* one alert per episode (an ``alerts`` row; ``notified_at`` set once Telegram took
+  the message), however many readings and runs it lasts;
+* one recovery message when an episode the farmer was told about ends
+  (``recovery_notified_at``); recoveries older than ``RECOVERY_MAX_AGE`` are not
+  sent (old news).
 
-An open episode nobody has been told about yet (``notified_at`` NULL) is sent to the
-farm's user through an ``AlertSender``; ``notified_at`` is set only after Telegram
-took the message, so a failed send is retried on the next run (at least once: a
-frost warning lost to a network blip is worse than a rare repeat after a crash).
-Users who blocked the bot (active = false) or are not Telegram users get nothing;
-their episodes wait, so a user who comes back during the episode still hears of it.
+Delivery is at least once: a failed send is retried on the next run (a frost warning
+lost to a network blip is worse than a rare repeat after a crash). Users who blocked
+the bot (active = false) or are not Telegram users get nothing; their open episodes
+wait, so a user who comes back during one still hears of it.
 """
 
 from __future__ import annotations
@@ -32,19 +30,33 @@ from sqlalchemy import exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
+from db.repositories.sensor_watch import newest_per_probe, probe_activity
 from db.uow import Database
+from pipeline.farm.alert_rules import (
+    SILENT,
+    Decisions,
+    Episode,
+    breach_of,
+    decide_levels,
+    decide_silence,
+)
+from pipeline.farm.localtime import local_time
 from pipeline.farm.reports import sensor_label
-from pipeline.farm.sensor_store import LatestReading, latest_readings
 from pipeline.farm.sensors import SensorTypes
+from pipeline.farm.summary import format_number
 from pipeline.i18n import Catalog
 from pipeline.profiles import AlertThresholds
 from pipeline.types import CONSOLE_USER_IDS_FROM, Language
 
 logger = logging.getLogger(__name__)
 
-#: Older readings open no episode: a sensor silent for a day says nothing about
-#: now, and an alert about last week's dry spell is noise.
+__all__ = ["AlertSender", "AlertWatcher", "RecipientGone", "WatchResult", "breach_of"]
+
+#: Older readings open no threshold episode: a reading a day old says nothing about
+#: now (silence says it instead), and an alert about last week's dry spell is noise.
 MAX_READING_AGE = timedelta(hours=24)
+#: A recovery not sent within this long after the episode ended is not sent at all.
+RECOVERY_MAX_AGE = timedelta(hours=24)
 
 
 class AlertSender(Protocol):
@@ -65,12 +77,6 @@ class FarmAlertProfiles(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Breach:
-    kind: str  # below_min | above_max
-    threshold: float
-
-
-@dataclass(frozen=True, slots=True)
 class WatchResult:
     farms: int
     opened: int
@@ -87,22 +93,6 @@ class WatchResult:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def breach_of(group: str, value: float, limits: AlertThresholds) -> Breach | None:
-    """Which threshold ``value`` crosses, if any (a value AT a threshold is fine)."""
-    if group == "soil_moisture" and value < limits.soil_moisture_min:
-        return Breach("below_min", limits.soil_moisture_min)
-    if group == "temperature":
-        if value < limits.temperature_min:
-            return Breach("below_min", limits.temperature_min)
-        if value > limits.temperature_max:
-            return Breach("above_max", limits.temperature_max)
-    return None
 
 
 def thresholds_of(raw: dict[str, Any] | None, farm_id: str) -> AlertThresholds:
@@ -130,6 +120,15 @@ class _Farm:
     thresholds: AlertThresholds
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    alert: AlertRow
+    user_id: str
+    lang: Language
+    timezone: str | None
+    recovery: bool
+
+
 class AlertWatcher:
     def __init__(
         self,
@@ -149,13 +148,14 @@ class AlertWatcher:
         self._clock = clock
         self._max_age = max_age
         self._types = types
+        self._policy = types.alerting
         known = types.types.values()
         self._groups = {kind.name: kind.alerts for kind in known if kind.alerts is not None}
 
     async def run(self) -> WatchResult:
-        """One pass over all farms, then the pending notifications. A database error
-        raises (the job records it); a failed send is counted and retried next run.
-        Every step is a short transaction of its own; none is open while sending."""
+        """One pass over all farms, then the pending messages. A database error raises
+        (the job records it); a failed send is counted and retried next run. Every
+        step is a short transaction of its own; none is open while sending."""
         now = self._clock()
         farms = await self._farms(now)
         opened = closed = 0
@@ -165,18 +165,21 @@ class AlertWatcher:
             closed += farm_closed
             if farm_opened:
                 await self._profiles.update_farm(farm.user_id, last_alert=now)
-        sent, failed = await self._notify()
+        sent, failed = await self._notify(now)
         result = WatchResult(len(farms), opened, closed, sent, failed)
         if opened or closed or sent or failed:
             logger.info("alerts: %s", result.describe())
         return result
 
+    def _lookback(self) -> timedelta:
+        return max(self._max_age, self._policy.silent_lookback)
+
     async def _farms(self, now: datetime) -> list[_Farm]:
         readings = SensorReadingRow
         recent = exists().where(
             readings.farm_id == FarmProfileRow.farm_id,
-            readings.sensor_type.in_(list(self._groups)),
-            readings.measured_at >= now - self._max_age,
+            readings.sensor_type.in_(list(self._types.types)),
+            readings.measured_at >= now - self._lookback(),
         )
         async with self._db.read() as session:
             result = await session.execute(
@@ -192,97 +195,125 @@ class AlertWatcher:
         ]
 
     async def _update_episodes(self, farm: _Farm, now: datetime) -> tuple[int, int]:
+        policy = self._policy
         async with self._db.write() as session:
-            latest = await latest_readings(
+            values = await newest_per_probe(
+                session, farm.farm_id, list(self._groups), since=now - self._max_age
+            )
+            activity = await probe_activity(
                 session,
                 farm.farm_id,
-                sensor_types_in=list(self._groups),
-                since=now - self._max_age,
+                list(self._types.types),
+                since=now - policy.silent_lookback,
+                skip_sources=policy.batch_sources,
             )
             result = await session.execute(
                 select(AlertRow).where(
                     AlertRow.farm_id == farm.farm_id, AlertRow.ended_at.is_(None)
                 )
             )
-            episodes = {(row.field_id, row.sensor_type): row for row in result.scalars()}
-            return self._apply(session, farm, latest, episodes)
+            rows = {row.id: row for row in result.scalars()}
+            episodes = [
+                Episode(row.id, row.field_id, row.sensor_type, row.sensor_id, row.kind)
+                for row in rows.values()
+            ]
+            levels = decide_levels(values, episodes, self._groups, farm.thresholds, policy)
+            silence = decide_silence(activity, episodes, now, policy)
+            return self._apply(session, farm, rows, (levels, silence))
 
+    @staticmethod
     def _apply(
-        self,
         session: AsyncSession,
         farm: _Farm,
-        latest: Sequence[LatestReading],
-        episodes: dict[tuple[str | None, str], AlertRow],
+        rows: dict[int, AlertRow],
+        decisions: Sequence[Decisions],
     ) -> tuple[int, int]:
         opened = closed = 0
-        for reading in latest:
-            breach = breach_of(self._groups[reading.sensor_type], reading.value, farm.thresholds)
-            episode = episodes.get((reading.field_id, reading.sensor_type))
-            if episode is not None and breach is not None and episode.kind == breach.kind:
-                continue  # still the same episode: already alerted (or pending)
-            if episode is not None:
-                # Recovered, or crossed straight to the other threshold (frost to heat
-                # in five minutes is a broken probe, but it is a different alert).
-                episode.ended_at = reading.measured_at
+        for decided in decisions:
+            for closing in decided.closes:
+                row = rows[closing.episode_id]
+                row.ended_at = closing.ended_at
+                row.ended_value = closing.ended_value
                 closed += 1
-            if breach is not None:
+            for opening in decided.opens:
                 session.add(
                     AlertRow(
                         farm_id=farm.farm_id,
-                        field_id=reading.field_id,
-                        sensor_type=reading.sensor_type,
-                        kind=breach.kind,
-                        value=reading.value,
-                        threshold=breach.threshold,
-                        started_at=reading.measured_at,
+                        field_id=opening.field_id,
+                        sensor_type=opening.sensor_type,
+                        sensor_id=opening.sensor_id,
+                        kind=opening.kind,
+                        value=opening.value,
+                        threshold=opening.threshold,
+                        started_at=opening.started_at,
                     )
                 )
                 opened += 1
         return opened, closed
 
-    # -- notifications ------------------------------------------------------------------
+    # -- messages -----------------------------------------------------------------------
 
-    async def _notify(self) -> tuple[int, int]:
+    async def _pending(self, now: datetime) -> list[_Pending]:
+        told = AlertRow.notified_at.is_not(None)
+        alert_due = AlertRow.ended_at.is_(None) & AlertRow.notified_at.is_(None)
+        recovery_due = (
+            told
+            & AlertRow.ended_at.is_not(None)
+            & AlertRow.recovery_notified_at.is_(None)
+            & (AlertRow.ended_at >= now - RECOVERY_MAX_AGE)
+        )
         async with self._db.read() as session:
             result = await session.execute(
-                select(AlertRow, FarmProfileRow.user_id, UserProfileRow)
+                select(AlertRow, FarmProfileRow.user_id, FarmProfileRow.timezone, UserProfileRow)
                 .join(FarmProfileRow, FarmProfileRow.farm_id == AlertRow.farm_id)
                 .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
-                .where(AlertRow.ended_at.is_(None), AlertRow.notified_at.is_(None))
+                .where(alert_due | recovery_due)
                 .order_by(AlertRow.id)
             )
-            pending = [
-                (alert, user_id, user.preferred_language)
-                for alert, user_id, user in result.all()
+            return [
+                _Pending(
+                    alert,
+                    user_id,
+                    "en" if user.preferred_language == "en" else "uk",
+                    timezone,
+                    recovery=alert.ended_at is not None,
+                )
+                for alert, user_id, timezone, user in result.all()
                 if user.active and telegram_chat(user_id) is not None
             ]
-            names = await self._field_names(session, {alert.farm_id for alert, _, _ in pending})
+
+    async def _notify(self, now: datetime) -> tuple[int, int]:
+        pending = await self._pending(now)
+        if not pending:
+            return 0, 0
+        async with self._db.read() as session:
+            names = await self._field_names(session, {p.alert.farm_id for p in pending})
         sent = failed = 0
-        for alert, user_id, language in pending:
-            chat_id = telegram_chat(user_id)
+        for item in pending:
+            chat_id = telegram_chat(item.user_id)
             if chat_id is None:  # pragma: no cover - filtered above
                 continue
-            lang: Language = "en" if language == "en" else "uk"
-            text = self.compose(alert, names.get((alert.farm_id, alert.field_id or "")), lang)
+            alert = item.alert
+            name = names.get((alert.farm_id, alert.field_id or ""))
+            compose = self.compose_recovery if item.recovery else self.compose
+            text = compose(alert, name, item.lang, item.timezone)
             try:
                 await self._sender.send(chat_id, text)
             except RecipientGone:
-                logger.info("alerts: user=%s blocked the bot; marked inactive", user_id)
-                await self._profiles.set_active(user_id, False)
+                logger.info("alerts: user=%s blocked the bot; marked inactive", item.user_id)
+                await self._profiles.set_active(item.user_id, False)
                 failed += 1
                 continue
             except Exception:
                 logger.warning("alerts: sending alert=%d failed", alert.id, exc_info=True)
                 failed += 1
                 continue
-            await self._mark_notified(alert.id)
+            await self._mark(alert.id, recovery=item.recovery)
             sent += 1
         return sent, failed
 
     @staticmethod
     async def _field_names(session: AsyncSession, farm_ids: set[str]) -> dict[tuple[str, str], str]:
-        if not farm_ids:
-            return {}
         result = await session.execute(
             select(FieldRow.farm_id, FieldRow.field_id, FieldRow.name).where(
                 FieldRow.farm_id.in_(farm_ids)
@@ -290,34 +321,89 @@ class AlertWatcher:
         )
         return {(row.farm_id, row.field_id): row.name for row in result}
 
-    async def _mark_notified(self, alert_id: int) -> None:
+    async def _mark(self, alert_id: int, *, recovery: bool) -> None:
         async with self._db.write() as session:
             row = await session.get(AlertRow, alert_id)
-            if row is not None:
+            if row is None:
+                return
+            if recovery:
+                row.recovery_notified_at = self._clock()
+            else:
                 row.notified_at = self._clock()
 
-    def compose(self, alert: AlertRow, field_name: str | None, lang: Language) -> str:
-        """The alert in the user's language: what, where, how far, what to do."""
-        catalog = self._catalog
+    # -- texts --------------------------------------------------------------------------
+
+    def _where(self, alert: AlertRow, field_name: str | None, lang: Language) -> str:
         if alert.field_id is None:
-            where = catalog.text(lang, "alerts.no_field")
-        else:
-            where = catalog.text(lang, "alerts.field", name=field_name or alert.field_id)
+            return self._catalog.text(lang, "alerts.no_field")
+        return self._catalog.text(lang, "alerts.field", name=field_name or alert.field_id)
+
+    def _amount(self, value: float, sensor_type: str, lang: Language) -> str:
         # Stored units are the type's canonical one (validation normalises them).
-        kind = self._types.types.get(alert.sensor_type)
-        unit = kind.unit if kind is not None else ""
-        started = _utc(alert.started_at)
+        kind = self._types.types.get(sensor_type)
+        number = format_number(value, lang)
+        return f"{number} {kind.unit}" if kind is not None else number
+
+    def compose(
+        self, alert: AlertRow, field_name: str | None, lang: Language, timezone: str | None = None
+    ) -> str:
+        """The alert in the user's language: what, where, how far, when (the farm's
+        clock), what to do."""
+        catalog = self._catalog
+        sensor = sensor_label(catalog, lang, alert.sensor_type)
+        when = f"{local_time(alert.started_at, timezone):%d.%m %H:%M}"
+        where = self._where(alert, field_name, lang)
+        if alert.kind == SILENT:
+            hours = format_number(alert.threshold, lang)
+            return catalog.text(
+                lang,
+                "alerts.silent",
+                sensor=sensor,
+                probe=alert.sensor_id or "?",
+                field=where,
+                hours=hours,
+                time=when,
+            )
         text = catalog.text(
             lang,
             f"alerts.{alert.kind}",
-            sensor=sensor_label(catalog, lang, alert.sensor_type),
+            sensor=sensor,
             field=where,
-            value=f"{alert.value:g}{unit}",
-            threshold=f"{alert.threshold:g}{unit}",
-            time=started.strftime("%d.%m %H:%M"),
+            value=self._amount(alert.value, alert.sensor_type, lang),
+            threshold=self._amount(alert.threshold, alert.sensor_type, lang),
+            time=when,
         )
         group = self._groups.get(alert.sensor_type, alert.sensor_type)
         action_key = f"alerts.action_{group}_{alert.kind}"
         if catalog.has(lang, action_key):
             text = f"{text}\n{catalog.text(lang, action_key)}"
         return text
+
+    def compose_recovery(
+        self, alert: AlertRow, field_name: str | None, lang: Language, timezone: str | None = None
+    ) -> str:
+        """The one message when an episode the farmer was told about ends."""
+        catalog = self._catalog
+        sensor = sensor_label(catalog, lang, alert.sensor_type)
+        ended = alert.ended_at or alert.started_at
+        when = f"{local_time(ended, timezone):%d.%m %H:%M}"
+        where = self._where(alert, field_name, lang)
+        if alert.kind == SILENT:
+            return catalog.text(
+                lang,
+                "alerts.silent_recovered",
+                sensor=sensor,
+                probe=alert.sensor_id or "?",
+                field=where,
+                time=when,
+            )
+        value = alert.ended_value if alert.ended_value is not None else alert.value
+        return catalog.text(
+            lang,
+            "alerts.recovered",
+            sensor=sensor,
+            field=where,
+            value=self._amount(value, alert.sensor_type, lang),
+            threshold=self._amount(alert.threshold, alert.sensor_type, lang),
+            time=when,
+        )

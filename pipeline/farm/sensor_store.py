@@ -37,27 +37,44 @@ class IngestResult:
     duplicates: int
 
 
-async def _unknown_fields(
+def name_key(name: str) -> str:
+    """How a field's name is matched: case, quotes and spacing do not matter."""
+    return " ".join(name.casefold().replace("«", " ").replace("»", " ").replace('"', " ").split())
+
+
+async def _resolve_fields(
     session: AsyncSession, farm_id: str, readings: Sequence[ReadingIn]
-) -> list[ItemError]:
+) -> tuple[list[str | None], list[ItemError]]:
+    """Each reading's field id: ``field_id`` may be the field's id or its name as the
+    farm calls it ("Поле 3", "північне"); anything else is an error of that item."""
     wanted = {r.field_id for r in readings if r.field_id is not None}
     if not wanted:
-        return []
+        return [None] * len(readings), []
     result = await session.execute(
-        select(FieldRow.field_id).where(FieldRow.farm_id == farm_id, FieldRow.field_id.in_(wanted))
+        select(FieldRow.field_id, FieldRow.name).where(FieldRow.farm_id == farm_id)
     )
-    known = set(result.scalars())
-    return [
-        ItemError(
-            index,
-            "field_id",
-            "unknown_field",
-            f"field '{reading.field_id}' is not a field of this farm",
-            {"field_id": reading.field_id},
-        )
-        for index, reading in enumerate(readings)
-        if reading.field_id is not None and reading.field_id not in known
-    ]
+    ids: set[str] = set()
+    by_name: dict[str, str] = {}
+    for field_id, name in result:
+        ids.add(field_id)
+        by_name.setdefault(name_key(name), field_id)
+    resolved: list[str | None] = []
+    errors: list[ItemError] = []
+    for index, reading in enumerate(readings):
+        ref = reading.field_id
+        found = ref if ref is None or ref in ids else by_name.get(name_key(ref))
+        if ref is not None and found is None:
+            errors.append(
+                ItemError(
+                    index,
+                    "field_id",
+                    "unknown_field",
+                    f"field '{ref}' is not a field of this farm (by id or name)",
+                    {"field_id": ref},
+                )
+            )
+        resolved.append(found)
+    return resolved, errors
 
 
 async def _insert(
@@ -65,9 +82,12 @@ async def _insert(
 ) -> int:
     """Insert the readings not stored yet; returns how many were inserted. Raises
     InvalidBatch when a reading names a field the farm does not have."""
+    field_ids, errors = await _resolve_fields(session, farm_id, readings)
+    if errors:
+        raise InvalidBatch(errors)
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str, datetime]] = set()
-    for reading in readings:
+    for reading, field_id in zip(readings, field_ids, strict=True):
         key = (reading.sensor_id, reading.sensor_type, reading.measured_at)
         if key in seen:
             continue
@@ -75,7 +95,7 @@ async def _insert(
         rows.append(
             {
                 "farm_id": farm_id,
-                "field_id": reading.field_id,
+                "field_id": field_id,
                 "sensor_id": reading.sensor_id,
                 "sensor_type": reading.sensor_type,
                 "value": reading.value,
@@ -89,9 +109,6 @@ async def _insert(
     # no row count); SQLAlchemy sends each chunk as multi-row INSERTs.
     statement = dialect_insert(session)(table).on_conflict_do_nothing().returning(table.c.id)
     accepted = 0
-    errors = await _unknown_fields(session, farm_id, readings)
-    if errors:
-        raise InvalidBatch(errors)
     if rows:
         connection = await session.connection()
         for start in range(0, len(rows), INSERT_CHUNK):

@@ -37,6 +37,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from pipeline.farm.alert_rules import AlertPolicy
+
 logger = logging.getLogger(__name__)
 
 RULES_FILE = Path(__file__).resolve().parent.parent / "rules" / "sensors.toml"
@@ -69,6 +71,8 @@ class SensorType:
 class SensorTypes:
     types: Mapping[str, SensorType]
     aliases: Mapping[str, str]
+    #: ``[alerting]``: hysteresis margins and silent-probe rules (pipeline/farm/alert_rules.py).
+    alerting: AlertPolicy = dataclasses.field(default_factory=AlertPolicy)
 
     def resolve(self, name: str) -> SensorType | None:
         key = name.strip().lower()
@@ -98,7 +102,7 @@ class SensorTypes:
             )
             for alias in spec.get("aliases", []):
                 aliases[str(alias).lower()] = name
-        return cls(types, aliases)
+        return cls(types, aliases, AlertPolicy.from_raw(raw.get("alerting")))
 
 
 def _types(info: ValidationInfo) -> SensorTypes:

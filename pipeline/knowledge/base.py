@@ -261,6 +261,23 @@ class KnowledgeBase:
         ]
         return [primary, *more], _TOPIC_STRONG
 
+    # ------------------------------------------------------------------ routing
+
+    def claim(self, text: str) -> int:
+        """How surely ``text`` is an agronomy question, for the classifier's probe:
+        2 for a topic named outright together with what it is about (a crop, a pest
+        or weed, or a topic that needs no crop), 1 for such a topic alone ("а норма
+        висіву?"), 0 otherwise."""
+        reading = self.reader.read(text)
+        _, strong = self._topic_scores(reading)
+        if not strong:
+            return 0
+        topics = self.data.topics
+        subject = bool(reading.crops or reading.keywords or reading.after_crops)
+        if subject or any(topics[t].scope == "general" for t in strong):
+            return 2
+        return 1
+
     # ------------------------------------------------------------------ lookup
 
     def _place(

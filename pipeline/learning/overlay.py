@@ -16,12 +16,15 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
+from db.models import ProposalRow
 from db.repositories import learning as repo
 from db.uow import Database
 from pipeline.classifier import Classifier, ClassifierRules
 from pipeline.classifier.analysis import Analysis
+from pipeline.classifier.decision import Probe
 from pipeline.classifier.rules import IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
@@ -67,9 +70,16 @@ class OverlayVersion:
 
 
 def compile_overlay(
-    base: ClassifierRules, grammar: Grammar, terms: Iterable[OverlayTerm]
+    base: ClassifierRules,
+    grammar: Grammar,
+    terms: Iterable[OverlayTerm],
+    probes: Mapping[str, Probe] | None = None,
 ) -> Classifier:
-    return Classifier(base.with_terms((t.intent, t.kind, t.term) for t in terms), grammar)
+    """The rules plus the overlay's terms; ``probes`` are the packaged classifier's
+    (the knowledge base scoring the advice intent keeps doing so)."""
+    return Classifier(
+        base.with_terms((t.intent, t.kind, t.term) for t in terms), grammar, probes=probes
+    )
 
 
 class LiveClassifier:
@@ -144,7 +154,7 @@ class LiveClassifier:
                     self._base
                     if not terms
                     else await asyncio.to_thread(
-                        compile_overlay, self._base.rules, self._grammar, terms
+                        compile_overlay, self._base.rules, self._grammar, terms, self._base.probes
                     )
                 )
             except Exception:
@@ -194,6 +204,23 @@ class RuleOverlays:
             result = (undone.id if undone else None, now.id if now else None)
         await self._changed()
         return result
+
+    async def decide(self, proposal_id: int, *, approve: bool, by: str) -> tuple[str, int | None]:
+        """An operator's ✅ / ❌ on a nightly proposal: (approved | rejected | missing |
+        decided, the new version's id when approved). Approving applies it as data."""
+        async with self._db.write() as session:
+            row = await session.get(ProposalRow, proposal_id)
+            if row is None:
+                return "missing", None
+            if row.status != "pending":
+                return "decided", None
+            row.status = "approved" if approve else "rejected"
+            row.decided_by = by
+            row.decided_at = datetime.now(UTC)
+            term = OverlayTerm.of({"intent": row.intent, "kind": row.kind, "term": row.term})
+        if not approve:
+            return "rejected", None
+        return "approved", await self.add([term], by=by, proposal_id=proposal_id)
 
     async def _changed(self) -> None:
         if self._live is not None:

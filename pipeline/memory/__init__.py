@@ -10,8 +10,9 @@ One service per job, each injected only where it is used:
 * ``ProfileEditor``: style, operator edits, onboarding answers, the farm a journal
   card needs, the active flag, forget (the pipeline, journal, term review, alerts,
   onboarding, handlers);
-* ``MemorySync``: the outbox flush, the backlog, the breaker state (the flush job,
-  platform status);
+* ``MemorySync``: the outbox flush, the backlog by state, dead letters, the breaker,
+  ``pull`` (the flush job, platform status, ``stepan memory``);
+* ``Summaries``: dialog summaries copied to / read from the memory-service;
 * ``ExpertiseSweep``: the daily expertise rule over all users (the sweep job);
 * ``ProfileCache``: process-local LRU + TTL (the services above, the expiry job).
 

@@ -233,6 +233,19 @@ class MemoryServiceClient:
             self.breaker.record_failure()
         return healthy
 
+    async def health(self) -> str:
+        """``GET /health`` once, outside the breaker (for an operator's status): "ok",
+        or what went wrong."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                response = await self._http.get(self.base_url + "/health", timeout=self._timeout)
+        except (TimeoutError, httpx.HTTPError) as exc:
+            return _describe(exc)
+        body = _json_object(response)
+        if response.status_code == 200 and body is not None and body.get("status") == "ok":
+            return "ok"
+        return f"HTTP {response.status_code}: {_detail(response)}"
+
     async def read(self, user_id: str, fact_keys: Sequence[str]) -> Outcome:
         """The flush's read (before merging a profile made while the service's copy was
         unknown): ``value`` maps each key to its ``fact_value_json`` or None."""

@@ -42,6 +42,7 @@ WORK_INTENTS = frozenset(
         Intent.REPORTING,
         Intent.PLATFORM,
         Intent.DECISION,
+        Intent.ADVICE,
     }
 )
 #: Intents that need the farmer to work with data and integrations, not just fields.

@@ -197,20 +197,25 @@ async def _episodes_scenario(
     assert len(sender.sent) == 1
     chat_id, text = sender.sent[0]
     assert chat_id == FARMER
-    assert "Північне" in text and "18%" in text and "20%" in text
+    # The farm's clock (Kyiv, UTC+3 in July) and the decimal comma of the answers.
+    assert "Північне" in text and "18 %" in text and "20 %" in text and "09:05" in text
     assert catalog.text("uk", "alerts.action_soil_moisture_below_min") in text
     [episode] = await episodes(session_factory)
     assert episode.kind == "below_min" and episode.ended_at is None
     assert episode.notified_at is not None
     assert await last_alert(session_factory) is not None
 
-    # Back above the threshold: the episode closes, nobody is messaged.
+    # Back above the threshold by the margin: the episode closes, one recovery message.
     clock.tick()
     await put(session_factory, clock, 27)
     result = await watcher.run()
-    assert (result.closed, result.sent) == (1, 0)
+    assert (result.closed, result.sent) == (1, 1)
     [episode] = await episodes(session_factory)
-    assert episode.ended_at is not None
+    assert episode.ended_at is not None and episode.ended_value == 27
+    assert catalog.text("uk", "alerts.recovered").split(" ")[0] in sender.sent[1][1]
+    assert "27 %" in sender.sent[1][1]
+    clock.tick()
+    assert (await watcher.run()).sent == 0  # the recovery is told once
 
     # A new breach is a new episode and a new alert.
     clock.tick()
@@ -218,7 +223,7 @@ async def _episodes_scenario(
     await watcher.run()
     clock.tick()
     await watcher.run()
-    assert len(sender.sent) == 2 and "12%" in sender.sent[1][1]
+    assert len(sender.sent) == 3 and "12 %" in sender.sent[2][1]
     assert [e.ended_at is None for e in await episodes(session_factory)] == [False, True]
 
 
@@ -238,7 +243,7 @@ async def test_temperature_alerts_in_the_users_language(
     await put(session_factory, clock, 38.5, sensor_type="temperature", field_id=None)
     await watcher.run()
     [(_, text)] = sender.sent
-    assert "38.5°C" in text and "35°C" in text
+    assert "38.5 °C" in text and "35 °C" in text
     assert catalog.text("en", "alerts.no_field") in text
     assert catalog.text("en", "alerts.action_temperature_above_max") in text
     # Straight from heat to frost: the heat episode ends, a frost one starts.
@@ -246,7 +251,9 @@ async def test_temperature_alerts_in_the_users_language(
     await put(session_factory, clock, -4, sensor_type="temperature", field_id=None)
     await watcher.run()
     assert [e.kind for e in await episodes(session_factory)] == ["above_max", "below_min"]
-    assert catalog.text("en", "alerts.action_temperature_below_min") in sender.sent[1][1]
+    # The heat episode's recovery, then the frost alert.
+    assert "back to normal" in sender.sent[1][1]
+    assert catalog.text("en", "alerts.action_temperature_below_min") in sender.sent[2][1]
 
 
 async def test_no_alert_for_inactive_or_non_telegram_users(
@@ -282,8 +289,9 @@ async def test_failed_send_is_retried_and_blocked_user_marked_inactive(
     assert len(sender.sent) == 1
 
     clock.tick()
-    await put(session_factory, clock, 40)  # recovery
+    await put(session_factory, clock, 40)  # recovery: told once
     await watcher.run()
+    assert len(sender.sent) == 2
     clock.tick()
     await put(session_factory, clock, 3)
     sender.fail_next = RecipientGone("Forbidden: bot was blocked by the user")
@@ -293,7 +301,7 @@ async def test_failed_send_is_retried_and_blocked_user_marked_inactive(
         assert user is not None and user.active is False
     clock.tick()
     await watcher.run()
-    assert len(sender.sent) == 1
+    assert len(sender.sent) == 2
 
 
 @pytest.mark.usefixtures("farm")
@@ -306,7 +314,9 @@ async def test_stale_readings_open_no_episode(
     await put(session_factory, clock, 5)
     clock.tick(minutes=60 * 25)
     result = await watcher.run()
-    assert (result.farms, result.opened) == (0, 0) and sender.sent == []
+    # The farm is still watched (for silence), but a day-old value opens nothing, and
+    # one reading is not a probe that "used to report".
+    assert (result.farms, result.opened) == (1, 0) and sender.sent == []
 
 
 @pytest.mark.usefixtures("farm")

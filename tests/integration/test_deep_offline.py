@@ -287,13 +287,16 @@ async def test_plan_the_week_without_iot_skips_sensors(
     assert "16.05" in reply.text and "тривог" not in reply.text
 
 
-async def test_advice_on_aphids_is_honest(
+async def test_aphids_are_answered_from_the_farms_crop_card(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
 ) -> None:
+    # The farm grows wheat (its journal dictionary): aphids on wheat, with the threshold
+    # and the source, not a generic paragraph.
     reply = await say(pipeline, session_factory, "що робити з попелицею")
-    assert reply.intent == "decision" and reply.crew == ()
-    assert "Попелиця" in reply.text and "Пшениця" in reply.text
-    assert pipeline.catalog.text("uk", "advice.confirm") in reply.text
+    assert reply.intent == "advice" and reply.crew == ()
+    assert reply.text.startswith("Озима пшениця — шкідники")
+    assert "попелиці" in reply.text and "5–10 шт. на стебло" in reply.text
+    assert "Держпродспоживслужби" in reply.text
 
 
 async def test_english_request_gets_an_english_report(

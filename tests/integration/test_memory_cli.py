@@ -81,7 +81,7 @@ async def test_status_shows_the_backlog_by_state_and_dead_letters(
 
     code, out = await stepan_memory(cli_settings, "status")
     assert code == 1  # a dead letter needs an operator
-    assert "breaker: closed" in out and "token: jwt" in out
+    assert "health: ok" in out and "token: jwt" in out
     assert "pending 2, config_error 0, dead 1" in out
     assert "upsert user_profile:agromatrix:tg:1: HTTP 422" in out
     assert JWT_SECRET not in out
@@ -91,6 +91,9 @@ async def test_status_shows_the_backlog_by_state_and_dead_letters(
     code, out = await stepan_memory(cli_settings, "sync")
     code, out = await stepan_memory(cli_settings, "status")
     assert code == 0 and "pending 0, config_error 0, dead 0" in out
+    await service.set_mode("down")
+    code, out = await stepan_memory(cli_settings, "status")
+    assert code == 1 and "health: ConnectError" in out
 
 
 async def test_status_names_the_setting_when_the_secret_is_wrong(

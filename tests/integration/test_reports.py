@@ -284,11 +284,17 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
     ]
 
 
-async def test_sensor_sheet_is_capped_with_a_note(
+async def test_long_periods_get_aggregates_not_a_cut(
     factory: async_sessionmaker[AsyncSession],
     catalog: Catalog,
 ) -> None:
-    # 144 soil-moisture readings come in one page: the cap falls inside it.
+    """216 readings (3 probes, hourly, 3 days). Up to the cap: every reading; over it
+    and the hours still too many: one row per probe and day, saying so; no reading
+    silently left out."""
+    raw = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=216
+    )
+    assert len(_open(raw.content)["Датчики"]) == 1 + 216
     async with factory() as session:
         report = await build_operations_workbook(
             Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=100
@@ -296,9 +302,55 @@ async def test_sensor_sheet_is_capped_with_a_note(
         # The session is free again at once: no read is left in flight.
         assert len(await plan_vs_fact(session, FARM, OCT_START, OCT_END)) == 7
     sensors = _open(report.content)["Датчики"]
-    assert len(sensors) == 1 + 100 + 1
-    assert sensors[-1][0] == catalog.text("uk", "reports.sensors_truncated", shown=100)
-    assert {row[3] for row in sensors[1:-1]} == {"Вологість ґрунту"}
+    note = catalog.text("uk", "sensor_sheet.daily_note", readings=216, limit=100)
+    assert sensors[1][0] == note
+    days = sensors[2:]
+    # Farm days (Kyiv): 72 hours from 1 October 00:00 UTC touch 1-4 October locally.
+    assert len(days) == 4 * 3 and sum(int(row[7]) for row in days) == 216  # type: ignore[call-overload]
+    north = [row for row in days if row[2] == "soil-n1"]
+    assert north[0][:2] == (datetime(2026, 10, 1), "Північне")
+    assert north[0][7] == 21  # 03:00..23:00 local
+    assert (north[0][4], north[0][6], north[0][8]) == (pytest.approx(28.0), 30.0, "%")
+
+
+async def test_hourly_aggregates_when_they_fit(
+    factory: async_sessionmaker[AsyncSession], catalog: Catalog
+) -> None:
+    async with factory() as session:
+        session.add_all(
+            SensorReadingRow(
+                farm_id=FARM,
+                field_id=SOUTH,
+                sensor_id="soil-fast",
+                sensor_type="soil_moisture",
+                value=20.0 + step % 6,
+                unit="%",
+                measured_at=READINGS_START + timedelta(minutes=10 * step),
+                source="api",
+            )
+            for step in range(6 * 24)  # a day, every 10 minutes
+        )
+        await session.commit()
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=300
+    )
+    sensors = _open(report.content)["Датчики"]
+    assert sensors[1][0] == catalog.text("uk", "sensor_sheet.hourly_note", readings=360, limit=300)
+    fast = [row for row in sensors[2:] if row[2] == "soil-fast"]
+    assert len(fast) == 24 and {row[7] for row in fast} == {6}
+    assert (fast[0][4], fast[0][5], fast[0][6]) == (20.0, 22.5, 25.0)
+    assert len(sensors) - 2 == 216 + 24
+
+
+async def test_even_days_too_many_are_cut_with_a_note(
+    factory: async_sessionmaker[AsyncSession], catalog: Catalog
+) -> None:
+    report = await build_operations_workbook(
+        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=5
+    )
+    sensors = _open(report.content)["Датчики"]
+    assert len(sensors) == 1 + 1 + 5 + 1
+    assert sensors[-1][0] == catalog.text("uk", "reports.sensors_truncated", shown=5)
 
 
 # --- Plan vs fact and the repository's paging ---------------------------------------

@@ -180,6 +180,26 @@ async def test_unknown_field_is_refused(
     )
 
 
+async def test_a_field_may_be_named_by_its_name(
+    api: Api, factory: async_sessionmaker[AsyncSession]
+) -> None:
+    """Gateways know a field as the farmer calls it: «Північне», "північне" and
+    "field:north" are the same field; a name the farm lacks is refused as before."""
+    body = [
+        reading(0, field_id="Північне"),
+        reading(1, field_id="  ПІВНІЧНЕ "),
+        reading(2, field_id="«північне»"),
+        reading(3, field_id=NORTH),
+    ]
+    status, answer = await api.post(body)
+    assert status == 200 and answer["accepted"] == 4
+    async with factory() as session:
+        fields = set((await session.execute(select(SensorReadingRow.field_id))).scalars().all())
+    assert fields == {NORTH}
+    status, answer = await api.post([reading(9, field_id="Південне")])
+    assert status == 422 and answer["errors"][0]["code"] == "unknown_field"
+
+
 async def test_every_bad_item_is_named(api: Api, factory: async_sessionmaker[AsyncSession]) -> None:
     body = [
         reading(0),

@@ -18,6 +18,7 @@ from datetime import date, datetime
 
 from db.repositories import reporting
 from db.repositories.reporting import OperationRecord, ReadingRecord
+from db.repositories.sensor_buckets import count_readings
 from db.uow import Database
 from pipeline.farm import paging
 from pipeline.farm.localtime import day_bounds, local_time
@@ -29,6 +30,7 @@ from pipeline.farm.reports.plan_fact import (
     field_names,
     plan_fact_rows,
 )
+from pipeline.farm.reports.sensor_sheet import write_aggregates
 from pipeline.farm.reports.xlsx import ONE_DECIMAL, CellValue, Column, SheetWriter
 from pipeline.i18n import Catalog
 from pipeline.slugs import slug
@@ -36,8 +38,9 @@ from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
 
-#: Beyond this many readings the sensor sheet stops with a note: Excel itself caps
-#: a sheet at 1,048,576 rows, and no farmer scrolls past a few thousand anyway.
+#: Beyond this many readings the sensor sheet holds hourly (or daily) aggregates
+#: instead (``sensor_sheet``): Excel itself caps a sheet at 1,048,576 rows, and no
+#: farmer scrolls past a few thousand anyway.
 MAX_SENSOR_ROWS = 100_000
 
 
@@ -236,10 +239,23 @@ async def _write_sensors(
     max_rows: int,
 ) -> int:
     """Readings of the report's days (the farm's), type by type so each query follows the
-    (farm, type, time) index; capped at ``max_rows`` with a note saying so."""
+    (farm, type, time) index; more than ``max_rows`` of them: hourly (or daily)
+    aggregates instead (``sensor_sheet``)."""
     farm_id, period, field_id = query
-    writer.begin_sheet(labels.text("sheet_sensors"), _sensor_columns(labels))
     since, until = day_bounds(period[0], period[1], labels.timezone)
+    async with db.read() as session:
+        count = await count_readings(session, farm_id, since=since, until=until, field_id=field_id)
+    if count > max_rows:
+        # Too many to list: hourly (or daily) aggregates, said so in the first row.
+        return await write_aggregates(
+            writer,
+            db,
+            labels,
+            (farm_id, since, until, field_id),
+            readings=count,
+            max_rows=max_rows,
+        )
+    writer.begin_sheet(labels.text("sheet_sensors"), _sensor_columns(labels))
     written = 0
     async with db.read() as session:
         types = await reporting.sensor_types(session, farm_id, since=since, until=until)

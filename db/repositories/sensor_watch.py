@@ -1,0 +1,105 @@
+"""The queries behind the alert watcher (pipeline/farm/alerts.py): each probe's newest
+value and what each probe sent lately. Run in the watcher's transaction; never commit."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import SensorReadingRow
+from db.repositories.reporting import as_utc
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeValue:
+    """A probe's newest reading of one type."""
+
+    field_id: str | None
+    sensor_type: str
+    sensor_id: str
+    value: float
+    measured_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeActivity:
+    """What a probe sent within the lookback."""
+
+    sensor_id: str
+    field_id: str | None
+    sensor_type: str  # of its newest reading
+    last_at: datetime
+    readings: int
+
+
+async def newest_per_probe(
+    session: AsyncSession, farm_id: str, types: Collection[str], *, since: datetime
+) -> list[ProbeValue]:
+    """The newest reading of each (field, type, probe) at or after ``since``."""
+    rows = SensorReadingRow
+    rank = (
+        func.row_number()
+        .over(
+            partition_by=(rows.field_id, rows.sensor_type, rows.sensor_id),
+            order_by=(rows.measured_at.desc(), rows.id.desc()),
+        )
+        .label("rank")
+    )
+    ranked = (
+        select(rows.field_id, rows.sensor_type, rows.sensor_id, rows.value, rows.measured_at, rank)
+        .where(
+            rows.farm_id == farm_id,
+            rows.sensor_type.in_(list(types)),
+            rows.measured_at >= as_utc(since),
+        )
+        .subquery()
+    )
+    result = await session.execute(select(ranked).where(ranked.c.rank == 1))
+    return [
+        ProbeValue(r.field_id, r.sensor_type, r.sensor_id, r.value, as_utc(r.measured_at))
+        for r in result
+    ]
+
+
+async def probe_activity(
+    session: AsyncSession,
+    farm_id: str,
+    types: Collection[str],
+    *,
+    since: datetime,
+    skip_sources: Collection[str] = (),
+) -> list[ProbeActivity]:
+    """Per probe (``sensor_id``): its newest reading's time, field and type, and how
+    many readings it sent at or after ``since`` (sources in ``skip_sources`` left out).
+    Filtering on the types keeps the query on the (farm, type, time) index."""
+    rows = SensorReadingRow
+    query = select(
+        rows.sensor_id, rows.field_id, rows.sensor_type, func.max(rows.measured_at), func.count()
+    ).where(
+        rows.farm_id == farm_id,
+        rows.sensor_type.in_(list(types)),
+        rows.measured_at >= as_utc(since),
+    )
+    if skip_sources:
+        query = query.where(rows.source.not_in(list(skip_sources)))
+    result = await session.execute(query.group_by(rows.sensor_id, rows.field_id, rows.sensor_type))
+    probes: dict[str, ProbeActivity] = {}
+    for sensor_id, field_id, sensor_type, last, count in result:
+        last_at = as_utc(last)
+        known = probes.get(sensor_id)
+        if known is None:
+            probes[sensor_id] = ProbeActivity(sensor_id, field_id, sensor_type, last_at, int(count))
+            continue
+        newest = known if known.last_at >= last_at else None
+        probes[sensor_id] = ProbeActivity(
+            sensor_id,
+            newest.field_id if newest else field_id,
+            newest.sensor_type if newest else sensor_type,
+            max(known.last_at, last_at),
+            known.readings + int(count),
+        )
+    return sorted(probes.values(), key=lambda p: p.sensor_id)

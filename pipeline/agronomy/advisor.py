@@ -1,0 +1,119 @@
+"""The advisor: an agronomy question in, the knowledge base's answer out, with the
+farm's region, fields, soil temperature and the previous question's crop filled in
+(docs/knowledge.md, "In the conversation").
+
+The classifier marks such questions with the ``advice`` intent (its probe is the
+knowledge base's own question reader); :func:`wants_advice` also takes a decision or
+a sensor intent whose words the knowledge base read as an agronomy question ("поріг
+шкодочинності" is no sensor threshold).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from db.uow import Database
+from pipeline.agronomy.facts import FarmContext, read_farm_context
+from pipeline.intents import Intent
+from pipeline.knowledge import Answer, Composer, KnowledgeBase, Lookup
+from pipeline.profiles import RECENT_ADVICE_WINDOW, Expertise, FarmProfile, UserProfile
+from pipeline.types import DepthDecision, Language, Reply
+
+__all__ = ["AdviceRequest", "Advisor", "wants_advice"]
+
+logger = logging.getLogger(__name__)
+
+#: Primary intents the advice intent takes over when it matched too: a decision
+#: ("порадь, коли сіяти соняшник") and sensor words inside an agronomy question.
+_YIELDS_TO_ADVICE = frozenset({Intent.DECISION, Intent.IOT, Intent.IOT_ALERT})
+#: Agents such a question may have recruited; any other (a report, statistics) is
+#: real work the deep path does.
+_ADVICE_CREW = frozenset({"iot"})
+
+
+def wants_advice(decision: DepthDecision) -> bool:
+    if decision.intent == Intent.ADVICE:
+        return True
+    return (
+        Intent.ADVICE in decision.matched_intents
+        and decision.intent in _YIELDS_TO_ADVICE
+        and set(decision.crew_needed) <= _ADVICE_CREW
+    )
+
+
+def as_advice(decision: DepthDecision) -> DepthDecision:
+    """The decision answered by the advisor: intent advice, no agents."""
+    if decision.intent == Intent.ADVICE and not decision.crew_needed:
+        return decision
+    return replace(
+        decision,
+        intent=Intent.ADVICE,
+        crew_needed=(),
+        reason=f"advice<-{decision.intent} {decision.reason}",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceRequest:
+    user_id: str
+    text: str
+    lang: Language
+    profile: UserProfile
+    farm: FarmProfile
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """The advisor's answer and what it was built from (the LLM path and the
+    agronomist desk use both)."""
+
+    answer: Answer
+    lookup: Lookup
+    context: FarmContext
+
+
+class Advisor:
+    def __init__(self, kb: KnowledgeBase, composer: Composer, db: Database) -> None:
+        self.kb = kb
+        self.composer = composer
+        self._db = db
+
+    async def advise(self, request: AdviceRequest) -> Advice:
+        context = await read_farm_context(
+            self._db, request.user_id, request.now, follow_up=RECENT_ADVICE_WINDOW
+        )
+        crops = tuple(dict.fromkeys((*request.farm.crop_ids, *context.crops)))
+        previous_crop = None
+        for before in context.previous_questions:
+            # The conversation's crop: the newest earlier question that named one.
+            previous_crop = self.kb.lookup(before).crop
+            if previous_crop is not None:
+                break
+        lookup = self.kb.lookup(
+            request.text,
+            farm_crops=crops,
+            farm_region=context.region,
+            previous_crop=previous_crop,
+        )
+        answer = self.composer.compose(
+            lookup,
+            lang=request.lang,
+            level=detail_level(request.profile),
+            farm_facts=context.facts,
+        )
+        return Advice(answer, lookup, context)
+
+    async def answer(self, request: AdviceRequest) -> Reply:
+        advice = await self.advise(request)
+        return Reply(advice.answer.text, intent=Intent.ADVICE)
+
+
+def detail_level(profile: UserProfile) -> Expertise:
+    """How much of the why a reply carries: the level, and only numbers for a farmer
+    who asked for brief answers."""
+    if profile.preferred_style == "brief":
+        return "expert"
+    return profile.expertise_level

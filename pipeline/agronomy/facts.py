@@ -1,0 +1,93 @@
+"""What the farm knows that a card does not, read in one short transaction: its
+date (in its own timezone), region, fields' areas, the latest soil temperature, and
+the last messages while they were agronomy questions (their crop carries over)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+
+from db.models import CropRow, FarmProfileRow, FieldRow, InteractionRow
+from db.uow import Database
+from pipeline.farm.localtime import zone as farm_zone
+from pipeline.farm.sensor_store import latest_readings
+from pipeline.intents import Intent
+from pipeline.knowledge import FarmFacts
+
+__all__ = ["SOIL_TYPES", "FarmContext", "read_farm_context"]
+
+#: Sensor types that measure the soil's temperature, most specific first.
+SOIL_TYPES = ("soil_temperature",)
+#: How many agronomy questions back a follow-up's crop is looked for.
+CONVERSATION_DEPTH = 3
+#: An older reading says nothing about sowing today.
+SOIL_READING_MAX_AGE = timedelta(days=2)
+
+
+@dataclass(frozen=True, slots=True)
+class FarmContext:
+    facts: FarmFacts
+    region: str | None = None
+    #: The previous messages, newest first, while they were agronomy questions
+    #: minutes apart ("норма висіву соняшнику", "а на поле 3?", "а глибина?").
+    previous_questions: tuple[str, ...] = ()
+    #: The crops of the farm's journal dictionary (the profile's list comes first).
+    crops: tuple[str, ...] = ()
+
+
+async def read_farm_context(
+    db: Database, user_id: str, now: datetime, *, follow_up: timedelta
+) -> FarmContext:
+    async with db.read() as session:
+        farm = (
+            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == user_id))
+        ).scalar_one_or_none()
+        last = (
+            await session.execute(
+                select(InteractionRow.intent, InteractionRow.text, InteractionRow.created_at)
+                .where(InteractionRow.user_id == user_id)
+                .order_by(InteractionRow.id.desc())
+                .limit(CONVERSATION_DEPTH)
+            )
+        ).all()
+        fields: dict[str, float] = {}
+        soil: float | None = None
+        crops: tuple[str, ...] = ()
+        if farm is not None:
+            crops = tuple(
+                (
+                    await session.execute(
+                        select(CropRow.crop_id).where(CropRow.farm_id == farm.farm_id)
+                    )
+                ).scalars()
+            )
+            rows = (
+                await session.execute(select(FieldRow).where(FieldRow.farm_id == farm.farm_id))
+            ).scalars()
+            fields = {row.name: row.area_ha for row in rows if row.area_ha}
+            readings = await latest_readings(
+                session, farm.farm_id, sensor_types_in=SOIL_TYPES, since=now - SOIL_READING_MAX_AGE
+            )
+            if readings:
+                soil = max(readings, key=lambda r: r.measured_at).value
+    previous: list[str] = []
+    since = now
+    for row in last:
+        at = (
+            row.created_at
+            if row.created_at.tzinfo is not None
+            else row.created_at.replace(tzinfo=UTC)
+        )
+        if row.intent != Intent.ADVICE or not row.text or since - at >= follow_up:
+            break
+        previous.append(row.text)
+        since = at
+    today = now.astimezone(farm_zone(farm.timezone if farm is not None else None)).date()
+    return FarmContext(
+        facts=FarmFacts(today=today, soil_temp_c=soil, fields=fields),
+        region=farm.region if farm is not None else None,
+        previous_questions=tuple(previous),
+        crops=crops,
+    )

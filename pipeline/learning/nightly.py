@@ -1,0 +1,204 @@
+"""The nightly quality job (issue 13 point 5, docs/learning.md): which intents did
+badly in the last day, and which routing changes the stored corrections support,
+each verified (``pipeline.learning.proposals``) before operators see it.
+
+It stores each proposal (``rule_proposals``, status ``pending``) and sends every
+operator one summary and one message per proposal; an operator applies one with
+``/rules approve N`` (or drops it with ``/rules reject N``), which writes a new
+overlay version (``RuleOverlays.add``). Run by the scheduler once across instances.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import case, func, select
+
+from db.models import CorrectionRow, FeedbackRow, InteractionRow, ProposalRow
+from db.repositories import learning as repo
+from db.uow import Database
+from pipeline.classifier import ClassifierRules
+from pipeline.grammar import Grammar
+from pipeline.i18n import Catalog
+from pipeline.intents import Intent
+from pipeline.learning.config import NightlyRules
+from pipeline.learning.overlay import OverlayTerm
+from pipeline.learning.proposals import Example, Proposal, propose
+from pipeline.types import Language
+
+__all__ = ["IntentQuality", "NightlyJob", "NightlyResult"]
+
+#: Text to one operator's chat.
+Send = Callable[[int, str], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class IntentQuality:
+    intent: str
+    replies: int
+    success_rate: float
+    up: int
+    down: int
+
+
+@dataclass(frozen=True, slots=True)
+class NightlyResult:
+    weak: list[IntentQuality]
+    proposals: list[tuple[int, Proposal]]  # (stored id, proposal)
+
+    def describe(self) -> str:
+        return f"weak intents {len(self.weak)}, proposals {len(self.proposals)}"
+
+
+async def weak_intents(db: Database, since: datetime, rules: NightlyRules) -> list[IntentQuality]:
+    """Intents with ``min_replies`` replies and a success rate (eval passed, no 👎)
+    under the threshold, or more 👎 than 👍; one grouped SELECT."""
+    down = case((FeedbackRow.verdict == "down", 1), else_=0)
+    up = case((FeedbackRow.verdict == "up", 1), else_=0)
+    failed = case(
+        ((InteractionRow.eval_warnings > 0) | (FeedbackRow.verdict == "down"), 1), else_=0
+    )
+    async with db.read() as session:
+        rows = (
+            await session.execute(
+                select(
+                    InteractionRow.intent,
+                    func.count(func.distinct(InteractionRow.id)),
+                    func.sum(failed),
+                    func.sum(up),
+                    func.sum(down),
+                )
+                .join(FeedbackRow, FeedbackRow.trace_id == InteractionRow.trace_id, isouter=True)
+                .where(InteractionRow.created_at >= since)
+                .group_by(InteractionRow.intent)
+                .order_by(InteractionRow.intent)
+            )
+        ).all()
+    out = []
+    for intent, replies, bad, ups, downs in rows:
+        replies, bad, ups, downs = int(replies), int(bad or 0), int(ups or 0), int(downs or 0)
+        rate = round(max(0, replies - bad) / replies, 4) if replies else 1.0
+        if replies >= rules.min_replies and (rate < rules.success_rate_min or downs > ups):
+            out.append(IntentQuality(str(intent), replies, rate, ups, downs))
+    return out
+
+
+class NightlyJob:
+    def __init__(
+        self,
+        db: Database,
+        rules: NightlyRules,
+        base: ClassifierRules,
+        grammar: Grammar,
+        dev: Sequence[Example],
+        *,
+        catalog: Catalog,
+        operators: frozenset[int],
+        send: Send | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._db = db
+        self._rules = rules
+        self._base = base
+        self._grammar = grammar
+        self._dev = dev
+        self._catalog = catalog
+        self._operators = operators
+        self._send = send
+        self._clock = clock
+
+    @property
+    def at(self) -> tuple[int, int]:
+        """(hour, minute) in the farm's timezone."""
+        return self._rules.hour, self._rules.minute
+
+    def with_sender(self, send: Send) -> NightlyJob:
+        """This job sending its messages with ``send`` (the bot exists only later)."""
+        return NightlyJob(
+            self._db, self._rules, self._base, self._grammar, self._dev,
+            catalog=self._catalog, operators=self._operators, send=send, clock=self._clock,
+        )  # fmt: skip
+
+    async def run(self) -> NightlyResult:
+        now = self._clock()
+        weak = await weak_intents(self._db, now - timedelta(days=1), self._rules)
+        async with self._db.read() as session:
+            corrections = [
+                Example(text, Intent(intent))
+                for text, intent in (
+                    await session.execute(
+                        select(CorrectionRow.text, CorrectionRow.intent).order_by(CorrectionRow.id)
+                    )
+                ).all()
+                if intent in Intent._value2member_map_
+            ]
+            in_force = await repo.overlay_in_force(session)
+            overlay = [OverlayTerm.of(t) for t in (in_force.terms if in_force else [])]
+            pending = set(
+                (
+                    await session.execute(
+                        select(ProposalRow.intent, ProposalRow.kind, ProposalRow.term).where(
+                            ProposalRow.status == "pending"
+                        )
+                    )
+                ).all()
+            )
+        found = await asyncio.to_thread(
+            propose, self._base, self._grammar, overlay, corrections, self._dev, self._rules
+        )
+        stored: list[tuple[int, Proposal]] = []
+        async with self._db.write() as session:
+            for p in found:
+                if (p.term.intent.value, p.term.kind, p.term.term) in pending:
+                    continue  # offered already, still waiting for an operator
+                row = ProposalRow(
+                    intent=p.term.intent.value,
+                    kind=p.term.kind,
+                    term=p.term.term,
+                    support=p.support,
+                    dev_before=p.dev_before,
+                    dev_after=p.dev_after,
+                    corrections_before=p.corrections_before,
+                    corrections_after=p.corrections_after,
+                    status="pending",
+                )
+                session.add(row)
+                await session.flush()
+                stored.append((row.id, p))
+        result = NightlyResult(weak, stored)
+        await self._notify(result)
+        return result
+
+    async def _notify(self, result: NightlyResult) -> None:
+        if self._send is None:
+            return
+        lang: Language = "uk"  # operators read the catalog's first language
+        c = self._catalog
+        weak = ", ".join(
+            c.text(lang, "nightly.weak_item", intent=w.intent, rate=round(w.success_rate * 100),
+                   replies=w.replies, up=w.up, down=w.down)
+            for w in result.weak
+        )  # fmt: skip
+        summary = c.text(lang, "nightly.summary", weak=weak or "—", proposals=len(result.proposals))
+        cards = [
+            c.text(
+                lang,
+                "nightly.card",
+                id=pid,
+                term=p.term.term,
+                intent=p.term.intent.value,
+                kind=p.term.kind,
+                support=p.support,
+                dev_before=round(p.dev_before * 100, 1),
+                dev_after=round(p.dev_after * 100, 1),
+                corr_before=round(p.corrections_before * 100, 1),
+                corr_after=round(p.corrections_after * 100, 1),
+            )
+            for pid, p in result.proposals
+        ]
+        for operator in sorted(self._operators):
+            for text in (summary, *cards):
+                await self._send(operator, text)

@@ -1,0 +1,134 @@
+"""Agronomy questions through ``handle_message`` on a migrated database: the answer
+uses the farm's region, its latest soil temperature, today's date, its fields' areas
+and the conversation's crop, at the farmer's level."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+
+from db.models import FarmProfileRow, FieldRow, SensorReadingRow
+from db.uow import Database
+from pipeline.handle import Pipeline
+from pipeline.intents import Intent
+from pipeline.memory import Memory
+from pipeline.profiles import Expertise
+from pipeline.types import Incoming, Reply
+
+USER = "tg:710"
+MAY_5 = datetime(2025, 5, 5, 8, 0, tzinfo=UTC)  # inside maize's Forest-Steppe window
+
+
+async def say(pipeline: Pipeline, text: str) -> Reply:
+    return await pipeline.handle_message(
+        Incoming(user_id=USER, chat_id=710, text=text, trace_id=uuid.uuid4().hex[:16])
+    )
+
+
+async def farm(
+    pipeline: Pipeline,
+    db: Database,
+    memory: Memory,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    region: str | None = "poltava",
+    soil: float | None = None,
+    level: Expertise = "intermediate",
+) -> None:
+    monkeypatch.setattr(pipeline, "_clock", lambda: MAY_5)
+    await say(pipeline, "привіт")
+    async with db.write() as session:
+        row = (
+            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == USER))
+        ).scalar_one()
+        row.region = region
+        session.add(FieldRow(farm_id=row.farm_id, field_id="field:n", name="Північне", area_ha=12))
+        if soil is not None:
+            session.add(
+                SensorReadingRow(
+                    farm_id=row.farm_id,
+                    sensor_id="probe-1",
+                    sensor_type="soil_temperature",
+                    value=soil,
+                    unit="°C",
+                    measured_at=MAY_5 - timedelta(hours=1),
+                    source="api",
+                )
+            )
+    await memory.editor.set_expertise(USER, level, by_operator=True)
+
+
+@pytest.mark.parametrize(
+    ("soil", "shown", "verdict"), [(6.5, "6,5 °C", "Ні, ще зарано"), (11.0, "11 °C", "Так")]
+)
+async def test_can_i_sow_today_compares_the_farms_soil_and_date(
+    pipeline: Pipeline,
+    db: Database,
+    memory: Memory,
+    monkeypatch: pytest.MonkeyPatch,
+    soil: float,
+    shown: str,
+    verdict: str,
+) -> None:
+    await farm(pipeline, db, memory, monkeypatch, soil=soil)
+    reply = await say(pipeline, "чи можна сьогодні сіяти кукурудзу?")
+    assert reply.intent == Intent.ADVICE
+    lines = reply.text.splitlines()
+    assert lines[1].startswith(verdict)
+    assert "5 травня" in reply.text and "25 квітня – 10 травня" in reply.text
+    assert f"Ґрунт: {shown}" in reply.text and "8 °C" in reply.text
+    assert "Джерело:" in reply.text
+
+
+async def test_sowing_window_is_the_farms_region(
+    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await farm(pipeline, db, memory, monkeypatch)
+    reply = await say(pipeline, "коли сіяти озиму пшеницю?")
+    assert "Полтавська область, Лісостеп" in reply.text
+    assert "15 вересня – 5 жовтня" in reply.text and "Полісся" not in reply.text
+
+
+async def test_without_a_region_the_zones_and_one_question(
+    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await farm(pipeline, db, memory, monkeypatch, region=None)
+    reply = await say(pipeline, "коли сіяти озиму пшеницю?")
+    assert all(zone in reply.text for zone in ("Полісся", "Лісостеп", "Степ"))
+    assert reply.text.count(pipeline.catalog.text("uk", "knowledge.ask_region")) == 1
+
+
+async def test_the_conversation_carries_the_crop_and_the_field_scales_the_rate(
+    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await farm(pipeline, db, memory, monkeypatch)
+    first = await say(pipeline, "норма висіву соняшнику")
+    assert "50–60 тис. насінин/га" in first.text
+    scaled = await say(pipeline, "скільки насіння на поле Північне?")
+    assert scaled.intent == Intent.ADVICE
+    assert "Північне" in scaled.text and "600–720 тис. насінин" in scaled.text
+    depth = await say(pipeline, "а на яку глибину?")
+    assert depth.text.startswith("Соняшник — глибина") and "4–6 см" in depth.text
+
+
+async def test_a_novice_gets_the_why_an_expert_the_numbers(
+    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await farm(pipeline, db, memory, monkeypatch, level="novice")
+    novice = await say(pipeline, "норма висіву соняшнику")
+    assert "Чому так:" in novice.text and "втрати на сходах" in novice.text
+    await memory.editor.set_expertise(USER, "expert", by_operator=True)
+    expert = await say(pipeline, "норма висіву соняшнику")
+    assert "Чому так:" not in expert.text and "50–60 тис. насінин/га" in expert.text
+
+
+async def test_a_crop_without_cards_is_not_answered_with_another(
+    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await farm(pipeline, db, memory, monkeypatch)
+    reply = await say(pipeline, "коли сіяти льон?")
+    assert reply.intent == Intent.ADVICE
+    assert "агроном" in reply.text and "квітня" not in reply.text and "травня" not in reply.text

@@ -1,0 +1,69 @@
+"""The classifier sends agronomy questions to the knowledge base (the ``advice``
+intent, scored by the knowledge base's own question reader) and leaves sensor
+questions, records and plans where they were."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.agronomy import wants_advice
+from pipeline.intents import Intent
+from pipeline.rulebook import Rulebook
+from pipeline.types import ClassifierContext
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "коли краще сіяти озиму пшеницю на Полтавщині?",
+        "яка норма висіву соняшнику?",
+        "норма висіву кукурудзи?",
+        "скільки води треба кукурудзі?",
+        "what is the seeding rate for sunflower?",
+        "сколько сеять подсолнечника",
+        "при якій температурі ґрунту сіяти кукурудзу",
+        "стебловий метелик на кукурудзі поріг",
+        "при якому вітрі можна обприскувати?",
+        "when to harvest corn moisture",
+        "порадь, коли сіяти соняшник",
+    ],
+)
+def test_agronomy_questions_go_to_the_knowledge(rules: Rulebook, text: str) -> None:
+    decision = rules.classifier.classify(text, ClassifierContext())
+    assert decision.mode == "deep"
+    assert wants_advice(decision), decision
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("яка температура ґрунту на полі 3", Intent.IOT),
+        ("температура ґрунту", Intent.IOT),
+        ("запиши посів кукурудзи на полі 3, норма висіву 70 тис", Intent.RECORDING),
+        ("на 6 полі закінчили збирати ячмінь, вийшло 48 ц/га", Intent.RECORDING),
+        ("make a spraying schedule for next week", Intent.PLANNING),
+        ("зроби звіт в excel за жовтень", Intent.REPORTING),
+        ("привіт", Intent.GREETING),
+    ],
+)
+def test_other_requests_keep_their_intent(rules: Rulebook, text: str, intent: Intent) -> None:
+    decision = rules.classifier.classify(text, ClassifierContext(grows_crops=True))
+    assert decision.intent == intent
+    assert not wants_advice(decision)
+
+
+def test_a_topic_alone_needs_the_context(rules: Rulebook) -> None:
+    # "норма висіву" names no crop: on its own it is too short to act on; on a farm
+    # that grows crops, or right after an agronomy question, it is about those.
+    alone = rules.classifier.classify("норма висіву", ClassifierContext())
+    assert not wants_advice(alone)
+    for ctx in (ClassifierContext(grows_crops=True), ClassifierContext(recent_advice=True)):
+        assert rules.classifier.classify("норма висіву", ctx).intent == Intent.ADVICE
+
+
+def test_the_probe_is_the_knowledge_reader(rules: Rulebook) -> None:
+    kb = rules.knowledge
+    assert kb.claim("норма висіву соняшнику") == 2  # topic + crop
+    assert kb.claim("умови обприскування") == 2  # a general topic needs no crop
+    assert kb.claim("а на яку глибину?") == 1  # a topic alone
+    assert kb.claim("привіт, як справи") == 0
