@@ -168,6 +168,7 @@ def build_pipeline(
         catalog=catalog,
         classifier=classifier,
         rules_refresh=classifier.refresh,
+        languages=rules.language,
         profiles=memory.profiles,
         interactions=memory.interactions,
         editor=memory.editor,

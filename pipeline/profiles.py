@@ -59,6 +59,9 @@ class _Model(BaseModel):
 class RecentTopic(_Model):
     intent: str
     ts: UtcDatetime
+    #: The language the message was written in, when it was a full message (a short
+    #: «ok» has none): the conversation's language (pipeline/language.py).
+    lang: Language | None = None
 
 
 class UserProfile(_Model):
