@@ -29,7 +29,12 @@ NO_TOKEN_HELP = (
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stepan", description="Stepan, the farm assistant")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="start the Telegram bot (long polling)")
+    run = sub.add_parser("run", help="start the Telegram bot (long polling)")
+    run.add_argument(
+        "--webhook",
+        action="store_true",
+        help="take updates by webhook (several instances; docs/DEPLOY.md)",
+    )
     chat = sub.add_parser("chat", help="talk to Stepan in the terminal, no token needed")
     chat.add_argument("--user", default=None, help="who you are in the chat (default: $USER)")
     chat.add_argument("--operator", action="store_true", help="chat as an operator")
@@ -90,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from bot.app import run_bot
 
-        asyncio.run(run_bot(settings))
+        if args.webhook and settings.stepan.webhook_secret is None:
+            print("stepan: --webhook needs STEPAN_WEBHOOK_SECRET (docs/DEPLOY.md)", file=sys.stderr)
+            return 2
+        asyncio.run(run_bot(settings, webhook_mode=args.webhook))
     elif args.command == "memory":
         return asyncio.run(memory_cli.run(settings, args, sys.stdout))
     elif args.command == "chat":

@@ -1,22 +1,25 @@
-"""`stepan run`: migrate, then long polling until SIGTERM/SIGINT."""
+"""`stepan run`: migrate, then long polling (or, with --webhook, the webhook server:
+bot/serving.py) until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-import signal
-from datetime import timedelta
 from typing import Any
 
-from aiogram import Bot, Dispatcher, methods
+from aiogram import methods
 from aiogram.methods.base import Response
 
 from bot.config import Settings
-from bot.factory import Core, build_bot, build_core, build_dispatcher
-from bot.inbox import Inbox, InboxMiddleware, Replayer
-from bot.polling import Poller
-from bot.scheduler import instance_id
+from bot.factory import build_bot, build_core, build_dispatcher
+from bot.serving import (
+    build_inbox,
+    build_metrics,
+    polling,
+    serve,
+    set_webhook,
+    stop_on_signals,
+    webhook,
+)
 from bot.startup import StartupCalls
 from bot.web import ReadingsServer
 from db.migrate import upgrade_async
@@ -47,55 +50,19 @@ def pin_response_models() -> list[type]:
     return [generic[method.__returning__] for method in BOT_API_METHODS]
 
 
-def build_inbox(core: Core, dispatcher: Dispatcher) -> Inbox:
-    """The update inbox (bot/inbox.py), claiming after the per-user ordering."""
-    lease = timedelta(seconds=core.settings.stepan.inbox_lease_s)
-    inbox = Inbox(core.db, instance_id(), lease)
-    dispatcher.update.outer_middleware(InboxMiddleware(inbox))
-    return inbox
-
-
-def stop_on_signals() -> asyncio.Event:
-    """An event set by SIGTERM or SIGINT."""
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    return stop
-
-
-async def serve(
-    dispatcher: Dispatcher, bot: Bot, inbox: Inbox, run: Any, stop: asyncio.Event
-) -> None:
-    """Startup hooks, the inbox's replays (stored unhandled updates first), ``run``
-    until ``stop``, then shutdown hooks (which wait for updates in flight)."""
-    workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
-    workflow.pop("bot", None)
-    await dispatcher.emit_startup(bot=bot, **workflow)
-    replayer = Replayer(inbox, dispatcher, bot)
-    maintenance: asyncio.Task[None] | None = None
-    try:
-        await replayer.sweep()
-        maintenance = asyncio.create_task(replayer.run(stop))
-        await run(stop)
-    finally:
-        stop.set()
-        if maintenance is not None:
-            await maintenance
-        try:
-            await dispatcher.emit_shutdown(bot=bot, **workflow)
-        finally:
-            await bot.session.close()
-
-
-async def run_bot(settings: Settings) -> None:
+async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
     pinned_models = pin_response_models()
     await upgrade_async(settings.stepan.database_url)
     core = build_core(settings)
     bot = build_bot(settings)
     dispatcher = build_dispatcher(core)
-    inbox = build_inbox(core, dispatcher)
+    metrics = build_metrics(core, "webhook" if webhook_mode else "polling")
+    inbox = build_inbox(core, dispatcher, metrics)
+    transport = (
+        webhook(core, dispatcher, bot, inbox, metrics)
+        if webhook_mode
+        else polling(dispatcher, bot, inbox)
+    )
     # --- sensor readings endpoint (bot/web.py); off unless STEPAN_HTTP_PORT is set.
     # Registered before on_shutdown below, so it stops before the engine is disposed.
     readings = ReadingsServer(settings.stepan, core.sensors)
@@ -105,7 +72,12 @@ async def run_bot(settings: Settings) -> None:
 
     # deleteWebhook, setMyCommands, getMe: a failure is logged and retried in the
     # background, never fatal (bot/startup.py).
-    startup_calls = StartupCalls(bot, core.pipeline.catalog, settings.agx.operator_ids)
+    startup_calls = StartupCalls(
+        bot,
+        core.pipeline.catalog,
+        settings.agx.operator_ids,
+        webhook=set_webhook(core, dispatcher, bot) if webhook_mode else None,
+    )
 
     async def on_shutdown() -> None:
         logger.info("Stepan is shutting down")
@@ -118,5 +90,5 @@ async def run_bot(settings: Settings) -> None:
     dispatcher.shutdown.register(startup_calls.stop)
     dispatcher.shutdown.register(on_shutdown)
     stop = stop_on_signals()
-    await serve(dispatcher, bot, inbox, Poller(dispatcher, bot, inbox).run, stop)
+    await serve(dispatcher, bot, inbox, transport, stop)
     del pinned_models  # held until polling stops

@@ -41,6 +41,17 @@ class StepanSettings(BaseSettings):
     #: Seconds an instance's claim on an update lasts without a heartbeat (bot/inbox.py):
     #: the updates of an instance that died are replayed after this.
     inbox_lease_s: float = Field(default=30.0, ge=0.5, le=3600)
+    #: Webhook mode (`stepan run --webhook`, bot/webhook.py): where this instance listens,
+    #: the path Telegram posts to, the public URL given to setWebhook (none: the
+    #: webhook is set by someone else) and the secret token Telegram sends back.
+    webhook_host: str = "127.0.0.1"
+    webhook_port: int = Field(default=8081, ge=0, le=65535)
+    webhook_path: str = "/telegram/webhook"
+    webhook_url: AnyHttpUrl | None = None
+    webhook_secret: SecretStr | None = None
+    #: Per-user throttling (bot/throttle.py): a burst of this many, then this many a second.
+    throttle_burst: int = Field(default=30, ge=1)
+    throttle_rate: float = Field(default=1.0, gt=0)
 
     @field_validator("bot_token")
     @classmethod
@@ -61,6 +72,17 @@ class StepanSettings(BaseSettings):
             return None
         if not value.get_secret_value().startswith(("nats://", "tls://", "ws://", "wss://")):
             raise ValueError("expected nats://host:4222 (or tls://, ws://, wss://)")
+        return value
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_shape(cls, value: SecretStr | None) -> SecretStr | None:
+        # Telegram's rule for secret_token: 1-256 of A-Z, a-z, 0-9, _ and -.
+        if value is None or not value.get_secret_value():
+            return None
+        secret = value.get_secret_value()
+        if len(secret) > 256 or not all(c.isascii() and (c.isalnum() or c in "_-") for c in secret):
+            raise ValueError("1-256 characters: letters, digits, _ and -")
         return value
 
     @field_validator("database_url")

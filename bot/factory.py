@@ -18,22 +18,29 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.fsm.storage.base import BaseStorage
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
+from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
+from bot.fsm_storage import FallbackStorage
 from bot.handlers import build_root_router
+from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
+from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
-from db.engine import create_engine
+from db.engine import DbTimeouts, create_engine
+from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.agronomy import Advisor
+from pipeline.agronomy.grounded import GroundedWriter
+from pipeline.agronomy.region import FarmRegions
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -92,6 +99,8 @@ class Core:
     quality: QualityReport
     #: Names for ids in the cards people read (/me, /profile, /farm).
     names: NameBook
+    #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
+    regions: FarmRegions
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -185,7 +194,13 @@ def build_pipeline(
             Corrections(db, learnings, rules.classifier.intents),
         ),
         advisor=Advisor(
-            rules.knowledge, KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary), db
+            rules.knowledge,
+            KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
+            db,
+            # With an LLM: the retrieved cards are its only sources (docs/knowledge.md).
+            writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
+            if brains.client is not None
+            else None,
         ),
         **({"clock": clock} if clock is not None else {}),
     )
@@ -193,13 +208,15 @@ def build_pipeline(
 
 def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     rules = rules or Rulebook.load()
-    engine = create_engine(settings.stepan.database_url)
+    # Lock and statement timeouts: a stuck database answers within seconds.
+    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
     llm_health = LlmHealth(configured=settings.llm_configured)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
+    regions = FarmRegions(rules.knowledge, db, memory.editor)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -236,8 +253,14 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
         memory=memory,
         pipeline=pipeline,
         onboarding=OnboardingFlow(
-            pipeline.catalog, db, memory.editor, rules.vocabulary.shared(), rules.units
+            pipeline.catalog,
+            db,
+            memory.editor,
+            rules.vocabulary.shared(),
+            rules.units,
+            regions,
         ),
+        regions=regions,
         terms=TermReview(db, memory.editor),
         sensors=SensorStore(db, rules.sensors),
         llm_health=llm_health,
@@ -247,6 +270,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
             llm=llm_health,
             http=http,
             integrations=settings.integrations,
+            schema=SchemaCheck.load(),
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
@@ -291,8 +315,27 @@ def build_storage(settings: Settings) -> BaseStorage:
     if settings.stepan.redis_url is None:
         return MemoryStorage()
     from aiogram.fsm.storage.redis import RedisStorage
+    from redis.exceptions import RedisError
 
-    return RedisStorage.from_url(settings.stepan.redis_url.get_secret_value())
+    redis = RedisStorage.from_url(
+        settings.stepan.redis_url.get_secret_value(),
+        # A Redis host that stopped answering must not hold every update for long.
+        connection_kwargs={"socket_connect_timeout": 2.0, "socket_timeout": 2.0},
+    )
+    # Redis gone: state kept in memory meanwhile, a warning, no failed updates.
+    return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
+
+
+#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
+ISOLATION_LOCK_TIMEOUT_S = 300
+
+
+def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
+    from aiogram.fsm.storage.redis import RedisStorage
+
+    if not isinstance(storage, RedisStorage):
+        return None
+    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
 
 
 class TelegramAlertSender:
@@ -306,11 +349,16 @@ class TelegramAlertSender:
         if bot is not None:
             self._bot = bot
 
-    async def send(self, chat_id: int, text: str) -> None:
+    async def send(
+        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> None:
         if self._bot is None:
             raise RuntimeError("no bot bound yet: alerts wait for the next run")
         try:
-            await send_reply(self._bot, chat_id, Reply(text=text))
+            if markup is not None:
+                await self._bot.send_message(chat_id, text, reply_markup=markup)
+            else:
+                await send_reply(self._bot, chat_id, Reply(text=text))
         except TelegramForbiddenError as exc:
             raise RecipientGone(str(exc)) from exc
 
@@ -319,8 +367,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
     # each service call is a use case that opens its own transactions.
+    storage = build_storage(core.settings)
     dispatcher = Dispatcher(
-        storage=build_storage(core.settings),
+        storage=storage,
+        # Several instances: one user's updates one at a time across all of them (a
+        # Redis lock per user and chat), as UserOrderMiddleware does within one.
+        events_isolation=isolation(storage),
         settings=core.settings,
         catalog=core.pipeline.catalog,
         pipeline=core.pipeline,  # handle_message / handle_action
@@ -330,6 +382,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         terms=core.terms,
         sensors=core.sensors,
         platform=core.platform,
+        regions=core.regions,  # FarmRegions: /farm update region=...
         learnings=core.learnings,  # /learnings
         quality=core.quality,  # /stats
         overlays=core.overlays,  # /rules
@@ -341,6 +394,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
     in_flight = InFlightMiddleware()
     dispatcher.update.outer_middleware(in_flight)
     dispatcher.update.outer_middleware(TraceMiddleware())
+    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
+    dispatcher.update.outer_middleware(CleanInputMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
     dispatcher.include_router(build_root_router())
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
@@ -349,6 +404,13 @@ def build_dispatcher(core: Core) -> Dispatcher:
     watcher = AlertWatcher(
         alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
     )
+    catalog = core.pipeline.catalog
+
+    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
+        # Operators read the catalog's first language; a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
+        await alert_sender.send(chat_id, text, markup)
+
     scheduler = build_scheduler(
         JobRunner(core.db, instance_id()),
         default_jobs(
@@ -357,7 +419,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
             cache=core.memory.cache,
             sync=core.memory.sync,
             watcher=watcher,
-            nightly=core.nightly.with_sender(alert_sender.send),
+            nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
         ),

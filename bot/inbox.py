@@ -186,8 +186,10 @@ class InboxMiddleware(BaseMiddleware):
     """Outer update middleware, registered after the per-user ordering (so a replay
     is claimed in the user's order): claim, handle, mark done."""
 
-    def __init__(self, inbox: Inbox) -> None:
+    def __init__(self, inbox: Inbox, observe: Callable[[str, str], None] | None = None) -> None:
         self._inbox = inbox
+        #: (update type, outcome): ok | error | duplicate | unclaimed (the metrics).
+        self._observe = observe or (lambda kind, outcome: None)
 
     async def __call__(
         self,
@@ -205,9 +207,11 @@ class InboxMiddleware(BaseMiddleware):
                 # Without the database nothing can be claimed (nor handled): the
                 # update stays unconfirmed or stored, and comes back.
                 logger.exception("inbox: could not claim update %s", event.update_id)
+                self._observe(event.event_type, "unclaimed")
                 return None
             if not claimed:
                 logger.info("inbox: update %s is a duplicate, dropped", event.update_id)
+                self._observe(event.event_type, "duplicate")
                 return None
         outcome = "error"
         try:
@@ -216,6 +220,7 @@ class InboxMiddleware(BaseMiddleware):
             return result
         finally:
             await inbox.finish(event.update_id, outcome)
+            self._observe(event.event_type, outcome)
 
 
 class Replayer:

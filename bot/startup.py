@@ -43,6 +43,7 @@ class StartupCalls:
         first_delay: float = 2.0,
         max_delay: float = 300.0,
         sleep: Sleep = asyncio.sleep,
+        webhook: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self._bot = bot
         self._catalog = catalog
@@ -50,12 +51,17 @@ class StartupCalls:
         self._first_delay = first_delay
         self._max_delay = max_delay
         self._sleep = sleep
+        #: Webhook mode: this sets the webhook (or does nothing) instead of deleteWebhook.
+        self._webhook = webhook
         self._tasks: set[asyncio.Task[None]] = set()
         #: Filled in as each call succeeds; read by tests and /status-like checks.
         self.done: set[str] = set()
 
     async def start(self) -> None:
-        self._background("deleteWebhook", self._delete_webhook)
+        if self._webhook is None:
+            self._background("deleteWebhook", self._delete_webhook)
+        else:
+            self._background("setWebhook", self._webhook)
         self._background("setMyCommands", self._set_commands)
         if not await self._get_me():
             # Polling calls bot.me() first; without an identity it would stop the bot.

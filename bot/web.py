@@ -37,10 +37,17 @@ logger = logging.getLogger(__name__)
 #: 10,000 readings are ~1.5 MB of JSON; MAX_BATCH of verbose ones fit in this.
 CLIENT_MAX_SIZE = 16 * 1024 * 1024
 READINGS_PATH = "/api/v1/readings"
+#: The whole body must arrive within this (16 MB at 2 Mbit/s takes a minute; a
+#: sensor gateway sends kilobytes).
+BODY_TIMEOUT_S = 30.0
+#: On shutdown, requests still running get this long, then they are cancelled: the
+#: bot's SIGTERM must finish well before a container runtime's SIGKILL (10 s).
+SHUTDOWN_TIMEOUT_S = 3.0
 _SOURCE_RE = re.compile(r"[a-z0-9_-]{1,32}")
 
 SENSORS: web.AppKey[SensorStore] = web.AppKey("sensors")
 CLOCK: web.AppKey[Callable[[], datetime]] = web.AppKey("clock")
+BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout")
 
 
 def _utcnow() -> datetime:
@@ -71,6 +78,8 @@ def _decode(body: bytes, now: datetime, types: SensorTypes) -> list[ReadingIn]:
         payload = json.loads(body)
     except ValueError as exc:  # UnicodeDecodeError included
         raise _BadBody(f"malformed JSON: {exc}") from None
+    except RecursionError:  # [[[[...]]]] 100,000 deep
+        raise _BadBody("malformed JSON: nested too deeply") from None
     items = payload.get("readings") if isinstance(payload, dict) else payload
     if not isinstance(items, list):
         raise _BadBody('expected {"readings": [...]} or a JSON array of readings')
@@ -89,9 +98,14 @@ async def post_readings(request: web.Request) -> web.Response:
     if not _SOURCE_RE.fullmatch(source):
         return _error(400, "bad_source", "source must be 1-32 of a-z, 0-9, '_' or '-'")
     try:
-        body = await request.read()
+        # A client trickling its body must not hold a connection (and shutdown) open.
+        async with asyncio.timeout(request.app[BODY_TIMEOUT]):
+            body = await request.read()
     except web.HTTPRequestEntityTooLarge:
         return _error(413, "too_large", f"the body is over {CLIENT_MAX_SIZE} bytes")
+    except TimeoutError:
+        limit = request.app[BODY_TIMEOUT]
+        return _error(408, "body_timeout", f"the body took over {limit:g} s to arrive")
     try:
         readings = await asyncio.to_thread(_decode, body, request.app[CLOCK](), sensors.types)
     except _BadBody as exc:
@@ -127,10 +141,12 @@ def build_web_app(
     sensors: SensorStore,
     *,
     clock: Callable[[], datetime] = _utcnow,
+    body_timeout: float = BODY_TIMEOUT_S,
 ) -> web.Application:
     app = web.Application(client_max_size=CLIENT_MAX_SIZE)
     app[SENSORS] = sensors
     app[CLOCK] = clock
+    app[BODY_TIMEOUT] = body_timeout
     app.router.add_post(READINGS_PATH, post_readings)
     app.router.add_get("/healthz", healthz)
     return app
@@ -147,8 +163,12 @@ class ReadingsServer:
         sensors: SensorStore,
         *,
         clock: Callable[[], datetime] = _utcnow,
+        body_timeout: float = BODY_TIMEOUT_S,
+        shutdown_timeout: float = SHUTDOWN_TIMEOUT_S,
     ) -> None:
         self._host = settings.http_host
+        self._body_timeout = body_timeout
+        self._shutdown_timeout = shutdown_timeout
         self._port = settings.http_port
         self._sensors = sensors
         self._clock = clock
@@ -163,7 +183,11 @@ class ReadingsServer:
     async def start(self) -> None:
         if self._port is None or self._runner is not None:
             return
-        runner = web.AppRunner(build_web_app(self._sensors, clock=self._clock))
+        runner = web.AppRunner(
+            build_web_app(self._sensors, clock=self._clock, body_timeout=self._body_timeout),
+            shutdown_timeout=self._shutdown_timeout,
+            handler_cancellation=True,
+        )
         await runner.setup()
         try:
             await web.TCPSite(runner, self._host, self._port).start()

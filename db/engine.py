@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,28 @@ from sqlalchemy.pool import ConnectionPoolEntry
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
-def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
-    """An async engine; SQLite gets WAL, a busy timeout and immediate transactions."""
+@dataclass(frozen=True, slots=True)
+class DbTimeouts:
+    """PostgreSQL limits for the running bot (migrations and tools run without):
+    a table locked for a minute, or a server that stopped answering, costs a
+    farmer seconds and an error reply, not a minute of silence."""
+
+    #: Waiting for a row or table lock (PostgreSQL ``lock_timeout``).
+    lock_s: float = 5.0
+    #: One statement (PostgreSQL ``statement_timeout``); reports stay well under.
+    statement_s: float = 20.0
+    #: Opening a connection (asyncpg's default is 60 s).
+    connect_s: float = 5.0
+    #: Waiting for a pooled connection when all are busy.
+    pool_s: float = 10.0
+
+
+def create_engine(
+    database_url: str, *, timeouts: DbTimeouts | None = None, **kwargs: Any
+) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, a busy timeout and immediate transactions,
+    PostgreSQL ``timeouts`` when given and pre-ping (a restarted server's dead
+    connections are replaced, not handed out)."""
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         # One connection per process: SQLite has one writer at a time anyway, and
@@ -35,8 +56,26 @@ def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
             database_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs
         )
         _configure_sqlite(engine)
+        _strip_nul(engine)
         return engine
-    return create_async_engine(database_url, pool_pre_ping=True, **kwargs)
+    if timeouts is not None and database_url.startswith("postgresql+asyncpg"):
+        kwargs.setdefault("pool_timeout", timeouts.pool_s)
+        kwargs.setdefault(
+            "connect_args",
+            {
+                "timeout": timeouts.connect_s,
+                # Client side too: a server that vanished mid-query (no RST) is
+                # noticed, not waited on forever.
+                "command_timeout": timeouts.statement_s + 5,
+                "server_settings": {
+                    "lock_timeout": str(int(timeouts.lock_s * 1000)),
+                    "statement_timeout": str(int(timeouts.statement_s * 1000)),
+                },
+            },
+        )
+    engine = create_async_engine(database_url, pool_pre_ping=True, **kwargs)
+    _strip_nul(engine)
+    return engine
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
@@ -70,3 +109,29 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         # front, so concurrent writers queue on the busy timeout instead. Callers
         # keep transactions short (commit before any network call).
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _without_nul(params: Any) -> Any:
+    if isinstance(params, str):
+        return params.replace("\x00", "") if "\x00" in params else params
+    if isinstance(params, tuple):
+        return tuple(_without_nul(p) for p in params)
+    if isinstance(params, list):
+        return [_without_nul(p) for p in params]
+    if isinstance(params, dict):
+        return {k: _without_nul(v) for k, v in params.items()}
+    return params
+
+
+def _strip_nul(engine: AsyncEngine) -> None:
+    """No NUL character reaches the database, whatever path a string took: PostgreSQL
+    refuses it in text (the whole write fails: an interaction or a profile lost),
+    SQLite stores it and C code reading the value stops at it. Input is cleaned at
+    the edges already (bot/middlewares/clean_input.py, the readings endpoint); this
+    is the floor under them."""
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute", retval=True)
+    def _before(
+        conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
+    ) -> tuple[str, Any]:
+        return statement, _without_nul(parameters)

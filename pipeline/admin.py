@@ -7,6 +7,8 @@ allowed keys or values.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import get_args
 
@@ -19,7 +21,7 @@ PROFILE_KEYS: dict[str, tuple[str, ...]] = {
     "preferred_style": STYLES,
 }
 THRESHOLD_KEYS = tuple(AlertThresholds.model_fields)
-FARM_KEYS = ("current_phase", "timezone", *THRESHOLD_KEYS)
+FARM_KEYS = ("current_phase", "timezone", "region", *THRESHOLD_KEYS)
 
 
 class AdminError(ValueError):
@@ -38,8 +40,31 @@ class Edit:
     value: str | float
 
 
+#: Telegram ids have at most 52 significant bits (Bot API, "Chat.id"); anything
+#: longer is not an id, and would overflow the database's integer columns.
+MAX_TELEGRAM_ID = 2**52
+#: Row ids (pending terms, drafts, handoffs) are 32-bit INTEGER on PostgreSQL.
+MAX_ROW_ID = 2**31 - 1
+_ASCII_INT = re.compile(r"-?[0-9]{1,19}")
+
+
+def _bounded(word: str, low: int, high: int) -> int | None:
+    # ASCII digits only: str.isdigit() accepts "²" (int() refuses it) and "١٢" (int()
+    # takes it), and neither is an id anyone typed on purpose.
+    if _ASCII_INT.fullmatch(word) is None:
+        return None
+    value = int(word)
+    return value if low <= value <= high else None
+
+
 def parse_target(word: str) -> int | None:
-    return int(word) if word.lstrip("-").isdigit() else None
+    """A Telegram id, or None for anything that is not one (too long included)."""
+    return _bounded(word, -MAX_TELEGRAM_ID, MAX_TELEGRAM_ID)
+
+
+def parse_row_id(word: str) -> int | None:
+    """A database row id (a positive 32-bit integer), or None."""
+    return _bounded(word, 1, MAX_ROW_ID)
 
 
 def _split(args: str, verb: str) -> tuple[int | None, str]:
@@ -77,6 +102,12 @@ def parse_farm_edit(args: str) -> Edit:
         if zone is None:
             raise AdminError("admin.bad_timezone", value=raw)
         return Edit(target, key, zone)
+    if key == "region":
+        # The oblast as written ("Полтавська"); the handler reads it with the
+        # knowledge base's place words.
+        if not raw:
+            raise AdminError("admin.bad_value", key=key, allowed="Полтавська, Poltava …")
+        return Edit(target, key, raw)
     if key == "current_phase":
         if raw not in PHASES:
             raise AdminError("admin.bad_value", key=key, allowed=", ".join(PHASES))
@@ -85,4 +116,6 @@ def parse_farm_edit(args: str) -> Edit:
         number = float(raw.replace(",", "."))
     except ValueError:
         raise AdminError("admin.not_a_number", key=key) from None
+    if not math.isfinite(number):  # "inf", "nan", "1e999"
+        raise AdminError("admin.not_a_number", key=key)
     return Edit(target, key, number)

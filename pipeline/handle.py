@@ -55,6 +55,7 @@ from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
 from pipeline.profiles import STYLES, UserProfile, classifier_context
 from pipeline.responder import LightRequest, LightResponder
+from pipeline.text import clean_input
 from pipeline.types import (
     Button,
     ClassifierContext,
@@ -80,6 +81,16 @@ def light_intents(classifier: DepthClassifier) -> frozenset[str]:
     """The intents the classifier's rules mark light (none if it does not say)."""
     intents = getattr(classifier, "intents", {})
     return frozenset(name for name, spec in intents.items() if getattr(spec, "mode", "") == "light")
+
+
+def _cleaned(incoming: Incoming) -> Incoming:
+    """The message and the name as they may be stored (no NUL, no control
+    characters); the bot cleans updates already, other callers may not."""
+    text = clean_input(incoming.text)
+    name = clean_input(incoming.first_name) if incoming.first_name else incoming.first_name
+    if text == incoming.text and name == incoming.first_name:
+        return incoming
+    return replace(incoming, text=text, first_name=name or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +181,11 @@ class Pipeline:
     async def handle_message(self, incoming: Incoming) -> Reply:
         """Never raises: a failure anywhere still gives the user a polite reply."""
         started = time.perf_counter()
+        incoming = _cleaned(incoming)
         lang = message_language(incoming)
+        if not incoming.text:
+            # Only spaces or control characters: nothing to classify, nothing to count.
+            return Reply(self.catalog.text(lang, "faults.empty"), intent=Intent.CLARIFY)
         if not gate.pre_check(incoming.trace_id):
             return Reply(self.catalog.text(lang, "errors.recursion"), intent=Intent.REFUSED)
         try:
@@ -182,6 +197,8 @@ class Pipeline:
             gate.release(incoming.trace_id)
 
     async def _handle(self, incoming: Incoming, started: float) -> Reply:
+        if incoming.photo:
+            return await self._photo(incoming, started)
         now = self._clock()
         loaded = await self._profiles.load(incoming.user_id)
         profile = loaded.profile
@@ -306,6 +323,18 @@ class Pipeline:
             logger.exception("eval rules failed trace=%s", trace_id)
             return None
 
+    async def _photo(self, incoming: Incoming, started: float) -> Reply:
+        """A picture: Stepan cannot judge one yet. Its caption is answered as a message
+        («що це за хвороба на листі?»), with that said and the agronomist offered;
+        without a caption, the offer alone."""
+        lang = message_language(incoming)
+        note = self.catalog.text(lang, "agronomy.photo_note")
+        if not incoming.text.strip():
+            return Reply(self.catalog.text(lang, "agronomy.photo_only"))
+        reply = await self._handle(replace(incoming, photo=False), started)
+        text = f"{reply.text}\n\n{note}" if reply.text else note
+        return replace(reply, text=text)
+
     def _peer_route(self, incoming: Incoming) -> Route | None:
         if self.peers is None or not incoming.text or incoming.text.startswith("/"):
             return None
@@ -378,7 +407,8 @@ class Pipeline:
             force_deep=self.config.force_deep,
             now=now,
         )
-        command = incoming.text.split(maxsplit=1)[0].split("@", 1)[0] if incoming.text else ""
+        words = incoming.text.split(maxsplit=1)
+        command = words[0].split("@", 1)[0] if words else ""
         if command in COMMAND_INTENTS:
             return DepthDecision("light", COMMAND_INTENTS[command], (), 1.0, f"command:{command}")
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from db.repositories import farm as farm_repo
 from db.uow import Database
@@ -20,6 +20,9 @@ from pipeline.i18n import Catalog
 from pipeline.profiles import STYLES
 from pipeline.slugs import make_id, split_names
 from pipeline.types import Button, Language
+
+if TYPE_CHECKING:
+    from pipeline.agronomy.region import FarmRegions
 
 
 class ProfileWriter(Protocol):
@@ -33,6 +36,8 @@ class ProfileWriter(Protocol):
 class Step(StrEnum):
     NAME = "name"
     FARM = "farm"
+    #: The oblast: agronomy answers use its zone (sowing dates, rates).
+    REGION = "region"
     FIELDS = "fields"
     CROPS = "crops"
     SENSORS = "sensors"
@@ -178,12 +183,14 @@ class OnboardingFlow:
         profiles: ProfileWriter,
         crops: Dictionary,
         units: Units | None = None,
+        regions: FarmRegions | None = None,
     ) -> None:
         self._units = units
         self._catalog = catalog
         self._db = db
         self._profiles = profiles
         self._crops = crops
+        self._regions = regions
 
     def start(self, lang: Language) -> Turn:
         first = ORDER[0]
@@ -191,6 +198,8 @@ class OnboardingFlow:
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
     async def answer_text(self, user_id: str, step: Step, text: str, lang: Language) -> Turn:
+        if step is Step.REGION:
+            return await self._region(user_id, text, lang)
         changes = text_answer(step, text, self._crops, self._units)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
@@ -222,6 +231,15 @@ class OnboardingFlow:
             return Turn(self._catalog.text(lang, "onboarding.done"), (), None)
         text, buttons = question(self._catalog, lang, following)
         return Turn(text, buttons, following)
+
+    async def _region(self, user_id: str, text: str, lang: Language) -> Turn:
+        region = self._regions.read(text) if self._regions is not None else None
+        if region is None or self._regions is None:
+            again, buttons = question(self._catalog, lang, Step.REGION)
+            repeat = self._catalog.text(lang, "onboarding.repeat")
+            return Turn(f"{repeat}\n\n{again}", buttons, Step.REGION)
+        await self._regions.set(user_id, region)
+        return await self._advance(user_id, Step.REGION, Changes(), lang)
 
     async def _register_names(self, farm_id: str, changes: Changes) -> None:
         add = farm_repo.add_field if "field_ids" in changes.farm else farm_repo.add_crop

@@ -14,6 +14,7 @@ import httpx
 from sqlalchemy import text
 
 from db.repositories import jobs
+from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.memory.syncing import MemorySync
 
@@ -53,8 +54,10 @@ class PlatformStatus:
         llm: LlmHealth,
         http: httpx.AsyncClient,
         integrations: Mapping[str, str],
+        schema: SchemaCheck | None = None,
     ) -> None:
         self._db = db
+        self._schema = schema
         self._sync = sync
         self._llm = llm
         self._http = http
@@ -72,10 +75,16 @@ class PlatformStatus:
         try:
             async with self._db.read() as session:
                 await session.execute(text("SELECT 1"))
+                elapsed = (time.perf_counter() - started) * 1000
+                # SELECT 1 answers on a database whose tables are gone: check them.
+                problems = await self._schema.problems(session) if self._schema else []
         except Exception as exc:
             logger.warning("status: database check failed", exc_info=True)
             return Check("database", "down", type(exc).__name__)
-        return Check("database", "ok", f"{(time.perf_counter() - started) * 1000:.0f} ms")
+        if problems:
+            more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+            return Check("database", "down", "schema broken: " + "; ".join(problems[:3]) + more)
+        return Check("database", "ok", f"{elapsed:.0f} ms")
 
     async def _memory_service(self) -> Check:
         breaker = self._sync.breaker_state
@@ -104,8 +113,12 @@ class PlatformStatus:
         return Check("llm", "down", f"last call failed: {self._llm.last_error or '?'}")
 
     async def _jobs(self) -> list[Check]:
-        async with self._db.read() as session:
-            runs = await jobs.all_runs(session)
+        try:
+            async with self._db.read() as session:
+                runs = await jobs.all_runs(session)
+        except Exception as exc:
+            logger.warning("status: job runs unreadable", exc_info=True)
+            return [Check("jobs", "down", type(exc).__name__)]
         return [
             Check(
                 f"job {run.job_id}",

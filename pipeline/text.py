@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "NormalizedText",
+    "clean_input",
     "extract_emoji",
     "fold",
     "has_phrase",
@@ -72,6 +73,20 @@ _CYRILLIC_RE = re.compile(r"[а-яіїєґ]")
 _EMOJI_RE = re.compile(
     "[\U0001f000-\U0001f3fa\U0001f400-\U0001faff\u2600-\u27bf\u2b00-\u2bff\u2300-\u23ff]"
 )
+
+
+#: Control characters (C0 and C1) other than tab and newline: NUL is refused by
+#: PostgreSQL's text type, the rest are invisible noise or terminal escapes.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_input(text: str) -> str:
+    """Text as it may be stored and shown: control characters gone (a carriage return
+    becomes a newline), surrounding whitespace trimmed. Whitespace of any kind (U+00A0,
+    U+3000 ...) that is all there is leaves ``""``."""
+    if _CONTROL_RE.search(text):
+        text = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return text.strip()
 
 
 def fold(text: str) -> str:

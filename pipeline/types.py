@@ -75,6 +75,8 @@ class Incoming:
     #: The Telegram update it came in (None for the console and peers): a replayed
     #: update is recorded once (bot/inbox.py).
     update_id: int | None = None
+    #: The message is a picture; ``text`` is its caption ("" without one).
+    photo: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from bot.handlers import (
     non_text,
     onboarding,
     operators,
+    private_only,
     refusal,
     text,
     whoami,
@@ -35,6 +36,7 @@ def build_root_router() -> Router:
         _detach(feature)
     routers = (
         errors.router,
+        private_only.router,  # /token, /me, /profile... in a group: a pointer, nothing shown
         onboarding.router,  # state-bound answers first, so they don't reach the pipeline
         whoami.router,
         commands.router,  # /start, /help

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from aiogram.filters import CommandObject
 from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
 
-from bot.handlers._common import user_language
+from bot.handlers._common import load_profile, user_language
 from pipeline.admin import AdminError, Edit, parse_target
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileLoader
@@ -31,7 +31,7 @@ def target_of(message: Message, explicit: int | None) -> int | None:
 async def card_text(
     profiles: ProfileLoader, catalog: Catalog, user: int, lang: Language, render: CardText
 ) -> str | None:
-    loaded = await profiles.load(f"tg:{user}")
+    loaded = await load_profile(profiles, f"tg:{user}")
     return await render(loaded, catalog, lang) if loaded.known else None
 
 

@@ -13,10 +13,23 @@ from bot.render import AttachmentFailed, send_reply
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.language import language_from_telegram
-from pipeline.memory import ProfileEditor
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
 from pipeline.types import Incoming, Language, Reply
 
 logger = logging.getLogger(__name__)
+
+
+class StoreUnavailable(Exception):
+    """The profile store failed and defaults stood in: an operator's card or a
+    user's /me says the database is unavailable, never shows the defaults as data
+    (bot/handlers/errors.py answers it)."""
+
+
+async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
+    loaded = await profiles.load(user_id)
+    if loaded.degraded:
+        raise StoreUnavailable(user_id)
+    return loaded
 
 
 def telegram_user_id(user: User) -> str:

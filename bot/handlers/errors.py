@@ -13,7 +13,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.handlers._common import user_language
+from bot.handlers._common import StoreUnavailable, user_language
 from pipeline.i18n import Catalog
 
 logger = logging.getLogger(__name__)
@@ -22,8 +22,8 @@ router = Router(name=__name__)
 
 
 def _is_database_error(error: BaseException) -> bool:
-    return isinstance(error, SQLAlchemyError | ConnectionRefusedError) or isinstance(
-        error.__cause__, SQLAlchemyError
+    return isinstance(error, SQLAlchemyError | ConnectionRefusedError | StoreUnavailable) or (
+        isinstance(error.__cause__, SQLAlchemyError)
     )
 
 

@@ -4,12 +4,14 @@ actions), /forget deletes it after a confirm button."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from aiogram import Bot, Router
 from aiogram.filters import Command
+from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 
-from bot.handlers._common import telegram_user_id, user_language
+from bot.handlers._common import load_profile, telegram_user_id, user_language
 from bot.keyboards.me import ForgetCD, forget_keyboard, me_keyboard
 from bot.render import edit_text
 from pipeline.cards import my_memory
@@ -22,6 +24,16 @@ logger = logging.getLogger(__name__)
 router = Router(name=__name__)
 
 
+async def _clear_states(state: FSMContext, user_id: int) -> None:
+    """Onboarding's step (in Redis with several instances, without expiry) would
+    otherwise take the next message as an answer and create the profile again. The
+    private chat's state is cleared even when the button was pressed elsewhere."""
+    await state.clear()
+    private = replace(state.key, chat_id=user_id, user_id=user_id, thread_id=None)
+    if private != state.key:
+        await FSMContext(state.storage, private).clear()
+
+
 @router.message(Command("me"))
 async def on_me(
     message: Message, profiles: ProfileLoader, names: NameBook, catalog: Catalog
@@ -29,7 +41,7 @@ async def on_me(
     if message.from_user is None:
         return
     lang = user_language(message.from_user)
-    loaded = await profiles.load(telegram_user_id(message.from_user))
+    loaded = await load_profile(profiles, telegram_user_id(message.from_user))
     farm_names = await names.of(loaded.farm, lang)
     await message.answer(
         my_memory(loaded.profile, loaded.farm, farm_names, catalog, lang),
@@ -52,6 +64,7 @@ async def on_forget_answer(
     bot: Bot,
     profile_editor: ProfileEditor,
     catalog: Catalog,
+    state: FSMContext,
 ) -> None:
     lang = user_language(query.from_user)
     await query.answer()
@@ -59,6 +72,7 @@ async def on_forget_answer(
         # Only the presser's own data: the callback carries no user id to forge.
         try:
             await profile_editor.forget(telegram_user_id(query.from_user))
+            await _clear_states(state, query.from_user.id)
             text = catalog.text(lang, "me.forgotten")
         except Exception:
             # Nobody is told their data is gone when it is not.

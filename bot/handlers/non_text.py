@@ -1,18 +1,49 @@
-"""Photos, voice, stickers, locations...: say what Stepan understands."""
+"""Photos go to the pipeline (their caption is the question; docs/knowledge.md);
+voice, stickers, locations...: say what Stepan understands."""
 
 from __future__ import annotations
 
-from aiogram import Bot, Router
-from aiogram.types import Message
+from dataclasses import replace
+
+from aiogram import Bot, F, Router
+from aiogram.types import Message, Update
 
 from bot.config import Settings
 from bot.filters import HasText
 from bot.handlers._common import deliver, incoming_from, user_language
+from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor
 from pipeline.types import Reply
 
 router = Router(name=__name__)
+
+
+@router.message(F.photo | F.document.mime_type.startswith("image/"))
+async def on_photo(
+    message: Message,
+    bot: Bot,
+    pipeline: Pipeline,
+    profile_editor: ProfileEditor,
+    settings: Settings,
+    catalog: Catalog,
+    trace_id: str,
+    event_update: Update | None = None,
+) -> None:
+    """A picture: its caption is the question; the pipeline says what it cannot see."""
+    if message.from_user is None:
+        return
+    incoming = incoming_from(
+        message.from_user,
+        message.chat.id,
+        message.caption or "",
+        trace_id,
+        settings,
+        message.message_id,
+        update=event_update,
+    )
+    reply = await pipeline.handle_message(replace(incoming, photo=True))
+    await deliver(bot, profile_editor, incoming, reply, catalog)
 
 
 @router.message(~HasText())

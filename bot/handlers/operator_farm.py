@@ -7,10 +7,11 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
-from bot.handlers._common import user_language
+from bot.handlers._common import load_profile, user_language
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
 from pipeline.admin import Edit, parse_farm_edit
+from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
@@ -34,10 +35,16 @@ async def on_farm_update(
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
     catalog: Catalog,
+    regions: FarmRegions,
 ) -> None:
     async def apply(user: int, edit: Edit) -> bool:
-        if not (await profiles.load(f"tg:{user}")).known:
+        if not (await load_profile(profiles, f"tg:{user}")).known:
             return False
+        if edit.key == "region":
+            region = regions.read(str(edit.value))
+            if region is None:
+                raise ValueError(f"no oblast in {edit.value!r}")
+            return await regions.set(f"tg:{user}", region)
         await profile_editor.update_farm(f"tg:{user}", **{edit.key: edit.value})
         return True
 
@@ -75,7 +82,7 @@ async def on_phase_button(
 ) -> None:
     lang = user_language(query.from_user)
     user_id = f"tg:{callback_data.user}"
-    known = (await profiles.load(user_id)).known
+    known = (await load_profile(profiles, user_id)).known
     if known:
         await profile_editor.update_farm(user_id, current_phase=callback_data.phase)
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import Message
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.handlers._common import user_language
 from pipeline.i18n import Catalog
@@ -15,6 +17,28 @@ from pipeline.types import Language
 router = Router(name=__name__)
 
 ROLLBACK = ("rollback", "відкат", "откат")
+
+
+class ProposalCD(CallbackData, prefix="rp"):
+    """✅ / ❌ under a nightly proposal (pipeline/learning/nightly.py)."""
+
+    proposal: int
+    approve: bool
+
+
+def proposal_keyboard(proposal: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
+    builder = InlineKeyboardBuilder()
+    builder.button(
+        text=catalog.text(lang, "overlay.approve"),
+        callback_data=ProposalCD(proposal=proposal, approve=True),
+    )
+    builder.button(
+        text=catalog.text(lang, "overlay.reject"),
+        callback_data=ProposalCD(proposal=proposal, approve=False),
+    )
+    return builder.as_markup()
+
+
 DECISIONS = {"approve": True, "reject": False}
 
 
@@ -69,3 +93,20 @@ async def on_rules(
         await message.answer(catalog.text(lang, "overlay.undone_packaged", id=undone))
     else:
         await message.answer(catalog.text(lang, "overlay.undone", id=undone, now=now))
+
+
+@router.callback_query(ProposalCD.filter())
+async def on_proposal(
+    query: CallbackQuery, callback_data: ProposalCD, overlays: RuleOverlays, catalog: Catalog
+) -> None:
+    lang = user_language(query.from_user)
+    outcome, version = await overlays.decide(
+        callback_data.proposal, approve=callback_data.approve, by=f"tg:{query.from_user.id}"
+    )
+    text = catalog.text(
+        lang, f"overlay.decision_{outcome}", id=callback_data.proposal, version=version
+    )
+    await query.answer(text)
+    if isinstance(query.message, Message):
+        # The card keeps its figures; its buttons go, and it says what was decided.
+        await query.message.edit_text(f"{query.message.text or ''}\n\n{text}", reply_markup=None)

@@ -8,6 +8,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
+from pipeline.admin import parse_row_id
 from pipeline.farm.terms import TermError, TermReview
 from pipeline.i18n import Catalog
 from pipeline.types import Language
@@ -71,11 +72,12 @@ async def on_approve(
 ) -> None:
     lang = user_language(message.from_user)
     args = (command.args or "").split()
-    if not args or not args[0].isdigit() or len(args) > 2:
+    term_id = parse_row_id(args[0]) if args else None
+    if term_id is None or len(args) > 2:
         await message.answer(catalog.text(lang, "terms.usage_approve"))
         return
     canonical = args[1] if len(args) == 2 else None
-    await message.answer(await _decide(terms, int(args[0]), True, canonical, catalog, lang))
+    await message.answer(await _decide(terms, term_id, True, canonical, catalog, lang))
 
 
 @router.message(Command("reject"))
@@ -87,10 +89,11 @@ async def on_reject(
 ) -> None:
     lang = user_language(message.from_user)
     args = (command.args or "").split()
-    if len(args) != 1 or not args[0].isdigit():
+    term_id = parse_row_id(args[0]) if len(args) == 1 else None
+    if term_id is None:
         await message.answer(catalog.text(lang, "terms.usage_reject"))
         return
-    await message.answer(await _decide(terms, int(args[0]), False, None, catalog, lang))
+    await message.answer(await _decide(terms, term_id, False, None, catalog, lang))
 
 
 @router.message(Command("apply_dict"))

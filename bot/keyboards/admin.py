@@ -8,6 +8,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.keyboards.ids import RowId, TelegramId
 from pipeline.admin import PHASES
 from pipeline.i18n import Catalog
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Phase
@@ -15,13 +16,13 @@ from pipeline.types import Language
 
 
 class ProfileCD(CallbackData, prefix="pf"):
-    user: int  # Telegram id of the profile's owner
+    user: TelegramId  # of the profile's owner
     field: Literal["expertise_level", "preferred_style"]
     value: str  # checked against the field's allowed values when applied
 
 
 class FarmCD(CallbackData, prefix="fm"):
-    user: int
+    user: TelegramId
     phase: Phase
 
 
@@ -52,7 +53,7 @@ def farm_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboard
 
 
 class TermCD(CallbackData, prefix="dt"):
-    term: int
+    term: RowId
     approve: bool
 
 

@@ -12,6 +12,7 @@ from typing import assert_never
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.keyboards.ids import RowId
 from pipeline.actions import (
     Action,
     CorrectionAction,
@@ -40,7 +41,7 @@ class StyleCD(CallbackData, prefix="st"):
 
 class JournalCD(CallbackData, prefix="jr"):
     verb: JournalVerb
-    draft: int
+    draft: RowId
     item: int | None = None
 
     def to_action(self) -> JournalAction:
@@ -57,7 +58,7 @@ class OnboardingCD(CallbackData, prefix="ob"):
 
 class HandoffCD(CallbackData, prefix="ho"):
     choice: HandoffChoice
-    handoff: int
+    handoff: RowId
 
     def to_action(self) -> HandoffAction:
         return HandoffAction(self.choice, self.handoff)

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from db.uow import Database
 from pipeline.agronomy.facts import FarmContext, read_farm_context
+from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.intents import Intent
 from pipeline.knowledge import Answer, Composer, KnowledgeBase, Lookup
 from pipeline.profiles import RECENT_ADVICE_WINDOW, Expertise, FarmProfile, UserProfile
@@ -76,10 +77,19 @@ class Advice:
 
 
 class Advisor:
-    def __init__(self, kb: KnowledgeBase, composer: Composer, db: Database) -> None:
+    def __init__(
+        self,
+        kb: KnowledgeBase,
+        composer: Composer,
+        db: Database,
+        *,
+        writer: GroundedWriter | None = None,
+    ) -> None:
         self.kb = kb
         self.composer = composer
         self._db = db
+        #: With an LLM configured: the answer written from the cards alone.
+        self._writer = writer
 
     async def advise(self, request: AdviceRequest) -> Advice:
         context = await read_farm_context(
@@ -108,7 +118,40 @@ class Advisor:
 
     async def answer(self, request: AdviceRequest) -> Reply:
         advice = await self.advise(request)
-        return Reply(advice.answer.text, intent=Intent.ADVICE)
+        text = advice.answer.text
+        lookup = advice.lookup
+        if self._writer is not None and lookup.confident:
+            written = await self._writer.write(
+                question=request.text,
+                cards=lookup.cards,
+                farm=self.farm_line(advice, request.lang),
+                lang=request.lang,
+                level=detail_level(request.profile),
+            )
+            if written is not None:
+                # The source line is Stepan's own, never the model's.
+                sources = self.composer.source_lines(lookup.cards, request.lang)
+                text = "\n\n".join([written, "\n".join(sources)])
+        return Reply(text, intent=Intent.ADVICE)
+
+    def farm_line(self, advice: Advice, lang: Language) -> str:
+        """The farm's context for the prompt: place, today, soil, fields, crop."""
+        lookup, facts = advice.lookup, advice.context.facts
+        parts: list[str] = []
+        if lookup.region is not None:
+            parts.append(lookup.region.name.get(lang))
+        if lookup.zone is not None:
+            parts.append(f"zone={lookup.zone}")
+        if facts.today is not None:
+            parts.append(f"today={facts.today.isoformat()}")
+        if facts.soil_temp_c is not None:
+            parts.append(f"soil_temperature={facts.soil_temp_c:g} °C")
+        if facts.fields:
+            fields = ", ".join(f"{name} {area:g} ha" for name, area in facts.fields.items())
+            parts.append(f"fields: {fields}")
+        if lookup.crop is not None and lookup.crop in self.kb.crop_names:
+            parts.append(f"crop={self.kb.crop_names[lookup.crop].get(lang)}")
+        return "; ".join(parts)
 
 
 def detail_level(profile: UserProfile) -> Expertise:

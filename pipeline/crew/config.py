@@ -80,6 +80,9 @@ class Prompts:
     light: Mapping[Language, str]
     reflection_system: Mapping[Language, str]
     reflection_user: Mapping[Language, str]
+    #: Grounded agronomy answers (pipeline/agronomy/grounded.py).
+    agronomy_system: Mapping[Language, str]
+    agronomy_user: Mapping[Language, str]
 
     @classmethod
     def load(cls, path: Path = PROMPTS_FILE) -> Prompts:
@@ -91,6 +94,8 @@ class Prompts:
                 lang: str(raw["reflection"][lang]["system"]) for lang in ("uk", "en")
             },
             reflection_user={lang: str(raw["reflection"][lang]["user"]) for lang in ("uk", "en")},
+            agronomy_system={lang: str(raw["agronomy"][lang]["system"]) for lang in ("uk", "en")},
+            agronomy_user={lang: str(raw["agronomy"][lang]["user"]) for lang in ("uk", "en")},
         )
 
 

@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 class Brains:
     responder: LlmResponder
     deep: DeepPath
+    #: One-shot completions when an LLM is configured (grounded agronomy answers).
+    client: LlmClient | None = None
 
 
 def platform_probe(
@@ -111,4 +113,4 @@ def build_brains(
     responder = LlmResponder(
         catalog, client, prompts=prompts.light, timeout_s=limits.light_timeout_s
     )
-    return Brains(responder, deep)
+    return Brains(responder, deep, client)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,8 +46,14 @@ RULES_FILE = Path(__file__).resolve().parent.parent / "rules" / "sensors.toml"
 #: Readings in one request or file. 10,000 (a day of a big farm) must fit; beyond a
 #: few tens of thousands one transaction would hold SQLite's write lock too long.
 MAX_BATCH = 20_000
-#: A device clock a little ahead is normal; a day ahead is a wrong clock or year.
-MAX_AHEAD = timedelta(days=1)
+#: A device clock a little ahead is normal; more is a wrong clock, and a reading from
+#: "tomorrow" would stand as the latest one and hide the real ones (alerts included)
+#: until its time came.
+MAX_AHEAD = timedelta(minutes=5)
+#: Nothing was measured by a sensor of this farm before this (a wrong clock or year).
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+#: Control characters: PostgreSQL refuses NUL in text, the rest is noise.
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 #: Errors returned for one batch; the rest are only counted.
 MAX_REPORTED_ERRORS = 100
 
@@ -135,6 +142,13 @@ class ReadingIn(BaseModel):
     measured_at: datetime
     field_id: str | None = Field(default=None, max_length=64)
 
+    @field_validator("sensor_id", "field_id")
+    @classmethod
+    def _printable(cls, value: str | None) -> str | None:
+        if value is not None and _CONTROL_RE.search(value):
+            raise PydanticCustomError("control_chars", "must not contain control characters")
+        return value
+
     @field_validator("sensor_type", mode="before")
     @classmethod
     def _known_type(cls, value: Any, info: ValidationInfo) -> Any:
@@ -180,7 +194,10 @@ class ReadingIn(BaseModel):
         kind = _types(info).types.get(info.data.get("sensor_type", ""))
         if value is None or value == "":
             return kind.unit if kind is not None else ""
-        if not isinstance(value, str) or kind is None:
+        if not isinstance(value, str):
+            # A number would be turned into the text "5" and stored as a unit.
+            raise PydanticCustomError("not_text", "unit must be a string such as '%'")
+        if kind is None:
             return value
         unit = kind.units.get(value.strip().casefold())
         if unit is None:
@@ -209,14 +226,26 @@ class ReadingIn(BaseModel):
                 "naive_datetime",
                 "measured_at has no time zone; add Z or an offset like +03:00",
             )
+        try:
+            # Stored in UTC: SQLite keeps the wall time only, and the same instant in
+            # two offsets must be one reading. 0001-01-01T00:30+01:00 has no UTC.
+            moment = moment.astimezone(UTC)
+        except OverflowError:
+            if moment.year == datetime.max.year:
+                raise PydanticCustomError(
+                    "future", "measured_at is more than 5 minutes in the future (device clock?)"
+                ) from None
+            raise PydanticCustomError(
+                "too_old", "measured_at is before 2000-01-01 (device clock?)"
+            ) from None
+        if moment < EARLIEST:
+            raise PydanticCustomError("too_old", "measured_at is before 2000-01-01 (device clock?)")
         now = (info.context or {}).get("now") or datetime.now(UTC)
         if moment - now > MAX_AHEAD:
             raise PydanticCustomError(
-                "future", "measured_at is more than 1 day in the future (device clock?)"
+                "future", "measured_at is more than 5 minutes in the future (device clock?)"
             )
-        # Stored in UTC: SQLite keeps the wall time only, and the same instant in
-        # two offsets must be one reading.
-        return moment.astimezone(UTC)
+        return moment
 
     @field_validator("field_id", mode="before")
     @classmethod
@@ -241,7 +270,7 @@ _PYDANTIC_CODES = {
 #: Codes raised by ReadingIn's own validators.
 _OWN_CODES = frozenset(
     {"unknown_type", "not_a_number", "out_of_range", "unknown_unit", "bad_datetime"}
-    | {"naive_datetime", "future"}
+    | {"naive_datetime", "future", "too_old", "control_chars", "not_text"}
 )
 
 

@@ -276,6 +276,10 @@ class Composer:
 
     # ------------------------------------------------------------------ not sure
 
+    def source_lines(self, cards: tuple[Card, ...], lang: Language) -> list[str]:
+        """The short "Source: …" line(s) of ``cards``, as a composed answer ends."""
+        return self._sources(cards, ValueText(self.catalog, lang))
+
     def _sources(self, cards: tuple[Card, ...], out: ValueText) -> list[str]:
         lines: list[str] = []
         for source in dict.fromkeys(card.source for card in cards):

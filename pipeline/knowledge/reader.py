@@ -196,6 +196,12 @@ class QuestionReader:
         reading.topic_scores = scores
         reading.crops.sort(key=lambda hit: hit[1])
         self._flags_in(reading)
+        # "рапс озимий": the season word qualifies the crop named next to it; read as
+        # a crop of its own ("озимь", winter wheat) it would add a second crop.
+        qualifiers = set(reading.winter_at) | set(reading.spring_at)
+        if len(reading.crops) > 1 and qualifiers:
+            kept = [hit for hit in reading.crops if hit[1] not in qualifiers]
+            reading.crops = kept or reading.crops
         reading.words = self._leftovers(tokens, used)
         return reading
 

@@ -11,6 +11,7 @@ overlay version (``RuleOverlays.add``). Run by the scheduler once across instanc
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -31,8 +32,10 @@ from pipeline.types import Language
 
 __all__ = ["IntentQuality", "NightlyJob", "NightlyResult"]
 
-#: Text to one operator's chat.
-Send = Callable[[int, str], Awaitable[None]]
+logger = logging.getLogger(__name__)
+
+#: Text to one operator's chat; the proposal's id when it is a card (✅ / ❌ buttons).
+Send = Callable[[int, str, int | None], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,5 +203,11 @@ class NightlyJob:
             for pid, p in result.proposals
         ]
         for operator in sorted(self._operators):
-            for text in (summary, *cards):
-                await self._send(operator, text)
+            try:
+                await self._send(operator, summary, None)
+                for (pid, _), card in zip(result.proposals, cards, strict=True):
+                    await self._send(operator, card, pid)
+            except Exception:
+                # One operator who blocked the bot must not keep the others uninformed;
+                # the proposals stay stored either way (/rules approve N).
+                logger.warning("nightly: could not reach operator %s", operator, exc_info=True)

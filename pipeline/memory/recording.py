@@ -69,10 +69,17 @@ class InteractionRecorder:
         self._clock = clock
         self._queue: list[tuple[InteractionRecord, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
+        self._observers: list[Callable[[InteractionRecord], None]] = []
+
+    def observe(self, observer: Callable[[InteractionRecord], None]) -> None:
+        """Call ``observer`` with every record (the bot's metrics); it must not raise."""
+        self._observers.append(observer)
 
     async def record(self, record: InteractionRecord) -> None:
         """Returns once ``record`` is committed (or has failed, which is logged and
         invalidates the user's cache entry). Never raises."""
+        for observer in self._observers:
+            observer(record)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append((record, future))
         if self._writer is None or self._writer.done():

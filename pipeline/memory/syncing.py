@@ -87,6 +87,9 @@ class _Run:
     calls: list[str] = field(default_factory=list)
 
     def fail(self, unit_ids: list[int], user_id: str, outcome: Outcome) -> None:
+        if outcome.status == "skipped":
+            self.stop = True  # the breaker opened: nothing was sent, nothing to count
+            return
         state: outbox.State = "config_error" if outcome.status == "config_error" else "pending"
         if outcome.status == "dead":
             state = "dead"
@@ -95,7 +98,7 @@ class _Run:
             self.blocked.add(user_id)
         self.failures.append((unit_ids, outcome.error or outcome.status, state))
         # The credentials are the same for every farmer: no point asking again now.
-        self.stop = self.stop or outcome.status in ("config_error", "skipped")
+        self.stop = self.stop or outcome.status == "config_error"
 
 
 class MemorySync:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from tests.e2e.conftest import REPO, START_TIMEOUT, BotProcess, bot_env
 from tests.fakes.bot_api import FakeBotAPI
@@ -24,6 +26,18 @@ PER_USER = 50  # 200 messages in all
 #: Short leases: the dead process's updates come back within a second.
 LEASE_S = "1"
 _runs = itertools.count()
+#: Every process this module started: killed at the end whatever happened.
+_spawned: list[BotProcess] = []
+
+
+@pytest_asyncio.fixture(loop_scope="module", autouse=True)
+async def _no_strays() -> AsyncIterator[None]:
+    yield
+    for bot in _spawned:
+        if bot.running:
+            bot.proc.kill()
+            await bot.proc.wait()
+    _spawned.clear()
 
 
 async def spawn(api: FakeBotAPI, workdir: Path) -> BotProcess:
@@ -42,7 +56,9 @@ async def spawn(api: FakeBotAPI, workdir: Path) -> BotProcess:
             stdout=stderr,
             stderr=stderr,
         )
-    return BotProcess(api, proc, db_path, stderr_path)
+    bot = BotProcess(api, proc, db_path, stderr_path)
+    _spawned.append(bot)
+    return bot
 
 
 async def started(api: FakeBotAPI, workdir: Path) -> BotProcess:

@@ -493,7 +493,8 @@ class FakeBotAPI:
         chat_id: int | str | None = None,
     ) -> None:
         """Make the next ``times`` calls of ``method`` (to ``chat_id``, if given) fail with
-        HTTP ``error_code`` and the Bot API error envelope."""
+        HTTP ``error_code`` and the Bot API error envelope; ``method="file"`` fails
+        file downloads."""
         fault = _Fault(error_code, description, retry_after, times, chat_id)
         self._faults.setdefault(method.lower(), []).append(fault)
 
@@ -575,6 +576,10 @@ class FakeBotAPI:
 
     async def _handle_file(self, request: web.Request) -> web.Response:
         token = request.match_info["token"]
+        # fail_next("file", ...) fails downloads (``/file/bot<token>/<path>``).
+        fault = self._take_fault("file", None)
+        if fault is not None:
+            return self._error_response(fault)
         stored = self.telegram.file_at(request.match_info["path"])
         if stored is None or (self._token is not None and token != self._token):
             return self._error_response(ApiError(404, "Not Found"))

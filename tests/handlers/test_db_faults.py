@@ -12,7 +12,7 @@ from bot.factory import Core
 from bot.keyboards.admin import TermCD
 from bot.local_session import LocalBot
 from pipeline.i18n import Catalog
-from tests.handlers.conftest import OPERATOR, message_id, requests
+from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests
 
 
 async def _drop(core: Core, table: str) -> None:
@@ -27,12 +27,18 @@ async def _drop(core: Core, table: str) -> None:
         ("/approve 3", "pending_terms"),
         ("/pending_stats", "pending_terms"),
         ("/token", "farm_tokens"),
+        # Defaults once stood in for the user's data ("user does not exist").
+        ("/profile 2002", "user_profiles"),
+        ("/farm 2002", "farm_profiles"),
+        ("/farm 2002 update phase=harvest", "farm_profiles"),
     ],
 )
 async def test_an_operator_command_on_a_broken_database_says_so(
     tg: LocalBot, core: Core, catalog: Catalog, command: str, table: str
 ) -> None:
     await tg.say(OPERATOR, "привіт")  # the operator has a profile and a farm
+    await tg.say(FARMER, "привіт")
+    core.memory.cache.clear()  # the cards are read from the database, not the cache
     await _drop(core, table)
 
     calls = await tg.say(OPERATOR, command)
@@ -55,4 +61,41 @@ async def test_a_button_on_a_broken_database_stops_spinning(
             "answerCallbackQuery",
             {"callback_query_id": ANY, "text": catalog.text("uk", "faults.database")},
         )
+    ]
+
+
+async def test_status_reports_a_missing_table_as_broken(tg: LocalBot, core: Core) -> None:
+    await tg.say(OPERATOR, "привіт")
+    [healthy] = requests(await tg.say(OPERATOR, "/status"))
+    assert "✅ database" in healthy[1]["text"]
+    await _drop(core, "user_profiles")
+
+    [(_, params)] = requests(await tg.say(OPERATOR, "/status"))
+
+    database = next(line for line in params["text"].splitlines() if "database" in line)
+    assert "✅" not in database
+    assert "schema broken" in database and "user_profiles" in database
+
+
+async def test_status_reports_a_schema_behind_the_code(tg: LocalBot, core: Core) -> None:
+    async with core.db.write() as session:
+        await session.execute(text("UPDATE alembic_version SET version_num = '0001_old'"))
+
+    [(_, params)] = requests(await tg.say(OPERATOR, "/status"))
+
+    database = next(line for line in params["text"].splitlines() if "database" in line)
+    assert "schema broken" in database and "0001_old" in database
+
+
+async def test_me_on_a_broken_database_says_so_not_defaults(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    await tg.say(FARMER, "привіт")
+    core.memory.cache.clear()
+    await _drop(core, "farm_profiles")
+
+    calls = await tg.say(FARMER, "/me")
+
+    assert requests(calls) == [
+        ("sendMessage", {"chat_id": FARMER, "text": catalog.text("uk", "faults.database")})
     ]

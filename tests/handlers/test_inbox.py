@@ -12,11 +12,11 @@ import pytest
 from aiogram.types import Update
 from sqlalchemy import func, select
 
-from bot.app import build_inbox
 from bot.factory import Core, build_dispatcher
 from bot.inbox import Inbox
 from bot.keyboards.pipeline import JournalCD
 from bot.local_session import ApiCall, LocalBot
+from bot.serving import build_inbox
 from db.models import (
     FarmTokenRow,
     InteractionRow,

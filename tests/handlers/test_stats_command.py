@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from bot.factory import Core
+from bot.handlers.operator_rules import ProposalCD
 from bot.local_session import LocalBot
-from db.models import InteractionRow
+from db.models import InteractionRow, ProposalRow
 from pipeline.i18n import Catalog
 from pipeline.learning.config import LearningRules
 from pipeline.learning.stats import collect
 from pipeline.learning.stats_report import stats_text
-from tests.handlers.conftest import FARMER, OPERATOR, requests
+from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -69,3 +70,27 @@ async def test_a_bad_period_gets_the_usage_and_an_empty_database_no_chart(
     assert method == "sendMessage"
     assert params["text"].startswith(catalog.text("uk", "stats.header", period="7 дн.", count=0))
     assert params["text"].endswith(catalog.text("uk", "stats.no_chart"))
+
+
+async def test_an_operator_approves_a_nightly_proposal_with_its_button(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    async with core.db.write() as session:
+        row = ProposalRow(
+            intent="recording", kind="trigger", term="розкидали", support=3,
+            dev_before=1.0, dev_after=1.0, corrections_before=0.0, corrections_after=1.0,
+        )  # fmt: skip
+        session.add(row)
+    [card] = await tg.say(OPERATOR, "дякую")
+    calls = await tg.press(OPERATOR, ProposalCD(proposal=row.id, approve=True).pack(),
+                           message_id(card))  # fmt: skip
+    [version] = await core.overlays.versions()
+    assert [t.term for t in version.terms] == ["розкидали"]
+    answered = [c for c in calls if c.method == "answerCallbackQuery"]
+    assert answered[0].params["text"] == catalog.text(
+        "uk", "overlay.decision_approved", id=row.id, version=version.id
+    )
+    # A farmer's forged press reaches no handler that decides anything.
+    await tg.press(FARMER, ProposalCD(proposal=row.id, approve=False).pack(), message_id(card))
+    async with core.db.read() as session:
+        assert (await session.get(ProposalRow, row.id)).status == "approved"  # type: ignore[union-attr]

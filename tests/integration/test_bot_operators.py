@@ -168,9 +168,22 @@ async def test_farm_timezone_is_set_and_shown(harness: Harness) -> None:
     assert "America/New_York" in (card.text or "")
 
 
+async def test_farm_update_region_reads_the_oblast(harness: Harness) -> None:
+    ok = await harness.say(OPERATOR, f"/farm {FARMER} update region=Полтавська")
+    assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    assert (await _farm(harness, FARMER)).region == "poltava"
+    bad = await harness.say(OPERATOR, f"/farm {FARMER} update region=Марс")
+    assert (bad.text or "").startswith("Не збережено")
+    assert (await _farm(harness, FARMER)).region == "poltava"
+    # The farmer's next sowing question is answered for Poltava's zone.
+    reply = await harness.say(FARMER, "коли сіяти озиму пшеницю?")
+    assert "Полтавська область, Лісостеп" in (reply.text or "")
+
+
 @pytest.mark.parametrize(
     "command",
     [
+        f"/farm {FARMER} update region=Полтавська",
         "/profile",
         f"/profile {FARMER}",
         f"/profile {FARMER} set preferred_style=brief",

@@ -105,6 +105,10 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
     assert harness.core.pipeline.catalog.text("uk", "onboarding.ask.name") in (question.text or "")
     await harness.say(FARMER, "Марія Петрівна")
     await harness.say(FARMER, "Калинівка")
+    # The oblast is read as the farmer writes it; an unknown one asks again.
+    again = await harness.say(FARMER, "не знаю")
+    assert harness.core.pipeline.catalog.text("uk", "onboarding.ask.region") in (again.text or "")
+    await harness.say(FARMER, "Полтавщина")
     await harness.say(FARMER, "Північне, Південне і поле 3")
     sensors = await harness.say(FARMER, "пшениця, кукурудза")
     assert "датчики" in (sensors.text or "")
@@ -130,6 +134,7 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
         ).scalar_one()
     assert user is not None and user.name == "Марія Петрівна"
     assert farm.farm_name == "Калинівка"
+    assert farm.region == "poltava"
     assert farm.field_ids == ["field:pivnichne", "field:pivdenne", "field:pole-3"]
     assert farm.crop_ids == ["crop:wheat", "crop:maize"]  # shared canonical crops
     assert farm.iot_sensors.get("has_iot_integration") is True

@@ -62,6 +62,7 @@ async def test_onboarding_in_the_console(sqlite_url: str) -> None:
             "#1",
             "Олена",
             "#1",
+            "#1",
             "Північне, Південне",
             "пшениця",
             "#2",

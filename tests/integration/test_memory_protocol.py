@@ -473,3 +473,18 @@ async def test_summaries_follow_the_same_status_rules(
     (row,) = await rows(session_factory)
     assert row.state == "config_error" and service.summaries == {}
     assert await memory.summaries.recent("tg:1") is None  # refused: unknown, not empty
+
+
+async def test_rows_left_when_the_breaker_opens_mid_flush_are_not_counted(
+    service: FakeMemoryService, memory: Memory, session_factory: Factory
+) -> None:
+    for n in range(5):
+        await memory.editor.update_user(f"tg:b{n}", name=f"B{n}")
+    await memory.sync.flush()  # merged and sent
+    for n in range(5):
+        await memory.editor.update_user(f"tg:b{n}", name=f"B{n}!")
+    await service.set_mode("error500")
+    await memory.sync.flush()  # three users fail (threshold 3), then the breaker is open
+    assert memory.sync.breaker_state == "open"
+    attempts = sorted(r.attempts for r in await rows(session_factory))
+    assert attempts == [0, 0, 1, 1, 1]  # the two never tried carry no failed attempt

@@ -67,7 +67,7 @@ async def test_the_nightly_job_offers_a_verified_proposal_and_approve_applies_it
     await _seed(db)
     sent: list[tuple[int, str]] = []
 
-    async def send(chat: int, text: str) -> None:
+    async def send(chat: int, text: str, proposal: int | None) -> None:
         sent.append((chat, text))
 
     job = NightlyJob(

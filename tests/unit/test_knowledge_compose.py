@@ -163,7 +163,7 @@ def test_general_card_gives_the_asked_crops_line_only(composer: Composer) -> Non
 def test_honest_when_unsure_no_numbers_and_an_offer(composer: Composer, question: str) -> None:
     answer = ask(composer, question, farm_crops=["crop:sunflower"])
     assert answer.unsure
-    assert "Передати агроному" in answer.text
+    assert "агрономові" in answer.text
     assert not re.search(r"\d+\s*[–-]\s*\d+\s*(тис|млн|кг)", answer.text)
     assert not re.search(r"(квітня|травня|вересня)\s*[–-]", answer.text)
 

@@ -69,6 +69,13 @@ def test_generic_barley_gives_both_forms_and_a_qualifier_picks_one() -> None:
     assert [c.id for c in KB.lookup("блішка на ярому ячмені").cards] == ["spring-barley.pests"]
 
 
+@pytest.mark.parametrize("question", ["када сіять рапс озимий", "коли сіяти озимий ріпак"])
+def test_a_season_word_after_a_crop_qualifies_it(question: str) -> None:
+    # «озимий» is the rapeseed's season, not «озимь» (winter wheat) as a second crop.
+    lookup = KB.lookup(question)
+    assert [card.crop for card in lookup.cards] == ["crop:winter-rapeseed"]
+
+
 def test_spring_wheat_is_not_answered_with_winter_wheat() -> None:
     lookup = KB.lookup("коли сіяти яру пшеницю?")
     assert lookup.cards == ()

@@ -1,0 +1,294 @@
+"""Scale-out benchmark: 1 and 2 webhook instances on PostgreSQL and Redis.
+
+    .venv/bin/python bench/scale.py [--users 10000] [--messages 2000] [--concurrency 40] [--json]
+
+For each configuration (one instance, then two): a fresh PostgreSQL database (migrated),
+Redis db 14 flushed, the fake Bot API (tests/fakes/bot_api.py) answering the
+instances' sendMessage, and ``python -m bot run --webhook`` processes on their own
+ports. The load generator plays Telegram: ``--concurrency`` closed loops POST
+updates with the secret token to the instances in turn, each loop speaking for its
+own share of ``--users`` simulated users (a user's next message waits for the reply
+to the previous one, as a person would), ``--messages`` in all, a realistic mix of
+light messages and deep requests (10 %: the deep path's offline composer, the same
+tools as with an LLM). Latency is from the POST to the fake receiving the reply.
+
+After each run the database is checked: ``lost`` counts messages without their
+interaction row (nothing recorded), ``duplicated`` interactions recorded more than
+once for one update or user counters above the messages sent. ``--json`` prints one
+object: {"one_msgs_per_s", "two_msgs_per_s", "ratio", "p99_ms_one", "p99_ms_two",
+"lost", "duplicated"}. On a 2-core machine the load generator, the fake, PostgreSQL
+and Redis share the cores with the instances, so the ratio there says little about a
+real deployment; run it where each instance has its own core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import random
+import signal
+import socket
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from sqlalchemy import text  # noqa: E402
+
+from db.engine import create_engine  # noqa: E402
+from db.migrate import upgrade_async  # noqa: E402
+from tests.fakes.bot_api import FakeBotAPI  # noqa: E402
+
+TOKEN = "123456:SCALE-token"
+SECRET = "scale-bench-secret"
+PATH = "/telegram/webhook"
+ADMIN_URL = os.environ.get(
+    "STEPAN_BENCH_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("STEPAN_BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
+LIGHT = ("привіт", "дякую", "ок", "добрий ранок", "thanks", "хто я")
+DEEP = ("яка вологість на полі 2", "що робити з попелицею на ріпаку", "план на тиждень")
+FIRST_USER = 900_000
+START_TIMEOUT_S = 180.0
+REPLY_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    instances: int
+    messages: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    lost: int
+    duplicated: int
+
+    @property
+    def msgs_per_s(self) -> float:
+        return self.messages / self.seconds if self.seconds else 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def admin(statement: str) -> None:
+    engine = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await engine.dispose()
+
+
+async def flush_redis() -> None:
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(REDIS_URL)
+    try:
+        await client.flushdb()
+    finally:
+        await client.aclose()
+
+
+def update(update_id: int, user: int, message_text: str) -> dict[str, Any]:
+    sender = {"id": user, "is_bot": False, "first_name": "Фермер", "language_code": "uk"}
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id,
+            "date": int(time.time()),
+            "chat": {"id": user, "type": "private", "first_name": "Фермер"},
+            "from": sender,
+            "text": message_text,
+        },
+    }
+
+
+async def start_instance(api: FakeBotAPI, url: str, port: int, workdir: Path) -> Any:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STEPAN_", "AGX_"))}
+    env |= {
+        "STEPAN_BOT_TOKEN": TOKEN,
+        "STEPAN_TELEGRAM_API_URL": api.base_url,
+        "STEPAN_DATABASE_URL": url,
+        "STEPAN_REDIS_URL": REDIS_URL,
+        "STEPAN_WEBHOOK_SECRET": SECRET,
+        "STEPAN_WEBHOOK_PORT": str(port),
+        "STEPAN_WEBHOOK_PATH": PATH,
+        "STEPAN_THROTTLE_BURST": "100000",
+        "STEPAN_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(REPO),
+    }
+    log = (workdir / f"instance-{port}.log").open("wb")
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run", "--webhook",
+        cwd=workdir, env=env, stdout=log, stderr=log, stdin=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+async def wait_ready(session: aiohttp.ClientSession, port: int, proc: Any) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.returncode is not None:
+            raise RuntimeError(f"instance on {port} exited with {proc.returncode}")
+        try:
+            async with session.get(f"http://127.0.0.1:{port}/readyz") as response:
+                if response.status == 200:
+                    return
+        except aiohttp.ClientError:
+            pass
+        await asyncio.sleep(0.2)
+    raise RuntimeError(f"instance on {port} not ready within {START_TIMEOUT_S}s")
+
+
+async def run_config(instances: int, args: argparse.Namespace, workdir: Path) -> Run:
+    name = f"stepan_scale_{uuid.uuid4().hex[:8]}"
+    await admin(f'CREATE DATABASE "{name}"')
+    url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    procs: list[Any] = []
+    try:
+        await upgrade_async(url)
+        await flush_redis()
+        async with FakeBotAPI(validate=False) as api, aiohttp.ClientSession() as http:
+            ports = [free_port() for _ in range(instances)]
+            procs = [await start_instance(api, url, port, workdir) for port in ports]
+            for port, proc in zip(ports, procs, strict=True):
+                await wait_ready(http, port, proc)
+            return await load(api, http, ports, url, instances, args)
+    finally:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in procs:
+            try:
+                await asyncio.wait_for(proc.wait(), 30)
+            except TimeoutError:
+                proc.kill()
+        await admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def load(
+    api: FakeBotAPI,
+    http: aiohttp.ClientSession,
+    ports: list[int],
+    url: str,
+    instances: int,
+    args: argparse.Namespace,
+) -> Run:
+    rng = random.Random(14)
+    update_ids = itertools.count(1)
+    targets = itertools.cycle(ports)
+    sent: dict[int, int] = {}
+    latencies: list[float] = []
+    remaining = args.messages
+
+    async def loop(index: int) -> None:
+        nonlocal remaining
+        users = list(range(FIRST_USER + index, FIRST_USER + args.users, args.concurrency))
+        while remaining > 0:
+            remaining -= 1
+            user = rng.choice(users)
+            message = rng.choice(DEEP) if rng.random() < args.deep else rng.choice(LIGHT)
+            before = len(api.sent_messages(user))
+            started = time.monotonic()
+            body = update(next(update_ids), user, message)
+            port = next(targets)
+            async with http.post(
+                f"http://127.0.0.1:{port}{PATH}",
+                json=body,
+                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+            ) as response:
+                assert response.status == 200, response.status
+            sent[user] = sent.get(user, 0) + 1
+            call = (await api.wait_for_count("sendMessage", before + 1, chat_id=user,
+                                             timeout=REPLY_TIMEOUT_S))[-1]  # fmt: skip
+            latencies.append((call.at - started) * 1000)
+
+    started = time.monotonic()
+    await asyncio.gather(*(loop(index) for index in range(args.concurrency)))
+    seconds = time.monotonic() - started
+    lost, duplicated = await check(url, sent)
+    latencies.sort()
+    return Run(
+        instances=instances,
+        messages=len(latencies),
+        seconds=seconds,
+        p50_ms=latencies[len(latencies) // 2],
+        p99_ms=latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
+        lost=lost,
+        duplicated=duplicated,
+    )
+
+
+async def check(url: str, sent: dict[int, int]) -> tuple[int, int]:
+    """From the database: messages with no interaction row, and anything recorded
+    twice (one update twice, or a user's counter above what they sent)."""
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                text("SELECT COUNT(*), COUNT(DISTINCT update_id) FROM interactions")
+            )
+            total, distinct = rows.one()
+            counters = dict(
+                (
+                    await conn.execute(text("SELECT user_id, interaction_count FROM user_profiles"))
+                ).all()
+            )
+    finally:
+        await engine.dispose()
+    messages = sum(sent.values())
+    over = sum(max(0, counters.get(f"tg:{u}", 0) - n) for u, n in sent.items())
+    return max(0, messages - int(distinct)), int(total) - int(distinct) + over
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--users", type=int, default=10_000, help="simulated users (pool)")
+    parser.add_argument("--messages", type=int, default=2_000, help="messages per configuration")
+    parser.add_argument("--concurrency", type=int, default=40, help="closed loops at once")
+    parser.add_argument("--deep", type=float, default=0.1, help="share of deep requests")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="stepan-scale-") as tmp:
+        one = asyncio.run(run_config(1, args, Path(tmp)))
+        two = asyncio.run(run_config(2, args, Path(tmp)))
+    ratio = two.msgs_per_s / one.msgs_per_s if one.msgs_per_s else 0.0
+    result = {
+        "one_msgs_per_s": round(one.msgs_per_s, 1),
+        "two_msgs_per_s": round(two.msgs_per_s, 1),
+        "ratio": round(ratio, 2),
+        "p99_ms_one": round(one.p99_ms, 1),
+        "p99_ms_two": round(two.p99_ms, 1),
+        "lost": one.lost + two.lost,
+        "duplicated": one.duplicated + two.duplicated,
+    }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for run in (one, two):
+            print(
+                f"{run.instances} instance(s): {run.msgs_per_s:.1f} msg/s, "
+                f"p50 {run.p50_ms:.0f} ms, p99 {run.p99_ms:.0f} ms, "
+                f"lost {run.lost}, duplicated {run.duplicated}"
+            )
+        print(f"2 / 1 instances: {ratio:.2f}x (goal 1.6x, 0 lost, 0 duplicated)")
+    return 0 if result["lost"] == 0 and result["duplicated"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

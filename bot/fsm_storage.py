@@ -1,0 +1,89 @@
+"""FSM state (onboarding's step) in Redis, degrading to memory while Redis is gone.
+
+With several instances the state lives in Redis (aiogram's RedisStorage). Redis
+going away must not take the bot with it: aiogram reads the state for every update,
+so every message would fail. Instead each call that Redis refuses is served from
+this process's memory, a warning says so (once per outage, then once a minute), and
+Redis is used again as soon as it answers. What degrades is only this: while Redis
+is down, an onboarding step begun on one instance is not seen by another.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from aiogram.fsm.storage.base import BaseStorage, StateType, StorageKey
+from aiogram.fsm.storage.memory import MemoryStorage
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+#: A repeated warning during one long outage, at most this often.
+WARN_EVERY_S = 60.0
+
+
+class FallbackStorage(BaseStorage):
+    def __init__(
+        self,
+        primary: BaseStorage,
+        *,
+        errors: tuple[type[BaseException], ...] = (OSError, TimeoutError),
+    ) -> None:
+        self.primary = primary
+        self.fallback = MemoryStorage()
+        self._errors = errors
+        self.degraded = False
+        self._warned_at = 0.0
+
+    async def _call(
+        self, primary: Callable[[], Awaitable[T]], fallback: Callable[[], Awaitable[T]]
+    ) -> T:
+        try:
+            result = await primary()
+        except self._errors as exc:
+            now = time.monotonic()
+            if not self.degraded or now - self._warned_at >= WARN_EVERY_S:
+                logger.warning(
+                    "FSM storage unreachable (%s: %s): keeping state in memory until it is back",
+                    type(exc).__name__,
+                    exc,
+                )
+                self._warned_at = now
+            self.degraded = True
+            return await fallback()
+        if self.degraded:
+            logger.warning("FSM storage is back")
+            self.degraded = False
+        return result
+
+    async def set_state(self, key: StorageKey, state: StateType = None) -> None:
+        await self._call(
+            lambda: self.primary.set_state(key, state), lambda: self.fallback.set_state(key, state)
+        )
+
+    async def get_state(self, key: StorageKey) -> str | None:
+        return await self._call(
+            lambda: self.primary.get_state(key), lambda: self.fallback.get_state(key)
+        )
+
+    async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
+        await self._call(
+            lambda: self.primary.set_data(key, data), lambda: self.fallback.set_data(key, data)
+        )
+
+    async def get_data(self, key: StorageKey) -> dict[str, Any]:
+        return await self._call(
+            lambda: self.primary.get_data(key), lambda: self.fallback.get_data(key)
+        )
+
+    async def close(self) -> None:
+        try:
+            await self.primary.close()
+        finally:
+            await self.fallback.close()
+
+
+__all__ = ["FallbackStorage"]

@@ -1,0 +1,45 @@
+"""The farm's region: read from what the farmer or an operator writes ("Полтавська",
+"Poltava oblast", "на Полтавщині") with the knowledge base's place words, kept as an
+oblast id of ``rules/knowledge/zones.toml`` in ``farm_profiles.region``."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from sqlalchemy import update
+
+from db.models import FarmProfileRow
+from db.uow import Database
+from pipeline.knowledge import KnowledgeBase
+from pipeline.knowledge.model import Region
+
+__all__ = ["FarmRegions"]
+
+
+class _FarmMaker(Protocol):
+    async def ensure_farm(self, user_id: str) -> str | None: ...
+
+
+class FarmRegions:
+    def __init__(self, kb: KnowledgeBase, db: Database, farms: _FarmMaker) -> None:
+        self._kb = kb
+        self._db = db
+        self._farms = farms
+
+    def read(self, text: str) -> Region | None:
+        """The oblast ``text`` names (a zone alone is no oblast: None)."""
+        region_id, _ = self._kb.reader.place(text)
+        return self._kb.data.regions.get(region_id) if region_id else None
+
+    async def set(self, user_id: str, region: Region) -> bool:
+        """Store the farm's region (creating the farm if missing); False on failure."""
+        farm_id = await self._farms.ensure_farm(user_id)
+        if farm_id is None:
+            return False
+        async with self._db.write() as session:
+            await session.execute(
+                update(FarmProfileRow)
+                .where(FarmProfileRow.farm_id == farm_id)
+                .values(region=region.id)
+            )
+        return True

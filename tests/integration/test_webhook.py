@@ -1,0 +1,115 @@
+"""Webhook mode over real HTTP (aiohttp's test server): the secret token on every
+request, an update stored before 200 and handled once, /healthz, /readyz, /metrics."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from sqlalchemy import func, select, text
+
+from bot.factory import Core, build_core, build_dispatcher
+from bot.local_session import LocalBot
+from bot.readiness import readiness_checks
+from bot.serving import build_inbox, build_metrics
+from bot.webhook import SECRET_HEADER, WebhookServer
+from db.models import InteractionRow, UpdateInboxRow
+from tests.conftest import make_settings
+
+SECRET = "s3cret-Token_1"
+PATH = "/telegram/webhook"
+FARMER = 4242
+
+
+@pytest.fixture
+async def core(sqlite_url: str) -> AsyncIterator[Core]:
+    core = build_core(make_settings(sqlite_url))
+    try:
+        yield core
+    finally:
+        await core.close()
+
+
+@pytest.fixture
+async def served(
+    core: Core, sqlite_url: str
+) -> AsyncIterator[tuple[TestClient, LocalBot, WebhookServer]]:
+    dispatcher = build_dispatcher(core)
+    metrics = build_metrics(core, "webhook")
+    inbox = build_inbox(core, dispatcher, metrics)
+    tg = LocalBot(dispatcher)
+    server = WebhookServer(
+        dispatcher=dispatcher,
+        bot=tg.bot,
+        inbox=inbox,
+        secret=SECRET,
+        path=PATH,
+        checks=readiness_checks(core.db, sqlite_url),
+        metrics=metrics,
+    )
+    async with TestClient(TestServer(server.app())) as client:
+        yield client, tg, server
+        await server.drain()
+
+
+def update(tg: LocalBot, update_id: int, text_: str = "привіт") -> dict[str, Any]:
+    raw = tg.telegram.message_update(FARMER, tg.telegram.text_fields(text_), first_name="Іра")
+    return {"update_id": update_id, **raw}
+
+
+async def count(core: Core, model: type[Any]) -> int:
+    async with core.db.read() as session:
+        return int(await session.scalar(select(func.count()).select_from(model)) or 0)
+
+
+async def test_without_the_secret_token_nothing_is_read(
+    served: tuple[TestClient, LocalBot, WebhookServer], core: Core
+) -> None:
+    client, tg, _ = served
+    for headers in ({}, {SECRET_HEADER: "wrong"}, {SECRET_HEADER: SECRET + "x"}):
+        response = await client.post(PATH, json=update(tg, 1), headers=headers)
+        assert response.status == 401
+    assert await count(core, UpdateInboxRow) == 0
+    assert tg.session.calls == []
+
+
+async def test_an_update_is_answered_once_however_often_it_comes(
+    served: tuple[TestClient, LocalBot, WebhookServer], core: Core
+) -> None:
+    client, tg, server = served
+    body = update(tg, 10)
+    for _ in range(3):  # Telegram retrying a slow answer, or two balancer paths
+        response = await client.post(PATH, json=body, headers={SECRET_HEADER: SECRET})
+        assert response.status == 200
+    await server.drain()
+    assert [call.method for call in tg.session.calls] == ["sendMessage"]
+    assert await count(core, InteractionRow) == 1
+    for junk in (b"{not json", b"[1, 2]", b'{"update_id": "7"}', b"[" * 100_000 + b"]" * 100_000):
+        bad = await client.post(PATH, data=junk, headers={SECRET_HEADER: SECRET})
+        assert bad.status == 400
+
+
+async def test_health_readiness_and_metrics(
+    served: tuple[TestClient, LocalBot, WebhookServer], core: Core
+) -> None:
+    client, tg, server = served
+    assert (await client.get("/healthz")).status == 200
+    ready = await client.get("/readyz")
+    assert ready.status == 200
+    assert (await ready.json())["checks"] == {"database": "ok", "migrations": "ok"}
+    await client.post(PATH, json=update(tg, 20), headers={SECRET_HEADER: SECRET})
+    await client.post(PATH, json=update(tg, 20), headers={SECRET_HEADER: SECRET})
+    await server.drain()
+    metrics = await (await client.get("/metrics")).text()
+    assert 'stepan_updates_total{outcome="ok",type="message"} 1.0' in metrics
+    assert 'stepan_updates_total{outcome="duplicate",type="message"} 1.0' in metrics
+    assert "stepan_inbox_backlog 0.0" in metrics
+    assert 'stepan_reply_latency_seconds_count{mode="light",transport="webhook"} 1.0' in metrics
+    # A schema behind the code is not ready.
+    async with core.db.write() as session:
+        await session.execute(text("UPDATE alembic_version SET version_num = '0001_initial'"))
+    broken = await client.get("/readyz")
+    assert broken.status == 503
+    assert (await broken.json())["checks"]["migrations"].startswith("failed")
