@@ -54,6 +54,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _operator("learnings"),
     _operator("stats"),
     _operator("rules"),
+    _operator("questions"),
+    _operator("answer"),
 )
 
 OPERATOR_ONLY: tuple[str, ...] = tuple(c.name for c in COMMANDS if c.operator_only)

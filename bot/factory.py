@@ -8,9 +8,7 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -39,8 +37,10 @@ from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.agronomy import Advisor
+from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
+from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
@@ -133,7 +133,7 @@ def build_pipeline(
     peer_link: NatsLink | None = None,
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
-    clock: Callable[[], datetime] | None = None,
+    clock: Clock = utcnow,
 ) -> Pipeline:
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
@@ -201,12 +201,15 @@ def build_pipeline(
             writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
             if brains.client is not None
             else None,
+            desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
         ),
-        **({"clock": clock} if clock is not None else {}),
+        clock=clock,
     )
 
 
-def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
+def build_core(
+    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+) -> Core:
     rules = rules or Rulebook.load()
     # Lock and statement timeouts: a stuck database answers within seconds.
     engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
@@ -222,6 +225,7 @@ def build_core(settings: Settings, rules: Rulebook | None = None) -> Core:
     pipeline = build_pipeline(
         settings,
         db,
+        catalog,
         memory=memory,
         llm_health=llm_health,
         rules=rules,
@@ -386,6 +390,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
         learnings=core.learnings,  # /learnings
         quality=core.quality,  # /stats
         overlays=core.overlays,  # /rules
+        # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
+        agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
     )
     # Outer middlewares run in registration order: the in-flight counter first (so

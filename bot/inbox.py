@@ -27,7 +27,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from aiogram import BaseMiddleware, Bot, Dispatcher
@@ -38,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import UpdateInboxRow
 from db.repositories import inbox as repo
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -47,10 +48,6 @@ CLAIMED = "inbox_claimed"
 MAX_ATTEMPTS = 5
 #: Replayed per sweep, oldest first (the rest come with the next sweep).
 REPLAY_BATCH = 200
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def update_json(update: Update) -> str:
@@ -66,7 +63,7 @@ class Inbox:
         db: Database,
         owner: str,
         lease: timedelta,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._db = db
         self._owner = owner[:64]

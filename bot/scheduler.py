@@ -37,6 +37,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from db.repositories import handoffs, inbox, interactions, jobs
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.farm.alerts import AlertWatcher
 from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.cache import ProfileCache
@@ -87,10 +88,6 @@ class JobSpec:
         return slot if slot is not None else now
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def instance_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
@@ -100,7 +97,7 @@ class JobRunner:
         self,
         db: Database,
         owner: str,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._db = db
         self._owner = owner
@@ -159,7 +156,7 @@ def default_jobs(
     sweep: ExpertiseSweep,
     cache: ProfileCache,
     sync: MemorySync,
-    clock: Callable[[], datetime] = _utcnow,
+    clock: Clock = utcnow,
     watcher: AlertWatcher | None = None,
     nightly: NightlyJob | None = None,
     nightly_at: tuple[int, int] = (3, 0),

@@ -16,12 +16,13 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
 from bot.config import StepanSettings
+from pipeline.clock import Clock, utcnow
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import (
     MAX_BATCH,
@@ -48,10 +49,6 @@ _SOURCE_RE = re.compile(r"[a-z0-9_-]{1,32}")
 SENSORS: web.AppKey[SensorStore] = web.AppKey("sensors")
 CLOCK: web.AppKey[Callable[[], datetime]] = web.AppKey("clock")
 BODY_TIMEOUT: web.AppKey[float] = web.AppKey("body_timeout")
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def _error(status: int, error: str, message: str, **extra: Any) -> web.Response:
@@ -140,7 +137,7 @@ async def healthz(request: web.Request) -> web.Response:
 def build_web_app(
     sensors: SensorStore,
     *,
-    clock: Callable[[], datetime] = _utcnow,
+    clock: Clock = utcnow,
     body_timeout: float = BODY_TIMEOUT_S,
 ) -> web.Application:
     app = web.Application(client_max_size=CLIENT_MAX_SIZE)
@@ -162,7 +159,7 @@ class ReadingsServer:
         settings: StepanSettings,
         sensors: SensorStore,
         *,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
         body_timeout: float = BODY_TIMEOUT_S,
         shutdown_timeout: float = SHUTDOWN_TIMEOUT_S,
     ) -> None:

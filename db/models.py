@@ -451,6 +451,29 @@ class HandoffRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
+class AgronomistQuestionRow(Base):
+    """A question the knowledge base could not answer surely (docs/knowledge.md): offered
+    to the human agronomist, sent to the operators on the farmer's yes, answered with
+    ``/answer N``. The answer is kept as a candidate card for review."""
+
+    __tablename__ = "agronomist_questions"
+    __table_args__ = (Index("ix_agronomist_questions_status", "status", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    language: Mapped[str] = mapped_column(String(8))
+    question: Mapped[str] = mapped_column(Text)
+    #: offered | pending (sent to the operators) | refused | answered
+    status: Mapped[str] = mapped_column(String(16))
+    #: The question and farm context as the operators saw them (sanitised).
+    card: Mapped[str | None] = mapped_column(Text)
+    answer: Mapped[str | None] = mapped_column(Text)
+    answered_by: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    asked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
 # --- Learning from mistakes (docs/learning.md) --------------------------------------
 
 

@@ -74,6 +74,14 @@ class HandoffAction:
 
 
 @dataclass(frozen=True, slots=True)
+class AgronomistAction:
+    """«Передати агрономові?»: the farmer's answer for unsure question ``question_id``."""
+
+    choice: HandoffChoice
+    question_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class FeedbackAction:
     """👍 / 👎 / 🛠 under the deep answer of message ``trace_id``."""
 
@@ -102,6 +110,7 @@ Action = (
     | StyleAction
     | OnboardingAction
     | HandoffAction
+    | AgronomistAction
     | FeedbackAction
     | FeedbackReasonAction
     | CorrectionAction

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
 from pipeline import gate, reflection
@@ -31,6 +31,7 @@ from pipeline.actions import (
     StyleAction,
 )
 from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_advice
+from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
@@ -105,10 +106,6 @@ def message_language(incoming: Incoming, known: Language | None = None) -> Langu
     return detect_language(text, fallback=fallback)
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class Pipeline:
     def __init__(
         self,
@@ -126,7 +123,7 @@ class Pipeline:
         evals: EvalRules | None = None,
         learning: LearningDesk | None = None,
         advisor: Advisor | None = None,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
         rules_refresh: Callable[[], Awaitable[None]] | None = None,
         languages: LanguageRules | None = None,
     ) -> None:
@@ -183,8 +180,9 @@ class Pipeline:
         started = time.perf_counter()
         incoming = _cleaned(incoming)
         lang = message_language(incoming)
-        if not incoming.text:
+        if not incoming.text and not incoming.photo:
             # Only spaces or control characters: nothing to classify, nothing to count.
+            # (A photo without a caption is answered by _photo: describe it in words.)
             return Reply(self.catalog.text(lang, "faults.empty"), intent=Intent.CLARIFY)
         if not gate.pre_check(incoming.trace_id):
             return Reply(self.catalog.text(lang, "errors.recursion"), intent=Intent.REFUSED)

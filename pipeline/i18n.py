@@ -120,5 +120,10 @@ class Catalog:
         options = raw if isinstance(raw, list) else [raw]
         return options[seed % len(options)].format_map(_SafeDict(params))
 
+    def templates(self, lang: Language, key: str) -> tuple[str, ...]:
+        """Every phrasing of ``key``, unformatted (the placeholder check, tests)."""
+        raw = self._raw(lang, key)
+        return tuple(raw) if isinstance(raw, list) else (raw,)
+
     def keys(self, lang: Language) -> set[str]:
         return set(self._messages.get(lang, {}))

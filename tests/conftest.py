@@ -31,10 +31,13 @@ from bot.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.uow import Database  # noqa: E402
+from pipeline.clock import Clock, utcnow  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
 from pipeline.i18n import Catalog  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
+from tests.shared import catalog as shared_catalog  # noqa: E402
+from tests.shared import rulebook  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 POSTGRES_ADMIN_URL = os.environ.get(
@@ -165,13 +168,13 @@ def db(engine: AsyncEngine) -> Database:
 
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
-    return Catalog.load()
+    return shared_catalog()
 
 
 @pytest.fixture(scope="session")
 def rules() -> Rulebook:
     """Every rules file, read once per test session (as the factory reads them once)."""
-    return Rulebook.load()
+    return rulebook()
 
 
 @pytest.fixture
@@ -186,10 +189,22 @@ def memory(db: Database) -> Memory:
 
 
 @pytest.fixture
+def pipeline_clock() -> Clock:
+    """The pipeline's clock: the real one, unless a test module overrides this fixture
+    (the deep-path tests live on the day their seeded farm data is about)."""
+    return utcnow
+
+
+@pytest.fixture
 def pipeline(
-    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook, memory: Memory
+    settings: Settings,
+    db: Database,
+    catalog: Catalog,
+    rules: Rulebook,
+    memory: Memory,
+    pipeline_clock: Clock,
 ) -> Pipeline:
-    return build_pipeline(settings, db, catalog, memory=memory, rules=rules)
+    return build_pipeline(settings, db, catalog, memory=memory, rules=rules, clock=pipeline_clock)
 
 
 @pytest.fixture

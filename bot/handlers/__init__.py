@@ -6,6 +6,7 @@ from aiogram import Router
 
 from bot.handlers import (
     actions,
+    agronomist,
     commands,
     errors,
     me,
@@ -43,6 +44,7 @@ def build_root_router() -> Router:
         operators.build_operators_router(),  # IsOperator on messages and callbacks
         refusal.router,  # operator commands/buttons from non-operators; after the above
         me.router,  # /me, /forget
+        agronomist.router,  # «Передати агрономові»: the card goes to the operators
         actions.router,  # the pipeline's buttons; any other callback gets "expired"
         non_text.router,  # photos, voice, stickers...: a polite line
         text.router,  # catch-all: every other text goes to the pipeline; keep last

@@ -63,6 +63,23 @@ def incoming_from(
     )
 
 
+def text_incoming(
+    message: Message, trace_id: str, settings: Settings, update: Update | None = None
+) -> Incoming | None:
+    """The pipeline's view of a text message (None for one without a sender or text)."""
+    if message.from_user is None or message.text is None:
+        return None
+    return incoming_from(
+        message.from_user,
+        message.chat.id,
+        message.text,
+        trace_id,
+        settings,
+        message.message_id,
+        update=update,
+    )
+
+
 async def deliver(
     bot: Bot,
     profile_editor: ProfileEditor,
@@ -96,16 +113,8 @@ async def answer_text(
     event_update: Update | None = None,
 ) -> None:
     """Run a text message through the pipeline and send the reply."""
-    if message.from_user is None or message.text is None:
+    incoming = text_incoming(message, trace_id, settings, event_update)
+    if incoming is None:
         return
-    incoming = incoming_from(
-        message.from_user,
-        message.chat.id,
-        message.text,
-        trace_id,
-        settings,
-        message.message_id,
-        update=event_update,
-    )
     reply = await pipeline.handle_message(incoming)
     await deliver(bot, profile_editor, incoming, reply, catalog)

@@ -11,7 +11,7 @@ from aiogram.types import Message, Update
 
 from bot.commands import help_list
 from bot.config import Settings
-from bot.handlers._common import answer_text, deliver, incoming_from, user_language
+from bot.handlers._common import answer_text, deliver, text_incoming, user_language
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor
@@ -32,17 +32,9 @@ async def on_help(
     trace_id: str,
     event_update: Update | None = None,
 ) -> None:
-    if message.from_user is None or message.text is None:
+    incoming = text_incoming(message, trace_id, settings, event_update)
+    if incoming is None:
         return
-    incoming = incoming_from(
-        message.from_user,
-        message.chat.id,
-        message.text,
-        trace_id,
-        settings,
-        message.message_id,
-        update=event_update,
-    )
     reply = await pipeline.handle_message(incoming)
     commands = help_list(catalog, user_language(message.from_user), operator=incoming.is_operator)
     reply = replace(reply, text=f"{reply.text}\n\n{commands}")

@@ -8,6 +8,7 @@ from aiogram import Router
 
 from bot.filters import IsOperator
 from bot.handlers import (
+    agronomist,
     operator_farm,
     operator_learning,
     operator_profile,
@@ -27,6 +28,7 @@ FEATURES: tuple[Router, ...] = (
     operator_learning.router,  # /learnings and its delete buttons
     operator_stats.router,  # /stats [period]
     operator_rules.router,  # /rules, /rules rollback
+    agronomist.operator_router,  # /questions, /answer N, a reply to a question's card
 )
 
 

@@ -15,6 +15,7 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from bot.keyboards.ids import RowId
 from pipeline.actions import (
     Action,
+    AgronomistAction,
     CorrectionAction,
     FeedbackAction,
     FeedbackReasonAction,
@@ -64,6 +65,14 @@ class HandoffCD(CallbackData, prefix="ho"):
         return HandoffAction(self.choice, self.handoff)
 
 
+class AgronomistCD(CallbackData, prefix="ag"):
+    choice: HandoffChoice
+    question: RowId
+
+    def to_action(self) -> AgronomistAction:
+        return AgronomistAction(self.choice, self.question)
+
+
 class FeedbackCD(CallbackData, prefix="fb"):
     verdict: FeedbackVerdict
     trace: str
@@ -89,7 +98,14 @@ class CorrectionCD(CallbackData, prefix="cr"):
 
 
 ActionCD = (
-    StyleCD | JournalCD | OnboardingCD | HandoffCD | FeedbackCD | FeedbackReasonCD | CorrectionCD
+    StyleCD
+    | JournalCD
+    | OnboardingCD
+    | HandoffCD
+    | AgronomistCD
+    | FeedbackCD
+    | FeedbackReasonCD
+    | CorrectionCD
 )
 
 
@@ -103,6 +119,8 @@ def callback_data(action: Action) -> ActionCD:
             return OnboardingCD(choice=choice, style=style)
         case HandoffAction(choice=choice, handoff_id=handoff):
             return HandoffCD(choice=choice, handoff=handoff)
+        case AgronomistAction(choice=choice, question_id=question):
+            return AgronomistCD(choice=choice, question=question)
         case FeedbackAction(verdict=verdict, trace_id=trace):
             return FeedbackCD(verdict=verdict, trace=trace)
         case FeedbackReasonAction(reason=reason, trace_id=trace):

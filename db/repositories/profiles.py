@@ -9,7 +9,13 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import FarmProfileRow, HandoffRow, InteractionRow, UserProfileRow
+from db.models import (
+    AgronomistQuestionRow,
+    FarmProfileRow,
+    HandoffRow,
+    InteractionRow,
+    UserProfileRow,
+)
 
 
 async def get_user(session: AsyncSession, user_id: str) -> UserProfileRow | None:
@@ -101,7 +107,8 @@ async def upgrade_candidates(
 
 async def delete_user_data(session: AsyncSession, user_id: str) -> None:
     """Everything stored about one user in the profile tables and the interaction log."""
-    for model in (InteractionRow, FarmProfileRow, UserProfileRow):
+    # The agronomist desk's questions hold the farmer's words: they go too.
+    for model in (InteractionRow, FarmProfileRow, UserProfileRow, AgronomistQuestionRow):
         await session.execute(
             delete(model)
             .where(model.user_id == user_id)

@@ -15,12 +15,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from db.uow import Database
+from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.facts import FarmContext, read_farm_context
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.intents import Intent
 from pipeline.knowledge import Answer, Composer, KnowledgeBase, Lookup
 from pipeline.profiles import RECENT_ADVICE_WINDOW, Expertise, FarmProfile, UserProfile
-from pipeline.types import DepthDecision, Language, Reply
+from pipeline.types import Button, DepthDecision, Language, Reply
 
 __all__ = ["AdviceRequest", "Advisor", "wants_advice"]
 
@@ -84,12 +85,15 @@ class Advisor:
         db: Database,
         *,
         writer: GroundedWriter | None = None,
+        desk: AgronomistDesk | None = None,
     ) -> None:
         self.kb = kb
         self.composer = composer
         self._db = db
         #: With an LLM configured: the answer written from the cards alone.
         self._writer = writer
+        #: Unsure answers offer the human agronomist (pipeline/agronomy/desk.py).
+        self.desk = desk
 
     async def advise(self, request: AdviceRequest) -> Advice:
         context = await read_farm_context(
@@ -132,7 +136,18 @@ class Advisor:
                 # The source line is Stepan's own, never the model's.
                 sources = self.composer.source_lines(lookup.cards, request.lang)
                 text = "\n\n".join([written, "\n".join(sources)])
-        return Reply(text, intent=Intent.ADVICE)
+        buttons: tuple[tuple[Button, ...], ...] = ()
+        if advice.answer.unsure and self.desk is not None:
+            names = [request.profile.name] if request.profile.name else []
+            buttons = await self.desk.offer(
+                user_id=request.user_id,
+                question=request.text,
+                lang=request.lang,
+                farm=request.farm,
+                region=advice.context.region,
+                known_names=names,
+            )
+        return Reply(text, buttons, intent=Intent.ADVICE)
 
     def farm_line(self, advice: Advice, lang: Language) -> str:
         """The farm's context for the prompt: place, today, soil, fields, crop."""

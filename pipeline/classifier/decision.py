@@ -23,7 +23,7 @@ from pipeline.classifier.index import compile_rules
 from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules, IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
-from pipeline.text import normalize
+from pipeline.text import NormalizedText, normalize
 from pipeline.types import CREW_NAMES, ClassifierContext, DepthDecision
 
 __all__ = ["Classifier", "Probe"]
@@ -44,9 +44,11 @@ class Classifier:
         grammar: Grammar,
         *,
         token_cache_size: int = DEFAULT_TOKEN_CACHE,
+        normalizer: Callable[[str], NormalizedText] = normalize,
         probes: Mapping[str, Probe] | None = None,
     ) -> None:
         self._rules = rules
+        self._normalize = normalizer
         # An intent whose probe is not given is matched by its terms alone (the
         # rules file alone, as in unit tests of the word rules).
         given = probes or {}
@@ -149,7 +151,7 @@ class Classifier:
         return self._apply_overrides(decision, ctx, forced_prefix)
 
     def _analyse(self, text: str) -> Analysis:
-        return self._matcher.analyse(normalize(text))
+        return self._matcher.analyse(self._normalize(text))
 
     def _worth_probing(self, a: Analysis) -> bool:
         """A pleasantry, small talk or an off-topic question without one farming word

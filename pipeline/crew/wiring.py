@@ -60,6 +60,24 @@ def platform_probe(
     return probe
 
 
+def standard_tools(
+    db: Database,
+    sync: MemorySync,
+    *,
+    rules: Rulebook,
+    health: LlmHealth,
+    integrations: Mapping[str, str] | None = None,
+) -> FarmTools:
+    """Every farm tool, over the database, the platform's probes and the rulebook."""
+    return FarmTools.standard(
+        platform_probe(db, sync, health, integrations or {}),
+        words=rules.words,
+        dates=rules.dates,
+        units=rules.units,
+        sensors=rules.sensors,
+    )
+
+
 def build_brains(
     catalog: Catalog,
     journal: Journal,
@@ -70,20 +88,17 @@ def build_brains(
     llm: LlmSettings | Any | None = None,
     health: LlmHealth | None = None,
     integrations: Mapping[str, str] | None = None,
+    tools: FarmTools | None = None,
     learnings: Callable[[], str] | None = None,
 ) -> Brains:
     """The light responder and the deep path: one deep template, whose parts are
     composed from the tools (``llm`` None) or written by the crew (``llm`` is
-    LlmSettings, built lazily, or a ready CrewAI BaseLLM)."""
+    LlmSettings, built lazily, or a ready CrewAI BaseLLM). ``tools`` defaults to
+    :func:`standard_tools`."""
     crew, prompts = rules.crew, rules.prompts
     health = health or LlmHealth(configured=llm is not None)
-    tools = FarmTools(
-        platform_probe(db, sync, health, integrations or {}),
-        words=rules.words,
-        dates=rules.dates,
-        units=rules.units,
-        sensors=rules.sensors,
-    )
+    if tools is None:
+        tools = standard_tools(db, sync, rules=rules, health=health, integrations=integrations)
     composer = Composer(catalog, journal, tools, db)
     max_parallel = crew.limits.max_parallel_agents
     if llm is None:

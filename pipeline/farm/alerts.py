@@ -20,9 +20,9 @@ wait, so a user who comes back during one still hears of it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.repositories.sensor_watch import newest_per_probe, probe_activity
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.farm.alert_rules import (
     SILENT,
     Decisions,
@@ -91,10 +92,6 @@ class WatchResult:
         )
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def thresholds_of(raw: dict[str, Any] | None, farm_id: str) -> AlertThresholds:
     """The farm's thresholds with the profile defaults for missing keys (what the
     /farm card shows); the defaults alone for a hand-broken JSON."""
@@ -138,7 +135,7 @@ class AlertWatcher:
         catalog: Catalog,
         types: SensorTypes,
         *,
-        clock: Callable[[], datetime] = utcnow,
+        clock: Clock = utcnow,
         max_age: timedelta = MAX_READING_AGE,
     ) -> None:
         self._sender = sender

@@ -12,7 +12,8 @@ are kept as numbers (an ordinal word counts as its number next to a field noun),
 and the remaining words are compared stem by stem. Two stems match when equal,
 when they differ only by a Ukrainian consonant alternation at the end ("Гірка" /
 "на Гірці"), by a letter or two the stemmer left at the end, or by one typo from
-the grammar's ``fuzzy_min_len`` letters (:mod:`pipeline.grammar`).
+the grammar's ``fuzzy_min_len`` letters (:mod:`pipeline.grammar`); the comparison
+itself is :mod:`pipeline.farm.name_match`.
 
 The vocabulary for this (stopwords, generic nouns, ordinals) lives in
 ``pipeline/rules/operations.toml`` under ``[names]``, in the term syntax of
@@ -23,14 +24,23 @@ farm's :class:`Dictionary`.
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
-from pipeline.grammar import Grammar, TermSet
-from pipeline.text import is_number, stem, tokenize, within_one_edit
+from pipeline.farm.name_match import (
+    CROPS_RULES,
+    KINDS,
+    OPERATIONS_RULES,
+    Kind,
+    NameRules,
+    cores_match,
+    load_toml,
+    name_stem,
+    strings,
+)
+from pipeline.grammar import Grammar
+from pipeline.text import tokenize
 
 __all__ = [
     "CROPS_RULES",
@@ -44,174 +54,6 @@ __all__ = [
     "load_shared_crops",
     "load_toml",
 ]
-
-Kind = Literal["field", "crop", "operation", "product"]
-KINDS: tuple[Kind, ...] = ("field", "crop", "operation", "product")
-
-_RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
-#: The parser's vocabulary; its ``[names]`` table is used here.
-OPERATIONS_RULES = _RULES_DIR / "operations.toml"
-#: Crops every farm shares.
-CROPS_RULES = _RULES_DIR / "crops.toml"
-
-#: Stems that differ by trailing letters the stemmer left ("озим"/"озимо") match from
-#: this length, one more letter for each extra one ("картоф"/"картофел"), up to a max.
-_NAME_TRAILING_MIN = 4
-_NAME_TRAILING_MAX = 2
-#: Final consonants that alternate before -і in Ukrainian: Гірка → на Гірці.
-_ALTERNATIONS = frozenset({("к", "ц"), ("г", "з"), ("х", "с")})
-_VOWELS = frozenset("аеиіоуяю")
-_RUSSIAN_I, _UKRAINIAN_I = "и", "і"
-#: Case endings of Ukrainian and Russian nouns and adjectives, folded (є→е, ї→і, no ь).
-_NOUN_ENDINGS = frozenset(
-    {
-        "ами", "ями", "ого", "его", "ому", "ему", "ими", "іми", "ах", "ях", "ам", "ям",
-        "ов", "ев", "ей", "ий", "ій", "ой", "ая", "яя", "ое", "ее", "ие", "их", "іх", "ою",
-        "ею", "ом", "ем", "им", "ім", "ую", "юю", "ів", "а", "я", "о", "е", "и", "і", "у", "ю",
-        "й",
-    }
-)  # fmt: skip
-_NOUN_ENDING_MAX = 3
-#: A name keeps at least this many letters of stem.
-_NAME_STEM_MIN = 3
-
-
-def load_toml(path: Path) -> Mapping[str, Any]:
-    """A rules file, parsed (each call reads it again: callers load once)."""
-    with path.open("rb") as fh:
-        return tomllib.load(fh)
-
-
-# =========================================================================== names
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        return ()
-    return tuple(str(item) for item in value)
-
-
-@dataclass(frozen=True, slots=True)
-class NameRules:
-    """What is never part of a name, and how numbered names are spelled."""
-
-    stopwords: TermSet
-    generic: Mapping[str, TermSet]
-    ordinal_suffixes: TermSet
-    ordinals: TermSet
-    max_name_words: int = 4
-    #: A name's stem tolerates one typo from this many letters, whatever its script
-    #: (the grammar's ``fuzzy_min_len``: names are compared stem to stem).
-    fuzzy_min_len: int = 5
-
-    @classmethod
-    def load(cls, grammar: Grammar, path: Path = OPERATIONS_RULES) -> NameRules:
-        return cls.from_rules(load_toml(path), grammar)
-
-    @classmethod
-    def from_rules(cls, raw: Mapping[str, Any], grammar: Grammar) -> NameRules:
-        names = raw.get("names", {})
-        generic = names.get("generic", {})
-        ordinals = {
-            str(number): _strings(words)
-            for number, words in enumerate(names.get("ordinals", []), start=1)
-        }
-        return cls(
-            stopwords=TermSet.flat(_strings(names.get("stopwords")), "stop", grammar),
-            generic={
-                kind: TermSet.flat(_strings(generic.get(kind)), kind, grammar) for kind in KINDS
-            },
-            ordinal_suffixes=TermSet.flat(
-                _strings(names.get("ordinal_suffixes")), "suffix", grammar
-            ),
-            ordinals=TermSet.labelled(ordinals, grammar),
-            max_name_words=int(raw.get("settings", {}).get("max_name_words", 4)),
-            fuzzy_min_len=grammar.fuzzy_min_len,
-        )
-
-    def is_generic(self, kind: str, token: str) -> bool:
-        terms = self.generic.get(kind)
-        return terms is not None and token in terms
-
-    def is_stopword(self, token: str) -> bool:
-        return token in self.stopwords
-
-    def core(self, kind: str, words: Sequence[str]) -> tuple[str, ...]:
-        """The words of a name that identify it: numbers and stems, no filler."""
-        has_noun = any(self.is_generic(kind, word) for word in words)
-        out: list[str] = []
-        after_number = False
-        for word in words:
-            if is_number(word):
-                out.append(_canonical_number(word))
-                after_number = True
-                continue
-            if after_number and word in self.ordinal_suffixes:
-                continue
-            after_number = False
-            if self.is_stopword(word) or self.is_generic(kind, word):
-                continue
-            ordinal = self.ordinals.label(word) if kind == "field" and has_noun else None
-            out.append(ordinal if ordinal is not None else name_stem(word))
-        return tuple(out)
-
-
-def _canonical_number(token: str) -> str:
-    """``03`` and ``3`` name the same field; decimals stay as written (dot form)."""
-    text = token.replace(",", ".")
-    if text.isdigit():
-        return str(int(text))
-    return text
-
-
-def _noun_stem(token: str) -> str:
-    """Names are nouns and adjectives: only their case endings go ("Бурти", "на
-    Буртах" and "з Бурт" are one name; a verb's "-ти" is no ending here)."""
-    for size in range(min(_NOUN_ENDING_MAX, len(token) - _NAME_STEM_MIN), 0, -1):
-        if token[-size:] in _NOUN_ENDINGS:
-            return token[:-size]
-    return token
-
-
-def name_stem(token: str) -> str:
-    """A stem for name matching; 3-letter words lose a final vowel (соя/сою/сої)."""
-    if is_number(token):
-        return _canonical_number(token)
-    result = stem(token) if token.isascii() else _noun_stem(token)
-    if result == token and len(token) == 3 and token[-1] in _VOWELS:
-        return token[:-1]
-    return result
-
-
-def _stems_match(said: str, known: str, fuzzy_min_len: int) -> bool:
-    """Two name stems that are the same word, inflected or with one typo."""
-    if said == known:
-        return True
-    # A Ukrainian name spelled the Russian way: "на Гирке" is "на Гірці" (і written и).
-    if _RUSSIAN_I in said and said.replace(_RUSSIAN_I, _UKRAINIAN_I) == known:
-        return True
-    if said.isdigit() or known.isdigit() or is_number(said) or is_number(known):
-        return False
-    shorter = min(len(said), len(known))
-    if (
-        len(said) == len(known) >= 3
-        and said[:-1] == known[:-1]
-        and ((known[-1], said[-1]) in _ALTERNATIONS or (said[-1], known[-1]) in _ALTERNATIONS)
-    ):
-        return True
-    extra = abs(len(said) - len(known))
-    if extra and shorter >= _NAME_TRAILING_MIN + extra - 1 and extra <= _NAME_TRAILING_MAX:
-        longer, short = (said, known) if len(said) > len(known) else (known, said)
-        if longer.startswith(short):
-            return True
-    return len(known) >= fuzzy_min_len and within_one_edit(said, known)
-
-
-def _cores_match(said: tuple[str, ...], known: tuple[str, ...], fuzzy_min_len: int) -> bool:
-    return len(said) == len(known) and all(
-        _stems_match(a, b, fuzzy_min_len) for a, b in zip(said, known, strict=True)
-    )
-
 
 # =========================================================================== dictionary
 
@@ -325,7 +167,7 @@ class Dictionary:
         if exact or not fuzzy:
             return _best(exact or ())
         typo = self._rules.fuzzy_min_len
-        return _best([key for key in index.keys if _cores_match(core, key.core, typo)])
+        return _best([key for key in index.keys if cores_match(core, key.core, typo)])
 
     # ------------------------------------------------------------------ building
 
@@ -385,7 +227,7 @@ def load_shared_crops(path: Path = CROPS_RULES) -> tuple[DictionaryEntry, ...]:
             kind="crop",
             canonical_id=str(item["id"]),
             display=str(item["display"]),
-            synonyms=_strings(item.get("synonyms")),
+            synonyms=strings(item.get("synonyms")),
         )
         for item in raw.get("crops", [])
     )

@@ -7,8 +7,11 @@ journal writers for all of it; a page at a time costs them one page at most.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import date, datetime
+from typing import TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import reporting
 from db.repositories.reporting import (
@@ -20,8 +23,29 @@ from db.repositories.reporting import (
 )
 from db.uow import Database
 
+Row = TypeVar("Row")
+Cursor = TypeVar("Cursor")
 
-async def iter_operations(
+
+async def _pages(
+    db: Database,
+    fetch: Callable[[AsyncSession, Cursor | None], Awaitable[list[Row]]],
+    cursor_of: Callable[[Row], Cursor],
+    page_size: int,
+) -> AsyncIterator[list[Row]]:
+    """Keyset pages of ``fetch``, each in a read of its own (no empty pages)."""
+    after: Cursor | None = None
+    while True:
+        async with db.read() as session:
+            page = await fetch(session, after)
+        if page:
+            yield page
+        if len(page) < page_size:
+            return
+        after = cursor_of(page[-1])
+
+
+def iter_operations(
     db: Database,
     farm_id: str,
     start: date,
@@ -31,20 +55,16 @@ async def iter_operations(
     page_size: int = PAGE_SIZE,
 ) -> AsyncIterator[list[OperationRecord]]:
     """Operations dated ``start``..``end`` in pages, by date then id (no empty pages)."""
-    after: OperationCursor | None = None
-    while True:
-        async with db.read() as session:
-            page = await reporting.operations_page(
-                session, farm_id, start, end, field_id=field_id, after=after, limit=page_size
-            )
-        if page:
-            yield page
-        if len(page) < page_size:
-            return
-        after = (page[-1].op_date, page[-1].id)
+
+    async def fetch(session: AsyncSession, after: OperationCursor | None) -> list[OperationRecord]:
+        return await reporting.operations_page(
+            session, farm_id, start, end, field_id=field_id, after=after, limit=page_size
+        )
+
+    return _pages(db, fetch, lambda row: (row.op_date, row.id), page_size)
 
 
-async def iter_readings(
+def iter_readings(
     db: Database,
     farm_id: str,
     sensor_type: str,
@@ -55,24 +75,20 @@ async def iter_readings(
     page_size: int = PAGE_SIZE,
 ) -> AsyncIterator[list[ReadingRecord]]:
     """Readings of one type in ``since`` <= time < ``until`` in pages, by time then id."""
-    after: ReadingCursor | None = None
-    while True:
-        async with db.read() as session:
-            page = await reporting.readings_page(
-                session,
-                farm_id,
-                sensor_type,
-                since=since,
-                until=until,
-                field_id=field_id,
-                after=after,
-                limit=page_size,
-            )
-        if page:
-            yield page
-        if len(page) < page_size:
-            return
-        after = (page[-1].measured_at, page[-1].id)
+
+    async def fetch(session: AsyncSession, after: ReadingCursor | None) -> list[ReadingRecord]:
+        return await reporting.readings_page(
+            session,
+            farm_id,
+            sensor_type,
+            since=since,
+            until=until,
+            field_id=field_id,
+            after=after,
+            limit=page_size,
+        )
+
+    return _pages(db, fetch, lambda row: (row.measured_at, row.id), page_size)
 
 
 async def sensor_readings(

@@ -22,13 +22,12 @@ Each opens its own short transactions through the injected ``db.uow.Database``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import httpx
 
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.memory.auth import Credentials
 from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
@@ -65,10 +64,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 @dataclass(frozen=True, slots=True)
 class Memory:
     """The memory services of one database, as the factory hands them out. Nothing
@@ -88,7 +83,7 @@ def build_memory(
     client: MemoryServiceClient | None = None,
     *,
     cache: ProfileCache | None = None,
-    clock: Callable[[], datetime] = utcnow,
+    clock: Clock = utcnow,
 ) -> Memory:
     """No client: SQL only (no outbox rows, the flush does nothing)."""
     cache = cache if cache is not None else ProfileCache()

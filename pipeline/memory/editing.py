@@ -18,10 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UserProfileRow
 from db.repositories import profiles as repo
-from db.uow import Database
-from pipeline.memory.cache import ProfileCache
 from pipeline.memory.ensure import ensure_farm_row, ensure_user, note_edit, note_farm_edit
-from pipeline.memory.outbox import Outbox
 from pipeline.memory.rows import (
     FARM_EDITABLE,
     FARM_NESTED,
@@ -33,6 +30,7 @@ from pipeline.memory.rows import (
     validate_farm,
     validate_user,
 )
+from pipeline.memory.writer import ProfileWriter
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise, FarmProfile, Style, UserProfile
 
 logger = logging.getLogger(__name__)
@@ -45,19 +43,7 @@ class _Refused(Exception):
     transaction rolls back and nothing is written."""
 
 
-class ProfileEditor:
-    def __init__(
-        self,
-        db: Database,
-        cache: ProfileCache,
-        outbox: Outbox,
-        clock: Callable[[], datetime],
-    ) -> None:
-        self._db = db
-        self._cache = cache
-        self._outbox = outbox
-        self._clock = clock
-
+class ProfileEditor(ProfileWriter):
     async def set_style(self, user_id: str, style: Style) -> bool:
         """The reply style; False if the value is not a style, the user is unknown, or
         it could not be saved."""

@@ -23,11 +23,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import InteractionRow, UserProfileRow
 from db.repositories import profiles as repo
 from db.uow import Database
+from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
 from pipeline.memory.cache import CachedProfiles, ProfileCache
 from pipeline.memory.ensure import ensure_user
 from pipeline.memory.outbox import Outbox
 from pipeline.memory.rows import farm_from_row, rule_level, valid
+from pipeline.memory.writer import ProfileWriter
 from pipeline.profiles import RECENT_TOPICS_KEPT
 from pipeline.types import DepthDecision, Language
 
@@ -55,18 +57,9 @@ class InteractionRecord:
     lasting_language: Language | None = None
 
 
-class InteractionRecorder:
-    def __init__(
-        self,
-        db: Database,
-        cache: ProfileCache,
-        outbox: Outbox,
-        clock: Callable[[], datetime],
-    ) -> None:
-        self._db = db
-        self._cache = cache
-        self._outbox = outbox
-        self._clock = clock
+class InteractionRecorder(ProfileWriter):
+    def __init__(self, db: Database, cache: ProfileCache, outbox: Outbox, clock: Clock) -> None:
+        super().__init__(db, cache, outbox, clock)
         self._queue: list[tuple[InteractionRecord, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
         self._observers: list[Callable[[InteractionRecord], None]] = []

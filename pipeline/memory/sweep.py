@@ -4,33 +4,16 @@ level. Messages apply the same rule as they are recorded."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-
 from db.repositories import profiles as repo
-from db.uow import Database
-from pipeline.memory.cache import ProfileCache
 from pipeline.memory.expertise import INTERMEDIATE_MIN_INTERACTIONS
-from pipeline.memory.outbox import Outbox
 from pipeline.memory.rows import rule_level
+from pipeline.memory.writer import ProfileWriter
 
 #: Users upgraded per transaction (keeps SQLite's write lock short).
 SWEEP_CHUNK = 100
 
 
-class ExpertiseSweep:
-    def __init__(
-        self,
-        db: Database,
-        cache: ProfileCache,
-        outbox: Outbox,
-        clock: Callable[[], datetime],
-    ) -> None:
-        self._db = db
-        self._cache = cache
-        self._outbox = outbox
-        self._clock = clock
-
+class ExpertiseSweep(ProfileWriter):
     async def run(self) -> int:
         """Walks the candidates (not expert, not locked, enough interactions) in
         chunks, one transaction each. Returns how many moved; a database error raises

@@ -16,12 +16,11 @@ question outside agronomy names the peer it belongs to when the directory knows 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Protocol
 
 from pipeline import gate, reflection
+from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath, DeepTemplate
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
@@ -67,10 +66,6 @@ class PeerQuestion:
     confidential: bool
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class StrangerAnswerer:
     def __init__(
         self,
@@ -80,7 +75,7 @@ class StrangerAnswerer:
         responder: LightResponder,
         deep: DeepPath,
         directory: PeerDirectory,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._catalog = catalog
         self._classifier = classifier

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from db.repositories import handoffs as repo
 from db.uow import Database
 from pipeline.actions import HandoffAction, HandoffChoice
+from pipeline.clock import Clock, utcnow
 from pipeline.i18n import Catalog
 from pipeline.peers.contract import MAX_GOAL_CHARS, Constraints, PeerContract, parse_answer
 from pipeline.peers.directory import Peer, PeerDirectory
@@ -36,10 +36,6 @@ from pipeline.types import Button, Language, Reply
 __all__ = ["HandoffDesk", "Offered"]
 
 logger = logging.getLogger(__name__)
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +53,7 @@ class HandoffDesk:
         catalog: Catalog,
         database: Database,
         link: PeerLink | None,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._router = router
         self._directory: PeerDirectory = router.directory

@@ -13,11 +13,10 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
-from datetime import UTC, datetime
 
 from db.repositories import handoffs as repo
 from db.uow import Database
+from pipeline.clock import Clock, utcnow
 from pipeline.peers.answer import PeerQuestion, StrangerAnswerer
 from pipeline.peers.contract import ContractError, PeerAnswer, PeerContract
 from pipeline.peers.directory import PeerDirectory
@@ -34,10 +33,6 @@ REPLY_MARGIN_S = 0.5
 MIN_BUDGET_S = 0.5
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class PeerServer:
     def __init__(
         self,
@@ -47,7 +42,7 @@ class PeerServer:
         sanitizer: Sanitizer,
         database: Database,
         link: PeerLink,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._directory = directory
         self._me = directory.me

@@ -18,6 +18,8 @@ from bot.local_session import ApiCall, LocalBot
 from db.models import UserProfileRow
 from pipeline.i18n import Catalog
 from tests.conftest import make_settings
+from tests.shared import catalog as shared_catalog
+from tests.shared import rulebook
 
 OPERATOR = 1001
 FARMER = 2002
@@ -26,7 +28,8 @@ INTRUDER = 3003
 
 @pytest.fixture
 async def core(sqlite_url: str) -> AsyncIterator[Core]:
-    core = build_core(make_settings(sqlite_url, operator_ids=frozenset({OPERATOR})))
+    settings = make_settings(sqlite_url, operator_ids=frozenset({OPERATOR}))
+    core = build_core(settings, rules=rulebook(), catalog=shared_catalog())
     try:
         yield core
     finally:

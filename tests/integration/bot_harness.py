@@ -16,6 +16,8 @@ from bot.config import Settings
 from bot.factory import Core, build_core, build_dispatcher
 from bot.telegram_retry import RetryMiddleware, RetryPolicy
 from tests.fakes.bot_api import FakeBotAPI, SentCall
+from tests.shared import catalog as shared_catalog
+from tests.shared import rulebook
 
 TOKEN = "123456:TEST-harness-token"
 
@@ -59,7 +61,7 @@ class Harness:
 @contextlib.asynccontextmanager
 async def running_bot(settings: Settings) -> AsyncIterator[Harness]:
     async with FakeBotAPI() as api:
-        core = build_core(settings)
+        core = build_core(settings, rules=rulebook(), catalog=shared_catalog())
         bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(api.base_url)))
         # As bot.factory.build_bot, with short backoffs.
         bot.session.middleware(RetryMiddleware(RetryPolicy(first_delay=0.01, max_delay=0.05)))

@@ -12,10 +12,11 @@ from pathlib import Path
 from bot.commands import help_list
 from bot.console import chat, console_user_id
 from bot.factory import build_core
-from pipeline.i18n import Catalog
 from tests.conftest import REPO, make_settings
+from tests.shared import catalog as shared_catalog
+from tests.shared import rulebook
 
-CATALOG = Catalog.load()
+CATALOG = shared_catalog()
 
 
 def _text(key: str, **params: object) -> str:
@@ -30,7 +31,7 @@ async def _chat(
     operator: bool = False,
     files_dir: Path | None = None,
 ) -> str:
-    core = build_core(make_settings(sqlite_url))
+    core = build_core(make_settings(sqlite_url), rules=rulebook(), catalog=shared_catalog())
     out = io.StringIO()
     try:
         await chat(

@@ -5,7 +5,7 @@ beyond loopback (no test talks to a real model)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,14 +16,16 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.uow import Database
 from pipeline import gate
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.clock import Clock
 from pipeline.crew.config import CrewSpec
 from pipeline.crew.context import RunContext
 from pipeline.crew.orchestrator import CrewParts
-from pipeline.crew.tools import FarmTools, ReadingsArgs, ToolResult
-from pipeline.crew.wiring import build_brains
+from pipeline.crew.tools import ReadingsArgs, Tool, ToolResult
+from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
+from pipeline.platform_status import LlmHealth
 from pipeline.responder import LlmResponder
 from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
@@ -31,8 +33,10 @@ from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
 from tests.integration.test_deep_offline import (
     USER,
     XLSX,
-    fixed_clock,
     incoming,
+    moisture_on_field_two,
+    on_the_seeded_day,
+    planned_spraying,
     say,
     seed_farm,
 )
@@ -52,6 +56,12 @@ def no_internet() -> Iterator[list[str]]:
     with no_outbound_connections() as attempts:
         yield attempts
     assert attempts == [], f"tried to connect to {attempts}"
+
+
+@pytest.fixture
+def pipeline_clock() -> Clock:
+    """The pipeline lives on the day the seeded farm's data is about."""
+    return on_the_seeded_day
 
 
 def crew_spec(**limits: Any) -> CrewSpec:
@@ -74,16 +84,25 @@ def use_llm(
     """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
     made: list[ScriptedLLM] = []
 
-    def install(*, crew: CrewSpec | None = None, **llm: Any) -> ScriptedLLM:
+    def install(
+        *, crew: CrewSpec | None = None, tools: Mapping[str, Tool] | None = None, **llm: Any
+    ) -> ScriptedLLM:
         fake = scripted(**llm)
         made.append(fake)
+        rulebook = replace(rules, crew=crew or crew_spec())
+        farm_tools = None
+        if tools is not None:
+            health = LlmHealth(configured=True)
+            standard = standard_tools(db, memory.sync, rules=rulebook, health=health)
+            farm_tools = standard.replacing(**tools)
         brains = build_brains(
             pipeline.catalog,
             pipeline.journal,
             db,
             memory.sync,
-            rules=replace(rules, crew=crew or crew_spec()),
+            rules=rulebook,
             llm=fake,
+            tools=farm_tools,
         )
         pipeline.deep = brains.deep
         pipeline.responder = brains.responder
@@ -99,9 +118,7 @@ async def farm(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> str:
-    fixed_clock(pipeline, monkeypatch)
     return await seed_farm(pipeline, memory, session_factory)
 
 
@@ -144,7 +161,7 @@ async def test_light_reply_falls_back_to_the_template_when_the_llm_fails(
 ) -> None:
     use_llm(fail={"": ValueError("model refused")})
     reply = await say(pipeline, session_factory, "дякую")
-    thanks = pipeline.catalog._raw("uk", "light.thanks")
+    thanks = pipeline.catalog.templates("uk", "light.thanks")
     assert any(option.format(name="Оксана") == reply.text for option in thanks)
 
 
@@ -163,7 +180,7 @@ async def test_plan_the_week_runs_ops_sustainability_and_iot_with_iot(
     agents = [call for call in llm.calls if call.role in {OPS, SEASON, IOT}]
     assert all(call.allow_delegation is False for call in agents)  # seed 11, layer 3
     assert all(call.max_iter is not None and call.max_iter <= 3 for call in agents)
-    assert "16.05" in reply.text and "Обприскування" in reply.text  # ops' tool result
+    assert planned_spraying(pipeline.catalog) in reply.text  # ops' tool result
     assert "сівба" in reply.text  # the season hints
     assert "Відкриті тривоги" in reply.text  # iot
 
@@ -173,9 +190,7 @@ async def test_plan_the_week_without_iot_leaves_iot_out(
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fixed_clock(pipeline, monkeypatch)
     await seed_farm(pipeline, memory, session_factory, iot=False)
     llm = use_llm(choose={OPS: "planned_operations"})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
@@ -198,7 +213,8 @@ async def test_agents_get_a_handoff_contract_without_secrets(
     for secret in ("380 67", USER, farm, message.trace_id, "Оксана"):
         assert secret not in prompts
     assert "[redacted]" in prompts
-    assert "17,5" in reply.text and "40 %" not in reply.text  # the field asked about
+    assert moisture_on_field_two(pipeline.catalog) in reply.text
+    assert "40 %" not in reply.text  # only the field asked about
 
 
 async def test_recording_keeps_the_consent_card_verbatim(
@@ -235,28 +251,36 @@ async def test_agents_run_concurrently(
     pipeline: Pipeline,
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
+    db: Database,
+    memory: Memory,
+    rules: Rulebook,
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each agent's tool waits until all three agents are inside their tools: that
     can only finish if they run side by side."""
-    use_llm(choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"})
     inside = 0
     everyone = asyncio.Event()
-    original = FarmTools.run
 
-    async def meeting(self: FarmTools, name: str, ctx: RunContext, args: Any) -> ToolResult:
-        nonlocal inside
-        inside += 1
-        if inside == 3:
-            everyone.set()
-        await asyncio.wait_for(everyone.wait(), 4.0)
-        return await original(self, name, ctx, args)
+    def meeting(tool: Tool) -> Tool:
+        async def wait_for_everyone(ctx: RunContext, args: Any) -> ToolResult:
+            nonlocal inside
+            inside += 1
+            if inside == 3:
+                everyone.set()
+            await asyncio.wait_for(everyone.wait(), 4.0)
+            return await tool(ctx, args)
 
-    monkeypatch.setattr(FarmTools, "run", meeting)
+        return wait_for_everyone
+
+    health = LlmHealth(configured=True)
+    standard = standard_tools(db, memory.sync, rules=rules, health=health).tools
+    use_llm(
+        choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"},
+        tools={name: meeting(tool) for name, tool in standard.items()},
+    )
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert everyone.is_set()
-    assert "16.05" in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text
 
 
 # --- degradation -----------------------------------------------------------------------------
@@ -271,7 +295,7 @@ async def test_a_failing_agent_is_composed_from_its_tools(
     llm = use_llm(choose={OPS: "planned_operations"}, fail={IOT: ValueError("bad answer")})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert OPS in llm.roles()
-    assert "16.05" in reply.text  # ops answered through the crew
+    assert planned_spraying(pipeline.catalog) in reply.text  # ops answered through the crew
     assert "Відкриті тривоги" in reply.text  # iot, composed from its tool
     assert "ValueError" not in reply.text
 
@@ -284,7 +308,7 @@ async def test_a_hanging_agent_does_not_hold_the_answer(
 ) -> None:
     use_llm(crew=crew_spec(agent_timeout_s=1.0), choose={OPS: "planned_operations"}, hang={SEASON})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text  # from the ops agent
+    assert planned_spraying(pipeline.catalog) in reply.text  # from the ops agent
     assert "Фаза сезону: сівба" in reply.text  # the hung agent's part, from its tool
 
 
@@ -293,15 +317,17 @@ async def test_an_agent_and_its_tools_failing_is_named_as_missing(
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async def broken(self: FarmTools, ctx: RunContext, args: object) -> ToolResult:
+    async def broken(ctx: RunContext, args: object) -> ToolResult:
         raise RuntimeError("season service down")
 
-    monkeypatch.setattr(FarmTools, "_season_hints", broken)
-    use_llm(choose={OPS: "planned_operations"}, fail={SEASON: ValueError("bad")})
+    use_llm(
+        choose={OPS: "planned_operations"},
+        fail={SEASON: ValueError("bad")},
+        tools={"season_hints": broken},
+    )
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text
     assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
 
 
@@ -355,18 +381,16 @@ async def test_a_recursion_attempt_from_a_tool_is_refused(
     session_factory: async_sessionmaker[AsyncSession],
     use_llm: Callable[..., ScriptedLLM],
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A tool that calls handle_message again (as a confused agent might) runs on the
     event loop for a CrewAI worker thread, in the request's context: refused."""
-    use_llm()
     nested: list[Reply] = []
 
-    async def reenter(self: FarmTools, ctx: RunContext, args: ReadingsArgs) -> ToolResult:
+    async def reenter(ctx: RunContext, args: ReadingsArgs) -> ToolResult:
         nested.append(await pipeline.handle_message(incoming("привіт")))
         return ToolResult("latest_readings", "немає даних")
 
-    monkeypatch.setattr(FarmTools, "_latest_readings", reenter)
+    use_llm(tools={"latest_readings": reenter})
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert [r.intent for r in nested] == ["refused"]
     assert nested[0].text == pipeline.catalog.text("uk", "errors.recursion")
@@ -388,6 +412,6 @@ async def test_crewai_keeps_no_farm_data_on_disk(
     monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
     use_llm(choose={OPS: "planned_operations"})
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text
     stored = [p for p in data_home.rglob("*") if p.is_file()] if data_home.exists() else []
     assert stored == []

@@ -13,12 +13,20 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
+from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.clock import Clock
 from pipeline.crew.composer import ComposerParts
-from pipeline.crew.tools import FarmTools
+from pipeline.crew.context import RunContext
+from pipeline.crew.tools import Tool, ToolResult
+from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
+from pipeline.farm.reports import op_label, sensor_label
 from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
 from pipeline.memory import Memory
+from pipeline.platform_status import LlmHealth
+from pipeline.rulebook import Rulebook
 from pipeline.types import Incoming, Reply
 from tests.fakes.llm import no_outbound_connections
 
@@ -52,8 +60,31 @@ async def say(
     return await pipeline.handle_message(incoming(text, **kwargs))  # type: ignore[arg-type]
 
 
-def fixed_clock(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "_clock", lambda: NOW)
+def on_the_seeded_day() -> datetime:
+    return NOW
+
+
+@pytest.fixture
+def pipeline_clock() -> Clock:
+    """The pipeline lives on the day the seeded farm's data is about."""
+    return on_the_seeded_day
+
+
+def with_tools(
+    pipeline: Pipeline, db: Database, memory: Memory, rules: Rulebook, **tools: Tool
+) -> None:
+    """Give the pipeline the offline deep path over the standard tools with the named
+    ones replaced (a failing service, a probe)."""
+    standard = standard_tools(db, memory.sync, rules=rules, health=LlmHealth(configured=False))
+    brains = build_brains(
+        pipeline.catalog,
+        pipeline.journal,
+        db,
+        memory.sync,
+        rules=rules,
+        tools=standard.replacing(**tools),
+    )
+    pipeline.deep = brains.deep
 
 
 def _op(
@@ -150,14 +181,39 @@ async def seed_farm(
     return farm_id
 
 
+def planned_spraying(catalog: Catalog) -> str:
+    """The week plan's line for the seeded spraying of Поле 2 on 16 May (with Децис)."""
+    return catalog.text(
+        "uk",
+        "compose.planned_item",
+        date="16.05",
+        operation=op_label(catalog, "uk", "spraying"),
+        field="Поле 2",
+        amount=", Децис",
+    )
+
+
+def moisture_on_field_two(catalog: Catalog) -> str:
+    """The newest soil moisture of Поле 2 as the readings tool shows it: 17,5 %, under
+    the farm's 20 % threshold."""
+    line = catalog.text(
+        "uk",
+        "compose.readings_item",
+        field="Поле 2",
+        sensor=sensor_label(catalog, "uk", "soil_moisture"),
+        value="17,5",
+        unit="%",
+        when="14.05 09:00",  # 06:00 UTC on the farm's clock (Europe/Kyiv, summer time)
+    )
+    return line + catalog.text("uk", "compose.below", threshold="20 %")
+
+
 @pytest.fixture
 async def farm(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> str:
-    fixed_clock(pipeline, monkeypatch)
     return await seed_farm(pipeline, memory, session_factory)
 
 
@@ -203,7 +259,10 @@ async def test_excel_report_for_october(
     assert reply.crew == ("spreadsheet",)
     assert reply.document is not None and reply.document.content.startswith(XLSX)
     assert reply.document.filename.endswith("2024-10-01_2024-10-31.xlsx")
-    assert "01.10.2024–31.10.2024" in reply.text and "1" in reply.text
+    ready = pipeline.catalog.text(
+        "uk", "compose.report_ready", start="01.10.2024", end="31.10.2024", rows=1
+    )
+    assert ready in reply.text
 
 
 async def test_moisture_chart(
@@ -232,10 +291,9 @@ async def test_latest_moisture_on_field_two(
 ) -> None:
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert reply.crew == ("iot",)
-    assert "Поле 2" in reply.text and "17,5" in reply.text
+    assert moisture_on_field_two(pipeline.catalog) in reply.text  # under the 20 % threshold
     assert "31" not in reply.text  # only the newest value
     assert "Північне" not in reply.text  # only the field asked about
-    assert "⚠️" in reply.text  # under the farm's 20 % threshold
 
 
 async def test_plan_vs_fact_for_april(
@@ -268,7 +326,7 @@ async def test_plan_the_week_with_iot(
 ) -> None:
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("iot", "ops", "sustainability")
-    assert "16.05" in reply.text and "Обприскування" in reply.text  # planned, in 7 days
+    assert planned_spraying(pipeline.catalog) in reply.text  # planned, in 7 days
     assert "30.06" not in reply.text  # planned, but later
     assert "Фаза сезону: сівба" in reply.text  # May, no phase in the profile
     assert "Відкриті тривоги" in reply.text and "Поле 2" in reply.text
@@ -278,13 +336,11 @@ async def test_plan_the_week_without_iot_skips_sensors(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fixed_clock(pipeline, monkeypatch)
     await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert reply.crew == ("ops", "sustainability")
-    assert "16.05" in reply.text and "тривог" not in reply.text
+    assert planned_spraying(pipeline.catalog) in reply.text and "тривог" not in reply.text
 
 
 async def test_aphids_are_answered_from_the_farms_crop_card(
@@ -312,9 +368,7 @@ async def test_sensor_question_without_iot_says_so(
     pipeline: Pipeline,
     memory: Memory,
     session_factory: async_sessionmaker[AsyncSession],
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fixed_clock(pipeline, monkeypatch)
     await seed_farm(pipeline, memory, session_factory, iot=False)
     reply = await say(pipeline, session_factory, "яка вологість на полі 2")
     assert reply.crew == ()
@@ -323,16 +377,18 @@ async def test_sensor_question_without_iot_says_so(
 
 async def test_a_failing_agent_leaves_the_others_and_names_what_is_missing(
     pipeline: Pipeline,
+    db: Database,
+    memory: Memory,
+    rules: Rulebook,
     session_factory: async_sessionmaker[AsyncSession],
     farm: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async def broken(self: FarmTools, *args: object) -> object:
+    async def broken(ctx: RunContext, args: object) -> ToolResult:
         raise RuntimeError("season service down")
 
-    monkeypatch.setattr(FarmTools, "_season_hints", broken)
+    with_tools(pipeline, db, memory, rules, season_hints=broken)
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert "16.05" in reply.text  # ops still answered
+    assert planned_spraying(pipeline.catalog) in reply.text  # ops still answered
     assert "Відкриті тривоги" in reply.text  # and iot
     assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
     assert "RuntimeError" not in reply.text and "Traceback" not in reply.text

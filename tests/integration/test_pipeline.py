@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import tomllib
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from pipeline.actions import (
     OnboardingChoice,
     StyleAction,
 )
+from pipeline.classifier import DEFAULT_RULES, Classifier
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
@@ -118,7 +121,16 @@ async def test_whoami_reports_count(
     await _send(pipeline, session_factory, "привіт")
     await _send(pipeline, session_factory, "дякую")
     reply = await _send(pipeline, session_factory, "хто я")
-    assert "Оксана" in reply.text and "2" in reply.text
+    catalog = pipeline.catalog
+    assert reply.text == catalog.text(
+        "uk",
+        "light.whoami",
+        name="Оксана",
+        expertise=catalog.text("uk", "expertise.intermediate"),  # the default level
+        style=catalog.text("uk", "styles.conversational"),
+        count=2,
+        operator="",
+    )
 
 
 async def test_deep_request_answers_with_intent(
@@ -281,3 +293,22 @@ async def test_forced_deep_greeting_is_still_a_greeting(
     reply = await _send(forced, session_factory, "привіт")
     assert reply.mode == "deep" and reply.intent == "greeting"  # routed and recorded deep
     assert "Оксана" in reply.text  # but answered as a greeting
+
+
+async def test_a_pipeline_built_with_other_rules_follows_them(
+    settings: Settings,
+    db: Database,
+    catalog: Catalog,
+    rules: Rulebook,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    """The rules come from the Rulebook handed to the factory: another classifier file
+    changes the routing of a pipeline built with it, without patching anything."""
+    raw = tomllib.loads(DEFAULT_RULES.read_text("utf-8"))
+    raw["intents"]["greeting"]["triggers"].append("=агов")
+    other = replace(rules, classifier=Classifier.from_mapping(raw, grammar=rules.grammar))
+    stock = build_pipeline(settings, db, catalog, rules=rules)
+    assert (await _send(stock, session_factory, "агов")).intent != "greeting"
+    custom = build_pipeline(settings, db, catalog, rules=other)
+    reply = await _send(custom, session_factory, "агов")
+    assert (reply.mode, reply.intent) == ("light", "greeting")

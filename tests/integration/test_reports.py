@@ -25,12 +25,13 @@ from pipeline.farm import paging
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.summary import parse_unit, season_summary, summary_text
 from pipeline.i18n import Catalog
-from pipeline.rulebook import Rulebook
+from tests.shared import catalog as shared_catalog
+from tests.shared import rulebook
 
 FARM = "farm:kalynivka"
 OTHER_FARM = "farm:other"
-UNITS = Rulebook.load().units
-CATALOG = Catalog.load()
+UNITS = rulebook().units
+CATALOG = shared_catalog()
 NORTH, SOUTH, EAST = "field:north", "field:south", "field:east"
 OCT_START, OCT_END = date(2026, 10, 1), date(2026, 10, 31)
 READINGS_START = datetime(2026, 10, 1, tzinfo=UTC)

@@ -411,7 +411,9 @@ async def test_operator_imports_for_another_user(harness: Harness) -> None:
         f"p9,air_humidity,56,{(NOW - timedelta(hours=1)).isoformat()}\n"
     ).encode()
     text = await _send_csv(harness, OPERATOR, data, caption=f"/import {FARMER}")
-    assert "2" in text and await stored(harness.core.db.sessions, farm_id) == 2
+    catalog = harness.core.pipeline.catalog
+    assert text == catalog.text("uk", "sensors.csv_done", accepted=2, duplicates=0)
+    assert await stored(harness.core.db.sessions, farm_id) == 2
 
 
 async def test_bad_csv_rows_are_named_by_line(harness: Harness) -> None:

@@ -4,59 +4,52 @@ the model, failures and hangs turned into a sentence; the crew's data files."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.uow import Database
 from pipeline.crew.config import CrewSpec, Prompts
 from pipeline.crew.context import RunContext
 from pipeline.crew.crewai_glue import TOOL_FAILED, TOOL_TIMED_OUT, bind_tools
-from pipeline.crew.tools import ARGS, FarmTools, ToolResult
+from pipeline.crew.tools import ARGS, FarmTools, Tool, ToolResult
 from pipeline.crew.words import Words, field_in_text
 from pipeline.farm.dictionary import DictionaryEntry
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, UserProfile
-from pipeline.rulebook import Rulebook
 from pipeline.types import CREW_NAMES
+from tests.shared import rulebook
 
-RULES = Rulebook.load()
+RULES = rulebook()
 
 
 def load_words() -> Words:
     return RULES.words
 
 
-class RecordingTools(FarmTools):
-    """Runs nothing: records what reached the tool after validation."""
+class Recorder:
+    """Tools that run nothing: each records what reached it after FarmTools' check."""
 
     def __init__(self, behaviour: str = "ok") -> None:
-        super().__init__(
-            platform_probe=self._no_probe,
-            words=RULES.words,
-            dates=RULES.dates,
-            units=RULES.units,
-            sensors=RULES.sensors,
-        )
         self.seen: list[tuple[str, dict[str, Any]]] = []
         self.behaviour = behaviour
+        self.tools = FarmTools(
+            {name: self._tool(name) for name in ARGS}, words=RULES.words, dates=RULES.dates
+        )
 
-    @staticmethod
-    async def _no_probe(ctx: RunContext) -> list[Any]:
-        return []
+    def _tool(self, name: str) -> Tool:
+        async def record(ctx: RunContext, args: BaseModel) -> ToolResult:
+            if self.behaviour == "raise":
+                raise RuntimeError("database down")
+            if self.behaviour == "hang":
+                await asyncio.sleep(5)
+            self.seen.append((name, args.model_dump()))
+            return ToolResult(name, f"{name} ok")
 
-    async def run(self, name: str, ctx: RunContext, args: Mapping[str, Any]) -> ToolResult:
-        parsed = ARGS[name].model_validate(dict(args))  # as FarmTools.run does
-        if self.behaviour == "raise":
-            raise RuntimeError("database down")
-        if self.behaviour == "hang":
-            await asyncio.sleep(5)
-        self.seen.append((name, parsed.model_dump()))
-        return ToolResult(name, f"{name} ok")
+        return record
 
 
 def _ctx(catalog: Catalog) -> RunContext:
@@ -92,9 +85,10 @@ async def _call(
 
 
 async def test_valid_arguments_reach_the_tool(catalog: Catalog) -> None:
-    tools = RecordingTools()
-    assert await _call(tools, catalog, "planned_operations", days=3) == "planned_operations ok"
-    assert tools.seen == [("planned_operations", {"days": 3})]
+    recorder = Recorder()
+    answer = await _call(recorder.tools, catalog, "planned_operations", days=3)
+    assert answer == "planned_operations ok"
+    assert recorder.seen == [("planned_operations", {"days": 3})]
 
 
 @pytest.mark.parametrize(
@@ -111,17 +105,16 @@ async def test_valid_arguments_reach_the_tool(catalog: Catalog) -> None:
 async def test_untrusted_arguments_are_refused(
     catalog: Catalog, name: str, args: dict[str, Any]
 ) -> None:
-    tools = RecordingTools()
-    answer = await _call(tools, catalog, name, **args)
+    recorder = Recorder()
+    answer = await _call(recorder.tools, catalog, name, **args)
     assert answer.startswith("Invalid arguments")
-    assert tools.seen == []
+    assert recorder.seen == []
 
 
 async def test_a_failing_or_hanging_tool_becomes_a_sentence(catalog: Catalog) -> None:
-    assert await _call(RecordingTools("raise"), catalog, "open_alerts") == TOOL_FAILED
-    assert (
-        await _call(RecordingTools("hang"), catalog, "open_alerts", timeout_s=0.1) == TOOL_TIMED_OUT
-    )
+    assert await _call(Recorder("raise").tools, catalog, "open_alerts") == TOOL_FAILED
+    hanging = Recorder("hang").tools
+    assert await _call(hanging, catalog, "open_alerts", timeout_s=0.1) == TOOL_TIMED_OUT
 
 
 def test_argument_models() -> None:
@@ -202,3 +195,15 @@ def test_season_calendar() -> None:
     words = load_words()
     assert words.phase_for_month(5) == "sowing"
     assert words.phase_for_month(11, "south") == "sowing"
+
+
+def test_the_tool_set_is_checked_against_the_argument_models() -> None:
+    """A tool without an argument model, or a model without a tool, fails at start-up."""
+    tools = Recorder().tools.tools
+    without = {name: tool for name, tool in tools.items() if name != "open_alerts"}
+    with pytest.raises(ValueError, match="open_alerts"):
+        FarmTools(without, words=RULES.words, dates=RULES.dates)
+    with pytest.raises(ValueError, match="weather"):
+        FarmTools({**tools, "weather": tools["open_alerts"]}, words=RULES.words, dates=RULES.dates)
+    with pytest.raises(ValueError, match="weather"):
+        Recorder().tools.replacing(weather=tools["open_alerts"])

@@ -15,9 +15,9 @@ from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
 from pipeline.farm.dates import DateWords, find_period
 from pipeline.farm.parsing import OperationParser
 from pipeline.grammar import Grammar, TermSet
-from pipeline.rulebook import Rulebook
 from pipeline.text import tokenize
 from pipeline.types import ClassifierContext
+from tests.shared import rulebook
 
 REPO = Path(__file__).resolve().parents[2]
 GRAMMAR = Grammar.load()
@@ -110,7 +110,7 @@ def test_the_longest_phrase_wins_over_a_word() -> None:
 
 def test_every_reader_takes_the_grammar_it_is_given() -> None:
     """A classifier and a parser with other thresholds, built without monkeypatching."""
-    rules = Rulebook.load()
+    rules = rulebook()
     typo = "привит"  # "привіт*" with one typo inside
     normal = rules.classifier
     strict_grammar = replace(rules.grammar, fuzzy_min_prefix_len=99)
@@ -137,7 +137,7 @@ def test_the_classifier_rules_are_read_once_and_reused() -> None:
 
 
 def test_the_parser_and_the_period_reader_share_one_date_vocabulary() -> None:
-    rules = Rulebook.load()
+    rules = rulebook()
     assert rules.operations.dates is rules.dates
     today = date(2026, 5, 14)
     period = find_period("звіт за травень", today, rules.dates)

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "bench" / "data" / "journal-dev.jsonl"
@@ -32,7 +32,7 @@ def _bench() -> ModuleType:
 
 
 BENCH = _bench()
-RULES = Rulebook.load()
+RULES = rulebook()
 
 
 @pytest.mark.parametrize("path", [DEV, FRESH], ids=["dev", "fresh"])

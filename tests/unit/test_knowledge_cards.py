@@ -12,9 +12,9 @@ from pipeline.farm.dictionary import load_shared_crops
 from pipeline.i18n import Catalog
 from pipeline.knowledge import KNOWLEDGE_DIR, ZONES, Card, load_knowledge
 from pipeline.knowledge.model import ALL, DATE_UNIT, Value, month_day
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
-RULES = Rulebook.load()
+RULES = rulebook()
 DATA = RULES.knowledge.data
 CARDS = DATA.cards
 CROP_TOPICS = (

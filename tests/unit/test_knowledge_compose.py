@@ -8,18 +8,18 @@ from datetime import date
 
 import pytest
 
-from pipeline.i18n import Catalog
 from pipeline.knowledge import Answer, Composer, FarmFacts
-from pipeline.rulebook import Rulebook
 from pipeline.types import Language
+from tests.shared import catalog as shared_catalog
+from tests.shared import rulebook
 
-RULES = Rulebook.load()
+RULES = rulebook()
 KB = RULES.knowledge
 
 
 @pytest.fixture(scope="module")
 def composer() -> Composer:
-    return Composer(KB, Catalog.load(), RULES.vocabulary)
+    return Composer(KB, shared_catalog(), RULES.vocabulary)
 
 
 def ask(

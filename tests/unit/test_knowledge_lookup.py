@@ -8,9 +8,9 @@ import pytest
 from pipeline.farm.dictionary import load_shared_crops
 from pipeline.knowledge import KnowledgeBase
 from pipeline.knowledge.index import stems
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
-KB: KnowledgeBase = Rulebook.load().knowledge
+KB: KnowledgeBase = rulebook().knowledge
 CROPS_WITH_CARDS = set(KB.data.crops)
 #: Shared crops that name no card and are no generic form of one that has cards.
 CARDLESS = [

@@ -13,10 +13,10 @@ import pytest
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
 from pipeline.farm.parsing import OperationParser, ParsedMessage, ParsedOperation
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
 TODAY = date(2026, 5, 14)  # Thursday
-RULES = Rulebook.load()
+RULES = rulebook()
 PARSER = OperationParser(RULES.operations)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, load_shared_crops
 from pipeline.farm.parsing import OperationParser, ParsedOperation
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
 TODAY = date(2026, 5, 14)  # Thursday
 MON, TUE, WED, FRI, SAT = (date(2026, 5, d) for d in (11, 12, 13, 15, 16))
@@ -40,7 +40,7 @@ FARM_ENTRIES = (
 )
 
 
-RULES = Rulebook.load()
+RULES = rulebook()
 parse_operation = OperationParser(RULES.operations).parse
 NAME_RULES = RULES.vocabulary.rules
 

@@ -7,9 +7,9 @@ import pytest
 
 from pipeline.farm.products import Catalogue
 from pipeline.grammar import Grammar
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
-CATALOGUE = Rulebook.load().catalogue
+CATALOGUE = rulebook().catalogue
 OPERATIONS = {"spraying", "fertilising", "seed_treatment", "sowing"}
 
 

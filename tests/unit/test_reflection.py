@@ -88,20 +88,20 @@ async def test_one_chat_reflecting_does_not_make_others_skip() -> None:
     release = asyncio.Event()
     started = asyncio.Event()
 
-    def slow_rules(text: str, profile: UserProfile) -> str:
-        return text.upper()
+    async def slow_model(system: str, prompt: str) -> str:
+        started.set()
+        await release.wait()
+        return "переглянуто"
 
-    async def holder() -> None:
-        token = reflection._reflecting.set(True)
-        try:
-            started.set()
-            await release.wait()
-        finally:
-            reflection._reflecting.reset(token)
-
-    task = asyncio.create_task(holder())
+    # One chat is inside its deep reflection pass, waiting for the model...
+    holder = asyncio.create_task(
+        reflection.reflect_deep(
+            "відповідь", _profile(), "chat-a", complete=slow_model, system="", template="{response}"
+        )
+    )
     await started.wait()
+    # ...while another chat's reply is reflected in full.
     out = reflection.reflect('{"field": "north"}', _profile(), "other-chat")
     release.set()
-    await task
+    assert await holder == "переглянуто"
     assert out == "field: north"

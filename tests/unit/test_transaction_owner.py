@@ -47,3 +47,27 @@ def test_no_session_is_built_from_another_sessions_bind() -> None:
         if forbidden.search(line)
     ]
     assert offenders == []
+
+
+#: Ending a session's or a connection's transaction (not a domain "rollback" such as
+#: RuleOverlays.rollback(), which undoes a rules version).
+SESSION_END = re.compile(r"\b\w*(session|conn|connection|transaction)\.(commit|rollback)\(")
+
+
+#: db/schema.py: the readiness probe recovers its own read after a failed statement
+#: (no alembic_version table) so it can go on checking the tables.
+RECOVERS_ITS_READ = {"db/schema.py"}
+
+
+def test_only_the_unit_of_work_ends_transactions() -> None:
+    """bot/, pipeline/ and db/ end a transaction only in db/uow.py (the interaction
+    writer's group commit goes through Database.write() as well)."""
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for folder in ("bot", "db", "pipeline")
+        for path in _sources(folder)
+        if path.relative_to(REPO).as_posix() not in RECOVERS_ITS_READ | {"db/uow.py"}
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SESSION_END.search(line)
+    ]
+    assert offenders == []

@@ -9,9 +9,9 @@ import pytest
 
 from pipeline.farm.parsing import OperationParser
 from pipeline.farm.units import Unit
-from pipeline.rulebook import Rulebook
+from tests.shared import rulebook
 
-RULES = Rulebook.load()
+RULES = rulebook()
 UNITS = RULES.units
 TODAY = date(2026, 5, 14)
 

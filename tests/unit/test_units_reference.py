@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import date
 
 from pipeline.farm.parsing import OperationParser
-from pipeline.rulebook import Rulebook
 from pipeline.text import tokenize
+from tests.shared import rulebook
 
-RULES = Rulebook.load()
+RULES = rulebook()
 UNITS = RULES.units
 
 

@@ -1,0 +1,135 @@
+"""The agronomist desk (docs/knowledge.md): the farmer's «Передати агрономові» press
+sends the question's card to the operators; an operator's ``/answer N text`` (or a
+reply to the card) goes back to the farmer; ``/questions`` lists what is pending.
+
+``router`` takes the farmer's button; ``operator_router`` sits behind the operators'
+IsOperator filter (bot/handlers/operators.py) on every path.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from aiogram import Bot, F, Router
+from aiogram.dispatcher.event.bases import SkipHandler
+from aiogram.exceptions import TelegramAPIError
+from aiogram.filters import Command, CommandObject
+from aiogram.types import CallbackQuery, Message
+
+from bot.config import Settings
+from bot.handlers._common import user_language
+from bot.keyboards.pipeline import AgronomistCD
+from pipeline.admin import MAX_ROW_ID
+from pipeline.agronomy.desk import AgronomistDesk
+from pipeline.i18n import Catalog
+
+logger = logging.getLogger(__name__)
+
+router = Router(name=__name__)
+operator_router = Router(name=f"{__name__}.operators")
+
+#: Listed per /questions (the oldest first).
+SHOWN = 20
+
+#: The question number on an operator's card («#12»), for a reply to the card.
+_CARD_ID = re.compile(r"#(\d+)")
+
+
+async def _send(bot: Bot, chat_id: int, text: str) -> bool:
+    try:
+        await bot.send_message(chat_id, text)
+    except TelegramAPIError:
+        logger.warning("agronomist: could not send to chat %s", chat_id, exc_info=True)
+        return False
+    return True
+
+
+@router.callback_query(AgronomistCD.filter())
+async def on_consent(
+    query: CallbackQuery,
+    callback_data: AgronomistCD,
+    bot: Bot,
+    catalog: Catalog,
+    settings: Settings,
+    agronomist: AgronomistDesk | None,
+) -> None:
+    await query.answer()
+    lang = user_language(query.from_user)
+    chat_id = query.message.chat.id if query.message else query.from_user.id
+    if agronomist is None:
+        await _send(bot, chat_id, catalog.text(lang, "actions.expired"))
+        return
+    decided = await agronomist.decide(
+        callback_data.to_action(), user_id=f"tg:{query.from_user.id}", lang=lang
+    )
+    if decided.card is not None:
+        for operator in sorted(settings.agx.operator_ids):
+            await _send(bot, operator, decided.card)
+    await _send(bot, chat_id, decided.text)
+
+
+async def _deliver(
+    message: Message, bot: Bot, catalog: Catalog, desk: AgronomistDesk, number: int, text: str
+) -> None:
+    lang = user_language(message.from_user)
+    operator = message.from_user.id if message.from_user else 0
+    delivery = await desk.answer(number, text, operator=operator)
+    if delivery is None:
+        await message.answer(catalog.text(lang, "agronomist.missing", id=number))
+        return
+    farmer = int(delivery.user_id.removeprefix("tg:"))
+    sent = await _send(bot, farmer, delivery.text)
+    key = "agronomist.delivered" if sent else "agronomist.undelivered"
+    await message.answer(catalog.text(lang, key, id=number))
+
+
+@operator_router.message(Command("answer"))
+async def on_answer(
+    message: Message,
+    command: CommandObject,
+    bot: Bot,
+    catalog: Catalog,
+    agronomist: AgronomistDesk | None,
+) -> None:
+    lang = user_language(message.from_user)
+    number, _, text = (command.args or "").strip().partition(" ")
+    # A number beyond the table's range is a typo, not a query (bot/keyboards/ids.py).
+    valid = number.isdigit() and 1 <= int(number) <= MAX_ROW_ID
+    if agronomist is None or not valid or not text.strip():
+        await message.answer(catalog.text(lang, "agronomist.usage"))
+        return
+    await _deliver(message, bot, catalog, agronomist, int(number), text)
+
+
+@operator_router.message(F.reply_to_message.text.regexp(_CARD_ID).as_("card"), F.text)
+async def on_card_reply(
+    message: Message,
+    card: re.Match[str],
+    bot: Bot,
+    catalog: Catalog,
+    agronomist: AgronomistDesk | None,
+) -> None:
+    """A reply to a question's card answers that question."""
+    reply_to = message.reply_to_message
+    if agronomist is None or reply_to is None or reply_to.from_user is None:
+        raise SkipHandler
+    if reply_to.from_user.id != bot.id or not message.text or message.text.startswith("/"):
+        raise SkipHandler  # not a reply to Stepan's card: the pipeline takes it
+    await _deliver(message, bot, catalog, agronomist, int(card.group(1)), message.text)
+
+
+@operator_router.message(Command("questions"))
+async def on_questions(
+    message: Message, catalog: Catalog, agronomist: AgronomistDesk | None
+) -> None:
+    lang = user_language(message.from_user)
+    questions = await agronomist.pending(SHOWN) if agronomist is not None else []
+    if not questions:
+        await message.answer(catalog.text(lang, "agronomist.none"))
+        return
+    lines = [catalog.text(lang, "agronomist.header")]
+    lines += [
+        catalog.text(lang, "agronomist.item", id=q.id, question=q.card or "?") for q in questions
+    ]
+    await message.answer("\n\n".join(lines))

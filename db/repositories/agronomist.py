@@ -1,0 +1,106 @@
+"""The agronomist desk's questions (table ``agronomist_questions``).
+
+The use case owns the transaction (``db/uow.py``); nothing here commits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import AgronomistQuestionRow
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: int
+    user_id: str
+    language: str
+    question: str
+    status: str
+    card: str | None
+
+
+def _question(row: AgronomistQuestionRow) -> Question:
+    return Question(row.id, row.user_id, row.language, row.question, row.status, row.card)
+
+
+async def add_offer(
+    session: AsyncSession, *, user_id: str, language: str, question: str, card: str
+) -> int:
+    """A question Stepan was unsure of, waiting for the farmer's yes; ``card`` is what
+    the operators will see (sanitised)."""
+    row = AgronomistQuestionRow(
+        user_id=user_id, language=language, question=question, status="offered", card=card
+    )
+    session.add(row)
+    await session.flush()
+    return row.id
+
+
+async def decide(
+    session: AsyncSession,
+    *,
+    question_id: int,
+    user_id: str,
+    consent: bool,
+    at: datetime,
+) -> Question | None:
+    """The farmer's own offered question becomes pending (yes) or refused (no), once;
+    None for somebody else's question, an unknown id or a second press."""
+    row = await session.get(AgronomistQuestionRow, question_id)
+    if row is None or row.user_id != user_id or row.status != "offered":
+        return None
+    status = "pending" if consent else "refused"
+    result = await session.execute(
+        update(AgronomistQuestionRow)
+        .where(AgronomistQuestionRow.id == question_id, AgronomistQuestionRow.status == "offered")
+        .values(status=status, card=row.card if consent else None, asked_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    if int(getattr(result, "rowcount", 0) or 0) != 1:
+        return None
+    return Question(row.id, row.user_id, row.language, row.question, status, row.card)
+
+
+async def answer(
+    session: AsyncSession, *, question_id: int, text: str, operator: int, at: datetime
+) -> Question | None:
+    """Store the agronomist's answer to a pending question, once."""
+    row = await session.get(AgronomistQuestionRow, question_id)
+    if row is None or row.status != "pending":
+        return None
+    result = await session.execute(
+        update(AgronomistQuestionRow)
+        .where(AgronomistQuestionRow.id == question_id, AgronomistQuestionRow.status == "pending")
+        .values(status="answered", answer=text, answered_by=operator, answered_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    if int(getattr(result, "rowcount", 0) or 0) != 1:
+        return None
+    return _question(row)
+
+
+async def pending(session: AsyncSession, limit: int) -> list[Question]:
+    """The oldest questions still waiting for the agronomist."""
+    rows = (
+        await session.execute(
+            select(AgronomistQuestionRow)
+            .where(AgronomistQuestionRow.status == "pending")
+            .order_by(AgronomistQuestionRow.created_at, AgronomistQuestionRow.id)
+            .limit(limit)
+        )
+    ).scalars()
+    return [_question(row) for row in rows]
+
+
+async def set_card(session: AsyncSession, question_id: int, card: str) -> None:
+    await session.execute(
+        update(AgronomistQuestionRow)
+        .where(AgronomistQuestionRow.id == question_id)
+        .values(card=card)
+        .execution_options(synchronize_session=False)
+    )

@@ -1,0 +1,130 @@
+"""What every tool shares: its result, its argument models and the few helpers that
+turn farm rows into the farmer's text.
+
+Arguments come as plain values, as an LLM would send them, and are validated by a
+pydantic model per tool (unknown keys refused, numbers bounded, strings capped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from db.repositories import reporting
+from pipeline.crew.context import RunContext
+from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
+from pipeline.farm.dates import Hemisphere
+from pipeline.farm.summary import format_number
+from pipeline.types import Attachment
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    tool: str
+    text: str
+    document: Attachment | None = None
+    photo: Attachment | None = None
+
+
+#: One tool: the request's context and its validated arguments in, text (and a file) out.
+Tool = Callable[[RunContext, Any], Awaitable[ToolResult]]
+
+
+#: A period argument may be the farmer's whole message, which the period reader
+#: searches; a long message must not make the report or chart fail.
+PERIOD_TEXT_MAX = 4096
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class NoArgs(_Args):
+    pass
+
+
+class DaysArgs(_Args):
+    days: int = Field(default=7, ge=1, le=31)
+
+
+class ReadingsArgs(_Args):
+    field: str = Field(default="", max_length=80)
+    sensor_type: str = Field(default="", max_length=40)
+
+
+class ChartArgs(_Args):
+    sensor_type: str = Field(default="soil_moisture", max_length=40)
+    days: int = Field(default=DEFAULT_CHART_DAYS, ge=1, le=MAX_CHART_DAYS)
+    field: str = Field(default="", max_length=80)
+    #: The period as the farmer wrote it ("за жовтень"); wins over ``days``. The
+    #: composer passes the whole message (a Telegram message is <= 4096 characters).
+    period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
+
+
+class PeriodArgs(_Args):
+    period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
+
+
+#: Each tool's argument model: what an LLM may pass, checked before the tool runs.
+ARGS: dict[str, type[_Args]] = {
+    "journal_card": NoArgs,
+    "planned_operations": DaysArgs,
+    "latest_readings": ReadingsArgs,
+    "sensor_chart": ChartArgs,
+    "open_alerts": NoArgs,
+    "platform_status": NoArgs,
+    "operations_report": PeriodArgs,
+    "plan_vs_fact": PeriodArgs,
+    "season_summary": PeriodArgs,
+    "season_hints": NoArgs,
+    # Stepan's own: rule-based advice on the farmer's question (never called by an LLM).
+    "advice": NoArgs,
+}
+
+#: Tools that need no farm row (the rest answer "I do not know your farm yet").
+FARMLESS = frozenset({"platform_status", "season_hints", "journal_card", "advice"})
+
+
+def hemisphere(ctx: RunContext) -> Hemisphere:
+    return "south" if ctx.hemisphere == "south" else "north"
+
+
+def long_date(value: Any) -> str:
+    return f"{value:%d.%m.%Y}"
+
+
+def short_date(value: Any) -> str:
+    return f"{value:%d.%m}"
+
+
+async def field_names(session: Any, farm_id: str) -> dict[str, str]:
+    return {info.field_id: info.name for info in await reporting.fields(session, farm_id)}
+
+
+def field_label(ctx: RunContext, names: Mapping[str, str], field_id: str | None) -> str:
+    if field_id is None:
+        return ctx.text_of("reports.no_field")
+    return names.get(field_id, field_id)
+
+
+def amount_text(
+    ctx: RunContext, quantity: float | None, unit: str | None, product: str | None
+) -> str:
+    parts: list[str] = []
+    if quantity is not None:
+        unit_key = f"unit.{unit}"
+        unit_text = ctx.text_of(unit_key) if unit and ctx.catalog.has(ctx.lang, unit_key) else unit
+        parts.append(f"{format_number(quantity, ctx.lang)} {unit_text or ''}".strip())
+    if product:
+        parts.append(product)
+    return (", " + ", ".join(parts)) if parts else ""
+
+
+def add_more(ctx: RunContext, lines: list[str], total: int, *, shown: int | None = None) -> None:
+    """A "and N more" line when the list was cut to the user's style."""
+    limit = ctx.max_items if shown is None else shown
+    if total > limit:
+        lines.append(ctx.text_of("compose.more", count=total - limit))

@@ -1,0 +1,166 @@
+"""The farm's own data: the journal card, planned operations, the spreadsheet report,
+plan against fact and the season summary."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from db.repositories import farm as farm_repo
+from pipeline.crew.context import RunContext
+from pipeline.crew.tools.base import (
+    DaysArgs,
+    NoArgs,
+    PeriodArgs,
+    Tool,
+    ToolResult,
+    add_more,
+    amount_text,
+    field_label,
+    field_names,
+    hemisphere,
+    long_date,
+    short_date,
+)
+from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
+from pipeline.farm.journal_card import crop_label
+from pipeline.farm.reports import build_operations_workbook, op_label, plan_vs_fact
+from pipeline.farm.summary import format_number, season_summary, summary_text
+from pipeline.farm.units import Units
+from pipeline.types import Attachment
+
+
+class FarmDataTools:
+    def __init__(self, *, dates: DateWords, units: Units) -> None:
+        self._dates = dates
+        self._units = units
+
+    def tools(self) -> dict[str, Tool]:
+        return {
+            "journal_card": self.journal_card,
+            "planned_operations": self.planned_operations,
+            "operations_report": self.operations_report,
+            "plan_vs_fact": self.plan_vs_fact,
+            "season_summary": self.season_summary,
+        }
+
+    async def journal_card(self, ctx: RunContext, _: NoArgs) -> ToolResult:
+        # The card itself is made before the agents run (it is the consent step, not
+        # an LLM decision); the agent only learns what it shows.
+        if ctx.artifacts.card_text is None:
+            return ToolResult("journal_card", ctx.text_of("compose.card_none"))
+        return ToolResult(
+            "journal_card", ctx.text_of("compose.card_shown", card=ctx.artifacts.card_text)
+        )
+
+    async def planned_operations(self, ctx: RunContext, args: DaysArgs) -> ToolResult:
+        assert ctx.farm_id is not None
+        start = ctx.today
+        end = start + timedelta(days=args.days - 1)
+        async with ctx.db.read() as session:
+            rows = await farm_repo.operations_between(session, ctx.farm_id, start, end)
+            planned = [row for row in rows if row.status == "planned"]
+            names = await field_names(session, ctx.farm_id)
+        if not planned:
+            text = ctx.text_of("compose.planned_none", start=short_date(start), end=short_date(end))
+            return ToolResult("planned_operations", text)
+        lines = [
+            ctx.text_of("compose.planned_header", start=short_date(start), end=short_date(end))
+        ]
+        for row in planned[: ctx.max_items]:
+            lines.append(
+                ctx.text_of(
+                    "compose.planned_item",
+                    date=short_date(row.op_date),
+                    operation=op_label(ctx.catalog, ctx.lang, row.op_type),
+                    field=field_label(ctx, names, row.field_id),
+                    amount=amount_text(ctx, row.quantity, row.unit, row.product),
+                )
+            )
+        add_more(ctx, lines, len(planned))
+        return ToolResult("planned_operations", "\n".join(lines))
+
+    async def operations_report(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
+        assert ctx.farm_id is not None
+        # No period named ("make an excel of operations"): the last month up to today.
+        period = self._period(ctx, args.period, default="recent")
+        report = await build_operations_workbook(
+            ctx.db,
+            ctx.farm_id,
+            period.start,
+            period.end,
+            lang=ctx.lang,
+            catalog=ctx.catalog,
+            shared_crops={
+                entry.canonical_id: crop_label(
+                    ctx.vocabulary.shared(), entry.canonical_id, ctx.lang
+                )
+                or entry.display
+                for entry in ctx.vocabulary.shared_crops
+            },
+        )
+        document = Attachment(report.filename, report.content)
+        ctx.artifacts.keep_document(document)
+        text = ctx.text_of(
+            "compose.report_ready",
+            start=long_date(period.start),
+            end=long_date(period.end),
+            rows=report.rows,
+        )
+        return ToolResult("operations_report", text, document=document)
+
+    async def plan_vs_fact(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
+        assert ctx.farm_id is not None
+        period = self._period(ctx, args.period, default="month")
+        async with ctx.db.read() as session:
+            rows = await plan_vs_fact(session, ctx.farm_id, period.start, period.end)
+        start, end = long_date(period.start), long_date(period.end)
+        if not rows:
+            return ToolResult(
+                "plan_vs_fact", ctx.text_of("compose.plan_fact_none", start=start, end=end)
+            )
+        planned = sum(row.planned for row in rows)
+        matched = sum(row.matched for row in rows)
+        lines = [ctx.text_of("compose.plan_fact_header", start=start, end=end)]
+        for row in rows[: ctx.max_items]:
+            field = row.field_name or row.field_id or ctx.text_of("reports.no_field")
+            operation = op_label(ctx.catalog, ctx.lang, row.op_type)
+            if row.planned:
+                lines.append(
+                    ctx.text_of(
+                        "compose.plan_fact_item",
+                        field=field,
+                        operation=operation,
+                        done=row.matched,
+                        planned=row.planned,
+                    )
+                )
+            else:
+                lines.append(
+                    ctx.text_of(
+                        "compose.plan_fact_unplanned",
+                        field=field,
+                        operation=operation,
+                        done=row.done,
+                    )
+                )
+        add_more(ctx, lines, len(rows))
+        if planned:
+            pct = format_number(100.0 * matched / planned, ctx.lang)
+            lines.append(
+                ctx.text_of("compose.plan_fact_total", pct=pct, matched=matched, planned=planned)
+            )
+        return ToolResult("plan_vs_fact", "\n".join(lines))
+
+    async def season_summary(self, ctx: RunContext, args: PeriodArgs) -> ToolResult:
+        assert ctx.farm_id is not None
+        period = self._period(ctx, args.period, default="season")
+        async with ctx.db.read() as session:
+            summary = await season_summary(
+                session, ctx.farm_id, period.start, period.end, self._units
+            )
+        return ToolResult("season_summary", summary_text(summary, ctx.lang, ctx.catalog))
+
+    def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:
+        return parse_period(
+            text, ctx.today, self._dates, default=default, hemisphere=hemisphere(ctx)
+        )
