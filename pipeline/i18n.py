@@ -123,6 +123,8 @@ class Catalog:
     def templates(self, lang: Language, key: str) -> tuple[str, ...]:
         """Every phrasing of ``key``, unformatted (the placeholder check, tests)."""
         raw = self._raw(lang, key)
+        if isinstance(raw, dict):
+            return tuple(raw.values())
         return tuple(raw) if isinstance(raw, list) else (raw,)
 
     def keys(self, lang: Language) -> set[str]:
