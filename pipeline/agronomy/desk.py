@@ -13,13 +13,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from db.repositories import agronomist as repo
 from db.uow import Database
 from pipeline.actions import AgronomistAction, HandoffChoice
+from pipeline.clock import Clock, utcnow
 from pipeline.i18n import Catalog
 from pipeline.privacy import Sanitizer
 from pipeline.profiles import FarmProfile
@@ -31,10 +31,6 @@ logger = logging.getLogger(__name__)
 
 #: The longest question or answer the desk keeps.
 MAX_CHARS = 1500
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def _lang(value: str) -> Language:
@@ -64,7 +60,7 @@ class AgronomistDesk:
         catalog: Catalog,
         database: Database,
         sanitizer: Sanitizer,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Clock = utcnow,
     ) -> None:
         self._catalog = catalog
         self._db = database

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow
 from db.uow import Database
+from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.intents import Intent
 from pipeline.memory import Memory
@@ -20,6 +21,12 @@ from pipeline.types import Incoming, Reply
 
 USER = "tg:710"
 MAY_5 = datetime(2025, 5, 5, 8, 0, tzinfo=UTC)  # inside maize's Forest-Steppe window
+
+
+@pytest.fixture
+def pipeline_clock() -> Clock:
+    """The pipeline lives on 5 May: inside maize's Forest-Steppe sowing window."""
+    return lambda: MAY_5
 
 
 async def say(pipeline: Pipeline, text: str) -> Reply:
@@ -32,13 +39,11 @@ async def farm(
     pipeline: Pipeline,
     db: Database,
     memory: Memory,
-    monkeypatch: pytest.MonkeyPatch,
     *,
     region: str | None = "poltava",
     soil: float | None = None,
     level: Expertise = "intermediate",
 ) -> None:
-    monkeypatch.setattr(pipeline, "_clock", lambda: MAY_5)
     await say(pipeline, "привіт")
     async with db.write() as session:
         row = (
@@ -68,12 +73,11 @@ async def test_can_i_sow_today_compares_the_farms_soil_and_date(
     pipeline: Pipeline,
     db: Database,
     memory: Memory,
-    monkeypatch: pytest.MonkeyPatch,
     soil: float,
     shown: str,
     verdict: str,
 ) -> None:
-    await farm(pipeline, db, memory, monkeypatch, soil=soil)
+    await farm(pipeline, db, memory, soil=soil)
     reply = await say(pipeline, "чи можна сьогодні сіяти кукурудзу?")
     assert reply.intent == Intent.ADVICE
     lines = reply.text.splitlines()
@@ -84,27 +88,27 @@ async def test_can_i_sow_today_compares_the_farms_soil_and_date(
 
 
 async def test_sowing_window_is_the_farms_region(
-    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+    pipeline: Pipeline, db: Database, memory: Memory
 ) -> None:
-    await farm(pipeline, db, memory, monkeypatch)
+    await farm(pipeline, db, memory)
     reply = await say(pipeline, "коли сіяти озиму пшеницю?")
     assert "Полтавська область, Лісостеп" in reply.text
     assert "15 вересня – 5 жовтня" in reply.text and "Полісся" not in reply.text
 
 
 async def test_without_a_region_the_zones_and_one_question(
-    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+    pipeline: Pipeline, db: Database, memory: Memory
 ) -> None:
-    await farm(pipeline, db, memory, monkeypatch, region=None)
+    await farm(pipeline, db, memory, region=None)
     reply = await say(pipeline, "коли сіяти озиму пшеницю?")
     assert all(zone in reply.text for zone in ("Полісся", "Лісостеп", "Степ"))
     assert reply.text.count(pipeline.catalog.text("uk", "knowledge.ask_region")) == 1
 
 
 async def test_the_conversation_carries_the_crop_and_the_field_scales_the_rate(
-    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+    pipeline: Pipeline, db: Database, memory: Memory
 ) -> None:
-    await farm(pipeline, db, memory, monkeypatch)
+    await farm(pipeline, db, memory)
     first = await say(pipeline, "норма висіву соняшнику")
     assert "50–60 тис. насінин/га" in first.text
     scaled = await say(pipeline, "скільки насіння на поле Північне?")
@@ -115,9 +119,9 @@ async def test_the_conversation_carries_the_crop_and_the_field_scales_the_rate(
 
 
 async def test_a_novice_gets_the_why_an_expert_the_numbers(
-    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+    pipeline: Pipeline, db: Database, memory: Memory
 ) -> None:
-    await farm(pipeline, db, memory, monkeypatch, level="novice")
+    await farm(pipeline, db, memory, level="novice")
     novice = await say(pipeline, "норма висіву соняшнику")
     assert "Чому так:" in novice.text and "втрати на сходах" in novice.text
     await memory.editor.set_expertise(USER, "expert", by_operator=True)
@@ -126,9 +130,9 @@ async def test_a_novice_gets_the_why_an_expert_the_numbers(
 
 
 async def test_a_crop_without_cards_is_not_answered_with_another(
-    pipeline: Pipeline, db: Database, memory: Memory, monkeypatch: pytest.MonkeyPatch
+    pipeline: Pipeline, db: Database, memory: Memory
 ) -> None:
-    await farm(pipeline, db, memory, monkeypatch)
+    await farm(pipeline, db, memory)
     reply = await say(pipeline, "коли сіяти льон?")
     assert reply.intent == Intent.ADVICE
     assert "агроном" in reply.text and "квітня" not in reply.text and "травня" not in reply.text
