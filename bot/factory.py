@@ -58,6 +58,7 @@ from pipeline.learning.overlay import LiveClassifier, RuleOverlays
 from pipeline.learning.proposals import load_examples
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
+from pipeline.naming import NameBook
 from pipeline.onboarding import OnboardingFlow
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
@@ -96,6 +97,8 @@ class Core:
     nightly: NightlyJob
     #: /stats: the section-15 figures and the daily chart.
     quality: QualityReport
+    #: Names for ids in the cards people read (/me, /profile, /farm).
+    names: NameBook
     #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
     regions: FarmRegions
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
@@ -174,6 +177,7 @@ def build_pipeline(
         catalog=catalog,
         classifier=classifier,
         rules_refresh=classifier.refresh,
+        languages=rules.language,
         profiles=memory.profiles,
         interactions=memory.interactions,
         editor=memory.editor,
@@ -286,6 +290,7 @@ def build_core(
         quality=QualityReport(
             db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
         ),
+        names=NameBook(db, rules.vocabulary),
         peer_link=link,
         peer_server=server,
     )
@@ -387,6 +392,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         overlays=core.overlays,  # /rules
         # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
+        names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then

@@ -5,63 +5,172 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from pipeline.farm.localtime import local_time
+from pipeline.farm.reports.labels import sensor_label
 from pipeline.i18n import Catalog
+from pipeline.naming import FarmNames, readable_id
 from pipeline.platform_status import Check
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.types import Language
 
-
-def _when(value: datetime | None, catalog: Catalog, lang: Language) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC") if value else catalog.text(lang, "cards.never")
+DATE_TIME = "%d.%m.%Y %H:%M"
 
 
-def _items(values: list[str], catalog: Catalog, lang: Language) -> str:
+def _when(value: datetime | None, tz: str | None, catalog: Catalog, lang: Language) -> str:
+    """A stored moment on the farm's clock, as a farmer reads it (never UTC)."""
+    if value is None:
+        return catalog.text(lang, "cards.never")
+    return local_time(value, tz).strftime(DATE_TIME)
+
+
+def _items(values: Sequence[str], catalog: Catalog, lang: Language) -> str:
     return ", ".join(values) if values else catalog.text(lang, "style.none")
 
 
-def profile_card(profile: UserProfile, catalog: Catalog, lang: Language) -> str:
+def topic_words(intents: Sequence[str], catalog: Catalog, lang: Language) -> list[str]:
+    """Intents as words in the user's language («поради, записи операцій»); social
+    ones (greetings, thanks) have no topic word and are left out."""
+    words = []
+    for intent in intents:
+        key = f"me.topic.{intent}"
+        if catalog.has(lang, key) and (word := catalog.text(lang, key)) not in words:
+            words.append(word)
+    return words
+
+
+def _integrations(farm: FarmProfile, catalog: Catalog, lang: Language) -> list[str]:
+    words = []
+    for name in farm.active_integrations:
+        key = f"me.integration.{name}"
+        words.append(catalog.text(lang, key) if catalog.has(lang, key) else readable_id(name))
+    return words
+
+
+def _sensors(farm: FarmProfile, catalog: Catalog, lang: Language, *, prefix: str) -> str:
+    if not farm.has_iot:
+        return catalog.text(lang, f"{prefix}_none")
+    kinds = [sensor_label(catalog, lang, kind) for kind in farm.iot_sensors.sensor_types]
+    yes = catalog.text(lang, f"{prefix}_yes")
+    return f"{yes} ({', '.join(kinds)})" if kinds else yes
+
+
+def _level(profile: UserProfile, catalog: Catalog, lang: Language) -> str:
     level = catalog.text(lang, f"expertise.{profile.expertise_level}")
     if profile.expertise_locked:
         level = f"{level} ({catalog.text(lang, 'cards.set_by_operator')})"
+    return level
+
+
+def _phase(farm: FarmProfile, catalog: Catalog, lang: Language) -> str:
+    phase = farm.seasonal_context.current_phase
+    return catalog.text(lang, f"phase.{phase}") if phase else catalog.text(lang, "style.none")
+
+
+def _telegram_id(user_id: str) -> str:
+    return user_id.removeprefix("tg:")
+
+
+def profile_card(
+    profile: UserProfile, catalog: Catalog, lang: Language, tz: str | None = None
+) -> str:
+    """The operator's /profile card: the Telegram id (operators type it in commands),
+    everything else in words."""
     return catalog.text(
         lang,
         "cards.profile",
-        user_id=profile.user_id,
+        user_id=_telegram_id(profile.user_id),
         name=profile.name or catalog.text(lang, "cards.unknown"),
-        expertise=level,
+        expertise=_level(profile, catalog, lang),
         style=catalog.text(lang, f"styles.{profile.preferred_style}"),
-        last_seen=_when(profile.last_seen, catalog, lang),
+        last_seen=_when(profile.last_seen, tz, catalog, lang),
         count=profile.interaction_count,
-        intents=_items(profile.known_intents, catalog, lang),
+        intents=_items(topic_words(profile.known_intents, catalog, lang), catalog, lang),
     )
 
 
-def farm_card(farm: FarmProfile, catalog: Catalog, lang: Language) -> str:
+def farm_card(farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Language) -> str:
+    """The operator's /farm card: the farm's own names for fields and crops."""
     thresholds = farm.alert_thresholds
-    phase = farm.seasonal_context.current_phase
     return catalog.text(
         lang,
         "cards.farm",
         farm_name=farm.farm_name or catalog.text(lang, "cards.unknown"),
-        fields=_items(farm.field_ids, catalog, lang),
-        crops=_items(farm.crop_ids, catalog, lang),
-        integrations=_items(farm.active_integrations, catalog, lang),
-        iot=catalog.text(lang, "onboarding.yes" if farm.has_iot else "onboarding.no"),
-        phase=catalog.text(lang, f"phase.{phase}") if phase else catalog.text(lang, "style.none"),
-        moisture=thresholds.soil_moisture_min,
-        tmin=thresholds.temperature_min,
-        tmax=thresholds.temperature_max,
+        fields=_items(names.field_list(farm.field_ids), catalog, lang),
+        crops=_items(names.crop_list(farm.crop_ids), catalog, lang),
+        integrations=_items(_integrations(farm, catalog, lang), catalog, lang),
+        iot=_sensors(farm, catalog, lang, prefix="cards.sensors"),
+        phase=_phase(farm, catalog, lang),
+        moisture=catalog.number(lang, thresholds.soil_moisture_min),
+        tmin=catalog.number(lang, thresholds.temperature_min),
+        tmax=catalog.number(lang, thresholds.temperature_max),
         timezone=farm.timezone,
     )
 
 
-def my_memory(profile: UserProfile, farm: FarmProfile, catalog: Catalog, lang: Language) -> str:
-    """What Stepan remembers about the user, in plain words (/me)."""
+def _line(catalog: Catalog, lang: Language, key: str, value: str) -> str:
+    return catalog.text(lang, f"me.line.{key}", value=value)
+
+
+def _about_you(profile: UserProfile, farm: FarmProfile, catalog: Catalog, lang: Language) -> str:
+    lines = [catalog.text(lang, "me.line.you")]
+    if profile.name:
+        lines.append(_line(catalog, lang, "name", profile.name))
+    language = catalog.text(lang, f"me.language.{profile.preferred_language}")
+    lines.append(_line(catalog, lang, "language", language))
+    lines.append(
+        _line(catalog, lang, "style", catalog.text(lang, f"styles.{profile.preferred_style}"))
+    )
+    lines.append(_line(catalog, lang, "level", _level(profile, catalog, lang)))
+    if profile.interaction_count:
+        times = catalog.plural(lang, "plural.times", profile.interaction_count)
+        when = _when(profile.last_seen, farm.timezone, catalog, lang)
+        lines.append(catalog.text(lang, "me.line.talks", times=times, when=when))
+    topics = topic_words(farm.typical_intents or profile.known_intents, catalog, lang)
+    if topics:
+        lines.append(_line(catalog, lang, "topics", ", ".join(topics)))
+    return "\n".join(lines)
+
+
+def _about_farm(farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Language) -> str:
+    none = catalog.text(lang, "style.none")
+    lines = [_line(catalog, lang, "farm", farm.farm_name or catalog.text(lang, "cards.unknown"))]
+    lines.append(
+        _line(catalog, lang, "fields", _items(names.field_list(farm.field_ids), catalog, lang))
+    )
+    lines.append(
+        _line(catalog, lang, "crops", _items(names.crop_list(farm.crop_ids), catalog, lang))
+    )
+    sensors = _sensors(farm, catalog, lang, prefix="me.sensors")
+    lines.append(_line(catalog, lang, "sensors", sensors))
+    if integrations := _integrations(farm, catalog, lang):
+        lines.append(_line(catalog, lang, "integrations", ", ".join(integrations)))
+    phase = _phase(farm, catalog, lang)
+    if phase != none:
+        lines.append(_line(catalog, lang, "phase", phase))
+    thresholds = farm.alert_thresholds
+    lines.append(
+        catalog.text(
+            lang,
+            "me.line.thresholds",
+            moisture=catalog.number(lang, thresholds.soil_moisture_min),
+            tmin=catalog.number(lang, thresholds.temperature_min),
+            tmax=catalog.number(lang, thresholds.temperature_max),
+        )
+    )
+    lines.append(_line(catalog, lang, "timezone", farm.timezone))
+    return "\n".join(lines)
+
+
+def my_memory(
+    profile: UserProfile, farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Language
+) -> str:
+    """What Stepan remembers about the user, in the farmer's words and what each item
+    is for (/me): names, never ids or slugs; topics as words."""
     return "\n\n".join(
         (
             catalog.text(lang, "me.header"),
-            profile_card(profile, catalog, lang),
-            farm_card(farm, catalog, lang),
+            _about_you(profile, farm, catalog, lang),
+            _about_farm(farm, names, catalog, lang),
             catalog.text(lang, "me.footer"),
         )
     )

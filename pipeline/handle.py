@@ -36,7 +36,13 @@ from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
-from pipeline.language import detect_language, language_from_telegram
+from pipeline.language import (
+    LanguageChoice,
+    LanguageRules,
+    choose_language,
+    detect_language,
+    language_from_telegram,
+)
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.evals import EvalContext, EvalResult, EvalRules
 from pipeline.memory import (
@@ -48,7 +54,7 @@ from pipeline.memory import (
 )
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
-from pipeline.profiles import STYLES, classifier_context
+from pipeline.profiles import STYLES, UserProfile, classifier_context
 from pipeline.responder import LightRequest, LightResponder
 from pipeline.text import clean_input
 from pipeline.types import (
@@ -119,6 +125,7 @@ class Pipeline:
         advisor: Advisor | None = None,
         clock: Clock = utcnow,
         rules_refresh: Callable[[], Awaitable[None]] | None = None,
+        languages: LanguageRules | None = None,
     ) -> None:
         self.config = config
         self.catalog = catalog
@@ -141,6 +148,32 @@ class Pipeline:
         #: cheap: it reads the database at most every 30 s.
         self._rules_refresh = rules_refresh
         self._light_intents = light_intents(classifier)
+        #: When the reply language switches (rules/language.toml); None: each message's
+        #: own script decides, as before the rules existed.
+        self._languages = languages
+
+    def _language(
+        self, incoming: Incoming, profile: UserProfile, *, known: bool, now: datetime
+    ) -> LanguageChoice:
+        """The reply language: the profile's and the conversation's; one short message
+        in another language does not switch it (pipeline/language.py)."""
+        if self._languages is None:
+            return LanguageChoice(
+                message_language(incoming, profile.preferred_language if known else None)
+            )
+        # A new user has no profile language yet: their own script, else Telegram's.
+        preferred = (
+            profile.preferred_language
+            if known
+            else message_language(incoming, language_from_telegram(incoming.language_code))
+        )
+        return choose_language(
+            incoming.text,
+            preferred=preferred,
+            recent=profile.recent_topics,
+            now=now,
+            rules=self._languages,
+        )
 
     async def handle_message(self, incoming: Incoming) -> Reply:
         """Never raises: a failure anywhere still gives the user a polite reply."""
@@ -169,7 +202,8 @@ class Pipeline:
         profile = loaded.profile
         if profile.name is None and incoming.first_name:
             profile = profile.model_copy(update={"name": incoming.first_name})
-        lang = message_language(incoming, profile.preferred_language if loaded.known else None)
+        spoken = self._language(incoming, profile, known=loaded.known, now=now)
+        lang = spoken.reply
         if self._learning is not None:
             offer = await self._learning.before(incoming, lang)
             if offer is not None:
@@ -237,6 +271,8 @@ class Pipeline:
                 language=lang,
                 update_id=incoming.update_id,
                 evals=evals,
+                written_in=spoken.written_in,
+                lasting_language=spoken.lasting,
             ),
         )
         buttons = reply.buttons

@@ -59,6 +59,9 @@ class _Model(BaseModel):
 class RecentTopic(_Model):
     intent: str
     ts: UtcDatetime
+    #: The language the message was written in, when it was a full message (a short
+    #: «ok» has none): the conversation's language (pipeline/language.py).
+    lang: Language | None = None
 
 
 class UserProfile(_Model):
@@ -93,6 +96,10 @@ class UserProfile(_Model):
         """Exactly the seed's section 4 JSON shape (``expertise_locked`` is Stepan's own
         bookkeeping and stays in SQL)."""
         body = self.model_dump(mode="json", exclude={"schema_version", "expertise_locked"})
+        # A topic's language is kept only when known: the seed's topics are {intent, ts}.
+        for topic in body["recent_topics"]:
+            if topic.get("lang") is None:
+                topic.pop("lang", None)
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
 
     @classmethod

@@ -69,7 +69,7 @@ class TemplateResponder:
                 name=name,
                 expertise=catalog.text(lang, f"expertise.{profile.expertise_level}"),
                 style=catalog.text(lang, f"styles.{profile.preferred_style}"),
-                count=profile.interaction_count,
+                times=catalog.plural(lang, "plural.times", profile.interaction_count),
                 operator=catalog.text(lang, "light.whoami_operator") if request.is_operator else "",
             )
         key = f"light.{profile.preferred_style}.{intent}"

@@ -34,6 +34,7 @@ from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
+from pipeline.language import LANGUAGE_RULES, LanguageRules
 from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
@@ -67,6 +68,8 @@ class Rulebook:
     evals: EvalRules
     #: Learnings, the section-15 targets, the nightly job (rules/learning.toml).
     learning: LearningRules
+    #: When the reply language switches, and when the switch lasts (rules/language.toml).
+    language: LanguageRules
 
     @property
     def units(self) -> Units:
@@ -99,6 +102,7 @@ class Rulebook:
         privacy: Path = DEFAULT_PRIVACY,
         evals: Path = DEFAULT_EVALS,
         learning: Path = DEFAULT_LEARNING,
+        language: Path = LANGUAGE_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -132,4 +136,5 @@ class Rulebook:
             privacy=PrivacyRules.load(thresholds, privacy),
             evals=EvalRules.load(evals),
             learning=LearningRules.load(learning),
+            language=LanguageRules.load(language),
         )

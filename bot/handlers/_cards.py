@@ -13,7 +13,8 @@ from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileLoader
 from pipeline.types import Language
 
-CardText = Callable[[Loaded, Catalog, Language], str]
+#: Renders a card; async because a card may read the farm's names (fields, crops).
+CardText = Callable[[Loaded, Catalog, Language], Awaitable[str]]
 CardKeyboard = Callable[[int, Catalog, Language], InlineKeyboardMarkup]
 
 
@@ -31,7 +32,7 @@ async def card_text(
     profiles: ProfileLoader, catalog: Catalog, user: int, lang: Language, render: CardText
 ) -> str | None:
     loaded = await load_profile(profiles, f"tg:{user}")
-    return render(loaded, catalog, lang) if loaded.known else None
+    return await render(loaded, catalog, lang) if loaded.known else None
 
 
 async def answer_card(

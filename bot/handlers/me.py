@@ -17,6 +17,7 @@ from bot.render import edit_text
 from pipeline.cards import my_memory
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor, ProfileLoader
+from pipeline.naming import NameBook
 
 logger = logging.getLogger(__name__)
 
@@ -34,13 +35,16 @@ async def _clear_states(state: FSMContext, user_id: int) -> None:
 
 
 @router.message(Command("me"))
-async def on_me(message: Message, profiles: ProfileLoader, catalog: Catalog) -> None:
+async def on_me(
+    message: Message, profiles: ProfileLoader, names: NameBook, catalog: Catalog
+) -> None:
     if message.from_user is None:
         return
     lang = user_language(message.from_user)
     loaded = await load_profile(profiles, telegram_user_id(message.from_user))
+    farm_names = await names.of(loaded.farm, lang)
     await message.answer(
-        my_memory(loaded.profile, loaded.farm, catalog, lang),
+        my_memory(loaded.profile, loaded.farm, farm_names, catalog, lang),
         reply_markup=me_keyboard(catalog, lang),
     )
 

@@ -6,7 +6,7 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
-from bot.handlers._cards import answer_card, answer_edit, card_text
+from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
 from bot.handlers._common import load_profile, user_language
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
@@ -15,13 +15,17 @@ from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
+from pipeline.naming import NameBook
 from pipeline.types import Language
 
 router = Router(name=__name__)
 
 
-def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
-    return farm_card(loaded.farm, catalog, lang)
+def _renderer(names: NameBook) -> CardText:
+    async def render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
+        return farm_card(loaded.farm, await names.of(loaded.farm, lang), catalog, lang)
+
+    return render
 
 
 @router.message(Command("farm"), F.text.regexp(r"^/farm(@\w+)?\s+(-?\d+\s+)?update\b"))
@@ -49,14 +53,18 @@ async def on_farm_update(
 
 @router.message(Command("farm"))
 async def on_farm(
-    message: Message, command: CommandObject, profiles: ProfileLoader, catalog: Catalog
+    message: Message,
+    command: CommandObject,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
 ) -> None:
     await answer_card(
         message,
         command,
         profiles,
         catalog,
-        render=_render,
+        render=_renderer(names),
         keyboard=farm_keyboard,
         usage_key="admin.usage_update",
     )
@@ -69,6 +77,7 @@ async def on_phase_button(
     bot: Bot,
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
+    names: NameBook,
     catalog: Catalog,
 ) -> None:
     lang = user_language(query.from_user)
@@ -77,7 +86,7 @@ async def on_phase_button(
     if known:
         await profile_editor.update_farm(user_id, current_phase=callback_data.phase)
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
-    card = await card_text(profiles, catalog, callback_data.user, lang, _render)
+    card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
     if card is not None and query.message is not None:
         keyboard = farm_keyboard(callback_data.user, catalog, lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)

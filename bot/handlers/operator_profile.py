@@ -27,8 +27,8 @@ async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool
     return False
 
 
-def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
-    return profile_card(loaded.profile, catalog, lang)
+async def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
+    return profile_card(loaded.profile, catalog, lang, loaded.farm.timezone)
 
 
 @router.message(Command("profile"), F.text.regexp(r"^/profile(@\w+)?\s+(-?\d+\s+)?set\b"))

@@ -36,7 +36,7 @@ async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> N
                 id=row.id,
                 kind=_kind(catalog, lang, row.kind),
                 term=row.term,
-                times=row.times_seen,
+                times=catalog.plural(lang, "plural.times", row.times_seen),
                 message=row.first_message[:80],
             )
         )

@@ -51,6 +51,10 @@ class InteractionRecord:
     update_id: int | None = None
     #: The eval rules' verdict on the reply (pipeline/learning/evals.py); None: not checked.
     evals: EvalResult | None = None
+    #: The message's own language when it was a full message (kept with the topic).
+    written_in: Language | None = None
+    #: The profile's new language when the switch lasts (pipeline/language.py).
+    lasting_language: Language | None = None
 
 
 class InteractionRecorder(ProfileWriter):
@@ -192,7 +196,13 @@ def _apply(
     row.active = True
     if row.name is None and record.name:
         row.name = record.name
-    topics = [*(row.recent_topics or []), {"intent": intent, "ts": record.at.isoformat()}]
+    topic = {"intent": intent, "ts": record.at.isoformat()}
+    if record.written_in is not None:
+        topic["lang"] = record.written_in
+    if record.lasting_language is not None and record.lasting_language != row.preferred_language:
+        logger.info("memory: language -> %s user=%s", record.lasting_language, row.user_id)
+        row.preferred_language = record.lasting_language
+    topics = [*(row.recent_topics or []), topic]
     row.recent_topics = topics[-RECENT_TOPICS_KEPT:]
     if intent and intent not in (row.known_intents or []):
         row.known_intents = [*(row.known_intents or []), intent]

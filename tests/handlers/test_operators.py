@@ -55,7 +55,7 @@ async def test_operator_edits_a_card_with_its_buttons(
 ) -> None:
     await tg.say(FARMER, "привіт", first_name="Оксана")
     [card] = await tg.say(OPERATOR, f"/profile {FARMER}")
-    assert f"tg:{FARMER}" in card.params["text"]
+    assert f"Telegram id: {FARMER}" in card.params["text"]
     data = ProfileCD(user=FARMER, field="expertise_level", value="expert").pack()
     calls = await tg.press(OPERATOR, data, message_id(card))
     [(answer, answered), (edit, edited)] = requests(calls)

@@ -54,7 +54,7 @@ def _not_operator(harness: Harness) -> str:
 async def test_profile_card_with_buttons(harness: Harness) -> None:
     card = await harness.say(OPERATOR, f"/profile {FARMER}")
     assert "Оксана" in (card.text or "")
-    assert f"tg:{FARMER}" in (card.text or "")
+    assert f"Telegram id: {FARMER}" in (card.text or "")
     buttons = [
         b["callback_data"] for row in card.params["reply_markup"]["inline_keyboard"] for b in row
     ]
@@ -140,7 +140,7 @@ async def test_profile_of_forwarded_message_author(harness: Harness) -> None:
         }
     )
     card = await harness.reply(OPERATOR, since)
-    assert f"tg:{FARMER}" in (card.text or "")
+    assert f"Telegram id: {FARMER}" in (card.text or "")
 
 
 async def test_farm_card_and_phase_button(harness: Harness) -> None:

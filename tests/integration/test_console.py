@@ -70,12 +70,22 @@ async def test_onboarding_in_the_console(sqlite_url: str) -> None:
             "#1",
             "хто я",
             "запиши полив 20 мм на Південному",
+            "/me",
         ],
     )
     assert "Як до вас звертатися?" in out
     assert "Дякую, тепер я знаю вас і вашу ферму!" in out
     assert "Ви — Олена" in out  # whoami after onboarding uses the new name
     assert "Поле: Південне" in out and "⏳" not in out  # the onboarded field is known
+    # /me speaks the farmer's language: names and words, never ids or slugs.
+    me = out[out.index(_text("me.header")) :]
+    assert _text("me.line.fields", value="Північне, Південне") in me
+    assert _text("me.line.crops", value="пшениця") in me
+    assert _text("me.line.name", value="Олена") in me
+    assert _text("me.topic.recording") in me
+    assert _text("me.line.sensors", value=_text("me.sensors_none")) in me
+    for internal in ("tg:", "field:", "crop:", "farm:", "recording", "greeting"):
+        assert internal not in me, internal
 
 
 async def test_a_button_number_out_of_range_is_just_text(sqlite_url: str) -> None:
@@ -101,7 +111,7 @@ async def test_operator_commands_and_card_buttons(sqlite_url: str) -> None:
         ["привіт", "/profile", "#3", "/status", "/pending", "/token", "/forget", "#2"],
         operator=True,
     )
-    assert "👤" in out and f"tg:{console_user_id('olena')}" in out
+    assert "👤" in out and f"Telegram id: {console_user_id('olena')}" in out
     # "#3" (expert) answers with a toast and edits the card in place.
     assert f"  ⓘ {_text('admin.saved')}" in out
     assert "Степан ✎ 👤" in out and _text("cards.set_by_operator") in out

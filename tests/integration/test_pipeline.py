@@ -128,7 +128,7 @@ async def test_whoami_reports_count(
         name="Оксана",
         expertise=catalog.text("uk", "expertise.intermediate"),  # the default level
         style=catalog.text("uk", "styles.conversational"),
-        count=2,
+        times="2 рази",
         operator="",
     )
 

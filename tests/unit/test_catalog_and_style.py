@@ -119,7 +119,7 @@ def test_whoami_shows_profile(catalog: Catalog) -> None:
         name="Петро",
         expertise=catalog.text("uk", "expertise.expert"),
         style=catalog.text("uk", "styles.conversational"),
-        count=7,
+        times="7 разів",
         operator="",
     )
 
