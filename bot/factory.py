@@ -22,7 +22,7 @@ from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.fsm_storage import FallbackStorage
+from bot.fsm_storage import FallbackIsolation, FallbackStorage
 from bot.handlers import build_root_router
 from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
@@ -337,6 +337,9 @@ ISOLATION_LOCK_TIMEOUT_S = 300
 def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
     from aiogram.fsm.storage.redis import RedisStorage
 
+    if isinstance(storage, FallbackStorage) and isinstance(storage.primary, RedisStorage):
+        redis = storage.primary.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+        return FallbackIsolation(redis, errors=storage.errors)
     if not isinstance(storage, RedisStorage):
         return None
     return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})

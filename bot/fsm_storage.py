@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, TypeVar
 
-from aiogram.fsm.storage.base import BaseStorage, StateType, StorageKey
-from aiogram.fsm.storage.memory import MemoryStorage
+from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage, StateType, StorageKey
+from aiogram.fsm.storage.memory import MemoryStorage, SimpleEventIsolation
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class FallbackStorage(BaseStorage):
     ) -> None:
         self.primary = primary
         self.fallback = MemoryStorage()
-        self._errors = errors
+        self.errors = errors
         self.degraded = False
         self._warned_at = 0.0
 
@@ -43,7 +44,7 @@ class FallbackStorage(BaseStorage):
     ) -> T:
         try:
             result = await primary()
-        except self._errors as exc:
+        except self.errors as exc:
             now = time.monotonic()
             if not self.degraded or now - self._warned_at >= WARN_EVERY_S:
                 logger.warning(
@@ -86,4 +87,38 @@ class FallbackStorage(BaseStorage):
             await self.fallback.close()
 
 
-__all__ = ["FallbackStorage"]
+class FallbackIsolation(BaseEventIsolation):
+    """One user's updates one at a time across instances (a Redis lock), degrading to
+    this process's own lock while Redis is gone, like FallbackStorage."""
+
+    def __init__(
+        self,
+        primary: BaseEventIsolation,
+        *,
+        errors: tuple[type[BaseException], ...] = (OSError, TimeoutError),
+    ) -> None:
+        self.primary = primary
+        self.fallback = SimpleEventIsolation()
+        self._errors = errors
+
+    @asynccontextmanager
+    async def lock(self, key: StorageKey) -> AsyncGenerator[None, None]:
+        async with AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(self.primary.lock(key))
+            except self._errors as exc:
+                logger.warning(
+                    "event isolation lock unreachable (%s): this instance's own lock meanwhile",
+                    type(exc).__name__,
+                )
+                await stack.enter_async_context(self.fallback.lock(key))
+            yield
+
+    async def close(self) -> None:
+        try:
+            await self.primary.close()
+        finally:
+            await self.fallback.close()
+
+
+__all__ = ["FallbackIsolation", "FallbackStorage"]

@@ -11,6 +11,7 @@ from redis.asyncio import Redis
 
 from bot.config import AgxSettings, Settings, StepanSettings
 from bot.factory import build_core, build_dispatcher
+from bot.fsm_storage import FallbackIsolation
 from tests.integration.test_throttle import REDIS_URL, redis  # noqa: F401 - the fixture
 
 FARMER = 7101
@@ -28,7 +29,9 @@ async def test_two_instances_take_one_user_in_turn(sqlite_url: str, redis: Redis
         order: list[str] = []
 
         async def handle(name: str, isolation: object, chat: int) -> None:
-            assert isinstance(isolation, RedisEventIsolation)
+            # Redis's lock, behind the fallback that keeps a lock while Redis is gone.
+            assert isinstance(isolation, FallbackIsolation)
+            assert isinstance(isolation.primary, RedisEventIsolation)
             async with isolation.lock(StorageKey(bot_id=1, chat_id=chat, user_id=chat)):
                 order.append(f"{name} in")
                 await asyncio.sleep(0.1)  # an update being handled

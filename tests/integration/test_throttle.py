@@ -95,7 +95,8 @@ async def test_a_flood_through_the_bot(sqlite_url: str, shared: bool, redis: Red
     core = build_core(settings)
     try:
         dispatcher = build_dispatcher(core)
-        assert isinstance(dispatcher.fsm.storage, RedisStorage) is shared
+        storage = dispatcher.fsm.storage
+        assert isinstance(getattr(storage, "primary", storage), RedisStorage) is shared
         build_inbox(core, dispatcher)
         tg = LocalBot(dispatcher)
         await tg.say(FLOODER, "привіт")
