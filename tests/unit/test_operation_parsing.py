@@ -7,7 +7,6 @@ then messages that are not operations at all. ``TODAY`` is a Thursday.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -414,18 +413,6 @@ def test_a_decimal_rate_is_not_a_date(farm: Dictionary) -> None:
     parsed = parse_operation("обприскали поле 3 1.50 л/га", farm, TODAY)
     assert parsed is not None
     assert (parsed.quantity, parsed.unit, parsed.op_date) == (1.5, "l/ha", TODAY)
-
-
-def test_parsing_is_fast(farm: Dictionary) -> None:
-    texts = [row.text for row in ROWS]
-    for text in texts:  # warm the per-token caches
-        parse_operation(text, farm, TODAY)
-    started = time.perf_counter()
-    for _ in range(5):
-        for text in texts:
-            parse_operation(text, farm, TODAY)
-    per_message = (time.perf_counter() - started) / (5 * len(texts))
-    assert per_message < 0.005
 
 
 # =========================================================================== not operations
