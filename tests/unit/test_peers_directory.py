@@ -204,13 +204,11 @@ def test_the_peer_wins_when_its_words_outweigh_the_classifiers_claim(
 
 
 def test_no_farm_message_of_the_routing_corpus_goes_to_a_peer(router: PeerRouter) -> None:
-    """Held-out farm talk (shared/corpus/routing-dev.jsonl): only off-topic messages
+    """Labelled farm talk (the packaged routing-dev.jsonl): only off-topic messages
     may be offered to a peer; every farm message stays with Stepan."""
     corpus = Path(
-        os.environ.get("STEPAN_ROUTING_CORPUS", REPO.parent / "shared/corpus/routing-dev.jsonl")
+        os.environ.get("STEPAN_ROUTING_CORPUS", REPO / "pipeline/learning/data/routing-dev.jsonl")
     )
-    if not corpus.is_file():
-        pytest.skip(reason=f"routing corpus not found at {corpus}")
     rows = [json.loads(line) for line in corpus.read_text("utf-8").splitlines() if line.strip()]
     routed = [(row["intent"], row["text"]) for row in rows if router.route(row["text"])]
     assert routed, "the corpus's breakfast question should reach Nutra"
