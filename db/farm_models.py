@@ -1,0 +1,199 @@
+"""The farm's data: fields, crops, the term dictionary and its review, operations
+and their drafts, sensor readings, alerts and sensor tokens."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from db.base import Base, Json, _now
+
+
+class FieldRow(Base):
+    """A field of a farm. ``field_id`` (e.g. ``field:north-01``) is stable per farm."""
+
+    __tablename__ = "fields"
+    __table_args__ = (UniqueConstraint("farm_id", "field_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    field_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(128))
+    area_ha: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class CropRow(Base):
+    __tablename__ = "crops"
+    __table_args__ = (UniqueConstraint("farm_id", "crop_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    crop_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class DictionaryTermRow(Base):
+    """A canonical name and its synonyms. ``farm_id`` NULL: shared by every farm."""
+
+    __tablename__ = "dictionary_terms"
+    __table_args__ = (UniqueConstraint("farm_id", "kind", "canonical_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str | None] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), index=True
+    )
+    kind: Mapped[str] = mapped_column(String(16))  # field | crop | operation | product
+    canonical_id: Mapped[str] = mapped_column(String(64))
+    display: Mapped[str] = mapped_column(String(128))
+    synonyms: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class PendingTermRow(Base):
+    """A name Stepan did not know: it waits for an operator instead of being invented."""
+
+    __tablename__ = "pending_terms"
+    __table_args__ = (UniqueConstraint("farm_id", "kind", "term"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    term: Mapped[str] = mapped_column(String(128))  # normalised
+    first_message: Mapped[str] = mapped_column(Text)
+    times_seen: Mapped[int] = mapped_column(Integer, default=1)
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    canonical_id: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), onupdate=_now()
+    )
+
+
+class OperationDraftRow(Base):
+    """An operation read from a message, shown as a card until the user confirms it."""
+
+    __tablename__ = "operation_drafts"
+    __table_args__ = (Index("ix_operation_drafts_user_created", "user_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    payload: Mapped[dict[str, Any]] = mapped_column(Json)
+    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft|written|cancelled
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class OperationRow(Base):
+    """The farm journal. One source message writes each of its operations once."""
+
+    __tablename__ = "operations"
+    __table_args__ = (
+        Index("ix_operations_farm_date", "farm_id", "op_date"),
+        # The duplicate check: one user's operations of the last minutes.
+        Index("ix_operations_author_created", "author", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    op_type: Mapped[str] = mapped_column(String(32))
+    field_id: Mapped[str | None] = mapped_column(String(64))
+    crop_id: Mapped[str | None] = mapped_column(String(64))
+    #: The one number a short view shows (the first of rate, yield, amount, area).
+    quantity: Mapped[float | None] = mapped_column(Float)
+    unit: Mapped[str | None] = mapped_column(String(16))
+    product: Mapped[str | None] = mapped_column(String(128))
+    #: Kept apart: per hectare (or per tonne of seed, or mm of water) ...
+    rate: Mapped[float | None] = mapped_column(Float)
+    rate_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the total applied or harvested ...
+    amount: Mapped[float | None] = mapped_column(Float)
+    amount_unit: Mapped[str | None] = mapped_column(String(16))
+    #: ... the area treated, and the yield of a harvest.
+    area_ha: Mapped[float | None] = mapped_column(Float)
+    yield_t_ha: Mapped[float | None] = mapped_column(Float)
+    op_date: Mapped[date] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(16))  # planned | done
+    source_chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    source_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    #: "<chat>:<message>:<field>" — unique, so a redelivered update or a second tap
+    #: on ✅ writes nothing more (NULL for operations entered another way).
+    source_key: Mapped[str | None] = mapped_column(String(96), unique=True)
+    author: Mapped[str] = mapped_column(String(64))
+    #: Set while the operation waits for an operator to approve an unknown name.
+    pending_term_id: Mapped[int | None] = mapped_column(
+        ForeignKey("pending_terms.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class SensorReadingRow(Base):
+    __tablename__ = "sensor_readings"
+    __table_args__ = (
+        UniqueConstraint("farm_id", "sensor_id", "sensor_type", "measured_at"),
+        Index("ix_sensor_readings_farm_type_time", "farm_id", "sensor_type", "measured_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    field_id: Mapped[str | None] = mapped_column(String(64))
+    sensor_id: Mapped[str] = mapped_column(String(64))
+    sensor_type: Mapped[str] = mapped_column(String(32))  # soil_moisture | temperature | ...
+    value: Mapped[float] = mapped_column(Float)
+    unit: Mapped[str] = mapped_column(String(16))
+    measured_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    source: Mapped[str] = mapped_column(String(32))  # api | csv | thingsboard ...
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class AlertRow(Base):
+    """One episode: a threshold breach (opened on the first bad reading, closed once
+    the value is back past the threshold by the hysteresis margin) or a silent probe
+    (kind "silent", closed by its next reading). pipeline/farm/alerts.py."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    field_id: Mapped[str | None] = mapped_column(String(64))
+    sensor_type: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max | silent
+    value: Mapped[float] = mapped_column(Float)
+    threshold: Mapped[float] = mapped_column(Float)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The probe: the key of a field-less or silent probe's episodes; for a field's
+    #: episode the worst probe when it opened.
+    sensor_id: Mapped[str | None] = mapped_column(String(64))
+    ended_value: Mapped[float | None] = mapped_column(Float)
+    recovery_notified_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class FarmTokenRow(Base):
+    """Bearer tokens for the readings endpoint; only a hash is stored."""
+
+    __tablename__ = "farm_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())

@@ -1,0 +1,174 @@
+"""What leaves a conversation for review: peer handoffs, questions to the agronomist,
+feedback, learnings, corrections, and the routing rule overlays and proposals."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from db.base import Base, Json, _now
+
+
+class HandoffRow(Base):
+    """One handoff decision (ADR "DAARWIZZ orchestration mode", stage A checklist):
+    a question offered to a peer agent ("out") or a contract a peer sent Stepan ("in").
+
+    The question and the farmer's id are kept only while the offer waits for an
+    answer; both are blanked once consent is given or refused (and by /forget), so a
+    decided row is a figure, not a record about somebody. An "in" row never names
+    the asking agent's user.
+    """
+
+    __tablename__ = "handoffs"
+    __table_args__ = (Index("ix_handoffs_direction_created", "direction", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    direction: Mapped[str] = mapped_column(String(3))  # out | in
+    user_id: Mapped[str | None] = mapped_column(String(64), index=True)
+    peer: Mapped[str] = mapped_column(String(32))
+    domain: Mapped[str] = mapped_column(String(32))
+    #: Stepan answered part of the message and offered the rest.
+    partial: Mapped[bool] = mapped_column(default=False, server_default=false())
+    language: Mapped[str] = mapped_column(String(8))
+    question: Mapped[str | None] = mapped_column(Text)
+    #: None until the farmer presses yes or no.
+    consent: Mapped[bool | None] = mapped_column()
+    sent: Mapped[bool] = mapped_column(default=False, server_default=false())
+    #: out: answered | timeout | no_responder | offline | error | refused;
+    #: in: answered, or the error code sent back (invalid_contract, out_of_domain ...)
+    outcome: Mapped[str | None] = mapped_column(String(32))
+    privacy_level: Mapped[str | None] = mapped_column(String(16))
+    latency_ms: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class AgronomistQuestionRow(Base):
+    """A question the knowledge base could not answer surely (docs/knowledge.md): offered
+    to the human agronomist, sent to the operators on the farmer's yes, answered with
+    ``/answer N``. The answer is kept as a candidate card for review."""
+
+    __tablename__ = "agronomist_questions"
+    __table_args__ = (Index("ix_agronomist_questions_status", "status", "created_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(64), index=True)
+    language: Mapped[str] = mapped_column(String(8))
+    question: Mapped[str] = mapped_column(Text)
+    #: offered | pending (sent to the operators) | refused | answered
+    status: Mapped[str] = mapped_column(String(16))
+    #: The question and farm context as the operators saw them (sanitised).
+    card: Mapped[str | None] = mapped_column(Text)
+    answer: Mapped[str | None] = mapped_column(Text)
+    answered_by: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    asked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+# --- Learning from mistakes (docs/learning.md) --------------------------------------
+
+
+class FeedbackRow(Base):
+    """👍 / 👎 / 🛠 under a reply, once per person and reply (a double tap counts once)."""
+
+    __tablename__ = "feedback"
+    __table_args__ = (
+        UniqueConstraint("trace_id", "user_id", name="uq_feedback_trace_user"),
+        Index("ix_feedback_created", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    trace_id: Mapped[str] = mapped_column(String(32))
+    user_id: Mapped[str] = mapped_column(String(64))
+    verdict: Mapped[str] = mapped_column(String(8))  # up | down | fix
+    #: 👎's optional follow-up: wrong | not_asked | too_long | language
+    reason: Mapped[str | None] = mapped_column(String(16))
+    intent: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class LearningRow(Base):
+    """A short rule learned from 👎, 🛠 or a correction; the newest go into LLM prompts."""
+
+    __tablename__ = "learnings"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    source: Mapped[str] = mapped_column(String(16))  # negative | fixit | correction
+    intent: Mapped[str | None] = mapped_column(String(32))
+    rule: Mapped[str] = mapped_column(Text)
+    trace_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), index=True
+    )
+
+
+class CorrectionRow(Base):
+    """A reply marked as misrouted: the message and its right mode, intent and crew,
+    kept as a labelled example for the nightly job (docs/learning.md)."""
+
+    __tablename__ = "corrections"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    trace_id: Mapped[str] = mapped_column(String(32), unique=True)
+    user_id: Mapped[str] = mapped_column(String(64))
+    source: Mapped[str] = mapped_column(String(16))  # operator | farmer
+    text: Mapped[str] = mapped_column(Text)
+    was_mode: Mapped[str] = mapped_column(String(8))
+    was_intent: Mapped[str] = mapped_column(String(32))
+    mode: Mapped[str] = mapped_column(String(8))
+    intent: Mapped[str] = mapped_column(String(32))
+    crew: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), index=True
+    )
+
+
+class RuleOverlayRow(Base):
+    """One version of the routing-rules overlay: the whole list of terms added to the
+    packaged classifier rules. The newest version not rolled back is in force."""
+
+    __tablename__ = "rule_overlays"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    #: [{"intent": ..., "kind": "trigger" | "keyword", "term": ...}, ...]
+    terms: Mapped[list[dict[str, str]]] = mapped_column(Json, default=list)
+    proposal_id: Mapped[int | None] = mapped_column(Integer)
+    created_by: Mapped[str] = mapped_column(String(64))
+    rolled_back: Mapped[bool] = mapped_column(default=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class ProposalRow(Base):
+    """A routing change the nightly job proposed, with the accuracy it measured."""
+
+    __tablename__ = "rule_proposals"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    intent: Mapped[str] = mapped_column(String(32))
+    kind: Mapped[str] = mapped_column(String(16))  # trigger | keyword
+    term: Mapped[str] = mapped_column(String(128))
+    support: Mapped[int] = mapped_column(Integer)
+    dev_before: Mapped[float] = mapped_column(Float)
+    dev_after: Mapped[float] = mapped_column(Float)
+    corrections_before: Mapped[float] = mapped_column(Float)
+    corrections_after: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(12), default="pending")
+    decided_by: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=_now(), index=True
+    )
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
