@@ -44,7 +44,7 @@ from pipeline.farm.alert_rules import (
 from pipeline.farm.localtime import local_time
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensors import SensorTypes
-from pipeline.farm.summary import format_number
+from pipeline.farm.summary_text import format_number
 from pipeline.i18n import Catalog
 from pipeline.profiles import AlertThresholds
 from pipeline.types import CONSOLE_USER_IDS_FROM, Language

@@ -23,7 +23,8 @@ from db.models import (
 from db.uow import Database
 from pipeline.farm import paging
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
-from pipeline.farm.summary import parse_unit, season_summary, summary_text
+from pipeline.farm.summary import parse_unit, season_summary
+from pipeline.farm.summary_text import summary_text
 from pipeline.i18n import Catalog
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook

@@ -11,7 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import CropRow, FarmProfileRow, FieldRow, OperationRow, UserProfileRow
 from pipeline.farm.field_areas import name_and_area, read_areas
-from pipeline.farm.summary import season_summary, summary_text
+from pipeline.farm.summary import season_summary
+from pipeline.farm.summary_text import summary_text
 from pipeline.i18n import Catalog
 from pipeline.onboarding import Step, text_answer
 from pipeline.rulebook import Rulebook

@@ -17,7 +17,7 @@ from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
 from pipeline.farm.dates import Hemisphere
-from pipeline.farm.summary import format_number
+from pipeline.farm.summary_text import format_number
 from pipeline.types import Attachment
 
 

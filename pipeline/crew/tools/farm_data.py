@@ -24,7 +24,8 @@ from pipeline.crew.tools.base import (
 from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
 from pipeline.farm.journal_card import crop_label
 from pipeline.farm.reports import build_operations_workbook, op_label, plan_vs_fact
-from pipeline.farm.summary import format_number, season_summary, summary_text
+from pipeline.farm.summary import season_summary
+from pipeline.farm.summary_text import format_number, summary_text
 from pipeline.farm.units import Units
 from pipeline.types import Attachment
 

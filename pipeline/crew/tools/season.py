@@ -9,7 +9,7 @@ from pipeline.crew.tools.base import NoArgs, Tool, ToolResult, field_label, fiel
 from pipeline.crew.words import Words
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensor_store import latest_readings
-from pipeline.farm.summary import format_number
+from pipeline.farm.summary_text import format_number
 
 
 class SeasonTools:

@@ -30,7 +30,7 @@ from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensor_store import latest_readings
 from pipeline.farm.sensors import SensorTypes
-from pipeline.farm.summary import format_number
+from pipeline.farm.summary_text import format_number
 from pipeline.types import Attachment
 
 
