@@ -10,7 +10,8 @@ from aiogram import methods
 from aiogram.methods.base import Response
 
 from bot.config import Settings
-from bot.factory import build_bot, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import build_bot, build_core
 from bot.serving import (
     build_inbox,
     build_metrics,

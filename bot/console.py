@@ -19,7 +19,8 @@ from typing import Any, TextIO
 
 from bot.commands import set_commands
 from bot.config import Settings
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.local_session import ApiCall, LocalBot
 from db.migrate import upgrade_async
 from pipeline.language import language_from_telegram

@@ -4,34 +4,21 @@ scheduler. Nothing here is a module global; the caller owns what it builds.
 The composition root: one ``Database`` (db/uow.py) is built here and handed to every
 service that opens transactions; each memory service goes only where it is used;
 handlers get the services they declare from the dispatcher's workflow data, by name
-(see ``build_dispatcher``), never the whole pipeline as a service locator."""
+(see ``bot.dispatcher.build_dispatcher``), never the whole pipeline as a service locator."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import httpx
-from aiogram import Bot, Dispatcher
+from aiogram import Bot
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.exceptions import TelegramForbiddenError
-from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
-from aiogram.fsm.storage.memory import MemoryStorage
-from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
-from bot.fsm_storage import FallbackIsolation, FallbackStorage
-from bot.handlers import build_root_router
-from bot.handlers.operator_rules import proposal_keyboard
 from bot.memory_setup import build_memory_layer
-from bot.middlewares.clean_input import CleanInputMiddleware
-from bot.middlewares.in_flight import InFlightMiddleware
-from bot.middlewares.trace import TraceMiddleware
-from bot.middlewares.user_order import UserOrderMiddleware
-from bot.render import send_reply
-from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
@@ -43,7 +30,6 @@ from pipeline.agronomy.region import FarmRegions
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
-from pipeline.farm.alerts import AlertWatcher, RecipientGone
 from pipeline.farm.journal import Journal
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
@@ -68,7 +54,6 @@ from pipeline.peers.server import PeerServer
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.privacy import Sanitizer
 from pipeline.rulebook import Rulebook
-from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -143,7 +128,12 @@ def build_pipeline(
     # The packaged routing rules plus the overlay operators approved (docs/learning.md).
     classifier = classifier or LiveClassifier(rules.classifier, rules.grammar, db)
     journal = Journal(
-        catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
+        catalog,
+        db,
+        memory.editor,
+        parser=rules.parser(),
+        vocabulary=rules.vocabulary,
+        learner=memory.learner,
     )
     stepan = settings.stepan
     llm = None
@@ -266,7 +256,7 @@ def build_core(
         ),
         regions=regions,
         terms=TermReview(db, memory.editor),
-        sensors=SensorStore(db, rules.sensors),
+        sensors=SensorStore(db, rules.sensors, learner=memory.learner),
         llm_health=llm_health,
         platform=PlatformStatus(
             db=db,
@@ -312,139 +302,3 @@ def build_bot(settings: Settings) -> Bot:
     # Every call waits out flood control and retries 5xx / dropped connections.
     bot.session.middleware(RetryMiddleware())
     return bot
-
-
-def build_storage(settings: Settings) -> BaseStorage:
-    """FSM state (onboarding): in memory for one instance, Redis for several."""
-    if settings.stepan.redis_url is None:
-        return MemoryStorage()
-    from aiogram.fsm.storage.redis import RedisStorage
-    from redis.exceptions import RedisError
-
-    redis = RedisStorage.from_url(
-        settings.stepan.redis_url.get_secret_value(),
-        # A Redis host that stopped answering must not hold every update for long.
-        connection_kwargs={"socket_connect_timeout": 2.0, "socket_timeout": 2.0},
-    )
-    # Redis gone: state kept in memory meanwhile, a warning, no failed updates.
-    return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
-
-
-#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
-ISOLATION_LOCK_TIMEOUT_S = 300
-
-
-def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
-    from aiogram.fsm.storage.redis import RedisStorage
-
-    if isinstance(storage, FallbackStorage) and isinstance(storage.primary, RedisStorage):
-        redis = storage.primary.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
-        return FallbackIsolation(redis, errors=storage.errors)
-    if not isinstance(storage, RedisStorage):
-        return None
-    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
-
-
-class TelegramAlertSender:
-    """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
-
-    def __init__(self) -> None:
-        self._bot: Bot | None = None
-
-    async def bind(self, bot: Bot | None = None) -> None:
-        """Dispatcher startup hook: aiogram passes the bot it runs with."""
-        if bot is not None:
-            self._bot = bot
-
-    async def send(
-        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
-    ) -> None:
-        if self._bot is None:
-            raise RuntimeError("no bot bound yet: alerts wait for the next run")
-        try:
-            if markup is not None:
-                await self._bot.send_message(chat_id, text, reply_markup=markup)
-            else:
-                await send_reply(self._bot, chat_id, Reply(text=text))
-        except TelegramForbiddenError as exc:
-            raise RecipientGone(str(exc)) from exc
-
-
-def build_dispatcher(core: Core) -> Dispatcher:
-    # Workflow data: a handler declares the services it uses by these names, and
-    # aiogram passes exactly those. No handler opens a session or sees a repository:
-    # each service call is a use case that opens its own transactions.
-    storage = build_storage(core.settings)
-    dispatcher = Dispatcher(
-        storage=storage,
-        # Several instances: one user's updates one at a time across all of them (a
-        # Redis lock per user and chat), as UserOrderMiddleware does within one.
-        events_isolation=isolation(storage),
-        settings=core.settings,
-        catalog=core.pipeline.catalog,
-        pipeline=core.pipeline,  # handle_message / handle_action
-        profiles=core.memory.profiles,  # ProfileLoader: /me, operators' cards
-        profile_editor=core.memory.editor,  # ProfileEditor: styles, operator edits, forget
-        onboarding=core.onboarding,
-        terms=core.terms,
-        sensors=core.sensors,
-        platform=core.platform,
-        regions=core.regions,  # FarmRegions: /farm update region=...
-        learnings=core.learnings,  # /learnings
-        quality=core.quality,  # /stats
-        overlays=core.overlays,  # /rules
-        # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
-        agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
-        names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
-    )
-    # Outer middlewares run in registration order: the in-flight counter first (so
-    # shutdown can wait for every update), trace (so every log line has it), then
-    # per-user ordering.
-    in_flight = InFlightMiddleware()
-    dispatcher.update.outer_middleware(in_flight)
-    dispatcher.update.outer_middleware(TraceMiddleware())
-    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
-    dispatcher.update.outer_middleware(CleanInputMiddleware())
-    dispatcher.update.outer_middleware(UserOrderMiddleware())
-    dispatcher.include_router(build_root_router())
-    # Sensor alerts need a bot to send with, and the bot only exists once polling (or
-    # the webhook) starts: the sender is bound by a startup hook, before the jobs run.
-    alert_sender = TelegramAlertSender()
-    watcher = AlertWatcher(
-        alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
-    )
-    catalog = core.pipeline.catalog
-
-    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
-        # Operators read the catalog's first language; a card gets ✅ / ❌.
-        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
-        await alert_sender.send(chat_id, text, markup)
-
-    scheduler = build_scheduler(
-        JobRunner(core.db, instance_id()),
-        default_jobs(
-            core.db,
-            sweep=core.memory.sweep,
-            cache=core.memory.cache,
-            sync=core.memory.sync,
-            watcher=watcher,
-            nightly=core.nightly.with_sender(send_nightly),
-            nightly_at=core.nightly.at,
-            farm_timezone=core.settings.stepan.farm_timezone,
-        ),
-    )
-
-    async def start_jobs() -> None:
-        scheduler.start()
-
-    async def stop_jobs() -> None:
-        scheduler.shutdown(wait=False)
-
-    dispatcher.startup.register(alert_sender.bind)
-    dispatcher.startup.register(start_jobs)
-    # NATS connects in the background: a server that is down delays nothing.
-    dispatcher.startup.register(core.start_peers)
-    dispatcher.shutdown.register(stop_jobs)
-    dispatcher["scheduler"] = scheduler
-    dispatcher["in_flight"] = in_flight
-    return dispatcher

@@ -41,6 +41,7 @@ from pipeline.clock import Clock, utcnow
 from pipeline.farm.alerts import AlertWatcher
 from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.cache import ProfileCache
+from pipeline.memory.learner import ProfileLearner
 from pipeline.memory.sweep import ExpertiseSweep
 from pipeline.memory.syncing import MemorySync
 
@@ -161,6 +162,7 @@ def default_jobs(
     nightly: NightlyJob | None = None,
     nightly_at: tuple[int, int] = (3, 0),
     farm_timezone: str = "Europe/Kyiv",
+    learner: ProfileLearner | None = None,
 ) -> list[JobSpec]:
     async def expertise_sweep() -> str:
         return f"upgraded {await sweep.run()}"
@@ -203,6 +205,21 @@ def default_jobs(
             "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * minute
         ),
     ]
+    if learner is not None:
+        # Typical intents leave their window and the season follows the calendar
+        # even for farmers who write nothing (docs/memory.md, "Learning from use").
+        async def profile_learning() -> str:
+            return f"changed {await learner.sweep()}"
+
+        specs.append(
+            JobSpec(
+                "profile_learning",
+                CronTrigger(hour=3, minute=20),
+                profile_learning,
+                3600,
+                30 * minute,
+            )
+        )
     if watcher is not None:
         # Sensor thresholds (pipeline/farm/alerts.py); only where something can send.
         async def sensor_watch() -> str:

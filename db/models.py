@@ -39,7 +39,7 @@ class UserProfileRow(Base):
     schema_version: Mapped[int] = mapped_column(Integer, default=1)
     agent: Mapped[str] = mapped_column(String(32), default="agromatrix")
     name: Mapped[str | None] = mapped_column(String(128))
-    expertise_level: Mapped[str] = mapped_column(String(16), default="intermediate")
+    expertise_level: Mapped[str] = mapped_column(String(16), default="novice")
     # True once an operator set the level by hand: auto-upgrade never overrides it.
     expertise_locked: Mapped[bool] = mapped_column(default=False, server_default=false())
     preferred_language: Mapped[str] = mapped_column(String(8), default="uk")
@@ -89,6 +89,9 @@ class FarmProfileRow(Base):
     #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
     #: use its zone. Stepan's own column, not part of the seed's JSON.
     region: Mapped[str | None] = mapped_column(String(64))
+    #: True once an operator set the season phase by hand: the journal no longer
+    #: infers it until the operator chooses "auto" (like ``expertise_locked``).
+    phase_locked: Mapped[bool] = mapped_column(default=False, server_default=false())
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )

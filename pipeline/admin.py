@@ -16,12 +16,16 @@ from pipeline.farm.localtime import valid_zone
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, AlertThresholds, Phase
 
 PHASES: tuple[str, ...] = get_args(Phase)
+#: "auto" gives a locked level or phase back to the rules (docs/memory.md).
+AUTO = "auto"
 PROFILE_KEYS: dict[str, tuple[str, ...]] = {
-    "expertise_level": EXPERTISE_LEVELS,
+    "expertise_level": (*EXPERTISE_LEVELS, AUTO),
     "preferred_style": STYLES,
 }
 THRESHOLD_KEYS = tuple(AlertThresholds.model_fields)
-FARM_KEYS = ("current_phase", "timezone", "region", *THRESHOLD_KEYS)
+#: ``sensors=on|off``: the farm's IoT integration, as an operator knows it.
+SENSOR_SWITCH = {"on": True, "off": False}
+FARM_KEYS = ("current_phase", "sensors", "timezone", "region", *THRESHOLD_KEYS)
 
 
 class AdminError(ValueError):
@@ -109,8 +113,12 @@ def parse_farm_edit(args: str) -> Edit:
             raise AdminError("admin.bad_value", key=key, allowed="Полтавська, Poltava …")
         return Edit(target, key, raw)
     if key == "current_phase":
-        if raw not in PHASES:
-            raise AdminError("admin.bad_value", key=key, allowed=", ".join(PHASES))
+        if raw not in (*PHASES, AUTO):
+            raise AdminError("admin.bad_value", key=key, allowed=", ".join((*PHASES, AUTO)))
+        return Edit(target, key, raw)
+    if key == "sensors":
+        if raw not in SENSOR_SWITCH:
+            raise AdminError("admin.bad_value", key=key, allowed=", ".join(SENSOR_SWITCH))
         return Edit(target, key, raw)
     try:
         number = float(raw.replace(",", "."))

@@ -63,7 +63,10 @@ def _level(profile: UserProfile, catalog: Catalog, lang: Language) -> str:
 
 def _phase(farm: FarmProfile, catalog: Catalog, lang: Language) -> str:
     phase = farm.seasonal_context.current_phase
-    return catalog.text(lang, f"phase.{phase}") if phase else catalog.text(lang, "style.none")
+    if not phase:
+        return catalog.text(lang, "style.none")
+    word = catalog.text(lang, f"phase.{phase}")
+    return f"{word} ({catalog.text(lang, 'cards.set_by_operator')})" if farm.phase_locked else word
 
 
 def _telegram_id(user_id: str) -> str:

@@ -273,6 +273,7 @@ class Pipeline:
                 evals=evals,
                 written_in=spoken.written_in,
                 lasting_language=spoken.lasting,
+                operator=incoming.is_operator,
             ),
         )
         buttons = reply.buttons

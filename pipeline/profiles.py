@@ -69,7 +69,7 @@ class UserProfile(_Model):
     schema_version: int = SCHEMA_VERSION
     agent: str = AGENT
     name: str | None = Field(default=None, max_length=128)
-    expertise_level: Expertise = "intermediate"
+    expertise_level: Expertise = "novice"
     #: Set when an operator chose the level by hand; auto-upgrade leaves it alone.
     expertise_locked: bool = False
     preferred_language: Language = "uk"
@@ -159,6 +159,9 @@ class FarmProfile(_Model):
     #: An IANA zone: every time the farmer reads and every day boundary (Stepan's
     #: own setting, not part of the seed's shape).
     timezone: Annotated[str, AfterValidator(_zone)] = DEFAULT_TIMEZONE
+    #: Set when an operator chose the season phase by hand: the journal no longer
+    #: infers it (Stepan's own bookkeeping, like ``expertise_locked``; stays in SQL).
+    phase_locked: bool = False
     updated_at: UtcDatetime | None = None
 
     @classmethod
@@ -175,7 +178,7 @@ class FarmProfile(_Model):
 
     def to_seed_json(self) -> dict[str, Any]:
         """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
-        body = self.model_dump(mode="json", exclude={"schema_version", "timezone"})
+        body = self.model_dump(mode="json", exclude={"schema_version", "timezone", "phase_locked"})
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
 
     @classmethod
@@ -185,6 +188,7 @@ class FarmProfile(_Model):
         body = _seed_body(data, user_id, farm_fact_key(user_id))
         if not isinstance(body.get("farm_id"), str) or not body["farm_id"]:
             raise ValueError("farm profile without farm_id")
+        body.pop("phase_locked", None)
         return cls.model_validate(body)
 
 
@@ -217,6 +221,7 @@ def classifier_context(
         pending_terms=farm.dict_pending_count,
         recent_advice=recent_advice(profile, now),
         grows_crops=bool(farm.crop_ids),
+        typical_intents=tuple(farm.typical_intents),
     )
 
 

@@ -58,6 +58,9 @@ class ClassifierContext:
     recent_advice: bool = False
     #: The farm grows at least one crop: "яка норма висіву?" is about its crops.
     grows_crops: bool = False
+    #: The farm's most frequent intents (FarmProfile.typical_intents): they steer
+    #: the routing (classifier.toml [steering]).
+    typical_intents: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,7 @@
-"""Operators: /farm card with phase buttons, /farm [id] update key=value."""
+"""Operators: /farm card with phase and sensor buttons, /farm [id] update key=value.
+
+A phase set by hand locks it (the journal no longer infers it) until "auto"; the
+sensor switch sets has_iot_integration and the sensor integration together."""
 
 from __future__ import annotations
 
@@ -8,17 +11,21 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
 from bot.handlers._common import load_profile, user_language
-from bot.keyboards.admin import FarmCD, farm_keyboard
+from bot.keyboards.admin import FarmCD, FarmIotCD, farm_keyboard
 from bot.render import edit_text
-from pipeline.admin import Edit, parse_farm_edit
+from pipeline.admin import AUTO, SENSOR_SWITCH, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
+from pipeline.memory import Loaded, ProfileEditor, ProfileLearner, ProfileLoader
 from pipeline.naming import NameBook
 from pipeline.types import Language
 
 router = Router(name=__name__)
+
+
+def _switch(on: bool) -> str:
+    return next(word for word, value in SENSOR_SWITCH.items() if value is on)
 
 
 def _renderer(names: NameBook) -> CardText:
@@ -34,12 +41,17 @@ async def on_farm_update(
     command: CommandObject,
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
+    profile_learner: ProfileLearner,
     catalog: Catalog,
     regions: FarmRegions,
 ) -> None:
+    learner = profile_learner
+
     async def apply(user: int, edit: Edit) -> bool:
         if not (await load_profile(profiles, f"tg:{user}")).known:
             return False
+        if edit.key in ("current_phase", "sensors"):
+            return await _set(profile_editor, learner, f"tg:{user}", edit.key, str(edit.value))
         if edit.key == "region":
             region = regions.read(str(edit.value))
             if region is None:
@@ -70,21 +82,41 @@ async def on_farm(
     )
 
 
+async def _set(
+    editor: ProfileEditor, learner: ProfileLearner, user_id: str, key: str, value: str
+) -> bool:
+    """A phase (locks it), "auto" (unlocks and infers it from the journal now), or the
+    sensor switch ("on"/"off")."""
+    if key == "sensors":
+        await learner.set_iot(user_id, SENSOR_SWITCH[value])
+        return True
+    if value == AUTO:
+        await editor.update_farm(user_id, current_phase=None)
+        await learner.refresh(user_id)
+        return True
+    await editor.update_farm(user_id, current_phase=value)
+    return True
+
+
 @router.callback_query(FarmCD.filter())
-async def on_phase_button(
+@router.callback_query(FarmIotCD.filter())
+async def on_farm_button(
     query: CallbackQuery,
-    callback_data: FarmCD,
+    callback_data: FarmCD | FarmIotCD,
     bot: Bot,
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
+    profile_learner: ProfileLearner,
     names: NameBook,
     catalog: Catalog,
 ) -> None:
     lang = user_language(query.from_user)
     user_id = f"tg:{callback_data.user}"
     known = (await load_profile(profiles, user_id)).known
-    if known:
-        await profile_editor.update_farm(user_id, current_phase=callback_data.phase)
+    if known and isinstance(callback_data, FarmIotCD):
+        await _set(profile_editor, profile_learner, user_id, "sensors", _switch(callback_data.on))
+    elif known and isinstance(callback_data, FarmCD):
+        await _set(profile_editor, profile_learner, user_id, "current_phase", callback_data.phase)
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
     card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
     if card is not None and query.message is not None:

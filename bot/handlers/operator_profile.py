@@ -10,7 +10,7 @@ from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import ProfileCD, profile_keyboard
 from bot.render import edit_text
-from pipeline.admin import PROFILE_KEYS, Edit, parse_profile_edit
+from pipeline.admin import AUTO, PROFILE_KEYS, Edit, parse_profile_edit
 from pipeline.cards import profile_card
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
@@ -20,6 +20,9 @@ router = Router(name=__name__)
 
 
 async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool:
+    if key == "expertise_level" and value == AUTO:
+        # The operator's lock goes: the expertise rule moves the level again.
+        return await editor.unlock_expertise(f"tg:{user}")
     if key == "expertise_level" and value in PROFILE_KEYS[key]:
         return await editor.set_expertise(f"tg:{user}", value, by_operator=True)  # type: ignore[arg-type]
     if key == "preferred_style" and value in PROFILE_KEYS[key]:

@@ -9,7 +9,7 @@ from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.keyboards.ids import RowId, TelegramId
-from pipeline.admin import PHASES
+from pipeline.admin import AUTO, PHASES
 from pipeline.i18n import Catalog
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Phase
 from pipeline.types import Language
@@ -23,7 +23,15 @@ class ProfileCD(CallbackData, prefix="pf"):
 
 class FarmCD(CallbackData, prefix="fm"):
     user: TelegramId
-    phase: Phase
+    #: "auto": the journal infers the phase again (the operator's lock goes).
+    phase: Phase | Literal["auto"]
+
+
+class FarmIotCD(CallbackData, prefix="fi"):
+    """The operator's switch of the farm's IoT integration on the /farm card."""
+
+    user: TelegramId
+    on: bool
 
 
 def profile_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
@@ -38,7 +46,11 @@ def profile_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeybo
             text=catalog.text(lang, f"styles.{style}"),
             callback_data=ProfileCD(user=user, field="preferred_style", value=style),
         )
-    builder.adjust(3, 3)
+    builder.button(
+        text=catalog.text(lang, "admin.level_auto"),
+        callback_data=ProfileCD(user=user, field="expertise_level", value=AUTO),
+    )
+    builder.adjust(3, 3, 1)
     return builder.as_markup()
 
 
@@ -48,7 +60,12 @@ def farm_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboard
         builder.button(
             text=catalog.text(lang, f"phase.{phase}"), callback_data=FarmCD(user=user, phase=phase)
         )
-    builder.adjust(3)
+    builder.button(
+        text=catalog.text(lang, "admin.phase_auto"), callback_data=FarmCD(user=user, phase=AUTO)
+    )
+    for on, key in ((True, "admin.iot_on"), (False, "admin.iot_off")):
+        builder.button(text=catalog.text(lang, key), callback_data=FarmIotCD(user=user, on=on))
+    builder.adjust(3, 3, 1, 2)
     return builder.as_markup()
 
 

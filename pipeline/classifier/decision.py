@@ -193,7 +193,7 @@ class Classifier:
             # Farming words around the film or the recipe: it is about the farm after all.
             light.remove(s.offtopic_intent)
         if deep:
-            return self._deep_decision(a, deep)
+            return self._deep_decision(a, deep, ctx)
         if light:
             return self._light_decision(a, light[0], ctx)
         return self._no_match_decision(a, ctx)
@@ -209,9 +209,16 @@ class Classifier:
             "light", name, (), self._settings.conf_offtopic, f"rule:{name}", (name, *rest)
         )
 
-    def _deep_decision(self, a: Analysis, deep: Sequence[Intent]) -> DepthDecision:
-        # ``deep`` is sorted by score, so min() keeps the best score inside a tier.
-        primary = min(deep, key=self._rank.__getitem__)
+    def _deep_decision(
+        self, a: Analysis, deep: Sequence[Intent], ctx: ClassifierContext
+    ) -> DepthDecision:
+        # The earliest tier wins; inside a tier the best score, then the most
+        # triggers, then one of the farm's typical intents (what this farmer does).
+        typical = set(ctx.typical_intents)
+        primary = min(
+            deep,
+            key=lambda n: (self._rank[n], -a.scores[n], -a.triggers.get(n, 0), n not in typical),
+        )
         others = tuple(n for n in a.matched if n != primary)
         # Other deep intents recruit their crew only on a trigger: two stray keywords
         # ("shows data" in a platform complaint) do not call the IoT agent.
@@ -224,7 +231,7 @@ class Classifier:
             "deep",
             primary,
             self._union_crew([primary, *helpers]),
-            self._confidence(a, primary),
+            self._confidence(a, primary, ctx),
             f"rule:{primary} score={a.scores[primary]}",
             (primary, *others),
         )
@@ -243,7 +250,7 @@ class Classifier:
             "light",
             primary,
             (),
-            self._confidence(a, primary),
+            self._confidence(a, primary, ctx),
             f"rule:{primary} score={a.scores[primary]}",
             matched,
         )
@@ -254,7 +261,20 @@ class Classifier:
             return self._general(True, (), "")
         if a.word_count <= s.clarify_max_words:
             return DepthDecision("light", s.clarify_intent, (), s.conf_clarify, "no_match:short")
+        typical = self._typical_deep(ctx)
+        if typical and s.typical_general_crew:
+            # What this farmer usually asks for is the best guess at what they need.
+            reason = "no_match typical:" + ",".join(typical)
+            return DepthDecision(
+                "deep", s.general_intent, self._union_crew(typical), s.conf_general, reason
+            )
         return self._general(False, (), "no_match")
+
+    def _typical_deep(self, ctx: ClassifierContext) -> list[Intent]:
+        """The farm's typical intents the rules route deep (unknown names skipped: a
+        profile may outlive a renamed intent)."""
+        known = [Intent(name) for name in ctx.typical_intents if name in self._intents]
+        return [name for name in known if self._intents[name].mode == "deep"]
 
     def _general(self, first: bool, matched: tuple[Intent, ...], why: str) -> DepthDecision:
         s = self._settings
@@ -270,10 +290,12 @@ class Classifier:
         wanted = {member for n in names for member in self._intents[n].crew}
         return tuple(name for name in CREW_NAMES if name in wanted)
 
-    def _confidence(self, a: Analysis, intent: Intent) -> float:
+    def _confidence(self, a: Analysis, intent: Intent, ctx: ClassifierContext) -> float:
         s = self._settings
         raw = min(s.conf_cap, s.conf_base + s.conf_per_point * a.scores.get(intent, 0))
         raw -= s.conf_fuzzy_penalty * a.fuzzy_terms.get(intent, 0)
+        if intent in ctx.typical_intents:
+            raw += s.typical_confidence_bonus
         return round(max(0.0, min(1.0, raw)), 3)
 
     def _apply_overrides(

@@ -86,6 +86,9 @@ class Settings:
     conf_general: float
     conf_first_contact: float
     conf_offtopic: float
+    #: ``[steering]``: what the farm's typical intents change (optional table).
+    typical_confidence_bonus: float = 0.0
+    typical_general_crew: bool = False
 
 
 def _str_tuple(raw: Any, where: str) -> tuple[str, ...]:
@@ -121,6 +124,10 @@ def _tiers(raw: Any) -> tuple[tuple[Intent, ...], ...]:
 def _parse_settings(raw: Mapping[str, Any]) -> Settings:
     s = raw["settings"]
     c = raw["confidence"]
+    steering = raw.get("steering", {})
+    bonus = float(steering.get("typical_confidence_bonus", 0.0))
+    if not 0.0 <= bonus <= 1.0:
+        raise ValueError("steering.typical_confidence_bonus: expected 0..1")
     return Settings(
         trigger_weight=int(s["trigger_weight"]),
         keyword_weight=int(s["keyword_weight"]),
@@ -151,6 +158,8 @@ def _parse_settings(raw: Mapping[str, Any]) -> Settings:
         conf_general=float(c["general"]),
         conf_first_contact=float(c["first_contact"]),
         conf_offtopic=float(c["offtopic"]),
+        typical_confidence_bonus=bonus,
+        typical_general_crew=bool(steering.get("typical_general_crew", False)),
     )
 
 

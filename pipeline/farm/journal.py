@@ -14,7 +14,7 @@ through the injected ``Database``; parsing runs outside any transaction."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal, Protocol
@@ -50,6 +50,14 @@ class FarmProfiles(Protocol):
     async def ensure_farm(self, user_id: str) -> str | None: ...
 
     async def update_farm(self, user_id: str, **changes: Any) -> Any: ...
+
+
+class JournalLearner(Protocol):
+    """What the journal teaches the farm profile (``pipeline.memory.ProfileLearner``)."""
+
+    async def journal_written(
+        self, user_id: str, *, fields: Iterable[str | None], crops: Iterable[str | None]
+    ) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +126,11 @@ class Journal:
         *,
         parser: OperationParser,
         vocabulary: Vocabulary,
+        learner: JournalLearner | None = None,
     ) -> None:
         self._catalog = catalog
+        #: Fields, crops and the season of written operations join the farm profile.
+        self._learner = learner
         self._db = db
         self._farms = farms
         self._parser = parser
@@ -272,6 +283,15 @@ class Journal:
             if done:
                 draft.status = "written"
             draft_id = draft.id
+        if written and self._learner is not None:
+            # After the commit, through the memory layer: the cache and the
+            # memory-service follow; a failed lesson never undoes the record.
+            ops_written = [ops[i] for i in todo]
+            await self._learner.journal_written(
+                user_id,
+                fields=[field for op in ops_written for field in duplicates.op_fields(op)],
+                crops=[op.get("crop_id") for op in ops_written],
+            )
         if done and todo and not written:
             # The rows were there already (the same message, redelivered, on another card).
             return Decision(Reply(self._closing(ops, lang, "journal.already_written")), 0)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -205,10 +205,22 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class SensorLearner(Protocol):
+    """What readings teach the farm profile (``pipeline.memory.ProfileLearner``)."""
+
+    async def sensors_seen(
+        self, farm_id: str, *, sources: Collection[str], sensor_types: Collection[str]
+    ) -> Any: ...
+
+
 class SensorStore:
-    def __init__(self, db: Database, types: SensorTypes) -> None:
+    def __init__(
+        self, db: Database, types: SensorTypes, *, learner: SensorLearner | None = None
+    ) -> None:
         self._db = db
         self._types = types
+        #: The first reading of a farm turns its IoT integration on (docs/memory.md).
+        self._learner = learner
 
     @property
     def types(self) -> SensorTypes:
@@ -230,6 +242,11 @@ class SensorStore:
         and are counted as duplicates."""
         async with self._db.write() as session:
             accepted = await _insert(session, farm_id, readings, source=source)
+        if accepted and self._learner is not None:
+            # After the commit: a failed lesson never loses the readings.
+            await self._learner.sensors_seen(
+                farm_id, sources={source}, sensor_types={r.sensor_type for r in readings}
+            )
         duplicates = len(readings) - accepted
         logger.info(
             "sensors: farm=%s source=%s accepted=%d duplicates=%d",

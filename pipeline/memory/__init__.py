@@ -14,6 +14,9 @@ One service per job, each injected only where it is used:
   ``pull`` (the flush job, platform status, ``stepan memory``);
 * ``Summaries``: dialog summaries copied to / read from the memory-service;
 * ``ExpertiseSweep``: the daily expertise rule over all users (the sweep job);
+* ``ProfileLearner``: what the journal, sensor readings and the interactions teach
+  the farm profile, the daily learning sweep, the operator flag (journal, sensor
+  store, the /farm card, the sweep job, start-up);
 * ``ProfileCache``: process-local LRU + TTL (the services above, the expiry job).
 
 Each opens its own short transactions through the injected ``db.uow.Database``.
@@ -33,6 +36,8 @@ from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
 from pipeline.memory.editing import ProfileEditor
+from pipeline.memory.learner import ProfileLearner
+from pipeline.memory.learning_rules import LearningRules
 from pipeline.memory.loading import Loaded, ProfileLoader
 from pipeline.memory.outbox import Outbox
 from pipeline.memory.recording import InteractionRecord, InteractionRecorder
@@ -48,12 +53,14 @@ __all__ = [
     "FlushResult",
     "InteractionRecord",
     "InteractionRecorder",
+    "LearningRules",
     "Loaded",
     "Memory",
     "MemoryServiceClient",
     "MemorySync",
     "ProfileCache",
     "ProfileEditor",
+    "ProfileLearner",
     "ProfileLoader",
     "StoredSummary",
     "Summaries",
@@ -76,6 +83,7 @@ class Memory:
     sync: MemorySync
     summaries: Summaries
     sweep: ExpertiseSweep
+    learner: ProfileLearner
 
 
 def build_memory(
@@ -84,18 +92,22 @@ def build_memory(
     *,
     cache: ProfileCache | None = None,
     clock: Clock = utcnow,
+    learning: LearningRules | None = None,
 ) -> Memory:
-    """No client: SQL only (no outbox rows, the flush does nothing)."""
+    """No client: SQL only (no outbox rows, the flush does nothing). ``learning``:
+    the rules profiles learn by (default: the packaged rules/profiles.toml)."""
     cache = cache if cache is not None else ProfileCache()
     outbox = Outbox(enabled=client is not None)
+    learning = learning if learning is not None else LearningRules.load()
     return Memory(
         cache=cache,
         profiles=ProfileLoader(db, cache, client),
-        interactions=InteractionRecorder(db, cache, outbox, clock),
+        interactions=InteractionRecorder(db, cache, outbox, clock, learning=learning),
         editor=ProfileEditor(db, cache, outbox, clock),
         sync=MemorySync(db, client, clock, cache),
         summaries=Summaries(client),
         sweep=ExpertiseSweep(db, cache, outbox, clock),
+        learner=ProfileLearner(db, cache, outbox, clock, learning),
     )
 
 

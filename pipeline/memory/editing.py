@@ -26,6 +26,7 @@ from pipeline.memory.rows import (
     explain,
     farm_columns,
     farm_from_row,
+    rule_level,
     user_from_row,
     validate_farm,
     validate_user,
@@ -67,6 +68,19 @@ class ProfileEditor(ProfileWriter):
                 raise _Refused
             row.expertise_level = level
             row.expertise_locked = row.expertise_locked or by_operator
+            note_edit(row, "user", ["expertise_level"])
+
+        return await self._change_user(user_id, change)
+
+    async def unlock_expertise(self, user_id: str) -> bool:
+        """An operator gives the level back to the rule: the lock goes and the rule
+        applies at once (the level still never goes down)."""
+
+        def change(row: UserProfileRow) -> None:
+            row.expertise_locked = False
+            level = rule_level(row)
+            if level is not None:
+                row.expertise_level = level
             note_edit(row, "user", ["expertise_level"])
 
         return await self._change_user(user_id, change)
@@ -119,6 +133,12 @@ class ProfileEditor(ProfileWriter):
                 await note_farm_edit(session, user_row, changes)
             farm = validate_farm(farm_from_row(farm_row), changes)
             farm = farm.model_copy(update={"updated_at": now})
+            if "current_phase" in changes:
+                # Set by hand: the journal no longer infers it; None ("auto") unlocks.
+                farm = farm.model_copy(
+                    update={"phase_locked": farm.seasonal_context.current_phase is not None}
+                )
+                farm_row.phase_locked = farm.phase_locked
             columns = farm_columns(farm)
             for name in {FARM_NESTED.get(name, name) for name in changes}:
                 setattr(farm_row, name, columns[name])

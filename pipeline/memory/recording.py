@@ -27,10 +27,12 @@ from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
 from pipeline.memory.cache import CachedProfiles, ProfileCache
 from pipeline.memory.ensure import ensure_user
+from pipeline.memory.learner import apply_farm_changes, learned_typical_intents
+from pipeline.memory.learning_rules import LearningRules
 from pipeline.memory.outbox import Outbox
 from pipeline.memory.rows import farm_from_row, rule_level, valid
 from pipeline.memory.writer import ProfileWriter
-from pipeline.profiles import RECENT_TOPICS_KEPT
+from pipeline.profiles import RECENT_TOPICS_KEPT, FarmProfile
 from pipeline.types import DepthDecision, Language
 
 logger = logging.getLogger(__name__)
@@ -55,11 +57,25 @@ class InteractionRecord:
     written_in: Language | None = None
     #: The profile's new language when the switch lasts (pipeline/language.py).
     lasting_language: Language | None = None
+    #: The sender is in AGX_OPERATOR_IDS: the profile's ``operator`` flag mirrors it
+    #: (None: the channel does not know, the flag stays).
+    operator: bool | None = None
 
 
 class InteractionRecorder(ProfileWriter):
-    def __init__(self, db: Database, cache: ProfileCache, outbox: Outbox, clock: Clock) -> None:
+    def __init__(
+        self,
+        db: Database,
+        cache: ProfileCache,
+        outbox: Outbox,
+        clock: Clock,
+        *,
+        learning: LearningRules | None = None,
+    ) -> None:
         super().__init__(db, cache, outbox, clock)
+        #: Typical intents are learned on the spot every ``refresh_every``
+        #: interactions (rules/profiles.toml); None: only by the daily sweep.
+        self._typical = learning.typical_intents if learning is not None else None
         self._queue: list[tuple[InteractionRecord, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
         self._observers: list[Callable[[InteractionRecord], None]] = []
@@ -143,6 +159,7 @@ class InteractionRecorder(ProfileWriter):
                     language=record.language,
                 )
         seq = self._cache.sequence()
+        counts_before = {user_id: rows[user_id].interaction_count or 0 for user_id in user_ids}
         for record in records:
             _apply(session, rows[record.user_id], record, now)
         # Profiles first: the farm query below autoflushes, which expires
@@ -151,19 +168,58 @@ class InteractionRecorder(ProfileWriter):
             user_id: self._outbox.upsert_user(session, rows[user_id], now) for user_id in user_ids
         }
         cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
-        missing = [user_id for user_id, hit in cached_farms.items() if hit is None]
+        learned = await self._learn_typical(session, rows, counts_before, now)
+        missing = [
+            user_id
+            for user_id, hit in cached_farms.items()
+            if hit is None and user_id not in learned
+        ]
         farm_rows = {row.user_id: row for row in await repo.get_farms(session, missing)}
         written: dict[str, tuple[CachedProfiles, int]] = {}
         for user_id in user_ids:
             profile = profiles[user_id]
             hit, farm_row = cached_farms[user_id], farm_rows.get(user_id)
             # Every farm writer locks the user row first, so this farm is what commits.
-            farm = hit.farm if hit is not None else None
+            farm = learned.get(user_id) or (hit.farm if hit is not None else None)
             if farm is None and farm_row is not None:
                 farm = valid(farm_from_row, farm_row)
             if profile is not None and farm is not None:
                 written[user_id] = (CachedProfiles(profile, farm), seq)
         return written
+
+    async def _learn_typical(
+        self,
+        session: AsyncSession,
+        rows: dict[str, UserProfileRow],
+        counts_before: dict[str, int],
+        now: datetime,
+    ) -> dict[str, FarmProfile]:
+        """Typical intents of the users whose count passed a multiple of
+        ``refresh_every`` in this batch, learned on the spot (this batch's
+        interactions count: the query flushes them first); the farms that changed."""
+        rules = self._typical
+        if rules is None:
+            return {}
+        due = [
+            user_id
+            for user_id, before in counts_before.items()
+            if (rows[user_id].interaction_count or 0) // rules.refresh_every
+            > before // rules.refresh_every
+        ]
+        if not due:
+            return {}
+        typical = await learned_typical_intents(session, due, now, rules)
+        learned: dict[str, FarmProfile] = {}
+        for user_id in due:
+            farm_row = await repo.lock_farm(session, user_id)
+            if farm_row is None or typical[user_id] == list(farm_row.typical_intents or []):
+                continue
+            farm = apply_farm_changes(
+                session, self._outbox, farm_row, {"typical_intents": typical[user_id]}, now
+            )
+            if farm is not None:
+                learned[user_id] = farm
+        return learned
 
 
 async def _not_yet_recorded(
@@ -196,6 +252,9 @@ def _apply(
     row.active = True
     if row.name is None and record.name:
         row.name = record.name
+    if record.operator is not None and row.operator != record.operator:
+        logger.info("memory: operator flag -> %s user=%s", record.operator, row.user_id)
+        row.operator = record.operator
     topic = {"intent": intent, "ts": record.at.isoformat()}
     if record.written_in is not None:
         topic["lang"] = record.written_in

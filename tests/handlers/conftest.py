@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.local_session import ApiCall, LocalBot
 from db.models import UserProfileRow
 from pipeline.i18n import Catalog

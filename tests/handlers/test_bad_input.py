@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import select
 
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from bot.keyboards.pipeline import HandoffCD, JournalCD
 from bot.local_session import LocalBot

@@ -12,7 +12,8 @@ import pytest
 from aiogram.types import Update
 from sqlalchemy import func, select
 
-from bot.factory import Core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core
 from bot.inbox import Inbox
 from bot.keyboards.pipeline import JournalCD
 from bot.local_session import ApiCall, LocalBot

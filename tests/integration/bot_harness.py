@@ -13,7 +13,8 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.config import Settings
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.telegram_retry import RetryMiddleware, RetryPolicy
 from tests.fakes.bot_api import FakeBotAPI, SentCall
 from tests.shared import catalog as shared_catalog

@@ -14,7 +14,8 @@ import pytest
 from aiogram.types import Update
 from sqlalchemy import func, select
 
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.local_session import LocalBot
 from bot.serving import build_inbox
 from db.models import OperationRow, UserProfileRow

@@ -23,7 +23,8 @@ from pydantic import SecretStr
 from sqlalchemy import select
 
 from bot.config import Settings
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.keyboards.pipeline import HandoffCD
 from bot.local_session import ApiCall, LocalBot
 from db.models import HandoffRow

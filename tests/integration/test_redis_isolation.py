@@ -10,7 +10,8 @@ from aiogram.fsm.storage.redis import RedisEventIsolation
 from redis.asyncio import Redis
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.factory import build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import build_core
 from bot.fsm_storage import FallbackIsolation
 from tests.integration.test_throttle import REDIS_URL, redis  # noqa: F401 - the fixture
 

@@ -15,7 +15,8 @@ from redis.asyncio import Redis
 from sqlalchemy import func, select
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.factory import build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import build_core
 from bot.local_session import LocalBot
 from bot.serving import build_inbox
 from bot.throttle import MemoryBucket, RedisBucket

@@ -10,7 +10,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import func, select, text
 
-from bot.factory import Core, build_core, build_dispatcher
+from bot.dispatcher import build_dispatcher
+from bot.factory import Core, build_core
 from bot.local_session import LocalBot
 from bot.readiness import readiness_checks
 from bot.serving import build_inbox, build_metrics

@@ -10,7 +10,7 @@ from aiogram.fsm.storage.base import StorageKey
 from aiogram.fsm.storage.memory import MemoryStorage
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.factory import build_storage
+from bot.dispatcher import build_storage
 from bot.fsm_storage import FallbackStorage
 
 KEY = StorageKey(bot_id=1, chat_id=7, user_id=7)

@@ -1,0 +1,29 @@
+"""The farm's season phase set by an operator is locked: the journal no longer
+infers it until the operator chooses "auto" (docs/memory.md, "Learning from use").
+
+Revision ID: 0014_phase_lock
+Revises: 0013_agronomist_questions
+Create Date: 2026-12-01 11:30:00.000000
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0014_phase_lock"
+down_revision: str | None = "0013_agronomist_questions"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("farm_profiles") as batch:
+        batch.add_column(
+            sa.Column("phase_locked", sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("farm_profiles") as batch:
+        batch.drop_column("phase_locked")
