@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import select
 
-from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
+from bot.keyboards.admin import FarmCD, FarmIotCD, ProfileCD, TermCD
 from db.models import FarmProfileRow, UserProfileRow
 from pipeline.actions import JournalVerb
 from tests.conftest import make_settings
@@ -151,6 +151,55 @@ async def test_farm_card_and_phase_button(harness: Harness) -> None:
     assert (await _farm(harness, FARMER)).seasonal_context.get("current_phase") == "sowing"
 
 
+async def test_phase_lock_and_sensor_switch_from_the_farm_card(harness: Harness) -> None:
+    card = await harness.say(OPERATOR, f"/farm {FARMER}")
+    buttons = [
+        b["callback_data"] for row in card.params["reply_markup"]["inline_keyboard"] for b in row
+    ]
+    assert FarmCD(user=FARMER, phase="auto").pack() in buttons
+    assert FarmIotCD(user=FARMER, on=True).pack() in buttons
+    await harness.press(
+        OPERATOR, FarmCD(user=FARMER, phase="sowing").pack(), harness.message_id(card)
+    )
+    farm = await _farm(harness, FARMER)
+    assert farm.seasonal_context["current_phase"] == "sowing" and farm.phase_locked
+    edited = await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
+    assert "встановив оператор" in (edited.text or "")
+    await harness.press(OPERATOR, FarmIotCD(user=FARMER, on=True).pack(), harness.message_id(card))
+    farm = await _farm(harness, FARMER)
+    assert farm.iot_sensors["has_iot_integration"] is True
+    assert farm.active_integrations == ["sensors"]
+    await harness.api.wait_for(
+        lambda c: c.method == "editMessageText" and "Датчики: Так" in (c.text or ""), timeout=10
+    )
+    off = await harness.say(OPERATOR, f"/farm {FARMER} update sensors=off")
+    assert off.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    farm = await _farm(harness, FARMER)
+    assert farm.iot_sensors["has_iot_integration"] is False and farm.active_integrations == []
+    auto = await harness.say(OPERATOR, f"/farm {FARMER} update phase=auto")
+    assert auto.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    farm = await _farm(harness, FARMER)
+    # Unlocked; the farmer's journal is empty, so nothing names a phase.
+    assert not farm.phase_locked and farm.seasonal_context["current_phase"] is None
+
+
+async def test_operator_unlocks_the_level(harness: Harness) -> None:
+    await harness.say(OPERATOR, f"/profile {FARMER} set expertise_level=expert")
+    card = await harness.say(OPERATOR, f"/profile {FARMER}")
+    data = ProfileCD(user=FARMER, field="expertise_level", value="auto").pack()
+    answer = await harness.press(OPERATOR, data, harness.message_id(card))
+    assert answer.params.get("text") == harness.core.pipeline.catalog.text("uk", "admin.saved")
+    row = await _user(harness, FARMER)
+    # The lock goes; the level never goes down by the rule.
+    assert (row.expertise_level, row.expertise_locked) == ("expert", False)
+    await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
+    await harness.say(OPERATOR, f"/profile {FARMER} set expertise_level=novice")
+    assert (await _user(harness, FARMER)).expertise_locked
+    await harness.say(OPERATOR, f"/profile {FARMER} set expertise_level=auto")
+    row = await _user(harness, FARMER)
+    assert (row.expertise_level, row.expertise_locked) == ("novice", False)
+
+
 async def test_farm_update_thresholds_validated(harness: Harness) -> None:
     ok = await harness.say(OPERATOR, f"/farm {FARMER} update soil_moisture_min=25")
     assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
@@ -211,7 +260,10 @@ async def test_non_operator_commands_are_refused(harness: Harness, command: str)
     [
         ProfileCD(user=FARMER, field="preferred_style", value="brief").pack(),
         ProfileCD(user=FARMER, field="expertise_level", value="expert").pack(),
+        ProfileCD(user=FARMER, field="expertise_level", value="auto").pack(),
         FarmCD(user=FARMER, phase="harvest").pack(),
+        FarmCD(user=FARMER, phase="auto").pack(),
+        FarmIotCD(user=FARMER, on=True).pack(),
         TermCD(term=1, approve=True).pack(),
     ],
 )
@@ -221,8 +273,11 @@ async def test_forged_operator_callbacks_change_nothing(harness: Harness, data: 
     answer = await harness.press(INTRUDER, data, harness.message_id(own))
     assert answer.params.get("text") == _not_operator(harness)
     row = await _user(harness, FARMER)
-    assert row.preferred_style == "conversational" and row.expertise_level == "intermediate"
-    assert (await _farm(harness, FARMER)).seasonal_context.get("current_phase") is None
+    assert row.preferred_style == "conversational" and row.expertise_level == "novice"
+    assert not row.expertise_locked
+    farm = await _farm(harness, FARMER)
+    assert farm.seasonal_context.get("current_phase") is None and not farm.phase_locked
+    assert not farm.iot_sensors.get("has_iot_integration") and farm.active_integrations == []
 
 
 async def test_whoami(harness: Harness) -> None:

@@ -22,7 +22,12 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 def _jobs(db: Database, memory: Memory) -> list[JobSpec]:
     return default_jobs(
-        db, sweep=memory.sweep, cache=memory.cache, sync=memory.sync, clock=lambda: NOW
+        db,
+        sweep=memory.sweep,
+        cache=memory.cache,
+        sync=memory.sync,
+        clock=lambda: NOW,
+        learner=memory.learner,
     )
 
 
@@ -141,7 +146,13 @@ def test_jobs_have_fixed_ids_grace_and_no_overlap(db: Database) -> None:
     specs = _jobs(db, build_memory(db))
     scheduler: AsyncIOScheduler = build_scheduler(JobRunner(None, "x"), specs)  # type: ignore[arg-type]
     jobs = {job.id: job for job in scheduler.get_jobs()}
-    assert set(jobs) == {"expertise_sweep", "cache_expiry", "outbox_flush", "text_retention"}
+    assert set(jobs) == {
+        "expertise_sweep",
+        "profile_learning",
+        "cache_expiry",
+        "outbox_flush",
+        "text_retention",
+    }
     for job in jobs.values():
         assert job.max_instances == 1 and job.coalesce is True
         assert job.misfire_grace_time is not None and job.misfire_grace_time > 0
