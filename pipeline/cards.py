@@ -11,6 +11,7 @@ from pipeline.i18n import Catalog
 from pipeline.naming import FarmNames, readable_id
 from pipeline.platform_status import Check
 from pipeline.profiles import FarmProfile, UserProfile
+from pipeline.text import clean_input
 from pipeline.types import Language
 
 DATE_TIME = "%d.%m.%Y %H:%M"
@@ -186,3 +187,23 @@ def status_card(checks: Sequence[Check], catalog: Catalog, lang: Language) -> st
     lines = [catalog.text(lang, "admin.status_header")]
     lines += [f"{_ICONS[check.state]} {check.name}: {check.detail}" for check in checks]
     return "\n".join(lines)
+
+
+#: A name a user gives Stepan (/me «✏️ Змінити ім'я»): short, with letters, no link.
+NAME_MAX = 64
+NAME_MAX_WORDS = 4
+
+
+def valid_name(text: str) -> str | None:
+    """The name as stored, or None when it is not one (empty, too long, several
+    lines or words, digits, a command, a link or a mention)."""
+    name = " ".join(clean_input(text).split())
+    if not name or len(name) > NAME_MAX or "\n" in text.strip():
+        return None
+    # A name is a few words without numbers: «запиши полив 20 мм» is not one.
+    if len(name.split()) > NAME_MAX_WORDS or any(char.isdigit() for char in name):
+        return None
+    lowered = name.casefold()
+    if name.startswith(("/", "@")) or "://" in lowered or "www." in lowered or "t.me/" in lowered:
+        return None
+    return name if any(char.isalpha() for char in name) else None

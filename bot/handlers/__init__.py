@@ -10,6 +10,7 @@ from bot.handlers import (
     commands,
     errors,
     me,
+    me_edit,
     non_text,
     onboarding,
     operators,
@@ -44,6 +45,7 @@ def build_root_router() -> Router:
         operators.build_operators_router(),  # IsOperator on messages and callbacks
         refusal.router,  # operator commands/buttons from non-operators; after the above
         me.router,  # /me, /forget
+        me_edit.router,  # /me's buttons: name (the next message), language, level
         agronomist.router,  # «Передати агрономові»: the card goes to the operators
         actions.router,  # the pipeline's buttons; any other callback gets "expired"
         non_text.router,  # photos, voice, stickers...: a polite line

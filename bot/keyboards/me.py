@@ -1,6 +1,10 @@
-"""A user's own buttons: their reply style and forgetting their data."""
+"""A user's own buttons: correcting what /me shows (name, language, style, the level
+they ask for) and forgetting their data. None carries a user id: only the presser's
+own profile can change, so there is nothing to forge."""
 
 from __future__ import annotations
+
+from typing import get_args
 
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
@@ -8,7 +12,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.keyboards.pipeline import StyleCD
 from pipeline.i18n import Catalog
-from pipeline.profiles import STYLES
+from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
 from pipeline.types import Language
 
 
@@ -19,6 +23,20 @@ class ForgetCD(CallbackData, prefix="fg"):
     confirm: bool
 
 
+class MeNameCD(CallbackData, prefix="mn"):
+    """«✏️ Змінити ім'я»: the next message is the name."""
+
+
+class MeLanguageCD(CallbackData, prefix="ml"):
+    language: Language
+
+
+class MeLevelCD(CallbackData, prefix="mv"):
+    """The level the user asks for (refused while an operator's lock stands)."""
+
+    level: Expertise
+
+
 def me_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
     builder = InlineKeyboardBuilder()
     for style in STYLES:
@@ -26,6 +44,18 @@ def me_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
             text=catalog.text(lang, f"actions.button.style_{style}"),
             callback_data=StyleCD(style=style),
         )
+    builder.button(text=catalog.text(lang, "me.button.name"), callback_data=MeNameCD())
+    for language in get_args(Language):
+        builder.button(
+            text=catalog.text(lang, f"me.button.language_{language}"),
+            callback_data=MeLanguageCD(language=language),
+        )
+    for level in EXPERTISE_LEVELS:
+        builder.button(
+            text=catalog.text(lang, f"me.button.level_{level}"),
+            callback_data=MeLevelCD(level=level),
+        )
+    builder.adjust(len(STYLES), 1 + len(get_args(Language)), len(EXPERTISE_LEVELS))
     return builder.as_markup()
 
 

@@ -1,0 +1,108 @@
+"""The /me card's correction buttons: the name (the next message is it), the reply
+language, the level the user asks for. Only the presser's own profile changes: the
+callbacks carry no user id. The style buttons are StyleCD (bot/handlers/actions.py)."""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.filters import StateFilter
+from aiogram.fsm.context import FSMContext
+from aiogram.fsm.state import State, StatesGroup
+from aiogram.types import CallbackQuery, Message
+
+from bot.handlers._common import load_profile, telegram_user_id, user_language
+from bot.keyboards.me import MeLanguageCD, MeLevelCD, MeNameCD, me_keyboard
+from bot.render import edit_text
+from pipeline.cards import my_memory, valid_name
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileEditor, ProfileLoader
+from pipeline.naming import NameBook
+from pipeline.types import Language
+
+router = Router(name=__name__)
+
+
+class MeEdit(StatesGroup):
+    name = State()
+
+
+async def _refresh_card(
+    query: CallbackQuery, bot: Bot, profiles: ProfileLoader, names: NameBook, catalog: Catalog
+) -> None:
+    """The /me card shows the change at once, with its buttons."""
+    if not isinstance(query.message, Message):
+        return
+    lang = user_language(query.from_user)
+    loaded = await load_profile(profiles, telegram_user_id(query.from_user))
+    text = my_memory(loaded.profile, loaded.farm, await names.of(loaded.farm, lang), catalog, lang)
+    message = query.message
+    await edit_text(bot, message.chat.id, message.message_id, text, me_keyboard(catalog, lang))
+
+
+@router.callback_query(MeNameCD.filter())
+async def on_name_button(query: CallbackQuery, catalog: Catalog, state: FSMContext) -> None:
+    await query.answer()
+    await state.set_state(MeEdit.name)
+    if isinstance(query.message, Message):
+        await query.message.answer(catalog.text(user_language(query.from_user), "me.ask_name"))
+
+
+@router.message(StateFilter(MeEdit.name), F.text, ~F.text.startswith("/"))
+async def on_name(
+    message: Message, profile_editor: ProfileEditor, catalog: Catalog, state: FSMContext
+) -> None:
+    if message.from_user is None or message.text is None:
+        return
+    lang = user_language(message.from_user)
+    name = valid_name(message.text)
+    if name is None:
+        await message.answer(catalog.text(lang, "me.name_bad"))  # the state stays
+        return
+    await state.clear()
+    saved = await profile_editor.update_user(telegram_user_id(message.from_user), name=name)
+    key = "me.name_set" if saved is not None else "me.failed"
+    await message.answer(catalog.text(lang, key, name=name))
+
+
+@router.callback_query(MeLanguageCD.filter())
+async def on_language(
+    query: CallbackQuery,
+    callback_data: MeLanguageCD,
+    bot: Bot,
+    profiles: ProfileLoader,
+    profile_editor: ProfileEditor,
+    names: NameBook,
+    catalog: Catalog,
+) -> None:
+    chosen: Language = callback_data.language
+    user_id = telegram_user_id(query.from_user)
+    saved = await profile_editor.update_user(user_id, preferred_language=chosen)
+    if saved is None:
+        await query.answer(catalog.text(user_language(query.from_user), "me.failed"))
+        return
+    # Said in the language just chosen: that is the language from now on.
+    await query.answer(catalog.text(chosen, "me.language_set"))
+    await _refresh_card(query, bot, profiles, names, catalog)
+
+
+@router.callback_query(MeLevelCD.filter())
+async def on_level(
+    query: CallbackQuery,
+    callback_data: MeLevelCD,
+    bot: Bot,
+    profiles: ProfileLoader,
+    profile_editor: ProfileEditor,
+    names: NameBook,
+    catalog: Catalog,
+) -> None:
+    lang = user_language(query.from_user)
+    user_id = telegram_user_id(query.from_user)
+    if not await profile_editor.set_expertise(user_id, callback_data.level, by_operator=False):
+        # An operator's lock stands (or the user is unknown): nothing changed.
+        loaded = await load_profile(profiles, user_id)
+        locked = loaded.known and loaded.profile.expertise_locked
+        await query.answer(catalog.text(lang, "me.level_locked" if locked else "me.failed"))
+        return
+    level = catalog.text(lang, f"expertise.{callback_data.level}")
+    await query.answer(catalog.text(lang, "me.level_set", level=level))
+    await _refresh_card(query, bot, profiles, names, catalog)

@@ -1,0 +1,115 @@
+"""/me's correction buttons (issue 11 point 6): the name, the language, the level the
+farmer asks for; only the presser's own profile changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.factory import Core
+from bot.keyboards.me import MeLanguageCD, MeLevelCD, MeNameCD
+from bot.local_session import LocalBot
+from pipeline.cards import valid_name
+from pipeline.i18n import Catalog
+from tests.handlers.conftest import FARMER, INTRUDER, message_id, requests, user_row
+
+
+def _buttons(call_params: dict[str, object]) -> list[str]:
+    markup = call_params["reply_markup"]
+    assert isinstance(markup, dict)
+    return [b["callback_data"] for row in markup["inline_keyboard"] for b in row]
+
+
+async def test_the_card_offers_every_correction(tg: LocalBot) -> None:
+    await tg.say(FARMER, "привіт")
+    [card] = await tg.say(FARMER, "/me")
+    buttons = _buttons(card.params)
+    assert MeNameCD().pack() in buttons
+    assert {MeLanguageCD(language="en").pack(), MeLanguageCD(language="uk").pack()} <= set(buttons)
+    assert MeLevelCD(level="novice").pack() in buttons
+
+
+async def test_the_name_is_the_next_message(tg: LocalBot, core: Core, catalog: Catalog) -> None:
+    await tg.say(FARMER, "привіт", first_name="Марія")
+    [card] = await tg.say(FARMER, "/me")
+    calls = await tg.press(FARMER, MeNameCD().pack(), message_id(card))
+    assert requests(calls)[-1] == (
+        "sendMessage",
+        {"chat_id": FARMER, "text": catalog.text("uk", "me.ask_name")},
+    )
+    [bad] = await tg.say(FARMER, "запиши полив 20 мм")
+    assert bad.text == catalog.text("uk", "me.name_bad")
+    [done] = await tg.say(FARMER, "Марія Петрівна")
+    assert done.text == catalog.text("uk", "me.name_set", name="Марія Петрівна")
+    row = await user_row(core, FARMER)
+    assert row is not None and row.name == "Марія Петрівна"
+    # The state is gone: the next message is an ordinary one again.
+    [reply] = await tg.say(FARMER, "дякую")
+    assert reply.text != catalog.text("uk", "me.name_set", name="дякую")
+    assert (await user_row(core, FARMER)).name == "Марія Петрівна"  # type: ignore[union-attr]
+
+
+async def test_language_button_switches_and_edits_the_card(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    await tg.say(FARMER, "привіт")
+    [card] = await tg.say(FARMER, "/me")
+    calls = await tg.press(FARMER, MeLanguageCD(language="en").pack(), message_id(card))
+    sent = requests(calls)
+    assert sent[0] == (
+        "answerCallbackQuery",
+        {
+            "callback_query_id": sent[0][1]["callback_query_id"],
+            "text": catalog.text("en", "me.language_set"),
+        },
+    )
+    assert sent[-1][0] == "editMessageText"
+    assert catalog.text("uk", "me.language.en") in str(sent[-1][1]["text"])
+    row = await user_row(core, FARMER)
+    assert row is not None and row.preferred_language == "en"
+
+
+async def test_level_request_and_the_operators_lock(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    await tg.say(FARMER, "привіт")
+    [card] = await tg.say(FARMER, "/me")
+    calls = await tg.press(FARMER, MeLevelCD(level="expert").pack(), message_id(card))
+    level = catalog.text("uk", "expertise.expert")
+    assert requests(calls)[0][1].get("text") == catalog.text("uk", "me.level_set", level=level)
+    row = await user_row(core, FARMER)
+    assert row is not None and (row.expertise_level, row.expertise_locked) == ("expert", False)
+    assert await core.memory.editor.set_expertise(f"tg:{FARMER}", "intermediate", by_operator=True)
+    calls = await tg.press(FARMER, MeLevelCD(level="novice").pack(), message_id(card))
+    assert requests(calls)[0][1].get("text") == catalog.text("uk", "me.level_locked")
+    row = await user_row(core, FARMER)
+    assert row is not None and row.expertise_level == "intermediate"
+
+
+async def test_buttons_change_only_the_pressers_profile(tg: LocalBot, core: Core) -> None:
+    await tg.say(FARMER, "привіт")
+    await tg.say(INTRUDER, "привіт")
+    [card] = await tg.say(FARMER, "/me")
+    # Another user presses the farmer's card (forwarded, or forged): their own changes.
+    await tg.press(INTRUDER, MeLanguageCD(language="en").pack(), message_id(card))
+    farmer, intruder = await user_row(core, FARMER), await user_row(core, INTRUDER)
+    assert farmer is not None and farmer.preferred_language == "uk"
+    assert intruder is not None and intruder.preferred_language == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("  Тарас  ", "Тарас"),
+        ("Olena Kovalenko", "Olena Kovalenko"),
+        ("/start", None),
+        ("https://spam.example", None),
+        ("@someone", None),
+        ("запиши полив 20 мм", None),
+        ("один два три чотири пʼять", None),
+        ("x" * 65, None),
+        ("Ім'я\nще рядок", None),
+        ("...", None),
+    ],
+)
+def test_what_counts_as_a_name(text: str, name: str | None) -> None:
+    assert valid_name(text) == name
