@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
-from sqlalchemy import Row, func, select, update
+from sqlalchemy import Row, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import FarmProfileRow, InteractionRow, OperationRow, UserProfileRow
@@ -74,12 +74,3 @@ async def operator_mismatches(session: AsyncSession, operator_ids: Sequence[str]
     )
     result = await session.execute(select(UserProfileRow.user_id).where(wrong))
     return list(result.scalars().all())
-
-
-async def unlock_phase(session: AsyncSession, farm_id: str) -> None:
-    await session.execute(
-        update(FarmProfileRow)
-        .where(FarmProfileRow.farm_id == farm_id)
-        .values(phase_locked=False)
-        .execution_options(synchronize_session=False)
-    )

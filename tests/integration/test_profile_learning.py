@@ -14,16 +14,20 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import FarmProfileRow, FieldRow, OutboxRow, UserProfileRow
+from db.models import FarmProfileRow, OutboxRow, UserProfileRow
 from db.uow import Database
-from pipeline.actions import JournalAction, JournalVerb
 from pipeline.clock import Clock
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import ReadingIn, SensorTypes, parse_batch
 from pipeline.handle import Pipeline
-from pipeline.memory import InteractionRecord, Memory, build_memory
-from pipeline.memory.client import MemoryServiceClient
-from pipeline.types import DepthDecision, Incoming, Reply
+from pipeline.memory import InteractionRecord, Memory
+from pipeline.types import DepthDecision, Incoming
+from tests.integration.learning_world import (
+    MovingClock,
+    add_fields,
+    outbox_memory,
+    write_button,
+)
 
 Factory = async_sessionmaker[AsyncSession]
 USER = "tg:501"
@@ -31,23 +35,13 @@ USER = "tg:501"
 NOW = datetime(2026, 5, 12, 6, 0, tzinfo=UTC)
 
 
-class Clock_:
-    """A clock the test moves."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> MovingClock:
+    return MovingClock(NOW)
 
 
 @pytest.fixture
-def clock() -> Clock_:
-    return Clock_(NOW)
-
-
-@pytest.fixture
-def pipeline_clock(clock: Clock_) -> Clock:
+def pipeline_clock(clock: MovingClock) -> Clock:
     return clock
 
 
@@ -58,9 +52,8 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.fixture
-def memory(db: Database, http: httpx.AsyncClient, clock: Clock_) -> Memory:
-    # A client nobody calls (nothing flushes): it switches the outbox on.
-    return build_memory(db, MemoryServiceClient("http://127.0.0.1:9", http), clock=clock)
+def memory(db: Database, http: httpx.AsyncClient, clock: MovingClock) -> Memory:
+    return outbox_memory(db, http, clock)
 
 
 def _record(intent: str, at: datetime, *, operator: bool | None = None) -> InteractionRecord:
@@ -129,7 +122,7 @@ async def test_typical_intents_learned_on_the_spot_and_synced(
 
 
 async def test_typical_intents_order_ignore_social_and_leave_the_window(
-    memory: Memory, session_factory: Factory, clock: Clock_
+    memory: Memory, session_factory: Factory, clock: MovingClock
 ) -> None:
     intents = ["greeting"] * 6 + ["planning"] * 3 + ["iot"] * 4 + ["analysis"] * 2
     for n, intent in enumerate(intents):
@@ -225,33 +218,17 @@ def _incoming(text: str, message_id: int) -> Incoming:
     )
 
 
-def _write(reply: Reply) -> JournalAction:
-    return next(
-        b.action
-        for row in reply.buttons
-        for b in row
-        if isinstance(b.action, JournalAction) and b.action.verb is JournalVerb.WRITE
-    )
-
-
 async def _confirm(pipeline: Pipeline, text: str, message_id: int) -> None:
     card = await pipeline.handle_message(_incoming(text, message_id))
-    await pipeline.handle_action(_write(card), _incoming("", message_id))
+    action = write_button(card)
+    assert action is not None, card.text
+    await pipeline.handle_action(action, _incoming("", message_id))
 
 
 @pytest.fixture
 async def fields(pipeline: Pipeline, session_factory: Factory) -> str:
     await pipeline.handle_message(_incoming("привіт", 1))
-    farm = await _farm(session_factory)
-    async with session_factory() as session:
-        session.add_all(
-            [
-                FieldRow(farm_id=farm.farm_id, field_id="field:pivnichne", name="Північне"),
-                FieldRow(farm_id=farm.farm_id, field_id="field:pole-3", name="Поле 3"),
-            ]
-        )
-        await session.commit()
-    return farm.farm_id
+    return await add_fields(session_factory, USER)
 
 
 async def test_confirmed_journal_entries_join_the_farm_and_make_the_season(
@@ -277,7 +254,7 @@ async def test_confirmed_journal_entries_join_the_farm_and_make_the_season(
 
 
 async def test_an_operators_phase_holds_until_auto(
-    pipeline: Pipeline, memory: Memory, session_factory: Factory, fields: str, clock: Clock_
+    pipeline: Pipeline, memory: Memory, session_factory: Factory, fields: str, clock: MovingClock
 ) -> None:
     await memory.editor.update_farm(USER, current_phase="harvest")
     await _confirm(pipeline, "вчора посіяли соняшник на полі Північне", 20)

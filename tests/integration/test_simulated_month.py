@@ -17,18 +17,22 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import FarmProfileRow, FieldRow, InteractionRow
+from db.models import InteractionRow
 from db.uow import Database
-from pipeline.actions import JournalAction, JournalVerb
 from pipeline.cards import my_memory
 from pipeline.clock import Clock
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import SensorTypes, parse_batch
 from pipeline.handle import Pipeline
-from pipeline.memory import Memory, build_memory
-from pipeline.memory.client import MemoryServiceClient
+from pipeline.memory import Memory
 from pipeline.naming import NameBook
-from pipeline.types import Incoming, Reply
+from pipeline.types import Incoming
+from tests.integration.learning_world import (
+    MovingClock,
+    add_fields,
+    outbox_memory,
+    write_button,
+)
 
 Factory = async_sessionmaker[AsyncSession]
 USER = "tg:4242"
@@ -76,17 +80,9 @@ MONTH: list[tuple[int, str, bool]] = [
 ]
 
 
-class MovingClock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> MovingClock:
-    return MovingClock()
+    return MovingClock(START)
 
 
 @pytest.fixture
@@ -102,41 +98,13 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 
 @pytest.fixture
 def memory(db: Database, http: httpx.AsyncClient, clock: MovingClock) -> Memory:
-    # The outbox is on (a client nobody calls): every lesson is queued for the service.
-    return build_memory(db, MemoryServiceClient("http://127.0.0.1:9", http), clock=clock)
+    return outbox_memory(db, http, clock)
 
 
 def _incoming(text: str, message_id: int) -> Incoming:
     return Incoming(
         USER, 4242, text, uuid.uuid4().hex[:16], first_name="Петро", message_id=message_id
     )
-
-
-def _write_button(reply: Reply) -> JournalAction | None:
-    return next(
-        (
-            b.action
-            for row in reply.buttons
-            for b in row
-            if isinstance(b.action, JournalAction) and b.action.verb is JournalVerb.WRITE
-        ),
-        None,
-    )
-
-
-async def _add_fields(factory: Factory) -> None:
-    """The farm's two fields, as onboarding or an operator's review names them."""
-    async with factory() as session:
-        farm = (
-            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == USER))
-        ).scalar_one()
-        session.add_all(
-            [
-                FieldRow(farm_id=farm.farm_id, field_id="field:pivnichne", name="Північне"),
-                FieldRow(farm_id=farm.farm_id, field_id="field:pole-3", name="Поле 3"),
-            ]
-        )
-        await session.commit()
 
 
 async def _probe_reports(sensors: SensorStore, farm_id: str, at: datetime) -> None:
@@ -165,9 +133,9 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
         clock.now = START + timedelta(days=day - 1, minutes=n)
         reply = await pipeline.handle_message(_incoming(text, n))
         if n == 1:
-            await _add_fields(session_factory)
+            await add_fields(session_factory, USER)
         if confirm:
-            action = _write_button(reply)
+            action = write_button(reply)
             assert action is not None, f"no journal card for {text!r}: {reply.text!r}"
             await pipeline.handle_action(action, _incoming("", n))
             confirmed += 1
