@@ -9,7 +9,7 @@ import pytest
 
 from bot.commands import OPERATOR_ONLY
 from bot.factory import Core
-from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
+from bot.keyboards.admin import FarmCD, FarmIotCD, ProfileCD, TermCD
 from bot.local_session import LocalBot
 from pipeline.i18n import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, OPERATOR, message_id, requests, user_row
@@ -29,7 +29,10 @@ async def test_every_operator_command_is_refused_to_a_farmer(
     "data",
     [
         ProfileCD(user=FARMER, field="expertise_level", value="expert").pack(),
+        ProfileCD(user=FARMER, field="expertise_level", value="auto").pack(),
         FarmCD(user=FARMER, phase="harvest").pack(),
+        FarmCD(user=FARMER, phase="auto").pack(),
+        FarmIotCD(user=FARMER, on=True).pack(),
         TermCD(term=1, approve=True).pack(),
     ],
 )
@@ -47,7 +50,7 @@ async def test_operator_buttons_are_refused_to_a_farmer(
         )
     ]
     row = await user_row(core, FARMER)
-    assert row is not None and row.expertise_level == "intermediate"
+    assert row is not None and row.expertise_level == "novice"  # a new user's level, unchanged
 
 
 async def test_operator_edits_a_card_with_its_buttons(
