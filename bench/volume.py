@@ -16,7 +16,8 @@ production wiring, no Telegram) answer:
    fifth is deep, answered by the template path without an LLM), alternating between
    the small and the big database so machine load hits both alike. Latency is
    ``Pipeline.handle_message`` end to end (profile load, classification, reply,
-   recording).
+   recording). As in ``stepan run``, the heap is frozen after the warm-up and SQLite's
+   WAL is checkpointed every 10 s by the checkpoint job's code.
 
 Then, on the big database, every scheduled job of ``stepan run`` (taken from the
 dispatcher's scheduler, so exactly the production list) runs once through the
@@ -61,7 +62,9 @@ from volume_data import Sizes, build_database, chat_id, user_id  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
 from bot.factory import Core, build_core, build_dispatcher  # noqa: E402
+from bot.middlewares.heap import HeapFreezer  # noqa: E402
 from bot.scheduler import JobRunner, JobSpec  # noqa: E402
+from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402
 
@@ -147,6 +150,14 @@ async def jobs_with_prober(side: Side) -> tuple[dict[str, float], dict[str, floa
     return walls, waits
 
 
+async def checkpointing(url: str) -> None:
+    """The wal_checkpoint job's schedule (the bench runs no scheduler)."""
+    checkpointer = WalCheckpointer.for_url(url)
+    while checkpointer is not None:
+        await asyncio.sleep(CHECKPOINT_EVERY_S)
+        await checkpointer.run()
+
+
 async def _probe(side: Side, done: asyncio.Event) -> list[float]:
     """Light messages one after another until ``done``; their latencies (ms)."""
     probes: list[float] = []
@@ -196,6 +207,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             await build_database(urls[name], size, now)
             build_s[name] = round(time.perf_counter() - started, 1)
         cores = {name: build_core(settings_for(url)) for name, url in urls.items()}
+        # As `stepan run`: SQLite's WAL checkpointed every few seconds by the job.
+        checkpoints = [asyncio.create_task(checkpointing(url)) for url in urls.values()]
         try:
             small, big = (
                 Side(name, sizes[name].users, cores[name], min(args.active, sizes[name].users))
@@ -203,9 +216,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             for side in (small, big):
                 await warm_up(side)
+            HeapFreezer().freeze()  # as `stepan run` does once it is up and warm
             light = await interleaved(small, big, args.messages)
             walls, waits = await jobs_with_prober(big)
         finally:
+            for task in checkpoints:
+                task.cancel()
+            await asyncio.gather(*checkpoints, return_exceptions=True)
             for core in cores.values():
                 await core.close()
     p50 = {name: percentile(values, 50) for name, values in light.items()}

@@ -130,7 +130,8 @@ async def test_the_sweep_lets_a_message_in_between_its_chunks(
         event.remove(engine.sync_engine, "begin", on_begin)
     assert upgraded == (len(users)) // 2
     assert began[:3] == ["sweep", "message", "sweep"]
-    assert began.count("sweep") == 3
+    # Three chunks of candidates, each read in one transaction and upgraded in another.
+    assert began.count("sweep") == 6
     # The message read the farmer's real row, not a default stand-in.
     assert not loaded.degraded and loaded.known
     assert loaded.profile.interaction_count == 12
