@@ -230,7 +230,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     result.update(
         p50_ratio=round(p50["big"] / p50["small"], 3),
         p99_ratio=round(p99["big"] / p99["small"], 3),
-        max_ms_big=round(max(light["big"]), 1),
+        max_ms_big=round(max(light["big"]), 2),
         job_max_wait_ms=max(waits.values()),
         jobs=walls,
         job_wait_ms=waits,
