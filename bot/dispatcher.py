@@ -22,7 +22,8 @@ from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.render import send_reply
-from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
+from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
+from db.checkpoint import WalCheckpointer
 from pipeline.farm.alerts import AlertWatcher, RecipientGone
 from pipeline.types import Reply
 
@@ -148,11 +149,11 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),
     )
 
-    async def start_jobs() -> None:
-        scheduler.start()
+    start_jobs, stop_jobs = scheduler_hooks(scheduler)
 
     async def mirror_operators() -> None:
         # The profiles' operator flag follows AGX_OPERATOR_IDS (also when an id left
@@ -162,9 +163,6 @@ def build_dispatcher(core: Core) -> Dispatcher:
             await core.memory.learner.sync_operators(operators)
         except Exception:
             logger.exception("operator flags not synced at start-up")
-
-    async def stop_jobs() -> None:
-        scheduler.shutdown(wait=False)
 
     dispatcher.startup.register(alert_sender.bind)
     dispatcher.startup.register(start_jobs)

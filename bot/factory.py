@@ -201,8 +201,10 @@ def build_core(
     settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
 ) -> Core:
     rules = rules or Rulebook.load()
-    # Lock and statement timeouts: a stuck database answers within seconds.
-    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
+    # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
+    # WAL is checkpointed by a job (db/checkpoint.py), never inside a commit.
+    url = settings.stepan.database_url
+    engine = create_engine(url, timeouts=DbTimeouts(), checkpoint_by_job=True)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
