@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import Bot, Dispatcher
-from aiogram.exceptions import TelegramForbiddenError
+from aiogram import Dispatcher
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
-from aiogram.types import InlineKeyboardMarkup
 
+from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
 from bot.factory import Core
 from bot.fsm_storage import FallbackIsolation, FallbackStorage
@@ -21,11 +20,9 @@ from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
-from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
 from db.checkpoint import WalCheckpointer
-from pipeline.farm.alerts import AlertWatcher, RecipientGone
-from pipeline.types import Reply
+from pipeline.farm.alerts import AlertWatcher
 
 logger = logging.getLogger(__name__)
 
@@ -61,31 +58,6 @@ def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
     return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
 
 
-class TelegramAlertSender:
-    """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
-
-    def __init__(self) -> None:
-        self._bot: Bot | None = None
-
-    async def bind(self, bot: Bot | None = None) -> None:
-        """Dispatcher startup hook: aiogram passes the bot it runs with."""
-        if bot is not None:
-            self._bot = bot
-
-    async def send(
-        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
-    ) -> None:
-        if self._bot is None:
-            raise RuntimeError("no bot bound yet: alerts wait for the next run")
-        try:
-            if markup is not None:
-                await self._bot.send_message(chat_id, text, reply_markup=markup)
-            else:
-                await send_reply(self._bot, chat_id, Reply(text=text))
-        except TelegramForbiddenError as exc:
-            raise RecipientGone(str(exc)) from exc
-
-
 def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
@@ -113,6 +85,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
+        conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
@@ -149,6 +122,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),
     )

@@ -53,6 +53,7 @@ from pipeline.peers.routing import PeerRouter, classifier_strength
 from pipeline.peers.server import PeerServer
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.privacy import Sanitizer
+from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -194,6 +195,7 @@ def build_pipeline(
             desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
         ),
         clock=clock,
+        recall=build_recall(rules, catalog, db, memory, brains.client, clock),
     )
 
 
