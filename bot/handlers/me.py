@@ -11,15 +11,14 @@ from aiogram.filters import Command
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 
-from bot.handlers._common import load_profile, telegram_user_id, user_language
-from bot.keyboards.me import ForgetCD, forget_keyboard, me_keyboard
+from bot.handlers._common import telegram_user_id, user_language
+from bot.handlers._me_card import me_card
+from bot.keyboards.me import ForgetCD, forget_keyboard
 from bot.render import edit_text
-from pipeline.cards import my_memory
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.naming import NameBook
 from pipeline.recall import Conversations
-from pipeline.recall.card import summaries_block
 
 logger = logging.getLogger(__name__)
 
@@ -47,17 +46,15 @@ async def on_me(
     if message.from_user is None:
         return
     lang = user_language(message.from_user)
-    user_id = telegram_user_id(message.from_user)
-    loaded = await load_profile(profiles, user_id)
-    farm_names = await names.of(loaded.farm, lang)
-    talks = None
-    if conversations is not None:
-        views = await conversations.window_or_empty(user_id)
-        talks = summaries_block(views, loaded.farm.timezone, catalog, lang)
-    await message.answer(
-        my_memory(loaded.profile, loaded.farm, farm_names, catalog, lang, talks),
-        reply_markup=me_keyboard(catalog, lang),
+    text, keyboard = await me_card(
+        telegram_user_id(message.from_user),
+        lang,
+        profiles=profiles,
+        names=names,
+        catalog=catalog,
+        conversations=conversations,
     )
+    await message.answer(text, reply_markup=keyboard)
 
 
 @router.message(Command("forget"))

@@ -1,6 +1,7 @@
 """The /me card's correction buttons: the name (the next message is it), the reply
-language, the level the user asks for. Only the presser's own profile changes: the
-callbacks carry no user id. The style buttons are StyleCD (bot/handlers/actions.py)."""
+language, the level the user asks for, 🗑 under a conversation summary. Only the
+presser's own profile changes: the callbacks carry no user id. The style buttons are
+StyleCD (bot/handlers/actions.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._common import load_profile, telegram_user_id, user_language
-from bot.keyboards.me import MeLanguageCD, MeLevelCD, MeNameCD, me_keyboard
+from bot.handlers._me_card import me_card
+from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
 from bot.render import edit_text
-from pipeline.cards import my_memory, valid_name
+from pipeline.cards import valid_name
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.naming import NameBook
+from pipeline.recall import Conversations
 from pipeline.types import Language
 
 router = Router(name=__name__)
@@ -27,16 +30,25 @@ class MeEdit(StatesGroup):
 
 
 async def _refresh_card(
-    query: CallbackQuery, bot: Bot, profiles: ProfileLoader, names: NameBook, catalog: Catalog
+    query: CallbackQuery,
+    bot: Bot,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
+    conversations: Conversations | None,
 ) -> None:
     """The /me card shows the change at once, with its buttons."""
     if not isinstance(query.message, Message):
         return
-    lang = user_language(query.from_user)
-    loaded = await load_profile(profiles, telegram_user_id(query.from_user))
-    text = my_memory(loaded.profile, loaded.farm, await names.of(loaded.farm, lang), catalog, lang)
-    message = query.message
-    await edit_text(bot, message.chat.id, message.message_id, text, me_keyboard(catalog, lang))
+    text, keyboard = await me_card(
+        telegram_user_id(query.from_user),
+        user_language(query.from_user),
+        profiles=profiles,
+        names=names,
+        catalog=catalog,
+        conversations=conversations,
+    )
+    await edit_text(bot, query.message.chat.id, query.message.message_id, text, keyboard)
 
 
 @router.callback_query(MeNameCD.filter())
@@ -73,6 +85,7 @@ async def on_language(
     profile_editor: ProfileEditor,
     names: NameBook,
     catalog: Catalog,
+    conversations: Conversations | None = None,
 ) -> None:
     chosen: Language = callback_data.language
     user_id = telegram_user_id(query.from_user)
@@ -82,7 +95,7 @@ async def on_language(
         return
     # Said in the language just chosen: that is the language from now on.
     await query.answer(catalog.text(chosen, "me.language_set"))
-    await _refresh_card(query, bot, profiles, names, catalog)
+    await _refresh_card(query, bot, profiles, names, catalog, conversations)
 
 
 @router.callback_query(MeLevelCD.filter())
@@ -94,6 +107,7 @@ async def on_level(
     profile_editor: ProfileEditor,
     names: NameBook,
     catalog: Catalog,
+    conversations: Conversations | None = None,
 ) -> None:
     lang = user_language(query.from_user)
     user_id = telegram_user_id(query.from_user)
@@ -105,4 +119,26 @@ async def on_level(
         return
     level = catalog.text(lang, f"expertise.{callback_data.level}")
     await query.answer(catalog.text(lang, "me.level_set", level=level))
-    await _refresh_card(query, bot, profiles, names, catalog)
+    await _refresh_card(query, bot, profiles, names, catalog, conversations)
+
+
+@router.callback_query(MeForgetTalkCD.filter())
+async def on_forget_talk(
+    query: CallbackQuery,
+    callback_data: MeForgetTalkCD,
+    bot: Bot,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
+    conversations: Conversations | None = None,
+) -> None:
+    """🗑 under a summary: gone here and in the memory-service. The presser's own
+    only: ``Conversations.delete`` refuses another user's summary."""
+    lang = user_language(query.from_user)
+    user_id = telegram_user_id(query.from_user)
+    deleted = conversations is not None and await conversations.delete(
+        user_id, callback_data.summary
+    )
+    await query.answer(catalog.text(lang, "me.talk_forgotten" if deleted else "actions.expired"))
+    if deleted:
+        await _refresh_card(query, bot, profiles, names, catalog, conversations)

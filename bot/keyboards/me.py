@@ -4,12 +4,15 @@ own profile can change, so there is nothing to forge."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import get_args
 
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.keyboards.ids import RowId
 from bot.keyboards.pipeline import StyleCD
 from pipeline.i18n import Catalog
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
@@ -37,7 +40,23 @@ class MeLevelCD(CallbackData, prefix="mv"):
     level: Expertise
 
 
-def me_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
+class MeForgetTalkCD(CallbackData, prefix="mt"):
+    """🗑 under one conversation summary: deletes it (only the presser's own)."""
+
+    summary: RowId
+
+
+@dataclass(frozen=True, slots=True)
+class TalkButton:
+    """A summary shown on /me: its row id and the day it ended («12.05»)."""
+
+    summary_id: int
+    day: str
+
+
+def me_keyboard(
+    catalog: Catalog, lang: Language, talks: Sequence[TalkButton] = ()
+) -> InlineKeyboardMarkup:
     builder = InlineKeyboardBuilder()
     for style in STYLES:
         builder.button(
@@ -55,7 +74,14 @@ def me_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
             text=catalog.text(lang, f"me.button.level_{level}"),
             callback_data=MeLevelCD(level=level),
         )
-    builder.adjust(len(STYLES), 1 + len(get_args(Language)), len(EXPERTISE_LEVELS))
+    for n, talk in enumerate(talks, start=1):
+        builder.button(
+            text=catalog.text(lang, "me.button.forget_talk", n=n, day=talk.day),
+            callback_data=MeForgetTalkCD(summary=talk.summary_id),
+        )
+    builder.adjust(
+        len(STYLES), 1 + len(get_args(Language)), len(EXPERTISE_LEVELS), *([3] * len(talks))
+    )
     return builder.as_markup()
 
 

@@ -1,13 +1,18 @@
 """/me's correction buttons (issue 11 point 6): the name, the language, the level the
-farmer asks for; only the presser's own profile changes."""
+farmer asks for, 🗑 under a conversation summary; only the presser's own profile
+changes."""
 
 from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot.factory import Core
-from bot.keyboards.me import MeLanguageCD, MeLevelCD, MeNameCD
+from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
 from bot.local_session import LocalBot
+from db.models import ConversationSummaryRow
 from pipeline.cards import valid_name
 from pipeline.i18n import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, message_id, requests, user_row
@@ -113,3 +118,52 @@ async def test_buttons_change_only_the_pressers_profile(tg: LocalBot, core: Core
 )
 def test_what_counts_as_a_name(text: str, name: str | None) -> None:
     assert valid_name(text) == name
+
+
+async def _summary(core: Core, user_id: str, day: int, text: str) -> int:
+    """A conversation summary as the compaction stores it."""
+    end = datetime(2026, 5, day, 9, 0, tzinfo=UTC)
+    async with core.db.write() as session:
+        row = ConversationSummaryRow(
+            key=str(uuid.uuid4()),
+            user_id=user_id,
+            period_start=end - timedelta(minutes=20),
+            period_end=end,
+            text=text,
+            intents=["planning"],
+            message_count=3,
+            source="extractive",
+        )
+        session.add(row)
+        await session.flush()
+        return row.id
+
+
+async def test_a_single_summary_is_deleted_by_its_button(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    await tg.say(FARMER, "привіт")
+    kept = await _summary(core, f"tg:{FARMER}", 10, "10.05: план поливу на Північному")
+    gone = await _summary(core, f"tg:{FARMER}", 12, "12.05: обприскування кукурудзи")
+    theirs = await _summary(core, f"tg:{INTRUDER}", 12, "12.05: чужа розмова")
+    [card] = await tg.say(FARMER, "/me")
+    assert "обприскування кукурудзи" in (card.text or "")
+    buttons = _buttons(card.params)
+    # Newest first, each with its day.
+    assert buttons[-2:] == [
+        MeForgetTalkCD(summary=gone).pack(),
+        MeForgetTalkCD(summary=kept).pack(),
+    ]
+    calls = await tg.press(FARMER, MeForgetTalkCD(summary=gone).pack(), message_id(card))
+    sent = requests(calls)
+    assert sent[0][1].get("text") == catalog.text("uk", "me.talk_forgotten")
+    assert sent[-1][0] == "editMessageText"
+    assert "обприскування кукурудзи" not in str(sent[-1][1]["text"])
+    assert "план поливу" in str(sent[-1][1]["text"])
+    left = await core.pipeline.recall.conversations.window(f"tg:{FARMER}")  # type: ignore[union-attr]
+    assert [view.id for view in left] == [kept]
+    # Someone else's summary (a forged id) is not the presser's to delete.
+    calls = await tg.press(FARMER, MeForgetTalkCD(summary=theirs).pack(), message_id(card))
+    assert requests(calls)[0][1].get("text") == catalog.text("uk", "actions.expired")
+    others = await core.pipeline.recall.conversations.window(f"tg:{INTRUDER}")  # type: ignore[union-attr]
+    assert [view.id for view in others] == [theirs]

@@ -1,0 +1,42 @@
+"""The /me card with its buttons, as /me sends it and its buttons redraw it: the
+profile and the farm in words, the conversation summaries (when conversation memory
+is on) and a 🗑 button for each summary shown."""
+
+from __future__ import annotations
+
+from aiogram.types import InlineKeyboardMarkup
+
+from bot.handlers._common import load_profile
+from bot.keyboards.me import TalkButton, me_keyboard
+from pipeline.cards import my_memory
+from pipeline.farm.localtime import local_time
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileLoader
+from pipeline.naming import NameBook
+from pipeline.recall import Conversations
+from pipeline.recall.card import SHOWN_ON_ME, summaries_block
+from pipeline.types import Language
+
+
+async def me_card(
+    user_id: str,
+    lang: Language,
+    *,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
+    conversations: Conversations | None,
+) -> tuple[str, InlineKeyboardMarkup]:
+    loaded = await load_profile(profiles, user_id)
+    farm_names = await names.of(loaded.farm, lang)
+    talks = None
+    buttons: list[TalkButton] = []
+    if conversations is not None:
+        views = await conversations.window_or_empty(user_id)
+        talks = summaries_block(views, loaded.farm.timezone, catalog, lang)
+        buttons = [
+            TalkButton(view.id, f"{local_time(view.period_end, loaded.farm.timezone):%d.%m}")
+            for view in views[:SHOWN_ON_ME]
+        ]
+    text = my_memory(loaded.profile, loaded.farm, farm_names, catalog, lang, talks)
+    return text, me_keyboard(catalog, lang, buttons)
