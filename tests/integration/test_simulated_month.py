@@ -2,7 +2,8 @@
 ``Pipeline.handle_message`` on its day, journal cards confirmed with ✅, the farm's
 probe posting readings from the second week, the daily learning jobs at night. The
 profile after it holds what the month taught: the level, the typical intents, the
-crops and fields from the journal, the IoT integration, the season.
+crops and fields from the journal, the IoT integration, the season, and the
+conversation summaries (the nightly compaction of each silent deep conversation).
 
 Run with ``-s`` to see the /me card the farmer would read at the end."""
 
@@ -26,6 +27,7 @@ from pipeline.farm.sensors import SensorTypes, parse_batch
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
 from pipeline.naming import NameBook
+from pipeline.recall.card import summaries_block
 from pipeline.types import Incoming
 from tests.integration.learning_world import (
     MovingClock,
@@ -127,6 +129,8 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
     clock: MovingClock,
 ) -> None:
     sensors = SensorStore(db, SensorTypes.load(), learner=memory.learner)
+    assert pipeline.recall is not None
+    conversations = pipeline.recall.conversations
     confirmed = 0
     levels: dict[int, str] = {}
     for n, (day, text, confirm) in enumerate(MONTH, start=1):
@@ -148,16 +152,14 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
             clock.now = START + timedelta(days=day, hours=-1)
             await memory.sweep.run()
             await memory.learner.sweep()
+            await conversations.close_idle()
 
     loaded = await memory.profiles.load(USER)
     profile, farm = loaded.profile, loaded.farm
-    card = my_memory(
-        profile,
-        farm,
-        await NameBook(db, pipeline.journal.vocabulary).of(farm, "uk"),
-        pipeline.catalog,
-        "uk",
-    )
+    talks = await conversations.window(USER)
+    names = await NameBook(db, pipeline.journal.vocabulary).of(farm, "uk")
+    block = summaries_block(talks, farm.timezone, pipeline.catalog, "uk")
+    card = my_memory(profile, farm, names, pipeline.catalog, "uk", block)
     print(f"\n/me after the month:\n{card}\n")
 
     async with session_factory() as session:
@@ -187,5 +189,16 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
     assert season.active_operations[0] == "irrigation"
     assert "sowing" not in season.active_operations  # more than two weeks ago
     assert confirmed == sum(1 for _, _, confirm in MONTH if confirm)
+    # Each deep conversation (a day's question, then silence) became a summary; the
+    # window keeps the newest ones, and the last one has the month's last record.
+    async with session_factory() as session:
+        deep_days = await session.scalar(
+            select(func.count()).where(
+                InteractionRow.user_id == USER, InteractionRow.mode == "deep"
+            )
+        )
+    assert len(talks) == min(conversations.rules.window, int(deep_days or 0))
+    assert all(3 <= len(talk.text.splitlines()) <= 5 for talk in talks)
+    assert "Північне" in talks[0].text and "10 мм" in talks[0].text
     # Everything the month taught is in the memory-service's copy too.
     assert farm.to_seed_json()["crop_ids"] == ["crop:maize", "crop:sunflower"]
