@@ -37,6 +37,7 @@ from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
 from pipeline.language import LANGUAGE_RULES, LanguageRules
 from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
+from pipeline.onboarding_reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 
@@ -70,6 +71,8 @@ class Rulebook:
     learning: LearningRules
     #: When the reply language switches, and when the switch lasts (rules/language.toml).
     language: LanguageRules
+    #: How onboarding reads typed answers and interruptions (rules/onboarding.toml).
+    onboarding: OnboardingRules
 
     @property
     def units(self) -> Units:
@@ -103,6 +106,7 @@ class Rulebook:
         evals: Path = DEFAULT_EVALS,
         learning: Path = DEFAULT_LEARNING,
         language: Path = LANGUAGE_RULES,
+        onboarding: Path = ONBOARDING_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -137,4 +141,5 @@ class Rulebook:
             evals=EvalRules.load(evals),
             learning=LearningRules.load(learning),
             language=LanguageRules.load(language),
+            onboarding=OnboardingRules.load(thresholds, onboarding),
         )
