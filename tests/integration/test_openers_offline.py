@@ -3,6 +3,7 @@ before a reply of several lines, never before a single sentence, never twice in 
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pipeline.handle import Pipeline
@@ -29,8 +30,9 @@ def _opened(pipeline: Pipeline, text: str) -> bool:
     return first in _openers(pipeline, "Оксана")
 
 
+@pytest.mark.usefixtures("farm")
 async def test_a_long_reply_opens_and_the_next_one_does_not(
-    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
     plan = await say(pipeline, session_factory, "сплануй тиждень")
     assert len(plan.text.splitlines()) >= 4 and _opened(pipeline, plan.text)

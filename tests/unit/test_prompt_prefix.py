@@ -38,7 +38,12 @@ def _joints(template: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("level", EXPERTISE_LEVELS)
 @pytest.mark.parametrize("style", STYLES)
 def test_every_combination_reads_without_repeats(lang: str, level: str, style: str) -> None:
-    profile = UserProfile(user_id="tg:1", name="Олена", expertise_level=level, preferred_style=style)  # type: ignore[arg-type]
+    profile = UserProfile(
+        user_id="tg:1",
+        name="Олена",
+        expertise_level=level,  # type: ignore[arg-type]
+        preferred_style=style,  # type: ignore[arg-type]
+    )
     farm = FarmProfile(user_id="tg:1", farm_name="Зоря")
     prefix = build_prefix(profile, farm, CATALOG, lang)  # type: ignore[arg-type]
     level_line = CATALOG.text(lang, f"style.level.{level}")  # type: ignore[arg-type]
