@@ -36,7 +36,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
-from db.repositories import handoffs, inbox, interactions, jobs
+from db.repositories import handoffs, inbox, interactions, jobs, recall
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.alerts import AlertWatcher
@@ -44,6 +44,7 @@ from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.sweep import ExpertiseSweep
 from pipeline.memory.syncing import MemorySync
+from pipeline.recall import Conversations
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +163,7 @@ def default_jobs(
     nightly: NightlyJob | None = None,
     nightly_at: tuple[int, int] = (3, 0),
     farm_timezone: str = "Europe/Kyiv",
+    conversations: Conversations | None = None,
     wal: WalCheckpointer | None = None,
 ) -> list[JobSpec]:
     async def expertise_sweep() -> str:
@@ -186,6 +188,8 @@ def default_jobs(
             # Handled updates are kept a week to recognise a redelivery (Telegram
             # retries for a day at most), then forgotten.
             forgotten = await inbox.drop_done_before(session, clock() - RAW_TEXT_RETENTION)
+            # Remembered answers hold the farmer's data too (shortcuts last minutes).
+            await recall.drop_answers_before(session, clock() - RAW_TEXT_RETENTION)
             await jobs.drop_slots_before(session, clock() - RAW_TEXT_RETENTION)
         return (
             f"cleared {cleared}"
@@ -227,6 +231,20 @@ def default_jobs(
             return (await watcher.run()).describe()
 
         specs.append(JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * minute))
+    if conversations is not None:
+        # Conversation memory (docs/memory.md): a conversation silent for 30 minutes
+        # is compacted; weekly, summaries beyond the window become context notes.
+        async def conversation_close() -> str:
+            return f"compacted {await conversations.close_idle()}"
+
+        async def conversation_fold() -> str:
+            return f"folded {await conversations.fold()}"
+
+        specs.append(
+            JobSpec("conversation_close", every(minutes=10), conversation_close, 300, 10 * minute)
+        )
+        weekly = CronTrigger(day_of_week="mon", hour=4, minute=0)
+        specs.append(JobSpec("conversation_fold", weekly, conversation_fold, 3600, 60 * minute))
     if nightly is not None:
         # The quality report and verified routing proposals (docs/learning.md), at
         # the farm's night; once across instances like every job here.
