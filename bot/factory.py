@@ -46,6 +46,7 @@ from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.naming import NameBook
 from pipeline.onboarding import OnboardingFlow
+from pipeline.onboarding_reading import OnboardingReader
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.link import NatsLink
@@ -257,6 +258,7 @@ def build_core(
             rules.vocabulary.shared(),
             rules.units,
             regions,
+            OnboardingReader(rules.onboarding, pipeline.classifier),
         ),
         regions=regions,
         terms=TermReview(db, memory.editor),

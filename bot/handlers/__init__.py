@@ -19,6 +19,7 @@ from bot.handlers import (
     text,
     whoami,
 )
+from bot.middlewares.onboarding_pause import OnboardingPauseMiddleware
 
 
 def _detach(router: Router) -> None:
@@ -34,6 +35,12 @@ def _detach(router: Router) -> None:
 
 def build_root_router() -> Router:
     root = Router(name="root")
+    # A command during onboarding is answered as always, then onboarding waits.
+    root.message.outer_middleware(
+        OnboardingPauseMiddleware(
+            onboarding.Onboarding.active.state, onboarding.Onboarding.paused.state
+        )
+    )
     for feature in operators.FEATURES:
         _detach(feature)
     routers = (
