@@ -18,12 +18,16 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("farm_profiles") as batch:
-        batch.add_column(
-            sa.Column("phase_locked", sa.Boolean(), server_default=sa.false(), nullable=False)
-        )
+    # A plain ADD COLUMN, never a batch "move and copy": on SQLite that drops and
+    # re-creates farm_profiles, and dropping it cascades to every farm's readings,
+    # fields, operations and alerts (ON DELETE CASCADE). SQLite adds a NOT NULL
+    # column with a constant default in place.
+    op.add_column(
+        "farm_profiles",
+        sa.Column("phase_locked", sa.Boolean(), server_default=sa.false(), nullable=False),
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("farm_profiles") as batch:
-        batch.drop_column("phase_locked")
+    # DROP COLUMN in place (SQLite >= 3.35, PostgreSQL), for the same reason.
+    op.drop_column("farm_profiles", "phase_locked")

@@ -4,6 +4,7 @@ season, the operator's phase lock and sensor switch, each through the outbox."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -11,9 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.engine import create_engine
+from db.migrate import upgrade
 from db.models import FarmProfileRow, OutboxRow, UserProfileRow
 from db.uow import Database
 from pipeline.clock import Clock
@@ -273,3 +276,63 @@ async def test_an_operators_phase_holds_until_auto(
     season = (await memory.profiles.load(USER)).farm.seasonal_context
     assert season.active_operations == [] and season.approximate_month == 6
     assert season.current_phase == "sowing"  # nothing newer says otherwise
+
+
+# -- the migration ---------------------------------------------------------------------
+
+
+async def _children_survive(url: str) -> None:
+    """Migration 0016 adds the phase lock in place: re-creating farm_profiles (a
+    batch "move and copy" on SQLite) would cascade to every farm's readings."""
+    await asyncio.to_thread(upgrade, url, "0015_conversation_memory")
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO user_profiles (user_id, schema_version, agent, expertise_level,"
+                    " preferred_language, preferred_style, interaction_count, known_intents,"
+                    " context_notes, recent_topics, operator, active) VALUES ('tg:1', 1, 'a',"
+                    " 'novice', 'uk', 'brief', 0, '[]', '[]', '[]', false, true)"
+                )
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO farm_profiles (farm_id, user_id, schema_version, field_ids,"
+                    " crop_ids, active_integrations, seasonal_context, iot_sensors,"
+                    " typical_intents, alert_thresholds, dict_pending_count) VALUES ('f1',"
+                    " 'tg:1', 1, '[]', '[]', '[]', '{}', '{}', '[]', '{}', 0)"
+                )
+            )
+            await conn.execute(
+                text("INSERT INTO fields (farm_id, field_id, name) VALUES ('f1', 'field:a', 'A')")
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO sensor_readings (farm_id, sensor_id, sensor_type, value, unit,"
+                    " measured_at, source) VALUES ('f1', 'p', 'soil_moisture', 1, '%',"
+                    " :at, 'api')"
+                ),
+                {"at": NOW},
+            )
+        await engine.dispose()
+        await asyncio.to_thread(upgrade, url, "head")
+        engine = create_engine(url)
+        async with engine.connect() as conn:
+            readings = await conn.scalar(text("SELECT count(*) FROM sensor_readings"))
+            fields = await conn.scalar(text("SELECT count(*) FROM fields"))
+            locked = await conn.scalar(text("SELECT phase_locked FROM farm_profiles"))
+        assert (readings, fields, bool(locked)) == (1, 1, False)
+    finally:
+        await engine.dispose()
+
+
+async def test_the_phase_lock_migration_keeps_every_farms_data(tmp_path: Any) -> None:
+    await _children_survive(f"sqlite+aiosqlite:///{tmp_path / 'children.db'}")
+
+
+@pytest.mark.postgres
+async def test_the_phase_lock_migration_keeps_every_farms_data_on_postgres(
+    postgres_url: str,
+) -> None:
+    await _children_survive(postgres_url)

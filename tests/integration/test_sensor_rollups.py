@@ -10,11 +10,14 @@ import asyncio
 import calendar
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import Table, insert, inspect, select, text
+from sqlalchemy import column as sa_column
+from sqlalchemy import table as sa_table
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.sql.schema import ScalarElementColumnDefault
 
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade
@@ -24,6 +27,8 @@ from db.repositories.sensor_buckets import count_buckets, count_readings, readin
 from db.uow import Database
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import InvalidBatch, SensorTypes, parse_batch
+from pipeline.memory.rows import farm_columns, user_columns
+from pipeline.profiles import FarmProfile, UserProfile
 
 TYPES = SensorTypes.load()
 FARM = "farm:rollups"
@@ -53,13 +58,32 @@ def item(minutes: float, value: float, **extra: Any) -> dict[str, Any]:
     }
 
 
+async def insert_as_schema_is(session: AsyncSession, table: Table, values: dict[str, Any]) -> None:
+    """Insert only the columns the database has at its revision: the backfill test
+    seeds the schema before migration 0014, and the model has columns added since."""
+    present = await session.run_sync(
+        lambda sync: {
+            column["name"] for column in inspect(sync.connection()).get_columns(table.name)
+        }
+    )
+    defaults = {
+        column.name: column.default.arg
+        for column in table.c
+        if isinstance(column.default, ScalarElementColumnDefault)
+    }
+    values = {**defaults, **values}
+    columns = [column for column in table.c if column.name in present and column.name in values]
+    light = sa_table(table.name, *(sa_column(column.name, column.type) for column in columns))
+    await session.execute(insert(light).values({c.name: values[c.name] for c in columns}))
+
+
 async def add_farms(factory: async_sessionmaker[AsyncSession]) -> None:
     async with factory() as session:
         for farm, user in ((FARM, "tg:31"), (OTHER, "tg:32")):
-            session.add(UserProfileRow(user_id=user))
-            await session.flush()
-            session.add(FarmProfileRow(farm_id=farm, user_id=user))
-            await session.flush()
+            user_row = user_columns(UserProfile.default(user))
+            await insert_as_schema_is(session, cast(Table, UserProfileRow.__table__), user_row)
+            farm_row = farm_columns(FarmProfile(farm_id=farm, user_id=user))
+            await insert_as_schema_is(session, cast(Table, FarmProfileRow.__table__), farm_row)
             session.add(FieldRow(farm_id=farm, field_id=NORTH, name="Північне"))
             session.add(FieldRow(farm_id=farm, field_id=SOUTH, name="Південне"))
         await session.commit()
