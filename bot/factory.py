@@ -29,8 +29,9 @@ from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
-from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
+from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
 from bot.telegram_retry import RetryMiddleware
+from db.checkpoint import WalCheckpointer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
@@ -210,8 +211,10 @@ def build_core(
     settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
 ) -> Core:
     rules = rules or Rulebook.load()
-    # Lock and statement timeouts: a stuck database answers within seconds.
-    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
+    # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
+    # WAL is checkpointed by a job (db/checkpoint.py), never inside a commit.
+    url = settings.stepan.database_url
+    engine = create_engine(url, timeouts=DbTimeouts(), checkpoint_by_job=True)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
@@ -407,14 +410,10 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
+            wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),
     )
-
-    async def start_jobs() -> None:
-        scheduler.start()
-
-    async def stop_jobs() -> None:
-        scheduler.shutdown(wait=False)
+    start_jobs, stop_jobs = scheduler_hooks(scheduler)
 
     dispatcher.startup.register(alert_sender.bind)
     dispatcher.startup.register(start_jobs)

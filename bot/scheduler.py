@@ -35,6 +35,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
 from db.repositories import handoffs, inbox, interactions, jobs, recall
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
@@ -163,6 +164,7 @@ def default_jobs(
     nightly_at: tuple[int, int] = (3, 0),
     farm_timezone: str = "Europe/Kyiv",
     conversations: Conversations | None = None,
+    wal: WalCheckpointer | None = None,
 ) -> list[JobSpec]:
     async def expertise_sweep() -> str:
         return f"upgraded {await sweep.run()}"
@@ -207,6 +209,22 @@ def default_jobs(
             "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * minute
         ),
     ]
+    if wal is not None:
+        # SQLite's WAL, checkpointed here instead of inside a commit (db/checkpoint.py).
+        # Every instance sharing the file may do it: a checkpoint is idempotent.
+        async def wal_checkpoint() -> str:
+            return (await wal.run()).describe()
+
+        specs.append(
+            JobSpec(
+                "wal_checkpoint",
+                every(seconds=CHECKPOINT_EVERY_S),
+                wal_checkpoint,
+                CHECKPOINT_EVERY_S,
+                minute,
+                per_instance=True,
+            )
+        )
     if watcher is not None:
         # Sensor thresholds (pipeline/farm/alerts.py); only where something can send.
         async def sensor_watch() -> str:
@@ -237,6 +255,20 @@ def default_jobs(
         trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
         specs.append(JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * minute))
     return specs
+
+
+def scheduler_hooks(
+    scheduler: AsyncIOScheduler,
+) -> tuple[Callable[[], Awaitable[None]], Callable[[], Awaitable[None]]]:
+    """The dispatcher's startup and shutdown hooks that start and stop ``scheduler``."""
+
+    async def start_jobs() -> None:
+        scheduler.start()
+
+    async def stop_jobs() -> None:
+        scheduler.shutdown(wait=False)
+
+    return start_jobs, stop_jobs
 
 
 def build_scheduler(runner: JobRunner, specs: list[JobSpec]) -> AsyncIOScheduler:

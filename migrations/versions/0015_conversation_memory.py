@@ -1,8 +1,8 @@
 """Conversation memory: remembered answers for the section-9 shortcuts and the
 rolling window of conversation summaries (issue 11, points 4 and 5).
 
-Revision ID: 0014_conversation_memory
-Revises: 0013_agronomist_questions
+Revision ID: 0015_conversation_memory
+Revises: 0014_sensor_hours
 Create Date: 2026-12-01 11:20:00.000000
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014_conversation_memory"
-down_revision: str | None = "0013_agronomist_questions"
+revision: str = "0015_conversation_memory"
+down_revision: str | None = "0014_sensor_hours"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
