@@ -6,19 +6,17 @@ trace code, intent and crew under it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.types import ClassifierContext, Incoming, Reply
-from tests.fakes.llm import no_outbound_connections
-from tests.integration.test_deep_offline import NOW, USER, incoming, seed_farm
+from tests.integration import test_shortcuts as shared
+from tests.integration.test_deep_offline import USER, incoming
 from tests.integration.test_shortcuts import MovingClock
 
 Factory = async_sessionmaker[AsyncSession]
@@ -33,26 +31,9 @@ QUESTIONS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def no_internet() -> Iterator[None]:
-    with no_outbound_connections() as attempts:
-        yield
-    assert attempts == []
-
-
-@pytest.fixture
-def clock() -> MovingClock:
-    return MovingClock(NOW)
-
-
-@pytest.fixture
-def pipeline_clock(clock: MovingClock) -> Clock:
-    return clock
-
-
-@pytest.fixture
-async def farm(pipeline: Pipeline, memory: Memory, session_factory: Factory) -> None:
-    await seed_farm(pipeline, memory, session_factory)
+# The seeded farm on a clock the test moves, no internet (the shortcut tests' fixtures).
+no_internet, clock, pipeline_clock = shared.no_internet, shared.clock, shared.pipeline_clock
+farm = shared.deep
 
 
 async def ask(
@@ -84,7 +65,7 @@ async def test_each_deep_part_reads_differently_per_level(
     memory: Memory,
     clock: MovingClock,
     catalog: Catalog,
-    farm: None,
+    farm: object,
     question: str,
 ) -> None:
     novice, _ = await ask(pipeline, memory, clock, question, "novice")
@@ -118,7 +99,7 @@ async def test_each_deep_part_reads_differently_per_level(
 
 
 async def test_an_operator_reads_the_technical_voice_with_the_trace(
-    pipeline: Pipeline, memory: Memory, clock: MovingClock, catalog: Catalog, farm: None
+    pipeline: Pipeline, memory: Memory, clock: MovingClock, catalog: Catalog, farm: object
 ) -> None:
     expert, _ = await ask(pipeline, memory, clock, "яка вологість на полі 2", "expert")
     reply, message = await ask(
