@@ -9,7 +9,7 @@ error, timeout or unusable answer, so a slow model never costs a farmer the repl
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,6 +17,7 @@ from pipeline.crew.contract import sanitize
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.profiles import FarmProfile, UserProfile
+from pipeline.recall.prompt import recall_block
 from pipeline.style import build_prefix, display_name
 from pipeline.types import DepthDecision, Language
 from pipeline.voice import first_key, leveled, voice_of, why
@@ -106,6 +107,9 @@ class LlmResponder:
         self._prompts = prompts
         self._timeout_s = timeout_s
         self.templates = templates or TemplateResponder(catalog)
+        #: The user's newest conversation summaries for the prompt (pipeline/recall/);
+        #: read only when the LLM is asked.
+        self.recall: Callable[[str], Awaitable[tuple[str, ...]]] | None = None
 
     async def answer(self, request: LightRequest) -> str:
         template = self.templates.answer(request)
@@ -118,6 +122,10 @@ class LlmResponder:
                 intent=intent,
                 template=template,
             )
+            if self.recall is not None:
+                lines = await self.recall(request.profile.user_id)
+                block = recall_block(lines, self._catalog, request.lang)
+                system = f"{system}\n\n{block}" if block else system
             user = sanitize(request.text) or template
             text = (await self._llm.complete(system, user, timeout_s=self._timeout_s)).strip()
         except Exception as exc:
