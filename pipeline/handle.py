@@ -51,6 +51,7 @@ from pipeline.memory import (
     Loaded,
     ProfileEditor,
     ProfileLoader,
+    StoreUnavailable,
 )
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
@@ -378,6 +379,9 @@ class Pipeline:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")
                         return Reply(self.catalog.text(lang, "actions.style_set", style=adverb))
+        except StoreUnavailable:
+            # A failure is said to be one, never "this button has expired".
+            return Reply(self.catalog.text(lang, "faults.database"))
         except Exception:
             logger.exception("handle_action failed trace=%s", incoming.trace_id)
         # Onboarding's own buttons outside onboarding, an unknown user, a forged value.

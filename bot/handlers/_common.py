@@ -13,19 +13,15 @@ from bot.render import AttachmentFailed, send_reply
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.language import language_from_telegram
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
 from pipeline.types import Incoming, Language, Reply
 
 logger = logging.getLogger(__name__)
 
 
-class StoreUnavailable(Exception):
-    """The profile store failed and defaults stood in: an operator's card or a
-    user's /me says the database is unavailable, never shows the defaults as data
-    (bot/handlers/errors.py answers it)."""
-
-
 async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
+    """The profile, or StoreUnavailable when defaults stood in for a failed store (an
+    operator's card or a user's /me never shows defaults as data)."""
     loaded = await profiles.load(user_id)
     if loaded.degraded:
         raise StoreUnavailable(user_id)
