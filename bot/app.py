@@ -26,7 +26,8 @@ from db.migrate import upgrade_async
 
 logger = logging.getLogger(__name__)
 
-#: How long SIGTERM waits for updates in flight before closing the database.
+#: How long SIGTERM waits for the updates being handled before closing the database
+#: (the ones claimed and not started are given back to the inbox at once: bot/inbox.py).
 SHUTDOWN_GRACE_S = 20.0
 
 #: The Bot API methods Stepan calls (see pin_response_models).
@@ -81,8 +82,9 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
 
     async def on_shutdown() -> None:
         logger.info("Stepan is shutting down")
-        # Updates taken from Telegram are stored in the inbox: what does not finish
-        # within the grace is replayed by the next instance once its lease runs out.
+        # Updates taken from Telegram are stored in the inbox: the queued ones were
+        # given back for a replay; what does not finish within the grace is replayed
+        # by the next instance once its lease runs out.
         await dispatcher["in_flight"].wait_idle(SHUTDOWN_GRACE_S)
         await core.close()
 

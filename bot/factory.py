@@ -9,18 +9,18 @@ handlers get the services they declare from the dispatcher's workflow data, by n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 import httpx
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.exceptions import TelegramForbiddenError
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
-from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
 from bot.fsm_storage import FallbackIsolation, FallbackStorage
 from bot.handlers import build_root_router
@@ -30,7 +30,6 @@ from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
-from bot.render import send_reply
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
 from bot.telegram_retry import RetryMiddleware
 from db.engine import DbTimeouts, create_engine
@@ -43,7 +42,7 @@ from pipeline.agronomy.region import FarmRegions
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
-from pipeline.farm.alerts import AlertWatcher, RecipientGone
+from pipeline.farm.alerts import AlertWatcher
 from pipeline.farm.journal import Journal
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
@@ -68,7 +67,6 @@ from pipeline.peers.server import PeerServer
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.privacy import Sanitizer
 from pipeline.rulebook import Rulebook
-from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -201,7 +199,12 @@ def build_pipeline(
             writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
             if brains.client is not None
             else None,
-            desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
+            desk=AgronomistDesk(
+                catalog=catalog,
+                database=db,
+                sanitizer=Sanitizer(rules.privacy),
+                expiry=timedelta(hours=stepan.agronomist_expiry_hours),
+            ),
         ),
         clock=clock,
     )
@@ -345,31 +348,6 @@ def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
     return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
 
 
-class TelegramAlertSender:
-    """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
-
-    def __init__(self) -> None:
-        self._bot: Bot | None = None
-
-    async def bind(self, bot: Bot | None = None) -> None:
-        """Dispatcher startup hook: aiogram passes the bot it runs with."""
-        if bot is not None:
-            self._bot = bot
-
-    async def send(
-        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
-    ) -> None:
-        if self._bot is None:
-            raise RuntimeError("no bot bound yet: alerts wait for the next run")
-        try:
-            if markup is not None:
-                await self._bot.send_message(chat_id, text, reply_markup=markup)
-            else:
-                await send_reply(self._bot, chat_id, Reply(text=text))
-        except TelegramForbiddenError as exc:
-            raise RecipientGone(str(exc)) from exc
-
-
 def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
@@ -431,6 +409,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
+            notify=alert_sender.send,
         ),
     )
 

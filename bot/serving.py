@@ -2,7 +2,8 @@
 transports (long polling, or the webhook server for several instances).
 
 ``serve`` is the shape of both: startup hooks, the stored updates nobody finished
-(replayed first), the transport until SIGTERM, then shutdown hooks.
+(replayed first), the transport until SIGTERM, then shutdown hooks (updates in
+progress finish; queued ones are left to the inbox for a replay).
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ async def serve(
         maintenance = asyncio.create_task(replayer.run(stop))
         await run(stop)
     finally:
+        # No new work: what is being handled finishes (shutdown hooks wait for it),
+        # what was claimed and not started goes back to the inbox for a replay.
+        inbox.stop_intake()
         stop.set()
         if maintenance is not None:
             await maintenance

@@ -59,21 +59,29 @@ def incoming_from(
     )
 
 
+def message_incoming(
+    message: Message,
+    text: str,
+    trace_id: str,
+    settings: Settings,
+    update: Update | None = None,
+) -> Incoming | None:
+    """The pipeline's view of ``message`` with ``text`` (its text or its caption);
+    None for a message without a sender."""
+    if message.from_user is None:
+        return None
+    return incoming_from(
+        message.from_user, message.chat.id, text, trace_id, settings, message.message_id, update
+    )
+
+
 def text_incoming(
     message: Message, trace_id: str, settings: Settings, update: Update | None = None
 ) -> Incoming | None:
     """The pipeline's view of a text message (None for one without a sender or text)."""
-    if message.from_user is None or message.text is None:
+    if message.text is None:
         return None
-    return incoming_from(
-        message.from_user,
-        message.chat.id,
-        message.text,
-        trace_id,
-        settings,
-        message.message_id,
-        update=update,
-    )
+    return message_incoming(message, message.text, trace_id, settings, update)
 
 
 async def deliver(

@@ -83,7 +83,10 @@ async def on_phase_button(
     lang = user_language(query.from_user)
     user_id = f"tg:{callback_data.user}"
     known = (await load_profile(profiles, user_id)).known
-    if known and await profile_editor.update_farm(user_id, current_phase=callback_data.phase) is None:
+    if (
+        known
+        and await profile_editor.update_farm(user_id, current_phase=callback_data.phase) is None
+    ):
         raise StoreUnavailable(user_id)  # never "saved" when it was not
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
     card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))

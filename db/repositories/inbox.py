@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UpdateInboxRow
@@ -93,6 +93,27 @@ async def renew(
             UpdateInboxRow.status == HANDLING,
         )
         .values(claimed_until=until)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def release(session: AsyncSession, update_ids: Sequence[int], owner: str) -> int:
+    """Give back updates ``owner`` claimed and never started (it is shutting down):
+    any instance may replay them at once, and the try does not count as an attempt."""
+    if not update_ids:
+        return 0
+    result = await session.execute(
+        update(UpdateInboxRow)
+        .where(
+            UpdateInboxRow.update_id.in_(update_ids),
+            UpdateInboxRow.claimed_by == owner,
+            UpdateInboxRow.status == HANDLING,
+        )
+        .values(
+            claimed_by=None,
+            claimed_until=None,
+            attempts=case((UpdateInboxRow.attempts > 0, UpdateInboxRow.attempts - 1), else_=0),
+        )
     )
     return int(getattr(result, "rowcount", 0) or 0)
 
