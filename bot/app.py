@@ -12,6 +12,7 @@ from aiogram.methods.base import Response
 from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
 from bot.serving import (
+    build_deferred,
     build_inbox,
     build_metrics,
     polling,
@@ -55,7 +56,8 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
     pinned_models = pin_response_models()
     await upgrade_async(settings.stepan.database_url)
     core = build_core(settings)
-    bot = build_bot(settings)
+    deferred = build_deferred(core)
+    bot = build_bot(settings, deferred)
     dispatcher = build_dispatcher(core)
     metrics = build_metrics(core, "webhook" if webhook_mode else "polling")
     inbox = build_inbox(core, dispatcher, metrics)
@@ -86,11 +88,14 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
         # given back for a replay; what does not finish within the grace is replayed
         # by the next instance once its lease runs out.
         await dispatcher["in_flight"].wait_idle(SHUTDOWN_GRACE_S)
+        # Replies still waiting out flood control: the next start (or another
+        # instance) sends them when due.
+        await deferred.release()
         await core.close()
 
     dispatcher.startup.register(startup_calls.start)
     dispatcher.shutdown.register(startup_calls.stop)
     dispatcher.shutdown.register(on_shutdown)
     stop = stop_on_signals()
-    await serve(dispatcher, bot, inbox, transport, stop)
+    await serve(dispatcher, bot, inbox, transport, stop, deferred)
     del pinned_models  # held until polling stops

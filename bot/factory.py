@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
+from bot.deferred import DeferredSends
 from bot.fsm_storage import FallbackIsolation, FallbackStorage
 from bot.handlers import build_root_router
 from bot.handlers.operator_rules import proposal_keyboard
@@ -299,7 +300,7 @@ def build_core(
     )
 
 
-def build_bot(settings: Settings) -> Bot:
+def build_bot(settings: Settings, deferred: DeferredSends | None = None) -> Bot:
     token = settings.stepan.bot_token
     if token is None:
         raise ValueError("STEPAN_BOT_TOKEN is not set")
@@ -312,8 +313,9 @@ def build_bot(settings: Settings) -> Bot:
     bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )
-    # Every call waits out flood control and retries 5xx / dropped connections.
-    bot.session.middleware(RetryMiddleware())
+    # Every call waits out flood control (kept in the database meanwhile, with
+    # ``deferred``) and retries 5xx / dropped connections.
+    bot.session.middleware(RetryMiddleware(deferred=deferred))
     return bot
 
 

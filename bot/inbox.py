@@ -33,17 +33,21 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiogram import BaseMiddleware, Bot, Dispatcher
 from aiogram.types import TelegramObject, Update
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import update_context
 from db.models import UpdateInboxRow
 from db.repositories import inbox as repo
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
+
+if TYPE_CHECKING:
+    from bot.deferred import DeferredSends
 
 logger = logging.getLogger(__name__)
 
@@ -245,11 +249,14 @@ class InboxMiddleware(BaseMiddleware):
                 self._observe(event.event_type, "duplicate")
                 return None
         outcome = "error"
+        # A reply kept while it waits out flood control names this update.
+        token = update_context.handling(event.update_id)
         try:
             result = await handler(event, data)
             outcome = "ok"
             return result
         finally:
+            update_context.done(token)
             await inbox.finish(event.update_id, outcome)
             self._observe(event.event_type, outcome)
 
@@ -258,10 +265,15 @@ class Replayer:
     """Feeds the inbox's orphaned updates back to the dispatcher, and keeps this
     instance's leases alive. Runs next to polling or the webhook server."""
 
-    def __init__(self, inbox: Inbox, dispatcher: Dispatcher, bot: Bot) -> None:
+    def __init__(
+        self, inbox: Inbox, dispatcher: Dispatcher, bot: Bot, deferred: DeferredSends | None = None
+    ) -> None:
         self._inbox = inbox
         self._dispatcher = dispatcher
         self._bot = bot
+        #: Replies kept while waiting out flood control (bot/deferred.py): renewed and
+        #: swept here too.
+        self._deferred = deferred
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -298,5 +310,11 @@ class Replayer:
                 await self.sweep()
             except Exception:
                 logger.exception("inbox: sweep failed")
+            if self._deferred is not None:
+                try:
+                    await self._deferred.heartbeat()
+                    await self._deferred.sweep(self._bot)
+                except Exception:
+                    logger.exception("telegram outbox: sweep failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.interval_s)

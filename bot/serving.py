@@ -20,6 +20,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.fsm.storage.redis import RedisStorage
 from aiogram.methods import SetWebhook
 
+from bot.deferred import DeferredSends
 from bot.factory import Core
 from bot.inbox import Inbox, InboxMiddleware, Replayer
 from bot.metrics import Metrics
@@ -51,6 +52,12 @@ def redis_of(dispatcher: Dispatcher) -> Any:
     return storage.redis if isinstance(storage, RedisStorage) else None
 
 
+def build_deferred(core: Core) -> DeferredSends:
+    """Replies waiting out flood control, kept in the database (bot/deferred.py)."""
+    lease = timedelta(seconds=core.settings.stepan.inbox_lease_s)
+    return DeferredSends(core.db, instance_id(), lease)
+
+
 def build_inbox(core: Core, dispatcher: Dispatcher, metrics: Metrics | None = None) -> Inbox:
     """The update inbox (bot/inbox.py), claiming after the per-user ordering, then
     the per-user throttle (a dropped update is still marked done)."""
@@ -80,14 +87,19 @@ def stop_on_signals() -> asyncio.Event:
 
 
 async def serve(
-    dispatcher: Dispatcher, bot: Bot, inbox: Inbox, run: Transport, stop: asyncio.Event
+    dispatcher: Dispatcher,
+    bot: Bot,
+    inbox: Inbox,
+    run: Transport,
+    stop: asyncio.Event,
+    deferred: DeferredSends | None = None,
 ) -> None:
     """Startup hooks, the inbox's replays (stored unhandled updates first), ``run``
     until ``stop``, then shutdown hooks (which wait for updates in flight)."""
     workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
     workflow.pop("bot", None)
     await dispatcher.emit_startup(bot=bot, **workflow)
-    replayer = Replayer(inbox, dispatcher, bot)
+    replayer = Replayer(inbox, dispatcher, bot, deferred)
     maintenance: asyncio.Task[None] | None = None
     try:
         await replayer.sweep()
