@@ -52,10 +52,12 @@ def pin_response_models() -> list[type]:
     return [generic[method.__returning__] for method in BOT_API_METHODS]
 
 
-async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
+async def run_bot(settings: Settings, *, webhook_mode: bool = False, llm: Any = None) -> None:
+    """``llm``: a ready CrewAI ``BaseLLM`` instead of STEPAN_LLM_* (bench/scale.py's
+    scripted one)."""
     pinned_models = pin_response_models()
     await upgrade_async(settings.stepan.database_url)
-    core = build_core(settings)
+    core = build_core(settings, llm=llm)
     deferred = build_deferred(core)
     bot = build_bot(settings, deferred)
     dispatcher = build_dispatcher(core)

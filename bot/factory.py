@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -133,7 +134,10 @@ def build_pipeline(
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
+    llm: Any | None = None,
 ) -> Pipeline:
+    """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
+    benchmark's scripted one, bench/scale.py); None: the settings decide."""
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
@@ -145,8 +149,7 @@ def build_pipeline(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
     stepan = settings.stepan
-    llm = None
-    if settings.llm_configured and stepan.llm_model:
+    if llm is None and settings.llm_configured and stepan.llm_model:
         base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
         llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
     # Without an LLM: templates and the offline composer. With one: one short LLM call
@@ -158,7 +161,7 @@ def build_pipeline(
         memory.sync,
         rules=rules,
         llm=llm,
-        health=llm_health or LlmHealth(configured=settings.llm_configured),
+        health=llm_health or LlmHealth(configured=llm is not None),
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
@@ -212,7 +215,10 @@ def build_pipeline(
 
 
 def build_core(
-    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+    settings: Settings,
+    rules: Rulebook | None = None,
+    catalog: Catalog | None = None,
+    llm: Any | None = None,
 ) -> Core:
     rules = rules or Rulebook.load()
     # Lock and statement timeouts: a stuck database answers within seconds.
@@ -220,7 +226,7 @@ def build_core(
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
-    llm_health = LlmHealth(configured=settings.llm_configured)
+    llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     regions = FarmRegions(rules.knowledge, db, memory.editor)
@@ -236,6 +242,7 @@ def build_core(
         peer_link=link,
         learnings=learnings,
         classifier=classifier,
+        llm=llm,
     )
     server = None
     if link is not None:
