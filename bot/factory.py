@@ -32,8 +32,9 @@ from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
-from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
+from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
 from bot.telegram_retry import RetryMiddleware
+from db.checkpoint import WalCheckpointer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
@@ -68,6 +69,7 @@ from pipeline.peers.routing import PeerRouter, classifier_strength
 from pipeline.peers.server import PeerServer
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.privacy import Sanitizer
+from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -211,6 +213,7 @@ def build_pipeline(
             ),
         ),
         clock=clock,
+        recall=build_recall(rules, catalog, db, memory, brains.client, clock),
     )
 
 
@@ -221,8 +224,10 @@ def build_core(
     llm: Any | None = None,
 ) -> Core:
     rules = rules or Rulebook.load()
-    # Lock and statement timeouts: a stuck database answers within seconds.
-    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
+    # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
+    # WAL is checkpointed by a job (db/checkpoint.py), never inside a commit.
+    url = settings.stepan.database_url
+    engine = create_engine(url, timeouts=DbTimeouts(), checkpoint_by_job=True)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
@@ -383,6 +388,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
+        conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
@@ -420,14 +426,11 @@ def build_dispatcher(core: Core) -> Dispatcher:
             farm_timezone=core.settings.stepan.farm_timezone,
             agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
             notify=alert_sender.send,
+            conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
+            wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),
     )
-
-    async def start_jobs() -> None:
-        scheduler.start()
-
-    async def stop_jobs() -> None:
-        scheduler.shutdown(wait=False)
+    start_jobs, stop_jobs = scheduler_hooks(scheduler)
 
     dispatcher.startup.register(alert_sender.bind)
     dispatcher.startup.register(start_jobs)

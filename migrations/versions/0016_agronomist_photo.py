@@ -1,7 +1,7 @@
 """The agronomist desk: the picture a question came with, for the operators' card.
 
-Revision ID: 0014_agronomist_photo
-Revises: 0013_agronomist_questions
+Revision ID: 0016_agronomist_photo
+Revises: 0015_conversation_memory
 Create Date: 2026-12-01 11:30:00.000000
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014_agronomist_photo"
-down_revision: str | None = "0013_agronomist_questions"
+revision: str = "0016_agronomist_photo"
+down_revision: str | None = "0015_conversation_memory"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """Replies waiting out Telegram's flood control, kept so a restart sends them.
 
-Revision ID: 0015_telegram_outbox
-Revises: 0014_agronomist_photo
+Revision ID: 0017_telegram_outbox
+Revises: 0016_agronomist_photo
 Create Date: 2026-12-01 11:40:00.000000
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0015_telegram_outbox"
-down_revision: str | None = "0014_agronomist_photo"
+revision: str = "0017_telegram_outbox"
+down_revision: str | None = "0016_agronomist_photo"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
