@@ -101,13 +101,16 @@ async def serve(
     await dispatcher.emit_startup(bot=bot, **workflow)
     replayer = Replayer(inbox, dispatcher, bot, deferred)
     maintenance: asyncio.Task[None] | None = None
+    # From the signal on, no new work: what is being handled finishes (shutdown hooks
+    # wait for it), what was claimed and not started goes back to the inbox for a
+    # replay, even while the transport is still closing (the webhook's 5 s).
+    signalled = asyncio.ensure_future(stop.wait())
+    signalled.add_done_callback(lambda _: inbox.stop_intake())
     try:
         await replayer.sweep()
         maintenance = asyncio.create_task(replayer.run(stop))
         await run(stop)
     finally:
-        # No new work: what is being handled finishes (shutdown hooks wait for it),
-        # what was claimed and not started goes back to the inbox for a replay.
         inbox.stop_intake()
         stop.set()
         if maintenance is not None:
