@@ -63,7 +63,7 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False, llm: Any = 
     bot = build_bot(settings, deferred)
     dispatcher = build_dispatcher(core)
     metrics = build_metrics(core, "webhook" if webhook_mode else "polling")
-    inbox = build_inbox(core, dispatcher, metrics)
+    inbox = build_inbox(core, dispatcher, metrics, deferred)
     transport = (
         webhook(core, dispatcher, bot, inbox, metrics)
         if webhook_mode

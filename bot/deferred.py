@@ -75,6 +75,10 @@ class DeferredSends:
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
+    def owner(self) -> str:
+        return self._owner
+
+    @property
     def held(self) -> int:
         return len(self._held)
 

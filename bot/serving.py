@@ -58,11 +58,17 @@ def build_deferred(core: Core) -> DeferredSends:
     return DeferredSends(core.db, instance_id(), lease)
 
 
-def build_inbox(core: Core, dispatcher: Dispatcher, metrics: Metrics | None = None) -> Inbox:
+def build_inbox(
+    core: Core,
+    dispatcher: Dispatcher,
+    metrics: Metrics | None = None,
+    deferred: DeferredSends | None = None,
+) -> Inbox:
     """The update inbox (bot/inbox.py), claiming after the per-user ordering, then
-    the per-user throttle (a dropped update is still marked done)."""
+    the per-user throttle (a dropped update is still marked done). With ``deferred``
+    both claim as one owner: a kept reply marks its update done as its holder."""
     lease = timedelta(seconds=core.settings.stepan.inbox_lease_s)
-    inbox = Inbox(core.db, instance_id(), lease)
+    inbox = Inbox(core.db, deferred.owner if deferred is not None else instance_id(), lease)
     observe = metrics.update_handled if metrics is not None else None
     dispatcher.update.outer_middleware(InboxMiddleware(inbox, observe))
     settings = core.settings.stepan
