@@ -1,14 +1,15 @@
 """Builds everything with a lifetime: engine, HTTP client, pipeline, bot, dispatcher,
 scheduler. Nothing here is a module global; the caller owns what it builds.
-
 The composition root: one ``Database`` (db/uow.py) is built here and handed to every
-service that opens transactions; each memory service goes only where it is used;
-handlers get the services they declare from the dispatcher's workflow data, by name
-(see ``build_dispatcher``), never the whole pipeline as a service locator."""
+service that opens transactions; each memory service goes only where it is used; handlers
+get the services they declare from the dispatcher's workflow data, by name (see
+``build_dispatcher``), never the whole pipeline as a service locator."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -21,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
+from bot.deferred import DeferredSends
 from bot.fsm_storage import FallbackIsolation, FallbackStorage
 from bot.handlers import build_root_router
 from bot.handlers.operator_rules import proposal_keyboard
@@ -59,6 +61,7 @@ from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.naming import NameBook
 from pipeline.onboarding import OnboardingFlow
+from pipeline.onboarding_reading import OnboardingReader
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.link import NatsLink
@@ -133,7 +136,10 @@ def build_pipeline(
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
+    llm: Any | None = None,
 ) -> Pipeline:
+    """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
+    benchmark's scripted one, bench/scale.py); None: the settings decide."""
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
@@ -145,8 +151,7 @@ def build_pipeline(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
     stepan = settings.stepan
-    llm = None
-    if settings.llm_configured and stepan.llm_model:
+    if llm is None and settings.llm_configured and stepan.llm_model:
         base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
         llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
     # Without an LLM: templates and the offline composer. With one: one short LLM call
@@ -158,7 +163,7 @@ def build_pipeline(
         memory.sync,
         rules=rules,
         llm=llm,
-        health=llm_health or LlmHealth(configured=settings.llm_configured),
+        health=llm_health or LlmHealth(configured=llm is not None),
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
@@ -203,7 +208,12 @@ def build_pipeline(
             writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
             if brains.client is not None
             else None,
-            desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
+            desk=AgronomistDesk(
+                catalog=catalog,
+                database=db,
+                sanitizer=Sanitizer(rules.privacy),
+                expiry=timedelta(hours=stepan.agronomist_expiry_hours),
+            ),
         ),
         clock=clock,
         recall=recall,
@@ -211,7 +221,10 @@ def build_pipeline(
 
 
 def build_core(
-    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+    settings: Settings,
+    rules: Rulebook | None = None,
+    catalog: Catalog | None = None,
+    llm: Any | None = None,
 ) -> Core:
     rules = rules or Rulebook.load()
     # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
@@ -221,7 +234,7 @@ def build_core(
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
-    llm_health = LlmHealth(configured=settings.llm_configured)
+    llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     regions = FarmRegions(rules.knowledge, db, memory.editor)
@@ -237,6 +250,7 @@ def build_core(
         peer_link=link,
         learnings=learnings,
         classifier=classifier,
+        llm=llm,
     )
     server = None
     if link is not None:
@@ -268,6 +282,7 @@ def build_core(
             rules.vocabulary.shared(),
             rules.units,
             regions,
+            OnboardingReader(rules.onboarding, pipeline.classifier),
         ),
         regions=regions,
         terms=TermReview(db, memory.editor),
@@ -301,7 +316,7 @@ def build_core(
     )
 
 
-def build_bot(settings: Settings) -> Bot:
+def build_bot(settings: Settings, deferred: DeferredSends | None = None) -> Bot:
     token = settings.stepan.bot_token
     if token is None:
         raise ValueError("STEPAN_BOT_TOKEN is not set")
@@ -309,13 +324,13 @@ def build_bot(settings: Settings) -> Bot:
     if settings.stepan.telegram_api_url is not None:
         base = str(settings.stepan.telegram_api_url).rstrip("/")
         session = AiohttpSession(api=TelegramAPIServer.from_base(base))
-    # parse_mode stays None: replies are plain text (model output must never fail
-    # to parse as HTML/Markdown).
+    # parse_mode stays None: plain text (model output must never fail to parse as HTML).
     bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )
-    # Every call waits out flood control and retries 5xx / dropped connections.
-    bot.session.middleware(RetryMiddleware())
+    # Every call waits out flood control (kept in the database meanwhile, with
+    # ``deferred``) and retries 5xx / dropped connections.
+    bot.session.middleware(RetryMiddleware(deferred=deferred))
     return bot
 
 
@@ -412,6 +427,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
+            notify=alert_sender.send,
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),
