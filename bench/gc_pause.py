@@ -37,7 +37,8 @@ silence_crewai()
 from volume import settings_for  # noqa: E402
 
 from bot.app import pin_response_models  # noqa: E402
-from bot.factory import build_core, build_dispatcher  # noqa: E402
+from bot.dispatcher import build_dispatcher  # noqa: E402
+from bot.factory import build_core  # noqa: E402
 from bot.middlewares.heap import HeapFreezer  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402

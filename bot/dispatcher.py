@@ -122,6 +122,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
+            notify=alert_sender.send,
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),

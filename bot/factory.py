@@ -1,14 +1,15 @@
 """Builds everything with a lifetime: engine, HTTP client, pipeline, bot, dispatcher,
 scheduler. Nothing here is a module global; the caller owns what it builds.
-
 The composition root: one ``Database`` (db/uow.py) is built here and handed to every
-service that opens transactions; each memory service goes only where it is used;
-handlers get the services they declare from the dispatcher's workflow data, by name
-(see ``bot.dispatcher.build_dispatcher``), never the whole pipeline as a service locator."""
+service that opens transactions; each memory service goes only where it is used; handlers
+get the services they declare from the dispatcher's workflow data, by name (see
+``bot.dispatcher.build_dispatcher``), never the whole pipeline as a service locator."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 import httpx
 from aiogram import Bot
@@ -18,6 +19,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import Settings
+from bot.deferred import DeferredSends
 from bot.memory_setup import build_memory_layer
 from bot.telegram_retry import RetryMiddleware
 from db.engine import DbTimeouts, create_engine
@@ -121,7 +123,10 @@ def build_pipeline(
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
+    llm: Any | None = None,
 ) -> Pipeline:
+    """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
+    benchmark's scripted one, bench/scale.py); None: the settings decide."""
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
@@ -138,8 +143,7 @@ def build_pipeline(
         learner=memory.learner,
     )
     stepan = settings.stepan
-    llm = None
-    if settings.llm_configured and stepan.llm_model:
+    if llm is None and settings.llm_configured and stepan.llm_model:
         base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
         llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
     # Without an LLM: templates and the offline composer. With one: one short LLM call
@@ -151,7 +155,7 @@ def build_pipeline(
         memory.sync,
         rules=rules,
         llm=llm,
-        health=llm_health or LlmHealth(configured=settings.llm_configured),
+        health=llm_health or LlmHealth(configured=llm is not None),
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
@@ -164,6 +168,9 @@ def build_pipeline(
         database=db,
         link=peer_link,
     )
+    recall = build_recall(rules, catalog, db, memory, brains.client, clock)
+    # Light LLM replies read the conversation summaries too (never the templates).
+    brains.responder.recall = recall.conversations.for_prompt
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
@@ -193,15 +200,23 @@ def build_pipeline(
             writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
             if brains.client is not None
             else None,
-            desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
+            desk=AgronomistDesk(
+                catalog=catalog,
+                database=db,
+                sanitizer=Sanitizer(rules.privacy),
+                expiry=timedelta(hours=stepan.agronomist_expiry_hours),
+            ),
         ),
         clock=clock,
-        recall=build_recall(rules, catalog, db, memory, brains.client, clock),
+        recall=recall,
     )
 
 
 def build_core(
-    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+    settings: Settings,
+    rules: Rulebook | None = None,
+    catalog: Catalog | None = None,
+    llm: Any | None = None,
 ) -> Core:
     rules = rules or Rulebook.load()
     # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
@@ -211,7 +226,7 @@ def build_core(
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
-    llm_health = LlmHealth(configured=settings.llm_configured)
+    llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     regions = FarmRegions(rules.knowledge, db, memory.editor)
@@ -227,6 +242,7 @@ def build_core(
         peer_link=link,
         learnings=learnings,
         classifier=classifier,
+        llm=llm,
     )
     server = None
     if link is not None:
@@ -292,7 +308,7 @@ def build_core(
     )
 
 
-def build_bot(settings: Settings) -> Bot:
+def build_bot(settings: Settings, deferred: DeferredSends | None = None) -> Bot:
     token = settings.stepan.bot_token
     if token is None:
         raise ValueError("STEPAN_BOT_TOKEN is not set")
@@ -300,11 +316,11 @@ def build_bot(settings: Settings) -> Bot:
     if settings.stepan.telegram_api_url is not None:
         base = str(settings.stepan.telegram_api_url).rstrip("/")
         session = AiohttpSession(api=TelegramAPIServer.from_base(base))
-    # parse_mode stays None: replies are plain text (model output must never fail
-    # to parse as HTML/Markdown).
+    # parse_mode stays None: plain text (model output must never fail to parse as HTML).
     bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )
-    # Every call waits out flood control and retries 5xx / dropped connections.
-    bot.session.middleware(RetryMiddleware())
+    # Every call waits out flood control (kept in the database meanwhile, with
+    # ``deferred``) and retries 5xx / dropped connections.
+    bot.session.middleware(RetryMiddleware(deferred=deferred))
     return bot

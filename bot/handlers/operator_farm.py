@@ -17,7 +17,13 @@ from pipeline.admin import AUTO, SENSOR_SWITCH, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
-from pipeline.memory import Loaded, ProfileEditor, ProfileLearner, ProfileLoader
+from pipeline.memory import (
+    Loaded,
+    ProfileEditor,
+    ProfileLearner,
+    ProfileLoader,
+    StoreUnavailable,
+)
 from pipeline.naming import NameBook
 from pipeline.types import Language
 
@@ -90,11 +96,11 @@ async def _set(
     if key == "sensors":
         await learner.set_iot(user_id, SENSOR_SWITCH[value])
         return True
-    if value == AUTO:
-        await editor.update_farm(user_id, current_phase=None)
+    phase = None if value == AUTO else value
+    if await editor.update_farm(user_id, current_phase=phase) is None:
+        raise StoreUnavailable(user_id)  # never "saved" when it was not
+    if phase is None:
         await learner.refresh(user_id)
-        return True
-    await editor.update_farm(user_id, current_phase=value)
     return True
 
 

@@ -36,6 +36,7 @@ from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
 from pipeline.memory.editing import ProfileEditor
+from pipeline.memory.errors import StoreUnavailable
 from pipeline.memory.learner import ProfileLearner
 from pipeline.memory.learning_rules import LearningRules
 from pipeline.memory.loading import Loaded, ProfileLoader
@@ -62,6 +63,7 @@ __all__ = [
     "ProfileEditor",
     "ProfileLearner",
     "ProfileLoader",
+    "StoreUnavailable",
     "StoredSummary",
     "Summaries",
     "build_memory",
