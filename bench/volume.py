@@ -3,6 +3,7 @@ and do the scheduled jobs keep conversations waiting? (issue 17)
 
     .venv/bin/python bench/volume.py [--users N] [--interactions M] [--json]
         [--small-users 100] [--messages 600] [--active 1000] [--database-url URL]
+        [--cache-size N]
 
 Two databases are built through the project's own migrations and filled with bulk
 inserts (bench/volume_data.py): a small one (``--small-users``, interactions in the
@@ -88,8 +89,9 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return ordered[int(rank) - 1]
 
 
-def settings_for(url: str) -> Settings:
-    stepan = StepanSettings(_env_file=None, database_url=url, log_level="WARNING")
+def settings_for(url: str, cache_size: int | None = None) -> Settings:
+    extra = {} if cache_size is None else {"profile_cache_size": cache_size}
+    stepan = StepanSettings(_env_file=None, database_url=url, log_level="WARNING", **extra)
     return Settings(stepan=stepan, agx=AgxSettings(_env_file=None))
 
 
@@ -216,7 +218,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.perf_counter()
             await build_database(urls[name], size, now)
             build_s[name] = round(time.perf_counter() - started, 1)
-        cores = {name: build_core(settings_for(url)) for name, url in urls.items()}
+        cores = {name: build_core(settings_for(url, args.cache_size)) for name, url in urls.items()}
         # As `stepan run`: SQLite's WAL checkpointed every few seconds by the job.
         checkpoints = [asyncio.create_task(checkpointing(url)) for url in urls.values()]
         try:
@@ -252,6 +254,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         operations=sizes["big"].operations,
         readings=sizes["big"].readings,
         active=min(args.active, args.users),
+        cache_size=cores["big"].memory.cache.max_entries,
         light_messages=len(light["big"]),
         build_s=build_s,
     )
@@ -266,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=600, help="measured rounds per side")
     parser.add_argument("--active", type=int, default=1000, help="farmers who write")
     parser.add_argument("--database-url", default=None, help="PostgreSQL server URL")
+    parser.add_argument(
+        "--cache-size", type=int, default=None, help="STEPAN_PROFILE_CACHE_SIZE (default: its)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if min(args.users, args.small_users, args.messages, args.active) < 1:
