@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -61,6 +61,7 @@ from pipeline.crewai_env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
+from light_path import percentile  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 from volume_data import Sizes, build_database, chat_id, user_id  # noqa: E402
 
@@ -80,18 +81,10 @@ SMALL_USERS = 100
 IDLE = "(no job)"
 
 
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    rank = max(1, min(len(ordered), -(-len(ordered) * pct // 100)))
-    return ordered[int(rank) - 1]
-
-
 def settings_for(url: str, cache_size: int | None = None) -> Settings:
-    extra = {} if cache_size is None else {"profile_cache_size": cache_size}
-    stepan = StepanSettings(_env_file=None, database_url=url, log_level="WARNING", **extra)
+    stepan = StepanSettings(_env_file=None, database_url=url, log_level="WARNING")
+    if cache_size is not None:
+        stepan = stepan.model_copy(update={"profile_cache_size": cache_size})
     return Settings(stepan=stepan, agx=AgxSettings(_env_file=None))
 
 
