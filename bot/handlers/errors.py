@@ -13,8 +13,9 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.handlers._common import StoreUnavailable, user_language
+from bot.handlers._common import user_language
 from pipeline.i18n import Catalog
+from pipeline.memory import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text
 
 from bot.factory import Core
-from bot.keyboards.admin import TermCD
+from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from bot.local_session import LocalBot
 from pipeline.i18n import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests
@@ -31,6 +31,9 @@ async def _drop(core: Core, table: str) -> None:
         ("/profile 2002", "user_profiles"),
         ("/farm 2002", "farm_profiles"),
         ("/farm 2002 update phase=harvest", "farm_profiles"),
+        # A failed write once read as "no such user".
+        ("/profile 2002 set expertise_level=expert", "user_profiles"),
+        ("/profile 2002 set preferred_style=brief", "user_profiles"),
     ],
 )
 async def test_an_operator_command_on_a_broken_database_says_so(
@@ -62,6 +65,30 @@ async def test_a_button_on_a_broken_database_stops_spinning(
             {"callback_query_id": ANY, "text": catalog.text("uk", "faults.database")},
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("data", "table"),
+    [
+        (ProfileCD(user=FARMER, field="expertise_level", value="expert"), "user_profiles"),
+        # The farm card's reader still has the profile cached; only the write fails.
+        (FarmCD(user=FARMER, phase="harvest"), "farm_profiles"),
+    ],
+)
+async def test_an_operator_button_whose_write_fails_says_so_not_saved_or_unknown(
+    tg: LocalBot, core: Core, catalog: Catalog, data: ProfileCD | FarmCD, table: str
+) -> None:
+    [own] = await tg.say(OPERATOR, "привіт")
+    await tg.say(FARMER, "привіт")
+    await _drop(core, table)
+
+    calls = await tg.press(OPERATOR, data.pack(), message_id(own))
+
+    assert requests(calls)[0] == (
+        "answerCallbackQuery",
+        {"callback_query_id": ANY, "text": catalog.text("uk", "faults.database")},
+    )
+    assert catalog.text("uk", "admin.saved") not in str(requests(calls))
 
 
 async def test_status_reports_a_missing_table_as_broken(tg: LocalBot, core: Core) -> None:
