@@ -126,3 +126,29 @@ async def test_me_on_a_broken_database_says_so_not_defaults(
     assert requests(calls) == [
         ("sendMessage", {"chat_id": FARMER, "text": catalog.text("uk", "faults.database")})
     ]
+
+
+async def test_a_press_answered_before_the_database_failed_is_still_told(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    """The agronomist button stops its spinner first, then records the press: when the
+    database fails there, the failure is said in the chat, not swallowed."""
+    [sent] = await tg.say(FARMER, "яка норма висіву кавунів?")
+    [data] = [
+        b["callback_data"]
+        for row in sent.params["reply_markup"]["inline_keyboard"]
+        for b in row
+        if b["callback_data"].startswith("ag")
+    ]
+    await _drop(core, "agronomist_questions")
+
+    calls = await tg.press(FARMER, data, message_id(sent))
+
+    # The spinner stopped by the handler; a second answer is refused by Telegram;
+    # the line goes to the chat.
+    assert [(c.method, c.ok) for c in calls] == [
+        ("answerCallbackQuery", True),
+        ("answerCallbackQuery", False),
+        ("sendMessage", True),
+    ]
+    assert calls[2].params == {"chat_id": FARMER, "text": catalog.text("uk", "faults.database")}
