@@ -158,6 +158,21 @@ async def _percentile(
     return None if value is None else round(float(value), 1)
 
 
+def _mix() -> list[Any]:
+    """The counts behind the shares: messages, light, deep, deep with 1-2 crews,
+    evaluated, passed the evals (in that order)."""
+    rows = InteractionRow
+    deep = rows.mode == "deep"
+    return [
+        func.count(),
+        func.sum(case((rows.mode == "light", 1), else_=0)),
+        func.sum(case((deep, 1), else_=0)),
+        func.sum(case((deep & rows.crew_size.between(1, 2), 1), else_=0)),
+        func.count(rows.eval_warnings),
+        func.sum(case((rows.eval_warnings == 0, 1), else_=0)),
+    ]
+
+
 async def collect(
     db: Database,
     since: datetime,
@@ -169,24 +184,9 @@ async def collect(
     """The period's figures; ``breaker`` is the live memory-service breaker state
     (``MemorySync.breaker_state``) when the caller has one."""
     now = now or datetime.now(UTC)
-    crew_size = InteractionRow.crew_size
     async with db.read() as session:
         row = (
-            await session.execute(
-                select(
-                    func.count(),
-                    func.sum(case((InteractionRow.mode == "light", 1), else_=0)),
-                    func.sum(case((InteractionRow.mode == "deep", 1), else_=0)),
-                    func.sum(
-                        case(
-                            ((InteractionRow.mode == "deep") & crew_size.between(1, 2), 1),
-                            else_=0,
-                        )
-                    ),
-                    func.count(InteractionRow.eval_warnings),
-                    func.sum(case((InteractionRow.eval_warnings == 0, 1), else_=0)),
-                ).where(InteractionRow.created_at >= since)
-            )
+            await session.execute(select(*_mix()).where(InteractionRow.created_at >= since))
         ).one()
         total, light, deep, small_crew, evaluated, passed = (int(v or 0) for v in row)
         votes = dict(
@@ -273,27 +273,13 @@ async def daily(
     for ``since`` <= time < ``until``: one grouped SELECT per stretch of constant
     UTC offset (a daylight-saving change splits the period; the day of the change
     is merged back into one), no rows loaded."""
-    crew_size = InteractionRow.crew_size
     sums: dict[int, list[int]] = {}
     for segment in offset_segments(since, until, zone):
         day = bucket_of(InteractionRow.created_at, DAY, segment.offset).label("day")
         async with db.read() as session:
             rows = (
                 await session.execute(
-                    select(
-                        day,
-                        func.count(),
-                        func.sum(case((InteractionRow.mode == "light", 1), else_=0)),
-                        func.sum(case((InteractionRow.mode == "deep", 1), else_=0)),
-                        func.sum(
-                            case(
-                                ((InteractionRow.mode == "deep") & crew_size.between(1, 2), 1),
-                                else_=0,
-                            )
-                        ),
-                        func.count(InteractionRow.eval_warnings),
-                        func.sum(case((InteractionRow.eval_warnings == 0, 1), else_=0)),
-                    )
+                    select(day, *_mix())
                     .where(
                         InteractionRow.created_at >= segment.since,
                         InteractionRow.created_at < segment.until,

@@ -4,13 +4,14 @@ version to the next. Figures only, no timings."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.shared import bench_module
 
 REPO = Path(__file__).resolve().parents[2]
 KEYS = {
@@ -20,12 +21,7 @@ KEYS = {
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_learning", REPO / "bench" / "learning.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("learning")
 
 
 def test_the_small_loop_learns_and_never_gets_worse() -> None:
