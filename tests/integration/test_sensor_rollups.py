@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import calendar
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
@@ -166,7 +169,14 @@ async def check_rollups(url: str) -> None:
         assert accepted == sum(1 for r in readings if r[0] == FARM)
         expected = independent_hours(readings)
         assert_same(await stored_hours(factory), expected)
-        # rebuild() (after bulk loads) computes the same rows.
+        # rebuild() (after bulk loads, a rolling upgrade) computes the same rows, of
+        # one farm without touching another's, then of all.
+        ours = {key: value for key, value in expected.items() if key[0] == FARM}
+        async with db.write() as session:
+            await session.execute(update(SensorHourRow).values(readings=999, total=0.0))
+            await session.execute(delete(SensorHourRow).where(SensorHourRow.farm_id == OTHER))
+            assert await sensor_rollups.rebuild(session, FARM) == len(ours)
+        assert_same(await stored_hours(factory), ours)
         async with db.write() as session:
             assert await sensor_rollups.rebuild(session) == len(expected)
         assert_same(await stored_hours(factory), expected)
@@ -269,3 +279,48 @@ async def test_migration_backfills_rollups_on_sqlite(tmp_path: Any) -> None:
 @pytest.mark.postgres
 async def test_migration_backfills_rollups_on_postgres(postgres_url: str) -> None:
     await check_backfill(postgres_url)
+
+
+def test_the_cli_rebuilds_rollups_of_readings_stored_around_the_ingest(sqlite_url: str) -> None:
+    """Readings written straight into the table (as an instance still on the old code
+    does during a rolling upgrade) get their rollups from `stepan rollups`."""
+
+    async def store_directly() -> list[Any]:
+        engine = create_engine(sqlite_url)
+        try:
+            factory = create_session_factory(engine)
+            await add_farms(factory)
+            async with factory() as session:
+                session.add_all(
+                    SensorReadingRow(
+                        farm_id=FARM, field_id=NORTH, sensor_id="probe-old",
+                        sensor_type="soil_moisture", value=float(n), unit="%",
+                        measured_at=START + timedelta(minutes=7 * n), source="api",
+                    )
+                    for n in range(50)
+                )  # fmt: skip
+                await session.commit()
+            return await raw_readings(factory)
+        finally:
+            await engine.dispose()
+
+    readings = asyncio.run(store_directly())
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "rollups", "--farm", FARM],
+        capture_output=True, text=True, check=True, timeout=120,
+        env={**os.environ, "STEPAN_DATABASE_URL": sqlite_url},
+    )  # fmt: skip
+    expected = independent_hours(readings)
+    assert (
+        done.stdout.strip()
+        == f"stepan: {len(expected)} hourly sensor rollup rows rebuilt (farm {FARM})"
+    )
+
+    async def hours() -> Hours:
+        engine = create_engine(sqlite_url)
+        try:
+            return await stored_hours(create_session_factory(engine))
+        finally:
+            await engine.dispose()
+
+    assert_same(asyncio.run(hours()), expected)
