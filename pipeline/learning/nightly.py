@@ -196,9 +196,14 @@ class NightlyJob:
 
 async def operator_languages(db: Database, operators: frozenset[int]) -> dict[int, Language]:
     """Each operator's language: their profile's (``tg:<id>``), Ukrainian for an
-    operator who never wrote to Stepan."""
-    async with db.read() as session:
-        stored = await repo.languages_of(session, [f"tg:{op}" for op in operators])
+    operator who never wrote to Stepan (and for all when profiles cannot be read:
+    the proposals are stored already, the messages still go)."""
+    try:
+        async with db.read() as session:
+            stored = await repo.languages_of(session, [f"tg:{op}" for op in operators])
+    except Exception:
+        logger.warning("nightly: operators' languages unreadable, using uk", exc_info=True)
+        stored = {}
     return {op: "en" if stored.get(f"tg:{op}") == "en" else "uk" for op in operators}
 
 
