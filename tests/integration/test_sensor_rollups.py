@@ -20,7 +20,7 @@ from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade
+from db.migrate import downgrade, upgrade
 from db.models import FarmProfileRow, FieldRow, SensorHourRow, SensorReadingRow, UserProfileRow
 from db.repositories import sensor_rollups
 from db.repositories.sensor_buckets import count_buckets, count_readings, reading_buckets
@@ -236,24 +236,40 @@ def test_hours_of_a_period() -> None:
     assert sensor_rollups.whole_hours(at + timedelta(minutes=5), at + timedelta(minutes=55)) is None
 
 
+def direct(n: int, minutes: int, **fields: Any) -> SensorReadingRow:
+    """A reading written straight into the table, not through the ingest."""
+    values: dict[str, Any] = {
+        "farm_id": FARM, "field_id": NORTH, "sensor_id": "probe-old",
+        "sensor_type": "soil_moisture", "value": float(n), "unit": "%", "source": "api",
+        "measured_at": START + timedelta(minutes=minutes * n),
+    }  # fmt: skip
+    return SensorReadingRow(**(values | fields))
+
+
 async def check_backfill(url: str) -> None:
-    """Readings stored before migration 0014 are rolled up by it."""
-    await asyncio.to_thread(upgrade, url, "0013_agronomist_questions")
+    """Readings stored before migration 0014 are rolled up by it. The farms are made
+    at head and the schema taken back to 0013, so later migrations' columns never
+    stand in the way."""
+    await asyncio.to_thread(upgrade, url, "head")
+    engine = create_engine(url)
+    try:
+        await add_farms(create_session_factory(engine))
+    finally:
+        await engine.dispose()
+    await asyncio.to_thread(downgrade, url, "0013_agronomist_questions")
     engine = create_engine(url)
     try:
         factory = create_session_factory(engine)
-        await add_farms(factory)
         async with factory() as session:
             session.add_all(
-                SensorReadingRow(
+                direct(
+                    n,
+                    17,
                     farm_id=FARM if n % 5 else OTHER,
                     field_id=(NORTH, SOUTH, None)[n % 3],
                     sensor_id=f"probe-{n % 4}",
                     sensor_type=("soil_moisture", "temperature")[n % 2],
                     value=float(n % 17),
-                    unit="%",
-                    measured_at=START + timedelta(minutes=n * 17),
-                    source="api",
                 )
                 for n in range(400)
             )
@@ -291,14 +307,7 @@ def test_the_cli_rebuilds_rollups_of_readings_stored_around_the_ingest(sqlite_ur
             factory = create_session_factory(engine)
             await add_farms(factory)
             async with factory() as session:
-                session.add_all(
-                    SensorReadingRow(
-                        farm_id=FARM, field_id=NORTH, sensor_id="probe-old",
-                        sensor_type="soil_moisture", value=float(n), unit="%",
-                        measured_at=START + timedelta(minutes=7 * n), source="api",
-                    )
-                    for n in range(50)
-                )  # fmt: skip
+                session.add_all(direct(n, 7) for n in range(50))
                 await session.commit()
             return await raw_readings(factory)
         finally:
