@@ -1,4 +1,4 @@
-"""The `stepan` command: run | chat | migrate | memory | stats."""
+"""The `stepan` command: run | chat | migrate | memory | stats | rollups."""
 
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("--json", action="store_true", help="one JSON object")
     stats.add_argument("--lang", choices=("uk", "en"), default="uk", help="language of the text")
+    rollups = sub.add_parser(
+        "rollups", help="rebuild the hourly sensor rollups from the readings (docs/sensors.md)"
+    )
+    rollups.add_argument("--farm", default=None, help="one farm's id (default: every farm)")
     return parser
 
 
@@ -86,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     configure_logging(
         settings.stepan.log_level,
-        quiet=args.command in ("chat", "stats"),
-        traced=args.command != "stats",
+        quiet=args.command in ("chat", "stats", "rollups"),
+        traced=args.command not in ("stats", "rollups"),
     )
     if args.command == "run":
         if settings.stepan.bot_token is None:
@@ -113,6 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(
             run_stats(settings.stepan.database_url, args.since, as_json=args.json, lang=args.lang)
         )
+    elif args.command == "rollups":
+        from bot.rollups_cli import rebuild_rollups
+
+        return asyncio.run(rebuild_rollups(settings.stepan.database_url, args.farm, sys.stdout))
     else:
         from db.migrate import upgrade
 

@@ -23,6 +23,7 @@ from bot.middlewares.user_order import UserOrderMiddleware
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
 from db.checkpoint import WalCheckpointer
 from pipeline.farm.alerts import AlertWatcher
+from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
 
@@ -105,9 +106,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
     )
     catalog = core.pipeline.catalog
 
-    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
-        # Operators read the catalog's first language; a card gets ✅ / ❌.
-        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
+    async def send_nightly(chat_id: int, text: str, proposal: int | None, lang: Language) -> None:
+        # In the operator's language (pipeline/learning/nightly.py); a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, lang) if proposal is not None else None
         await alert_sender.send(chat_id, text, markup)
 
     scheduler = build_scheduler(

@@ -300,7 +300,10 @@ def build_core(
             operators=settings.agx.operator_ids,
         ),
         quality=QualityReport(
-            db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
+            db,
+            rules.learning.targets,
+            breaker=lambda: memory.sync.breaker_state,
+            timezone=settings.stepan.farm_timezone,
         ),
         names=NameBook(db, rules.vocabulary),
         peer_link=link,
