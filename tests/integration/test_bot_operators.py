@@ -71,8 +71,11 @@ async def test_operator_button_changes_style_and_next_reply_follows(harness: Har
     edited = await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
     assert "коротко" in (edited.text or "")
     reply = await harness.say(FARMER, "привіт", first_name="Оксана")
+    catalog = harness.core.pipeline.catalog
+    # A new farmer is a novice: the brief greeting comes with the novice's note.
+    note = catalog.text("uk", "level.novice.why.light.greeting")
     brief = [
-        harness.core.pipeline.catalog.variant("uk", "light.brief.greeting", n, name="Оксана")
+        f"{catalog.variant('uk', 'light.brief.greeting', n, name='Оксана')}\n\n{note}"
         for n in range(2)
     ]
     assert reply.text in brief
