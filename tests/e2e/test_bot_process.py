@@ -88,10 +88,7 @@ async def test_greeting_is_personal_and_a_style_button_works(
     # The chosen style shows in the next reply.
     api.push_message(user, "привіт", first_name="Олена")
     third = await _reply(api, user, 4)
-    # A new farmer is a novice: the greeting comes with the novice's note.
-    note = catalog.text("uk", "level.novice.why.light.greeting")
-    brief = _variants(catalog, "uk", "light.brief.greeting", name="Олена")
-    assert third.params["text"] in {f"{text}\n\n{note}" for text in brief}
+    assert third.params["text"] in _variants(catalog, "uk", "light.brief.greeting", name="Олена")
 
 
 async def test_forged_button_data_is_refused_politely(
@@ -124,9 +121,7 @@ async def test_start_and_help(
     help_reply = await _reply(api, user, 2)
     # The help text, then the commands a farmer may use (the registry's list).
     commands = help_list(catalog, "uk", operator=False)
-    novice = catalog.text("uk", "level.novice.why.light.help")  # a new farmer is a novice
-    expected = f"{catalog.text('uk', 'light.help')}\n\n{novice}\n\n{commands}"
-    assert help_reply.params["text"] == expected
+    assert help_reply.params["text"] == f"{catalog.text('uk', 'light.help')}\n\n{commands}"
 
     # The command menu was set for both languages at start-up.
     assert {c["command"] for c in api.commands()} >= {"start", "help"}
@@ -209,9 +204,7 @@ async def test_flood_control_is_waited_out(
 
     reply = await _reply(api, user)
 
-    note = catalog.text("uk", "level.novice.why.light.thanks")  # a new farmer is a novice
-    thanks = _variants(catalog, "uk", "light.thanks", name="Тарас")
-    assert reply.params["text"] in {f"{text}\n\n{note}" for text in thanks}
+    assert reply.params["text"] in _variants(catalog, "uk", "light.thanks", name="Тарас")
     assert [c.error_code for c in _attempts(api, "sendMessage", user)] == [429, None]
     assert bot_process.running
 

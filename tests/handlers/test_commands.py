@@ -52,10 +52,7 @@ async def test_help_lists_a_farmers_commands(tg: LocalBot, catalog: Catalog) -> 
     calls = await tg.say(FARMER, "/help")
     lines = [f"/{c.name} — {catalog.text('uk', c.description_key)}" for c in COMMANDS]
     farmer_lines = [line for line, c in zip(lines, COMMANDS, strict=True) if not c.operator_only]
-    # A new farmer is a novice: the help comes with the novice's words explained.
-    note = catalog.text("uk", "level.novice.why.light.help")
-    help_text = f"{catalog.text('uk', 'light.help')}\n\n{note}"
-    expected = "\n".join([help_text, "", "Команди:", *farmer_lines])
+    expected = "\n".join([catalog.text("uk", "light.help"), "", "Команди:", *farmer_lines])
     assert requests(calls) == [("sendMessage", {"chat_id": FARMER, "text": expected})]
     assert help_list(catalog, "uk", operator=False) == "\n".join(["Команди:", *farmer_lines])
 

@@ -50,7 +50,7 @@ async def test_operator_buttons_are_refused_to_a_farmer(
         )
     ]
     row = await user_row(core, FARMER)
-    assert row is not None and row.expertise_level == "novice"  # a new user's level, unchanged
+    assert row is not None and row.expertise_level == "intermediate"
 
 
 async def test_operator_edits_a_card_with_its_buttons(

@@ -20,9 +20,7 @@ async def test_start_greets_a_new_farmer_and_offers_onboarding(
 ) -> None:
     calls = await tg.say(FARMER, "/start", first_name="Марія")
 
-    # A new farmer is a novice: the greeting says what an operation is.
-    note = catalog.text("uk", "level.novice.why.light.greeting_new")
-    greeting = f"{catalog.text('uk', 'light.greeting_new', name='Марія')}\n\n{note}"
+    greeting = catalog.text("uk", "light.greeting_new", name="Марія")
     offer = catalog.text("uk", "onboarding.offer")
     buttons = keyboard(
         [

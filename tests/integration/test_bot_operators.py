@@ -71,11 +71,8 @@ async def test_operator_button_changes_style_and_next_reply_follows(harness: Har
     edited = await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
     assert "коротко" in (edited.text or "")
     reply = await harness.say(FARMER, "привіт", first_name="Оксана")
-    catalog = harness.core.pipeline.catalog
-    # A new farmer is a novice: the brief greeting comes with the novice's note.
-    note = catalog.text("uk", "level.novice.why.light.greeting")
     brief = [
-        f"{catalog.variant('uk', 'light.brief.greeting', n, name='Оксана')}\n\n{note}"
+        harness.core.pipeline.catalog.variant("uk", "light.brief.greeting", n, name="Оксана")
         for n in range(2)
     ]
     assert reply.text in brief
@@ -276,7 +273,7 @@ async def test_forged_operator_callbacks_change_nothing(harness: Harness, data: 
     answer = await harness.press(INTRUDER, data, harness.message_id(own))
     assert answer.params.get("text") == _not_operator(harness)
     row = await _user(harness, FARMER)
-    assert row.preferred_style == "conversational" and row.expertise_level == "novice"
+    assert row.preferred_style == "conversational" and row.expertise_level == "intermediate"
     assert not row.expertise_locked
     farm = await _farm(harness, FARMER)
     assert farm.seasonal_context.get("current_phase") is None and not farm.phase_locked

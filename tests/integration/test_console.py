@@ -96,9 +96,7 @@ async def test_a_button_number_out_of_range_is_just_text(sqlite_url: str) -> Non
 
 async def test_commands_work_as_in_telegram(sqlite_url: str) -> None:
     out = await _chat(sqlite_url, ["привіт", "/help", "/whoami", "/me", "#1", "/profile"])
-    # A new farmer is a novice: the help comes with the novice's words explained.
-    novice_help = f"{_text('light.help')}\n\n{_text('level.novice.why.light.help')}"
-    assert f"{novice_help}\n\n{help_list(CATALOG, 'uk', operator=False)}" in out
+    assert f"{_text('light.help')}\n\n{help_list(CATALOG, 'uk', operator=False)}" in out
     role = _text("admin.role_user")
     assert _text("admin.whoami", telegram_id=console_user_id("olena"), role=role) in out
     assert _text("me.header") in out

@@ -1,5 +1,5 @@
-"""Expertise both ways (issue 11 point 2, seed section 6): a new user starts novice,
-the rule moves them up at the right counts (on the spot and by the sweep), an
+"""Expertise both ways (issue 11 point 2, seed section 6): a novice (onboarding's
+answer) is moved up by the rule at the right counts (on the spot and by the sweep), an
 operator's level is locked until the operator unlocks it."""
 
 from __future__ import annotations
@@ -47,9 +47,11 @@ async def _level(memory: Memory) -> tuple[str, bool, int]:
     return profile.expertise_level, profile.expertise_locked, profile.interaction_count
 
 
-async def test_a_new_user_starts_novice_and_steps_up_at_ten_then_thirty(db: Database) -> None:
+async def test_a_novice_steps_up_at_ten_then_thirty(db: Database) -> None:
     memory = _memory(db)
     await _say(memory, ["greeting"])
+    # Onboarding's «Як давно ви займаєтесь агрономією?» answered «менше року».
+    assert await memory.editor.set_expertise(USER, "novice", by_operator=False)
     assert await _level(memory) == ("novice", False, 1)
     # Two distinct work intents, 9 interactions: not yet.
     await _say(memory, ["planning", "recording", *["thanks"] * 6])
@@ -65,7 +67,9 @@ async def test_a_new_user_starts_novice_and_steps_up_at_ten_then_thirty(db: Data
 
 async def test_only_planning_and_chat_stay_novice(db: Database) -> None:
     memory = _memory(db)
-    await _say(memory, ["greeting", "planning", "thanks"] * 10)
+    await _say(memory, ["greeting"])
+    assert await memory.editor.set_expertise(USER, "novice", by_operator=False)
+    await _say(memory, ["planning", "thanks", "greeting"] * 9 + ["planning", "thanks"])
     assert await _level(memory) == ("novice", False, 30)
 
 
@@ -95,7 +99,11 @@ async def test_the_sweep_moves_what_a_rule_change_allows(
         await session.execute(
             update(UserProfileRow)
             .where(UserProfileRow.user_id == USER)
-            .values(interaction_count=15, known_intents=["planning", "recording"])
+            .values(
+                expertise_level="novice",
+                interaction_count=15,
+                known_intents=["planning", "recording"],
+            )
         )
         await session.commit()
     memory.cache.invalidate(USER)

@@ -126,7 +126,7 @@ async def test_whoami_reports_count(
         "uk",
         "light.whoami",
         name="Оксана",
-        expertise=catalog.text("uk", "expertise.novice"),  # a new user starts novice
+        expertise=catalog.text("uk", "expertise.intermediate"),  # the default level
         style=catalog.text("uk", "styles.conversational"),
         times="2 рази",
         operator="",

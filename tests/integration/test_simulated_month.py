@@ -138,6 +138,8 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
         reply = await pipeline.handle_message(_incoming(text, n))
         if n == 1:
             await add_fields(session_factory, USER)
+            # Onboarding's «Як давно ви займаєтесь агрономією?»: «менше року».
+            assert await memory.editor.set_expertise(USER, "novice", by_operator=False)
         if confirm:
             action = write_button(reply)
             assert action is not None, f"no journal card for {text!r}: {reply.text!r}"
@@ -167,7 +169,7 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
             select(func.count()).select_from(InteractionRow).where(InteractionRow.user_id == USER)
         )
     assert profile.interaction_count == counted == len(MONTH)
-    # The level: novice at first, intermediate at 10 with work intents, expert at 30
+    # The level: novice (onboarding's answer), intermediate at 10 with work intents, expert at 30
     # with sensor and analysis questions, and never down.
     assert levels[1] == "novice" and levels[9] == "novice"
     assert levels[10] == "intermediate" and levels[29] == "intermediate"
