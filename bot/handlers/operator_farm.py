@@ -10,7 +10,7 @@ from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
 from bot.handlers._common import load_profile, user_language
 from bot.keyboards.admin import FarmCD, farm_keyboard
 from bot.render import edit_text
-from pipeline.admin import Edit, parse_farm_edit
+from pipeline.admin import AdminError, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
@@ -43,7 +43,7 @@ async def on_farm_update(
         if edit.key == "region":
             region = regions.read(str(edit.value))
             if region is None:
-                raise ValueError(f"no oblast in {edit.value!r}")
+                raise AdminError("admin.bad_region", value=str(edit.value))
             return await regions.set(f"tg:{user}", region)
         await profile_editor.update_farm(f"tg:{user}", **{edit.key: edit.value})
         return True
@@ -66,7 +66,7 @@ async def on_farm(
         catalog,
         render=_renderer(names),
         keyboard=farm_keyboard,
-        usage_key="admin.usage_update",
+        usage_key="admin.usage_farm",
     )
 
 

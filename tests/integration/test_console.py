@@ -116,7 +116,7 @@ async def test_operator_commands_and_card_buttons(sqlite_url: str) -> None:
     # "#3" (expert) answers with a toast and edits the card in place.
     assert f"  ⓘ {_text('admin.saved')}" in out
     assert "Степан ✎ 👤" in out and _text("cards.set_by_operator") in out
-    assert "✅ database:" in out  # /status
+    assert f"✅ {_text('status.service.database')}: " in out  # /status
     assert f"Степан: {_text('terms.none')}" in out  # /pending
     console_id = console_user_id("olena")
     issued = _text("sensors.token_issued", token="TOKEN", user=console_id)
