@@ -163,6 +163,29 @@ class SensorReadingRow(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 
+class SensorHourRow(Base):
+    """Hourly rollup of one probe's readings of one type: count, min, max and sum of
+    the readings in UTC hour ``hour`` (hours since the epoch). Maintained by the
+    ingest in the same transaction as the readings (db/repositories/sensor_rollups.py),
+    so charts and sheets of long periods read hours, not readings. ``field_key`` is
+    the reading's field id, "" for a probe without a field (a key column cannot be
+    NULL)."""
+
+    __tablename__ = "sensor_hours"
+
+    farm_id: Mapped[str] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), primary_key=True
+    )
+    sensor_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    hour: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    field_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    sensor_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    readings: Mapped[int] = mapped_column(Integer)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    total: Mapped[float] = mapped_column(Float)
+
+
 class AlertRow(Base):
     """One episode: a threshold breach (opened on the first bad reading, closed once
     the value is back past the threshold by the hysteresis margin) or a silent probe

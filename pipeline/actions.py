@@ -109,6 +109,14 @@ class CorrectionAction:
     intent: Intent | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class RefreshAction:
+    """«Оновити» under an answer given from memory (a shortcut): ask message
+    ``trace_id`` again, this time through the deep path."""
+
+    trace_id: str
+
+
 Action = (
     JournalAction
     | StyleAction
@@ -118,4 +126,5 @@ Action = (
     | FeedbackAction
     | FeedbackReasonAction
     | CorrectionAction
+    | RefreshAction
 )

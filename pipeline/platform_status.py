@@ -163,7 +163,7 @@ class PlatformStatus:
                 f"job {run.job_id}",
                 "ok" if run.last_outcome == "ok" else "degraded" if run.last_outcome else "off",
                 f"{run.last_outcome or 'never ran'}"
-                + (f" at {run.last_finished_at:%Y-%m-%d %H:%M}" if run.last_finished_at else "")
+                + (f" at {run.last_finished_at:%Y-%m-%d %H:%M} UTC" if run.last_finished_at else "")
                 + (f" ({run.last_detail})" if run.last_detail else ""),
                 Phrase("status.service.job", {"job": _job_name(run.job_id)}),
                 (_job_said(run.last_outcome, run.last_finished_at),),

@@ -40,6 +40,7 @@ from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
 from pipeline.onboarding_reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
+from pipeline.recall.rules import RECALL_RULES, RecallRules
 
 __all__ = ["Rulebook"]
 
@@ -73,6 +74,8 @@ class Rulebook:
     language: LanguageRules
     #: How onboarding reads typed answers and interruptions (rules/onboarding.toml).
     onboarding: OnboardingRules
+    #: The shortcuts and the conversation memory (rules/recall.toml).
+    recall: RecallRules
 
     @property
     def units(self) -> Units:
@@ -107,6 +110,7 @@ class Rulebook:
         learning: Path = DEFAULT_LEARNING,
         language: Path = LANGUAGE_RULES,
         onboarding: Path = ONBOARDING_RULES,
+        recall: Path = RECALL_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -142,4 +146,5 @@ class Rulebook:
             learning=LearningRules.load(learning),
             language=LanguageRules.load(language),
             onboarding=OnboardingRules.load(thresholds, onboarding),
+            recall=RecallRules.load(recall),
         )
