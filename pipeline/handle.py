@@ -20,8 +20,10 @@ from typing import Protocol
 
 from pipeline import gate, reflection
 from pipeline.actions import (
+    HELP_EXAMPLES,
     Action,
     CorrectionAction,
+    ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
     HandoffAction,
@@ -389,6 +391,9 @@ class Pipeline:
                     if asked:
                         return await self.handle_message(replace(incoming, text=asked), fresh=True)
                     return Reply(self.catalog.text(lang, "recall.refresh_gone"))
+                case ExampleAction(example=example) if example in HELP_EXAMPLES:
+                    text = self.catalog.text(lang, f"help.try.{example}")
+                    return await self.handle_message(replace(incoming, text=text))
                 case StyleAction(style=style) if style in STYLES:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")
