@@ -8,7 +8,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
 from bot.handlers._common import load_profile, user_language
-from bot.keyboards.admin import FarmCD, farm_keyboard
+from bot.keyboards.admin import FarmCardCD, FarmCD, farm_keyboard
 from bot.render import edit_text
 from pipeline.admin import AdminError, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
@@ -90,3 +90,24 @@ async def on_phase_button(
     if card is not None and query.message is not None:
         keyboard = farm_keyboard(callback_data.user, catalog, lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)
+
+
+@router.callback_query(FarmCardCD.filter())
+async def on_farm_card_button(
+    query: CallbackQuery,
+    callback_data: FarmCardCD,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
+) -> None:
+    """«🌾 Зоря» under /pending: that farmer's farm card, as /farm <id> shows it."""
+    await query.answer()
+    lang = user_language(query.from_user)
+    card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
+    if query.message is None:
+        return
+    if card is None:
+        await query.message.answer(catalog.text(lang, "admin.no_user"))
+        return
+    keyboard = farm_keyboard(callback_data.user, catalog, lang)
+    await query.message.answer(card, reply_markup=keyboard)

@@ -189,7 +189,10 @@ async def test_farm_update_thresholds_validated(harness: Harness) -> None:
     assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
     assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
     bad = await harness.say(OPERATOR, f"/farm {FARMER} update soil_moisture_min=150")
-    assert bad.text == harness.core.pipeline.catalog.text("uk", "admin.bad_region", value="марс")
+    t = harness.core.pipeline.catalog.text
+    field = t("uk", "admin.field.soil_moisture_min")
+    reason = t("uk", "admin.problem.less_than_equal", field=field, limit="100")
+    assert bad.text == t("uk", "admin.invalid", reason=reason)
     assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
 
 
