@@ -5,34 +5,26 @@ dispatcher and the fake Bot API, each reply compared with the catalog-rendered t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from functools import partial
 
 import pytest
 
 from bot.commands import help_buttons, help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD, keyboard
 from pipeline.actions import JournalVerb, OnboardingChoice
-from pipeline.onboarding import Step, question
+from pipeline.onboarding import Step
 from tests.conftest import make_settings
 from tests.fakes.bot_api import SentCall
 from tests.integration.bot_harness import Harness, running_bot
+from tests.integration.test_onboarding_traps import _ask as ask
+from tests.integration.test_onboarding_traps import _buttons as buttons
 from tests.shared import catalog
 
 FARMER, OPERATOR = 5101, 5201
 CATALOG = catalog()
 
 
-def t(key: str, **params: Any) -> str:
-    return CATALOG.text("uk", key, **params)
-
-
-def ask(step: Step) -> str:
-    return question(CATALOG, "uk", step)[0]
-
-
-def buttons(call: SentCall) -> list[str]:
-    markup = call.params.get("reply_markup") or {}
-    return [b["callback_data"] for row in markup.get("inline_keyboard", []) for b in row]
+t = partial(CATALOG.text, "uk")
 
 
 @pytest.fixture
