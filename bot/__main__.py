@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _configure_logging(level: str, quiet: bool, *, traced: bool = True) -> None:
+def configure_logging(level: str, quiet: bool, *, traced: bool = True) -> None:
     handler = logging.StreamHandler(sys.stderr)
     trace = "trace=%(trace_id)s "
     if traced:
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"stepan: configuration error: {exc}", file=sys.stderr)
         return 2
-    _configure_logging(
+    configure_logging(
         settings.stepan.log_level,
         quiet=args.command in ("chat", "stats"),
         traced=args.command != "stats",
