@@ -1,13 +1,10 @@
-"""handle_message: one message in, one reply out, in the seed's order (section 2).
-
+"""handle_message: one message in, one reply out, in the seed's order (section 2):
 gate.pre_check -> profiles.load -> classify -> light | deep -> reflection ->
-interactions.record -> gate.release (finally). Every step has a fallback; nothing
-raises out of handle_message (seed section 10).
-
-The pipeline owns its transactions: each step that touches the database opens its
-own short one through the service it calls (docs/ARCHITECTURE.md, "Transactions"),
-so no transaction is open while a reply is composed or an LLM is waited for.
-"""
+interactions.record -> gate.release (finally). Every step has a fallback; nothing raises
+out of handle_message (seed section 10). The pipeline owns its transactions: each step
+that touches the database opens its own short one through the service it calls
+(docs/ARCHITECTURE.md, "Transactions"), so none is open while a reply is composed or
+an LLM is waited for."""
 
 from __future__ import annotations
 
