@@ -37,6 +37,9 @@ ALLOWED_LATIN = frozenset(
         "CaCO",
         "UTC",
         "CSV",
+        # The expert voice's terms (issue 11): the file format and the sensors' field.
+        "XLSX",
+        "IoT",
         "UTF",
         "ISO",
         "Excel",
@@ -74,7 +77,17 @@ ALLOWED_LATIN = frozenset(
 
 #: Catalog sections only operators read: their command syntax (``set``, ``update``,
 #: the keys an operator types) may show there; a farmer never sees these.
-OPERATOR_SECTIONS = ("admin.", "terms.", "status.", "stats.", "overlay.", "nightly.", "cards.")
+OPERATOR_SECTIONS = (
+    "admin.",
+    "terms.",
+    "status.",
+    "stats.",
+    "overlay.",
+    "nightly.",
+    "cards.",
+    # The debug line under an operator's own replies (issue 11: trace code and crew).
+    "level.operator_",
+)
 #: What a sensor integrator reads: the CSV columns and the HTTP API they call.
 INTEGRATION_KEYS = (
     "sensors.csv_missing_columns",
@@ -133,6 +146,11 @@ COMMAND_SYNTAX = frozenset(
         "field",
         "crop",
         "hora",
+        # The operator's debug line: trace code, intent, mode, crew.
+        "trace",
+        "intent",
+        "mode",
+        "crew",
     }
 )
 
