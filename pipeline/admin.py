@@ -124,10 +124,12 @@ def parse_farm_edit(args: str) -> Edit:
     return Edit(target, key, number)
 
 
-def refusal_text(error: InvalidProfile, catalog: Catalog, lang: Language) -> str:
+def refusal_text(error: ValueError, catalog: Catalog, lang: Language) -> str | None:
     """Why a profile change was refused, in words: the field named as a person says it
     (``admin.field.*``) and the rule it broke (``admin.problem.*``), never pydantic's
-    English (issue 16 point 3)."""
+    English (issue 16 point 3). None for an error that is not a refused profile value."""
+    if not isinstance(error, InvalidProfile):
+        return None
     parts: list[str] = []
     for problem in error.problems:
         field_key = f"admin.field.{problem.field.rsplit('.', 1)[-1]}"

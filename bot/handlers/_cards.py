@@ -11,7 +11,6 @@ from bot.handlers._common import load_profile, user_language
 from pipeline.admin import AdminError, Edit, parse_target, refusal_text
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileLoader
-from pipeline.memory.rows import InvalidProfile
 from pipeline.types import Language
 
 #: Renders a card; async because a card may read the farm's names (fields, crops).
@@ -106,8 +105,10 @@ async def answer_edit(
     except AdminError as error:
         await message.answer(catalog.text(lang, error.key, **error.params))
         return
-    except InvalidProfile as error:
+    except ValueError as error:
         reason = refusal_text(error, catalog, lang)
+        if reason is None:
+            raise
         await message.answer(catalog.text(lang, "admin.invalid", reason=reason))
         return
     await message.answer(catalog.text(lang, "admin.saved" if applied else "admin.no_user"))

@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 
-from bot.commands import help_buttons, help_text
+from bot.commands import CAPABILITIES, help_buttons, help_list, help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD, keyboard
 from pipeline.actions import JournalVerb, OnboardingChoice
 from pipeline.onboarding import Step
@@ -105,11 +105,13 @@ async def test_a_new_farmers_first_ten_minutes(harness: Harness) -> None:
 async def test_a_new_operators_first_five_minutes(harness: Harness) -> None:
     say = harness.say
     hello = await say(OPERATOR, "/start", first_name="Андрій")
-    assert (hello.text or "").startswith(t("light.greeting_new", name="Андрій"))
-    # /help: the farmer's part and the operator's commands.
+    # Operators get the terse, technical voice and the debug line (issue 11).
+    assert (hello.text or "").startswith(t("level.expert.light.greeting_new", name="Андрій"))
+    # /help: what Stepan can do, the farmer's commands and the operator's own.
     help_reply = await say(OPERATOR, "/help")
-    intro = t("light.help")
-    assert help_reply.text == help_text(CATALOG, "uk", intro, operator=True)
+    can = "\n".join(t(f"help.can.{name}") for name in CAPABILITIES)
+    assert f"\n\n{can}\n\n" in (help_reply.text or "")
+    assert (help_reply.text or "").endswith(help_list(CATALOG, "uk", operator=True))
     # /profile without an id: the operator's own card.
     card = await say(OPERATOR, "/profile")
     assert (card.text or "").startswith("👤") and f"Telegram id: {OPERATOR}" in (card.text or "")
