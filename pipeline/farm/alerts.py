@@ -26,11 +26,11 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import ValidationError
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
-from db.repositories.sensor_watch import newest_per_probe, probe_activity
+from db.models import AlertRow, FarmProfileRow, FieldRow, UserProfileRow
+from db.repositories.sensor_watch import farms_with_readings, newest_per_probe, probe_activity
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.alert_rules import (
@@ -172,23 +172,12 @@ class AlertWatcher:
         return max(self._max_age, self._policy.silent_lookback)
 
     async def _farms(self, now: datetime) -> list[_Farm]:
-        readings = SensorReadingRow
-        recent = exists().where(
-            readings.farm_id == FarmProfileRow.farm_id,
-            readings.sensor_type.in_(list(self._types.types)),
-            readings.measured_at >= now - self._lookback(),
-        )
         async with self._db.read() as session:
-            result = await session.execute(
-                select(
-                    FarmProfileRow.farm_id, FarmProfileRow.user_id, FarmProfileRow.alert_thresholds
-                )
-                .where(recent)
-                .order_by(FarmProfileRow.farm_id)
+            farms = await farms_with_readings(
+                session, list(self._types.types), since=now - self._lookback()
             )
-            rows = result.all()
         return [
-            _Farm(r.farm_id, r.user_id, thresholds_of(r.alert_thresholds, r.farm_id)) for r in rows
+            _Farm(f.farm_id, f.user_id, thresholds_of(f.alert_thresholds, f.farm_id)) for f in farms
         ]
 
     async def _update_episodes(self, farm: _Farm, now: datetime) -> tuple[int, int]:
