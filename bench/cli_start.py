@@ -15,7 +15,9 @@ virtualenv), ``--repeat`` times, median wall time. Measured in the same run:
 The figures depend on bytecode being cached: ``make .venv/.installed`` compiles it
 (``--compile-bytecode`` and ``compileall``); where ``PYTHONDONTWRITEBYTECODE`` is set
 and nothing was compiled every start compiles all sources again (seconds).
-``--json`` prints one object: seconds per command, and each divided by the bot's import.
+``--json`` prints one object: wall and CPU (user + system) seconds per command, the
+tools' wall time divided by the bot's import, and the load average at the end (the
+machine may be shared: CPU seconds say what a quiet machine would take).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,14 +37,20 @@ REPO = Path(__file__).resolve().parent.parent
 STEPAN = Path(sys.executable).parent / "stepan"
 
 
-def _timed(argv: list[str], env: dict[str, str]) -> float:
+def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, cwd=REPO, env=env, check=True, capture_output=True, timeout=300)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
-def _median(argv: list[str], env: dict[str, str], repeat: int) -> float:
-    return statistics.median(_timed(argv, env) for _ in range(repeat))
+def _median(argv: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:
+    runs = [_timed(argv, env) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 def main() -> int:
@@ -52,19 +61,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("STEPAN_", "AGX_"))}
         env["STEPAN_DATABASE_URL"] = f"sqlite+aiosqlite:///{Path(tmp) / 'stepan.db'}"
-        first = _timed([str(STEPAN), "migrate"], env)
-        figures = {
-            "python_pass_s": _median([sys.executable, "-c", "pass"], env, args.repeat),
-            "migrate_fresh_s": first,
-            "migrate_s": _median([str(STEPAN), "migrate"], env, args.repeat),
-            "stats_s": _median([str(STEPAN), "stats", "--json"], env, args.repeat),
-            "bot_import_s": _median([sys.executable, "-c", "import bot.app"], env, args.repeat),
+        commands = {
+            "python_pass": [sys.executable, "-c", "pass"],
+            "migrate_fresh": [str(STEPAN), "migrate"],  # first: creates the schema
+            "migrate": [str(STEPAN), "migrate"],
+            "stats": [str(STEPAN), "stats", "--json"],
+            "bot_import": [sys.executable, "-c", "import bot.app"],
         }
+        figures: dict[str, float] = {}
+        for name, argv in commands.items():
+            wall, cpu = _median(argv, env, 1 if name == "migrate_fresh" else args.repeat)
+            figures[f"{name}_s"], figures[f"{name}_cpu_s"] = wall, cpu
     bot = figures["bot_import_s"]
     result = {
         **{name: round(value, 3) for name, value in figures.items()},
         "migrate_vs_bot_import": round(figures["migrate_s"] / bot, 3),
         "stats_vs_bot_import": round(figures["stats_s"] / bot, 3),
+        "load_average_1m": round(os.getloadavg()[0], 2),
     }
     if args.json:
         print(json.dumps(result))

@@ -1,6 +1,7 @@
 """Indexes for every query and foreign key that needs one, and none that nothing reads
 (issue 17): the foreign keys operations.pending_term_id (also the target of ON DELETE
-SET NULL), operation_drafts.farm_id and farm_tokens.farm_id; a partial index over the
+SET NULL), operation_drafts.farm_id and farm_tokens.farm_id; learnings.trace_id (a
+reply's learning is looked up by it); a partial index over the
 interactions that still hold their text (text retention clears them in chunks); the
 recent window of sensor readings (the sensor watch); ix_interactions_created_at goes
 (ix_interactions_stats leads with created_at and serves every period read).
@@ -27,6 +28,7 @@ def upgrade() -> None:
     op.create_index("ix_operations_pending_term_id", "operations", ["pending_term_id"])
     op.create_index("ix_operation_drafts_farm_id", "operation_drafts", ["farm_id"])
     op.create_index("ix_farm_tokens_farm_id", "farm_tokens", ["farm_id"])
+    op.create_index("ix_learnings_trace_id", "learnings", ["trace_id"])
     op.create_index(
         "ix_interactions_text_kept",
         "interactions",
@@ -44,6 +46,7 @@ def downgrade() -> None:
     op.create_index("ix_interactions_created_at", "interactions", ["created_at"])
     op.drop_index("ix_sensor_readings_recent", table_name="sensor_readings")
     op.drop_index("ix_interactions_text_kept", table_name="interactions")
+    op.drop_index("ix_learnings_trace_id", table_name="learnings")
     op.drop_index("ix_farm_tokens_farm_id", table_name="farm_tokens")
     op.drop_index("ix_operation_drafts_farm_id", table_name="operation_drafts")
     op.drop_index("ix_operations_pending_term_id", table_name="operations")

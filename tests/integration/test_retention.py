@@ -86,7 +86,7 @@ async def test_the_chunk_reads_the_partial_index(db: Database, engine: AsyncEngi
     async with db.read() as session:
         connection = await session.connection()
         plan = await connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", params)  # type: ignore[arg-type]
-        details = [row[3] for row in plan]
+        details = [row._mapping["detail"] for row in plan]
     assert "SEARCH interactions USING INDEX ix_interactions_text_kept (created_at<?)" in details
     assert not any(d.startswith("SCAN interactions") for d in details), details
 
