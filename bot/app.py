@@ -11,6 +11,7 @@ from aiogram.methods.base import Response
 
 from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
+from bot.middlewares.heap import install_heap_freezer
 from bot.serving import (
     build_inbox,
     build_metrics,
@@ -89,6 +90,8 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
     dispatcher.startup.register(startup_calls.start)
     dispatcher.shutdown.register(startup_calls.stop)
     dispatcher.shutdown.register(on_shutdown)
+    # Last startup hook: the warmed-up heap is frozen, full collections skip it.
+    install_heap_freezer(dispatcher)
     stop = stop_on_signals()
     await serve(dispatcher, bot, inbox, transport, stop)
     del pinned_models  # held until polling stops

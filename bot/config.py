@@ -52,6 +52,12 @@ class StepanSettings(BaseSettings):
     #: Per-user throttling (bot/throttle.py): a burst of this many, then this many a second.
     throttle_burst: int = Field(default=30, ge=1)
     throttle_rate: float = Field(default=1.0, gt=0)
+    #: The profile cache (pipeline/memory/cache.py): how many farmers it holds (~8 KB
+    #: each) and for how long; size it for the farmers who write within one TTL
+    #: (docs/OPERATIONS.md). The defaults are the cache's own (a test keeps them equal;
+    #: importing pipeline.memory here would slow every command-line tool down).
+    profile_cache_size: int = Field(default=10_000, ge=1, le=10_000_000)
+    profile_cache_ttl_s: float = Field(default=1800.0, gt=0, le=7 * 86_400)
 
     @field_validator("bot_token")
     @classmethod

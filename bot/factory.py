@@ -15,12 +15,11 @@ from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.exceptions import TelegramForbiddenError
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
-from aiogram.types import InlineKeyboardMarkup
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
 from bot.fsm_storage import FallbackIsolation, FallbackStorage
 from bot.handlers import build_root_router
@@ -30,9 +29,9 @@ from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
-from bot.render import send_reply
-from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id
+from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
 from bot.telegram_retry import RetryMiddleware
+from db.checkpoint import WalCheckpointer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
@@ -43,7 +42,7 @@ from pipeline.agronomy.region import FarmRegions
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
-from pipeline.farm.alerts import AlertWatcher, RecipientGone
+from pipeline.farm.alerts import AlertWatcher
 from pipeline.farm.journal import Journal
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
@@ -67,8 +66,8 @@ from pipeline.peers.routing import PeerRouter, classifier_strength
 from pipeline.peers.server import PeerServer
 from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.privacy import Sanitizer
+from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
-from pipeline.types import Reply
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -204,6 +203,7 @@ def build_pipeline(
             desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
         ),
         clock=clock,
+        recall=build_recall(rules, catalog, db, memory, brains.client, clock),
     )
 
 
@@ -211,8 +211,10 @@ def build_core(
     settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
 ) -> Core:
     rules = rules or Rulebook.load()
-    # Lock and statement timeouts: a stuck database answers within seconds.
-    engine = create_engine(settings.stepan.database_url, timeouts=DbTimeouts())
+    # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
+    # WAL is checkpointed by a job (db/checkpoint.py), never inside a commit.
+    url = settings.stepan.database_url
+    engine = create_engine(url, timeouts=DbTimeouts(), checkpoint_by_job=True)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
@@ -345,31 +347,6 @@ def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
     return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
 
 
-class TelegramAlertSender:
-    """The sensor watcher's AlertSender (pipeline/farm/alerts.py) over the running bot."""
-
-    def __init__(self) -> None:
-        self._bot: Bot | None = None
-
-    async def bind(self, bot: Bot | None = None) -> None:
-        """Dispatcher startup hook: aiogram passes the bot it runs with."""
-        if bot is not None:
-            self._bot = bot
-
-    async def send(
-        self, chat_id: int, text: str, markup: InlineKeyboardMarkup | None = None
-    ) -> None:
-        if self._bot is None:
-            raise RuntimeError("no bot bound yet: alerts wait for the next run")
-        try:
-            if markup is not None:
-                await self._bot.send_message(chat_id, text, reply_markup=markup)
-            else:
-                await send_reply(self._bot, chat_id, Reply(text=text))
-        except TelegramForbiddenError as exc:
-            raise RecipientGone(str(exc)) from exc
-
-
 def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
@@ -396,6 +373,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
+        conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
     )
     # Outer middlewares run in registration order: the in-flight counter first (so
     # shutdown can wait for every update), trace (so every log line has it), then
@@ -431,14 +409,11 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
+            wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),
     )
-
-    async def start_jobs() -> None:
-        scheduler.start()
-
-    async def stop_jobs() -> None:
-        scheduler.shutdown(wait=False)
+    start_jobs, stop_jobs = scheduler_hooks(scheduler)
 
     dispatcher.startup.register(alert_sender.bind)
     dispatcher.startup.register(start_jobs)

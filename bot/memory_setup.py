@@ -3,11 +3,16 @@ URL, credentials and team (used by the bot's factory and by ``stepan memory``)."
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
 import httpx
 
 from bot.config import Settings
 from db.uow import Database
 from pipeline.memory import Credentials, Memory, build_memory, memory_client
+from pipeline.memory.cache import ProfileCache
 
 
 def build_memory_layer(settings: Settings, db: Database, http: httpx.AsyncClient) -> Memory:
@@ -22,4 +27,13 @@ def build_memory_layer(settings: Settings, db: Database, http: httpx.AsyncClient
         credentials=credentials,
         team_id=settings.agx.memory_team_id,
     )
-    return build_memory(db, client)
+    return build_memory(db, client, cache=profile_cache(settings))
+
+
+def profile_cache(settings: Settings, clock: Callable[[], float] = time.monotonic) -> ProfileCache:
+    """The profile cache sized by STEPAN_PROFILE_CACHE_SIZE / _TTL_S."""
+    return ProfileCache(
+        max_entries=settings.stepan.profile_cache_size,
+        ttl=timedelta(seconds=settings.stepan.profile_cache_ttl_s),
+        clock=clock,
+    )

@@ -35,6 +35,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
 from db.repositories import jobs
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
@@ -43,6 +44,7 @@ from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.sweep import ExpertiseSweep
 from pipeline.memory.syncing import MemorySync
+from pipeline.recall import Conversations
 from pipeline.retention import TextRetention
 
 logger = logging.getLogger(__name__)
@@ -160,6 +162,8 @@ def default_jobs(
     nightly: NightlyJob | None = None,
     nightly_at: tuple[int, int] = (3, 0),
     farm_timezone: str = "Europe/Kyiv",
+    conversations: Conversations | None = None,
+    wal: WalCheckpointer | None = None,
 ) -> list[JobSpec]:
     async def expertise_sweep() -> str:
         return f"upgraded {await sweep.run()}"
@@ -192,12 +196,42 @@ def default_jobs(
             "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * minute
         ),
     ]
+    if wal is not None:
+        # SQLite's WAL, checkpointed here instead of inside a commit (db/checkpoint.py).
+        # Every instance sharing the file may do it: a checkpoint is idempotent.
+        async def wal_checkpoint() -> str:
+            return (await wal.run()).describe()
+
+        specs.append(
+            JobSpec(
+                "wal_checkpoint",
+                every(seconds=CHECKPOINT_EVERY_S),
+                wal_checkpoint,
+                CHECKPOINT_EVERY_S,
+                minute,
+                per_instance=True,
+            )
+        )
     if watcher is not None:
         # Sensor thresholds (pipeline/farm/alerts.py); only where something can send.
         async def sensor_watch() -> str:
             return (await watcher.run()).describe()
 
         specs.append(JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * minute))
+    if conversations is not None:
+        # Conversation memory (docs/memory.md): a conversation silent for 30 minutes
+        # is compacted; weekly, summaries beyond the window become context notes.
+        async def conversation_close() -> str:
+            return f"compacted {await conversations.close_idle()}"
+
+        async def conversation_fold() -> str:
+            return f"folded {await conversations.fold()}"
+
+        specs.append(
+            JobSpec("conversation_close", every(minutes=10), conversation_close, 300, 10 * minute)
+        )
+        weekly = CronTrigger(day_of_week="mon", hour=4, minute=0)
+        specs.append(JobSpec("conversation_fold", weekly, conversation_fold, 3600, 60 * minute))
     if nightly is not None:
         # The quality report and verified routing proposals (docs/learning.md), at
         # the farm's night; once across instances like every job here.
@@ -208,6 +242,20 @@ def default_jobs(
         trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
         specs.append(JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * minute))
     return specs
+
+
+def scheduler_hooks(
+    scheduler: AsyncIOScheduler,
+) -> tuple[Callable[[], Awaitable[None]], Callable[[], Awaitable[None]]]:
+    """The dispatcher's startup and shutdown hooks that start and stop ``scheduler``."""
+
+    async def start_jobs() -> None:
+        scheduler.start()
+
+    async def stop_jobs() -> None:
+        scheduler.shutdown(wait=False)
+
+    return start_jobs, stop_jobs
 
 
 def build_scheduler(runner: JobRunner, specs: list[JobSpec]) -> AsyncIOScheduler:

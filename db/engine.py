@@ -16,6 +16,8 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from db.checkpoint import WAL_SIZE_LIMIT
+
 #: How long a SQLite writer waits for the lock before giving up (ms).
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 
@@ -37,11 +39,18 @@ class DbTimeouts:
 
 
 def create_engine(
-    database_url: str, *, timeouts: DbTimeouts | None = None, **kwargs: Any
+    database_url: str,
+    *,
+    timeouts: DbTimeouts | None = None,
+    checkpoint_by_job: bool = False,
+    wal_size_limit: int = WAL_SIZE_LIMIT,
+    **kwargs: Any,
 ) -> AsyncEngine:
     """An async engine; SQLite gets WAL, a busy timeout and immediate transactions,
     PostgreSQL ``timeouts`` when given and pre-ping (a restarted server's dead
-    connections are replaced, not handed out)."""
+    connections are replaced, not handed out). ``checkpoint_by_job``: SQLite never
+    checkpoints inside a commit; the caller runs db/checkpoint.py's job instead, and
+    a writer that restarts the WAL cuts its file back to ``wal_size_limit`` bytes."""
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         # One connection per process: SQLite has one writer at a time anyway, and
@@ -55,7 +64,7 @@ def create_engine(
         engine = create_async_engine(
             database_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs
         )
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, wal_size_limit if checkpoint_by_job else None)
         _strip_nul(engine)
         return engine
     if timeouts is not None and database_url.startswith("postgresql+asyncpg"):
@@ -88,7 +97,7 @@ def _ensure_sqlite_dir(database_url: str) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
+def _configure_sqlite(engine: AsyncEngine, wal_size_limit: int | None) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
         # Take transaction control away from the sqlite3 module so BEGIN below is
@@ -99,6 +108,11 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        if wal_size_limit is not None:
+            # No checkpoint inside a conversation's commit; the WAL is cut back to
+            # the limit when a writer restarts it after the job's checkpoint.
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
+            cursor.execute(f"PRAGMA journal_size_limit={int(wal_size_limit)}")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")

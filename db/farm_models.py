@@ -168,13 +168,41 @@ class SensorReadingRow(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 
+class SensorHourRow(Base):
+    """Hourly rollup of one probe's readings of one type: count, min, max and sum of
+    the readings in UTC hour ``hour`` (hours since the epoch). Maintained by the
+    ingest in the same transaction as the readings (db/repositories/sensor_rollups.py),
+    so charts and sheets of long periods read hours, not readings. ``field_key`` is
+    the reading's field id, "" for a probe without a field (a key column cannot be
+    NULL)."""
+
+    __tablename__ = "sensor_hours"
+
+    farm_id: Mapped[str] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), primary_key=True
+    )
+    sensor_type: Mapped[str] = mapped_column(String(32), primary_key=True)
+    hour: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    field_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    sensor_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    readings: Mapped[int] = mapped_column(Integer)
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    total: Mapped[float] = mapped_column(Float)
+
+
 class AlertRow(Base):
     """One episode: a threshold breach (opened on the first bad reading, closed once
     the value is back past the threshold by the hysteresis margin) or a silent probe
     (kind "silent", closed by its next reading). pipeline/farm/alerts.py."""
 
     __tablename__ = "alerts"
-    __table_args__ = (Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),)
+    __table_args__ = (
+        Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),
+        # The watcher's messages due (db/repositories/sensor_watch.py due_alerts): open
+        # and untold (NULL, NULL), or ended lately (a range of ended_at).
+        Index("ix_alerts_due", "ended_at", "notified_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))

@@ -29,6 +29,7 @@ from db.base import Base as Base
 from db.base import Json, _now
 from db.farm_models import *  # noqa: F403 - every row importable from db.models
 from db.learning_models import *  # noqa: F403
+from db.recall_models import *  # noqa: F403
 
 
 class UserProfileRow(Base):

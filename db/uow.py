@@ -11,21 +11,33 @@ transactions here, visibly:
 
 Transactions stay short: on SQLite every transaction holds the single writer lock
 (``BEGIN IMMEDIATE``, db/engine.py), so no network call or LLM call may run inside one.
+On SQLite transactions also take turns first come, first served (db/turns.py), so a
+job working in chunks of short transactions lets a waiting conversation in between
+two chunks.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from db.engine import SQLITE_BUSY_TIMEOUT_MS
+from db.turns import WriterTurns
 
 
 class Database:
     """Owns the session factory; built once in the factory and injected."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], *, turns: WriterTurns | None = None
+    ) -> None:
         self._sessions = sessions
+        if turns is None and _is_sqlite(sessions):
+            turns = WriterTurns(SQLITE_BUSY_TIMEOUT_MS / 1000)
+        #: SQLite's first-come-first-served writer queue; None on PostgreSQL.
+        self.turns = turns
 
     @classmethod
     def of(cls, engine: AsyncEngine) -> Database:
@@ -38,7 +50,7 @@ class Database:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A transaction committed when the block ends, rolled back if it raises."""
-        async with self._sessions() as session:
+        async with self._turn(), self._sessions() as session:
             try:
                 yield session
                 await session.commit()
@@ -51,5 +63,13 @@ class Database:
         """A read: never committed. Closing the session gives its connection back to
         the pool, which rolls the transaction back; unlike ``session.rollback()`` this
         leaves the rows read usable after the block (detached, not expired)."""
-        async with self._sessions() as session:
+        async with self._turn(), self._sessions() as session:
             yield session
+
+    def _turn(self) -> AbstractAsyncContextManager[None]:
+        return self.turns.turn() if self.turns is not None else nullcontext()
+
+
+def _is_sqlite(sessions: async_sessionmaker[AsyncSession]) -> bool:
+    bind = sessions.kw.get("bind")
+    return isinstance(bind, AsyncEngine) and bind.dialect.name == "sqlite"

@@ -105,6 +105,14 @@ class CorrectionAction:
     intent: Intent | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class RefreshAction:
+    """«Оновити» under an answer given from memory (a shortcut): ask message
+    ``trace_id`` again, this time through the deep path."""
+
+    trace_id: str
+
+
 Action = (
     JournalAction
     | StyleAction
@@ -114,4 +122,5 @@ Action = (
     | FeedbackAction
     | FeedbackReasonAction
     | CorrectionAction
+    | RefreshAction
 )

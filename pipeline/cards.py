@@ -162,17 +162,26 @@ def _about_farm(farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Lan
 
 
 def my_memory(
-    profile: UserProfile, farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Language
+    profile: UserProfile,
+    farm: FarmProfile,
+    names: FarmNames,
+    catalog: Catalog,
+    lang: Language,
+    conversations: str | None = None,
 ) -> str:
     """What Stepan remembers about the user, in the farmer's words and what each item
-    is for (/me): names, never ids or slugs; topics as words."""
+    is for (/me): names, never ids or slugs; topics as words; ``conversations`` is the
+    summaries' block (pipeline/recall/card.py), None without conversation memory."""
     return "\n\n".join(
-        (
+        block
+        for block in (
             catalog.text(lang, "me.header"),
             _about_you(profile, farm, catalog, lang),
             _about_farm(farm, names, catalog, lang),
+            conversations,
             catalog.text(lang, "me.footer"),
         )
+        if block
     )
 
 

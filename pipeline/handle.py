@@ -28,6 +28,7 @@ from pipeline.actions import (
     JournalAction,
     OnboardingAction,
     OnboardingChoice,
+    RefreshAction,
     StyleAction,
 )
 from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_advice
@@ -55,6 +56,7 @@ from pipeline.memory import (
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
 from pipeline.profiles import STYLES, UserProfile, classifier_context
+from pipeline.recall import Recall
 from pipeline.responder import LightRequest, LightResponder
 from pipeline.text import clean_input
 from pipeline.types import (
@@ -126,6 +128,7 @@ class Pipeline:
         clock: Clock = utcnow,
         rules_refresh: Callable[[], Awaitable[None]] | None = None,
         languages: LanguageRules | None = None,
+        recall: Recall | None = None,
     ) -> None:
         self.config = config
         self.catalog = catalog
@@ -151,6 +154,8 @@ class Pipeline:
         #: When the reply language switches (rules/language.toml); None: each message's
         #: own script decides, as before the rules existed.
         self._languages = languages
+        #: Shortcuts and conversation memory (pipeline/recall/); None: neither.
+        self.recall = recall
 
     def _language(
         self, incoming: Incoming, profile: UserProfile, *, known: bool, now: datetime
@@ -175,8 +180,9 @@ class Pipeline:
             rules=self._languages,
         )
 
-    async def handle_message(self, incoming: Incoming) -> Reply:
-        """Never raises: a failure anywhere still gives the user a polite reply."""
+    async def handle_message(self, incoming: Incoming, *, fresh: bool = False) -> Reply:
+        """Never raises: a failure anywhere still gives the user a polite reply.
+        ``fresh``: no shortcut (the refresh button under a remembered answer)."""
         started = time.perf_counter()
         incoming = _cleaned(incoming)
         lang = message_language(incoming)
@@ -187,14 +193,14 @@ class Pipeline:
         if not gate.pre_check(incoming.trace_id):
             return Reply(self.catalog.text(lang, "errors.recursion"), intent=Intent.REFUSED)
         try:
-            return await self._handle(incoming, started)
+            return await self._handle(incoming, started, fresh)
         except Exception:
             logger.exception("handle_message failed trace=%s", incoming.trace_id)
             return Reply(self.catalog.text(lang, "errors.generic", code=incoming.trace_id[:8]))
         finally:
             gate.release(incoming.trace_id)
 
-    async def _handle(self, incoming: Incoming, started: float) -> Reply:
+    async def _handle(self, incoming: Incoming, started: float, fresh: bool = False) -> Reply:
         if incoming.photo:
             return await self._photo(incoming, started)
         now = self._clock()
@@ -222,6 +228,8 @@ class Pipeline:
             decision = self._classify(work, loaded, now)
             if self.advisor is not None and wants_advice(decision):
                 decision = as_advice(decision)
+            if self.recall is not None:
+                decision = self.recall.route(work.text, decision)
         crew = (
             gate.select_crew(decision, has_iot=loaded.farm.has_iot)
             if decision.mode == "deep"
@@ -251,10 +259,12 @@ class Pipeline:
                 AdviceRequest(incoming.user_id, work.text, lang, profile, loaded.farm, now)
             )
         else:
-            answered_deep = True
-            reply = await self._deep(
-                DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
-            )
+            request = DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
+            if self.recall is None:
+                answered_deep, reply = True, await self._deep(request)
+            else:
+                answer = await self.recall.answer(request, self._deep, fresh=fresh)
+                decision, crew, reply, answered_deep = answer
         text = reflection.reflect(reply.text, profile, incoming.trace_id) if reply.text else ""
         evals = self._evaluate(text, decision, lang, profile.preferred_style, incoming.trace_id)
         await self._interactions.record(
@@ -374,6 +384,11 @@ class Pipeline:
                         answer = await self._learning.on_action(action, incoming, lang)
                     if answer is not None:
                         return answer
+                case RefreshAction(trace_id=trace) if self.recall is not None:
+                    asked = await self.recall.shortcuts.original(incoming.user_id, trace)
+                    if asked:
+                        return await self.handle_message(replace(incoming, text=asked), fresh=True)
+                    return Reply(self.catalog.text(lang, "recall.refresh_gone"))
                 case StyleAction(style=style) if style in STYLES:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")

@@ -124,7 +124,7 @@ class PlatformStatus:
                 f"job {run.job_id}",
                 "ok" if run.last_outcome == "ok" else "degraded" if run.last_outcome else "off",
                 f"{run.last_outcome or 'never ran'}"
-                + (f" at {run.last_finished_at:%Y-%m-%d %H:%M}" if run.last_finished_at else "")
+                + (f" at {run.last_finished_at:%Y-%m-%d %H:%M} UTC" if run.last_finished_at else "")
                 + (f" ({run.last_detail})" if run.last_detail else ""),
             )
             for run in runs

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.repositories import handoffs, inbox, interactions, jobs
+from db.repositories import handoffs, inbox, interactions, jobs, recall
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 
@@ -74,6 +74,8 @@ class TextRetention:
             # An offer to a peer nobody answered keeps its question no longer either
             # (a handful a day: one statement).
             offers = await handoffs.expire_offers_before(session, cutoff)
+            # Remembered answers hold the farmer's data too (shortcuts last minutes).
+            await recall.drop_answers_before(session, cutoff)
             await jobs.drop_slots_before(session, cutoff)
         return RetentionResult(cleared, offers, updates, first + second + 1)
 

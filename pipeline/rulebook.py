@@ -39,6 +39,7 @@ from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
+from pipeline.recall.rules import RECALL_RULES, RecallRules
 
 __all__ = ["Rulebook"]
 
@@ -70,6 +71,8 @@ class Rulebook:
     learning: LearningRules
     #: When the reply language switches, and when the switch lasts (rules/language.toml).
     language: LanguageRules
+    #: The shortcuts and the conversation memory (rules/recall.toml).
+    recall: RecallRules
 
     @property
     def units(self) -> Units:
@@ -103,6 +106,7 @@ class Rulebook:
         evals: Path = DEFAULT_EVALS,
         learning: Path = DEFAULT_LEARNING,
         language: Path = LANGUAGE_RULES,
+        recall: Path = RECALL_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -137,4 +141,5 @@ class Rulebook:
             evals=EvalRules.load(evals),
             learning=LearningRules.load(learning),
             language=LanguageRules.load(language),
+            recall=RecallRules.load(recall),
         )

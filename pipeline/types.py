@@ -119,3 +119,6 @@ class DeepRequest:
     farm: FarmProfile
     lang: Language
     now: datetime
+    #: The newest conversation summaries (pipeline/recall/), newest first: they go
+    #: into the LLM prompts and the composer's context after the profile.
+    recall: tuple[str, ...] = ()

@@ -64,7 +64,11 @@ class StatementLog:
 
 
 def explained(captured: Captured) -> bool:
-    return captured.statement.lstrip().upper().startswith(EXPLAINED)
+    """Reads and changes of existing rows, and an INSERT ... SELECT (its SELECT)."""
+    statement = captured.statement.lstrip().upper()
+    return statement.startswith(EXPLAINED) or (
+        statement.startswith("INSERT") and "SELECT" in statement
+    )
 
 
 async def full_scans(connection: AsyncConnection, captured: Captured, tables: set[str]) -> set[str]:

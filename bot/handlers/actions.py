@@ -14,6 +14,7 @@ from bot.keyboards.pipeline import (
     HandoffCD,
     JournalCD,
     OnboardingCD,
+    RefreshCD,
     StyleCD,
     keyboard,
 )
@@ -116,9 +117,10 @@ async def on_learning(
 
 @router.callback_query(StyleCD.filter())
 @router.callback_query(OnboardingCD.filter())
+@router.callback_query(RefreshCD.filter())
 async def on_action(
     query: CallbackQuery,
-    callback_data: StyleCD | OnboardingCD,
+    callback_data: StyleCD | OnboardingCD | RefreshCD,
     bot: Bot,
     pipeline: Pipeline,
     profile_editor: ProfileEditor,

@@ -18,6 +18,8 @@ from pipeline.cards import my_memory
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.naming import NameBook
+from pipeline.recall import Conversations
+from pipeline.recall.card import summaries_block
 
 logger = logging.getLogger(__name__)
 
@@ -36,15 +38,24 @@ async def _clear_states(state: FSMContext, user_id: int) -> None:
 
 @router.message(Command("me"))
 async def on_me(
-    message: Message, profiles: ProfileLoader, names: NameBook, catalog: Catalog
+    message: Message,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
+    conversations: Conversations | None = None,
 ) -> None:
     if message.from_user is None:
         return
     lang = user_language(message.from_user)
-    loaded = await load_profile(profiles, telegram_user_id(message.from_user))
+    user_id = telegram_user_id(message.from_user)
+    loaded = await load_profile(profiles, user_id)
     farm_names = await names.of(loaded.farm, lang)
+    talks = None
+    if conversations is not None:
+        views = await conversations.window_or_empty(user_id)
+        talks = summaries_block(views, loaded.farm.timezone, catalog, lang)
     await message.answer(
-        my_memory(loaded.profile, loaded.farm, farm_names, catalog, lang),
+        my_memory(loaded.profile, loaded.farm, farm_names, catalog, lang, talks),
         reply_markup=me_keyboard(catalog, lang),
     )
 

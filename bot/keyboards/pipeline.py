@@ -25,6 +25,7 @@ from pipeline.actions import (
     JournalVerb,
     OnboardingAction,
     OnboardingChoice,
+    RefreshAction,
     StyleAction,
 )
 from pipeline.intents import Intent
@@ -97,6 +98,13 @@ class CorrectionCD(CallbackData, prefix="cr"):
         return CorrectionAction(self.trace, self.intent)
 
 
+class RefreshCD(CallbackData, prefix="rf"):
+    trace: str
+
+    def to_action(self) -> RefreshAction:
+        return RefreshAction(self.trace)
+
+
 ActionCD = (
     StyleCD
     | JournalCD
@@ -106,6 +114,7 @@ ActionCD = (
     | FeedbackCD
     | FeedbackReasonCD
     | CorrectionCD
+    | RefreshCD
 )
 
 
@@ -127,6 +136,8 @@ def callback_data(action: Action) -> ActionCD:
             return FeedbackReasonCD(reason=reason, trace=trace)
         case CorrectionAction(trace_id=trace, intent=intent):
             return CorrectionCD(trace=trace, intent=intent)
+        case RefreshAction(trace_id=trace):
+            return RefreshCD(trace=trace)
         case _:
             assert_never(action)
 

@@ -11,6 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import (
     AgronomistQuestionRow,
+    AnswerCacheRow,
+    ConversationSummaryRow,
     FarmProfileRow,
     HandoffRow,
     InteractionRow,
@@ -107,8 +109,16 @@ async def upgrade_candidates(
 
 async def delete_user_data(session: AsyncSession, user_id: str) -> None:
     """Everything stored about one user in the profile tables and the interaction log."""
-    # The agronomist desk's questions hold the farmer's words: they go too.
-    for model in (InteractionRow, FarmProfileRow, UserProfileRow, AgronomistQuestionRow):
+    # The agronomist desk's questions hold the farmer's words: they go too, and so do
+    # the remembered answers and the conversation summaries (pipeline/recall/).
+    for model in (
+        InteractionRow,
+        FarmProfileRow,
+        UserProfileRow,
+        AgronomistQuestionRow,
+        AnswerCacheRow,
+        ConversationSummaryRow,
+    ):
         await session.execute(
             delete(model)
             .where(model.user_id == user_id)

@@ -8,11 +8,11 @@ is the local time zone's UTC offset, so buckets of a day (or an hour) start at
 local midnight. A caller whose period spans a daylight-saving change queries each
 constant-offset part separately (``pipeline.farm.sensor_series``).
 
-The bucket expression is compiled per dialect (SQLite ``strftime('%s')``,
-PostgreSQL ``EXTRACT(EPOCH ...)``). Width and offset are whole numbers rendered
-into the SQL text, not bound parameters: PostgreSQL only accepts a GROUP BY on an
-expression that is textually the selected one, which two separately bound
-parameters are not.
+When the width and the offset are whole hours, the whole UTC hours of the period
+come from the hourly rollups (``sensor_rollups``, kept at ingest) and only the
+partial hours at its ends from the readings: a 90-day period reads about two
+thousand hours per probe whatever the number of readings. The bucket expressions
+are in ``time_buckets``.
 
 Like every repository these take a session and never end its transaction.
 """
@@ -23,47 +23,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, func, literal_column, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.functions import FunctionElement
 
 from db.models import SensorReadingRow
 from db.repositories.reporting import as_utc
-
-
-class bucket_of(FunctionElement[int]):
-    """``floor((epoch(moment) + offset) / width)`` as a BIGINT."""
-
-    type = BigInteger()
-    inherit_cache = True
-    name = "bucket_of"
-
-    def __init__(self, moment: Any, width: int, offset: int) -> None:
-        if int(width) <= 0:
-            raise ValueError(f"bucket width must be positive, not {width}")
-        # Literal columns: part of the SQL text and of the statement cache key.
-        super().__init__(moment, literal_column(str(int(width))), literal_column(str(int(offset))))
-
-
-def _parts(element: bucket_of, compiler: SQLCompiler, **kw: Any) -> tuple[str, str, str]:
-    moment, width, offset = (compiler.process(c, **kw) for c in element.clauses)
-    return moment, width, offset
-
-
-@compiles(bucket_of)
-def _bucket_default(element: bucket_of, compiler: SQLCompiler, **kw: Any) -> str:
-    moment, width, offset = _parts(element, compiler, **kw)
-    return f"CAST(floor((EXTRACT(EPOCH FROM {moment}) + {offset}) / {width}) AS BIGINT)"
-
-
-@compiles(bucket_of, "sqlite")
-def _bucket_sqlite(element: bucket_of, compiler: SQLCompiler, **kw: Any) -> str:
-    moment, width, offset = _parts(element, compiler, **kw)
-    # SQLite stores the UTC time as text; strftime('%s') parses it to epoch seconds.
-    # Integer division of non-negative integers is the floor.
-    return f"((CAST(strftime('%s', {moment}) AS INTEGER) + {offset}) / {width})"
+from db.repositories.sensor_rollups import hour_counts, hour_groups, hour_start, whole_hours
+from db.repositories.time_buckets import HOUR, bucket_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,20 +45,33 @@ class BucketRow:
     total: float
 
 
-async def reading_buckets(
+Parts = tuple[list[tuple[datetime, datetime]], tuple[int, int] | None]
+
+
+def split_period(since: datetime, until: datetime, *, width: int, offset: int) -> Parts:
+    """The stretches of ``since``..``until`` read from the readings, and the whole
+    UTC hours (first, end) read from the rollups - None when the buckets are not
+    whole hours on the clock, or the period holds no whole hour."""
+    since, until = as_utc(since), as_utc(until)
+    hourly = width % HOUR == 0 and offset % HOUR == 0
+    hours = whole_hours(since, until) if hourly else None
+    if hours is None:
+        return [(since, until)], None
+    ends = [(since, hour_start(hours[0])), (hour_start(hours[1]), until)]
+    return [(start, end) for start, end in ends if start < end], hours
+
+
+async def _raw_buckets(
     session: AsyncSession,
     farm_id: str,
     sensor_type: str,
+    period: tuple[datetime, datetime],
     *,
-    since: datetime,
-    until: datetime,
     width: int,
-    offset: int = 0,
-    field_id: str | None = None,
-    by_sensor: bool = False,
-) -> list[BucketRow]:
-    """Readings of one type in ``since`` <= time < ``until`` grouped by field (and
-    probe, with ``by_sensor``) and bucket; ordered by bucket, field, probe."""
+    offset: int,
+    field_id: str | None,
+    by_sensor: bool,
+) -> list[tuple[Any, ...]]:
     rows = SensorReadingRow
     bucket = bucket_of(rows.measured_at, width, offset).label("bucket")
     keys: list[Any] = [rows.field_id, rows.sensor_id] if by_sensor else [rows.field_id]
@@ -106,26 +85,76 @@ async def reading_buckets(
     ).where(
         rows.farm_id == farm_id,
         rows.sensor_type == sensor_type,
-        rows.measured_at >= as_utc(since),
-        rows.measured_at < as_utc(until),
+        rows.measured_at >= period[0],
+        rows.measured_at < period[1],
     )
     if field_id is not None:
         query = query.where(rows.field_id == field_id)
-    query = query.group_by(*keys, bucket).order_by(bucket, *keys)
     # Core rows on the session's connection: no ORM loading for plain tuples.
     connection = await session.connection()
-    result = await connection.execute(query)
-    found: list[BucketRow] = []
-    for row in result:
-        values = tuple(row)
-        sensor = values[1] if by_sensor else None
-        index, count, low, high, total = values[-5:]
-        found.append(
-            BucketRow(
-                values[0], sensor, int(index), int(count), float(low), float(high), float(total)
-            )
+    result = await connection.execute(query.group_by(*keys, bucket))
+    return [
+        (values[0], values[1] if by_sensor else None, *values[-5:])
+        for values in (tuple(row) for row in result)
+    ]
+
+
+async def reading_buckets(
+    session: AsyncSession,
+    farm_id: str,
+    sensor_type: str,
+    *,
+    since: datetime,
+    until: datetime,
+    width: int,
+    offset: int = 0,
+    field_id: str | None = None,
+    by_sensor: bool = False,
+) -> list[BucketRow]:
+    """Readings of one type in ``since`` <= time < ``until`` grouped by field (and
+    probe, with ``by_sensor``) and bucket; ordered by bucket, field, probe. Whole
+    hours come from the rollups when the buckets are whole hours."""
+    stretches, hours = split_period(since, until, width=width, offset=offset)
+    groups: list[tuple[Any, ...]] = []
+    for stretch in stretches:
+        groups += await _raw_buckets(
+            session,
+            farm_id,
+            sensor_type,
+            stretch,
+            width=width,
+            offset=offset,
+            field_id=field_id,
+            by_sensor=by_sensor,
         )
-    return found
+    if hours is not None:
+        groups += await hour_groups(
+            session,
+            farm_id,
+            sensor_type,
+            hours,
+            width=width,
+            offset=offset,
+            field_id=field_id,
+            by_sensor=by_sensor,
+        )
+    # A bucket may get a part from the readings and a part from the rollups.
+    found: dict[tuple[str | None, str | None, int], BucketRow] = {}
+    for field, sensor, index, count, low, high, total in groups:
+        key = (field, sensor, int(index))
+        seen = found.get(key)
+        found[key] = BucketRow(
+            field,
+            sensor,
+            int(index),
+            int(count) + (seen.count if seen else 0),
+            min(float(low), seen.minimum) if seen else float(low),
+            max(float(high), seen.maximum) if seen else float(high),
+            float(total) + (seen.total if seen else 0.0),
+        )
+    return sorted(
+        found.values(), key=lambda row: (row.bucket, row.field_id or "", row.sensor_id or "")
+    )
 
 
 async def count_readings(
@@ -138,15 +167,18 @@ async def count_readings(
 ) -> int:
     """How many readings of any type the farm has in ``since`` <= time < ``until``."""
     rows = SensorReadingRow
-    query = select(func.count()).where(
-        rows.farm_id == farm_id,
-        rows.measured_at >= as_utc(since),
-        rows.measured_at < as_utc(until),
-    )
-    if field_id is not None:
-        query = query.where(rows.field_id == field_id)
-    result = await session.execute(query)
-    return int(result.scalar_one())
+    stretches, hours = split_period(since, until, width=HOUR, offset=0)
+    count = 0
+    for start, end in stretches:
+        query = select(func.count()).where(
+            rows.farm_id == farm_id, rows.measured_at >= start, rows.measured_at < end
+        )
+        if field_id is not None:
+            query = query.where(rows.field_id == field_id)
+        count += int((await session.execute(query)).scalar_one())
+    if hours is not None:
+        count += (await hour_counts(session, farm_id, hours, field_id=field_id))[0]
+    return count
 
 
 async def count_buckets(
@@ -159,19 +191,27 @@ async def count_buckets(
     field_id: str | None = None,
 ) -> int:
     """How many (field, probe, type, bucket) groups the readings make (UTC buckets):
-    the rows an aggregated sheet would have."""
+    the rows an aggregated sheet would have. Hourly groups of whole hours are the
+    rollups' rows."""
     rows = SensorReadingRow
+    if width == HOUR:
+        stretches, hours = split_period(since, until, width=HOUR, offset=0)
+    else:
+        stretches, hours = [(as_utc(since), as_utc(until))], None
+    count = 0
     bucket = bucket_of(rows.measured_at, width, 0)
-    query = select(rows.field_id, rows.sensor_id, rows.sensor_type, bucket).where(
-        rows.farm_id == farm_id,
-        rows.measured_at >= as_utc(since),
-        rows.measured_at < as_utc(until),
-    )
-    if field_id is not None:
-        query = query.where(rows.field_id == field_id)
-    groups = query.group_by(rows.field_id, rows.sensor_id, rows.sensor_type, bucket).subquery()
-    result = await session.execute(select(func.count()).select_from(groups))
-    return int(result.scalar_one())
+    for start, end in stretches:
+        query = select(rows.field_id, rows.sensor_id, rows.sensor_type, bucket).where(
+            rows.farm_id == farm_id, rows.measured_at >= start, rows.measured_at < end
+        )
+        if field_id is not None:
+            query = query.where(rows.field_id == field_id)
+        keys = (rows.field_id, rows.sensor_id, rows.sensor_type, bucket)
+        groups = query.group_by(*keys).subquery()
+        count += int((await session.execute(select(func.count()).select_from(groups))).scalar_one())
+    if hours is not None:
+        count += (await hour_counts(session, farm_id, hours, field_id=field_id))[1]
+    return count
 
 
 async def unit_of(session: AsyncSession, farm_id: str, sensor_type: str) -> str:

@@ -1,6 +1,6 @@
 """The queries behind the alert watcher (pipeline/farm/alerts.py): the farms that sent
-readings lately, each probe's newest value and what each probe sent lately. Run in
-the watcher's transactions; never commit."""
+readings lately, each probe's newest value, what each probe sent lately and the
+episodes whose message is due. Run in the watcher's transactions; never commit."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import FarmProfileRow, SensorReadingRow
+from db.models import AlertRow, FarmProfileRow, SensorReadingRow, UserProfileRow
 from db.repositories.reporting import as_utc
 
 
@@ -137,3 +137,40 @@ async def probe_activity(
             known.readings + int(count),
         )
     return sorted(probes.values(), key=lambda p: p.sensor_id)
+
+
+@dataclass(frozen=True, slots=True)
+class DueAlert:
+    """An episode whose message is due, and what sending it needs of its farmer."""
+
+    alert: AlertRow
+    user_id: str
+    timezone: str | None
+    language: str
+    active: bool
+
+
+async def due_alerts(session: AsyncSession, *, recovered_since: datetime) -> list[DueAlert]:
+    """Episodes whose message is due, by id: open ones nobody was told of yet, and
+    ones that ended at or after ``recovered_since`` after the farmer was told, whose
+    recovery was not sent. Two reads of ``ix_alerts_due`` (one per kind) instead of
+    one OR over every episode ever opened."""
+    base = (
+        select(
+            AlertRow,
+            FarmProfileRow.user_id,
+            FarmProfileRow.timezone,
+            UserProfileRow.preferred_language,
+            UserProfileRow.active,
+        )
+        .join(FarmProfileRow, FarmProfileRow.farm_id == AlertRow.farm_id)
+        .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
+    )
+    untold = base.where(AlertRow.ended_at.is_(None), AlertRow.notified_at.is_(None))
+    recovered = base.where(
+        AlertRow.ended_at >= recovered_since,
+        AlertRow.notified_at.is_not(None),
+        AlertRow.recovery_notified_at.is_(None),
+    )
+    due = [DueAlert(*row) for query in (untold, recovered) for row in await session.execute(query)]
+    return sorted(due, key=lambda item: item.alert.id)

@@ -116,6 +116,7 @@ class Composer:
             lang=request.lang,
             now=request.now,
             profile=request.profile,
+            recall=request.recall,
             farm=request.farm,
             catalog=self._catalog,
             vocabulary=self._journal.vocabulary,

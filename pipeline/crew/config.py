@@ -83,6 +83,8 @@ class Prompts:
     #: Grounded agronomy answers (pipeline/agronomy/grounded.py).
     agronomy_system: Mapping[Language, str]
     agronomy_user: Mapping[Language, str]
+    #: A finished conversation compacted into lines (pipeline/recall/compact.py).
+    summary_system: Mapping[Language, str]
 
     @classmethod
     def load(cls, path: Path = PROMPTS_FILE) -> Prompts:
@@ -96,6 +98,7 @@ class Prompts:
             reflection_user={lang: str(raw["reflection"][lang]["user"]) for lang in ("uk", "en")},
             agronomy_system={lang: str(raw["agronomy"][lang]["system"]) for lang in ("uk", "en")},
             agronomy_user={lang: str(raw["agronomy"][lang]["user"]) for lang in ("uk", "en")},
+            summary_system={lang: str(raw["summary"][lang]["system"]) for lang in ("uk", "en")},
         )
 
 

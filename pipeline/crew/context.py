@@ -61,6 +61,8 @@ class RunContext:
     catalog: Catalog
     #: Builds the farm's dictionary (name rules and shared crops, loaded once).
     vocabulary: Vocabulary
+    #: The newest conversation summaries (pipeline/recall/), after the profile.
+    recall: tuple[str, ...] = ()
     artifacts: Artifacts = field(default_factory=Artifacts)
     #: The farm's shape as the crew's agents are told it (set by the crew's brief).
     outline: FarmOutline = field(default_factory=FarmOutline)

@@ -167,10 +167,15 @@ class LlmClient:
             error = describe(exc) if exc is not None else None
             self._health.record(ok, datetime.now(UTC), error)
 
-    async def complete(self, system: str, user: str, *, timeout_s: float) -> str:
+    def with_learnings(self, prompt: str) -> str:
+        """``prompt`` with the LEARNINGS block after it (unchanged without learnings):
+        every system prompt - one-shot calls here, each CrewAI agent's backstory in
+        the runner - carries what operators and farmers corrected."""
         block = self._learnings() if self._learnings is not None else ""
-        if block:
-            system = f"{system}\n\n{block}"
+        return f"{prompt}\n\n{block}" if block else prompt
+
+    async def complete(self, system: str, user: str, *, timeout_s: float) -> str:
+        system = self.with_learnings(system)
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
         def call() -> str:

@@ -29,6 +29,7 @@ from pipeline.crew.contract import LANGUAGE_NAMES, FarmOutline, build_contract, 
 from pipeline.crew.llm import LlmClient, describe, is_unavailable
 from pipeline.crew.runner import CrewRunner
 from pipeline.i18n import Catalog
+from pipeline.recall.prompt import recall_block
 from pipeline.style import build_prefix
 from pipeline.types import DeepRequest, Reply
 
@@ -132,6 +133,7 @@ class CrewParts:
                 f"Your goal: {stepan.goal}",
                 f"Expected output: {template.expected_output.format(language=language)}",
                 prefix,
+                recall_block(request.recall, self._catalog, request.lang),
             )
             if part
         )

@@ -75,7 +75,7 @@ class CrewRunner:
             )
             return self._kickoff(
                 spec,
-                backstory=spec.backstory,
+                backstory=self._client.with_learnings(spec.backstory),
                 tools=tools,
                 description=contract.task_description(self._crew),
                 expected_output=contract.expected_output(self._crew),

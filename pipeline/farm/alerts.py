@@ -29,8 +29,13 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AlertRow, FarmProfileRow, FieldRow, UserProfileRow
-from db.repositories.sensor_watch import farms_with_readings, newest_per_probe, probe_activity
+from db.models import AlertRow, FieldRow
+from db.repositories.sensor_watch import (
+    due_alerts,
+    farms_with_readings,
+    newest_per_probe,
+    probe_activity,
+)
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.alert_rules import (
@@ -240,33 +245,19 @@ class AlertWatcher:
     # -- messages -----------------------------------------------------------------------
 
     async def _pending(self, now: datetime) -> list[_Pending]:
-        told = AlertRow.notified_at.is_not(None)
-        alert_due = AlertRow.ended_at.is_(None) & AlertRow.notified_at.is_(None)
-        recovery_due = (
-            told
-            & AlertRow.ended_at.is_not(None)
-            & AlertRow.recovery_notified_at.is_(None)
-            & (AlertRow.ended_at >= now - RECOVERY_MAX_AGE)
-        )
         async with self._db.read() as session:
-            result = await session.execute(
-                select(AlertRow, FarmProfileRow.user_id, FarmProfileRow.timezone, UserProfileRow)
-                .join(FarmProfileRow, FarmProfileRow.farm_id == AlertRow.farm_id)
-                .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
-                .where(alert_due | recovery_due)
-                .order_by(AlertRow.id)
+            due = await due_alerts(session, recovered_since=now - RECOVERY_MAX_AGE)
+        return [
+            _Pending(
+                item.alert,
+                item.user_id,
+                "en" if item.language == "en" else "uk",
+                item.timezone,
+                recovery=item.alert.ended_at is not None,
             )
-            return [
-                _Pending(
-                    alert,
-                    user_id,
-                    "en" if user.preferred_language == "en" else "uk",
-                    timezone,
-                    recovery=alert.ended_at is not None,
-                )
-                for alert, user_id, timezone, user in result.all()
-                if user.active and telegram_chat(user_id) is not None
-            ]
+            for item in due
+            if item.active and telegram_chat(item.user_id) is not None
+        ]
 
     async def _notify(self, now: datetime) -> tuple[int, int]:
         pending = await self._pending(now)

@@ -20,7 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import FarmTokenRow, FieldRow, SensorReadingRow
 from db.repositories import farm as farm_repo
+from db.repositories import sensor_rollups
 from db.repositories.profiles import dialect_insert
+from db.repositories.sensor_rollups import Reading
 from db.uow import Database
 from pipeline.farm.sensors import InvalidBatch, ItemError, ReadingIn, SensorTypes
 
@@ -105,16 +107,23 @@ async def _insert(
             }
         )
     table = SensorReadingRow.__table__
-    # RETURNING counts what was inserted on both dialects (asyncpg's executemany has
+    # RETURNING tells what was inserted on both dialects (asyncpg's executemany has
     # no row count); SQLAlchemy sends each chunk as multi-row INSERTs.
-    statement = dialect_insert(session)(table).on_conflict_do_nothing().returning(table.c.id)
-    accepted = 0
+    c = table.c
+    statement = (
+        dialect_insert(session)(table)
+        .on_conflict_do_nothing()
+        .returning(c.field_id, c.sensor_id, c.sensor_type, c.value, c.measured_at)
+    )
+    stored: list[Reading] = []
     if rows:
         connection = await session.connection()
         for start in range(0, len(rows), INSERT_CHUNK):
             result = await connection.execute(statement, rows[start : start + INSERT_CHUNK])
-            accepted += len(result.all())
-    return accepted
+            stored += [(r[0], r[1], r[2], r[3], r[4]) for r in result]
+    # The hourly rollups of what was stored, in the same transaction.
+    await sensor_rollups.add_readings(session, farm_id, stored)
+    return len(stored)
 
 
 # --- The newest values ---------------------------------------------------------------

@@ -162,6 +162,26 @@ class ProfileEditor(ProfileWriter):
         finally:
             self._cache.invalidate(user_id)
 
+    async def add_context_notes(
+        self, session: AsyncSession, user_id: str, notes: list[str], keep: int
+    ) -> bool:
+        """Append ``notes`` to the user's context notes (the newest ``keep`` stay), in the
+        caller's transaction, with the copy queued; the caller invalidates the cache
+        after its commit (``invalidate``). False for an unknown user."""
+        row = await repo.lock_user(session, user_id)
+        if row is None:
+            return False
+        kept = [note for note in row.context_notes or [] if note not in notes]
+        row.context_notes = [*kept, *notes][-keep:] if keep > 0 else []
+        note_edit(row, "user", ["context_notes"])
+        now = self._clock()
+        row.updated_at = now
+        self._outbox.upsert_user(session, row, now)
+        return True
+
+    def invalidate(self, user_id: str) -> None:
+        self._cache.invalidate(user_id)
+
     async def _change_user(self, user_id: str, change: Callable[[UserProfileRow], None]) -> bool:
         """Lock an existing user, apply ``change``, queue the copy, commit. False when
         the user is unknown, the change was refused, or SQL failed."""

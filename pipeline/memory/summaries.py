@@ -146,9 +146,26 @@ async def create(client: MemoryServiceClient, user_id: str, payload: dict[str, A
     return await client.run(attempt)
 
 
+#: A summary named by Stepan's own key (``summary_json.stepan_key``), not the service's id.
+STEPAN_KEY = "stepan:"
+
+
 async def delete(client: MemoryServiceClient, user_id: str, summary_id: str) -> Outcome:
+    """Delete one summary: by the service's id, or (``stepan:<key>``) the one whose
+    ``summary_json.stepan_key`` is ``key`` (Stepan never learns the service's ids)."""
+
     async def attempt() -> Outcome:
-        return await _delete_one(client, user_id, summary_id)
+        if not summary_id.startswith(STEPAN_KEY):
+            return await _delete_one(client, user_id, summary_id)
+        items = await _list(client, user_id, PAGE_LIMIT)
+        if items is None:
+            return Outcome("dead", "GET /summaries was refused")
+        key = summary_id.removeprefix(STEPAN_KEY)
+        for item in items:
+            data = item.get("summary_json") if isinstance(item, dict) else None
+            if isinstance(data, dict) and data.get("stepan_key") == key and "id" in item:
+                return await _delete_one(client, user_id, str(item["id"]))
+        return Outcome("ok")  # not there: never sent, or already gone
 
     return await client.run(attempt)
 

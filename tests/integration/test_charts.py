@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
+from db.repositories import sensor_rollups
 from db.uow import Database
 from pipeline.farm.chart_window import ChartWindow, window_of
 from pipeline.farm.charts import sensor_chart
@@ -65,8 +66,11 @@ async def add_farm(
 
 
 async def put(factory: async_sessionmaker[AsyncSession], rows: list[SensorReadingRow]) -> None:
+    """Readings stored directly (not through the ingest), then their hourly rollups."""
     async with factory() as session:
         session.add_all(rows)
+        await session.flush()
+        await sensor_rollups.rebuild(session)
         await session.commit()
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from db.models import LearningRow
 from db.uow import Database
 from pipeline import gate
 from pipeline.actions import JournalAction, JournalVerb
@@ -24,6 +25,7 @@ from pipeline.crew.tools import ReadingsArgs, Tool, ToolResult
 from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
 from pipeline.handle import Pipeline
+from pipeline.learning.feedback import Learnings
 from pipeline.memory import Memory
 from pipeline.platform_status import LlmHealth
 from pipeline.responder import LlmResponder
@@ -85,7 +87,11 @@ def use_llm(
     made: list[ScriptedLLM] = []
 
     def install(
-        *, crew: CrewSpec | None = None, tools: Mapping[str, Tool] | None = None, **llm: Any
+        *,
+        crew: CrewSpec | None = None,
+        tools: Mapping[str, Tool] | None = None,
+        learnings: Learnings | None = None,
+        **llm: Any,
     ) -> ScriptedLLM:
         fake = scripted(**llm)
         made.append(fake)
@@ -103,6 +109,7 @@ def use_llm(
             rules=rulebook,
             llm=fake,
             tools=farm_tools,
+            learnings=(lambda: learnings.block) if learnings is not None else None,
         )
         pipeline.deep = brains.deep
         pipeline.responder = brains.responder
@@ -183,6 +190,34 @@ async def test_plan_the_week_runs_ops_sustainability_and_iot_with_iot(
     assert planned_spraying(pipeline.catalog) in reply.text  # ops' tool result
     assert "сівба" in reply.text  # the season hints
     assert "Відкриті тривоги" in reply.text  # iot
+
+
+async def test_every_agent_prompt_carries_the_learnings_block(
+    pipeline: Pipeline,
+    db: Database,
+    rules: Rulebook,
+    session_factory: async_sessionmaker[AsyncSession],
+    use_llm: Callable[..., ScriptedLLM],
+    farm: str,
+) -> None:
+    """The LEARNINGS block (from the learnings table) is in the system prompt of each
+    CrewAI agent the request runs, as well as in Stepan's own composing call."""
+    async with session_factory() as session:
+        session.add(LearningRow(source="negative", intent="planning", rule="planning: be brief"))
+        await session.commit()
+    learnings = Learnings(db, rules.learning)
+    block = await learnings.refresh(force=True)
+    assert block.startswith(rules.learning.header) and "- planning: be brief" in block
+    llm = use_llm(
+        choose={OPS: "planned_operations", SEASON: "season_hints", IOT: "open_alerts"},
+        learnings=learnings,
+    )
+    await say(pipeline, session_factory, "сплануй тиждень")
+    agents = [call for call in llm.calls if call.role in {OPS, SEASON, IOT}]
+    assert {call.role for call in agents} == {OPS, SEASON, IOT}
+    assert all(block in call.system for call in agents)
+    stepan = [call for call in llm.calls if call.role.startswith(STEPAN)]
+    assert stepan and all(block in call.system for call in stepan)
 
 
 async def test_plan_the_week_without_iot_leaves_iot_out(

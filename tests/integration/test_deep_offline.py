@@ -332,6 +332,50 @@ async def test_plan_the_week_with_iot(
     assert "Відкриті тривоги" in reply.text and "Поле 2" in reply.text
 
 
+async def test_open_alerts_are_on_the_farms_clock(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    """Both kinds of open alert give their start on the farm's clock (Europe/Kyiv,
+    +03 in May), never UTC: the moisture breach from 06:00 UTC, a probe silent
+    since 21:30 UTC the evening before (00:30 local, already the next day)."""
+    async with session_factory() as session:
+        session.add(
+            AlertRow(
+                farm_id=farm,
+                field_id="field:pivnichne",
+                sensor_type="soil_moisture",
+                sensor_id="s-1",
+                kind="silent",
+                value=40.0,
+                threshold=0.0,
+                started_at=datetime(2025, 5, 13, 21, 30, tzinfo=UTC),
+            )
+        )
+        await session.commit()
+    reply = await say(pipeline, session_factory, "сплануй тиждень")
+    catalog = pipeline.catalog
+    moisture = sensor_label(catalog, "uk", "soil_moisture")
+    breach = catalog.text(
+        "uk",
+        "compose.alert_below",
+        field="Поле 2",
+        sensor=moisture,
+        value="17,5 %",
+        threshold="20 %",
+        since="14.05 09:00",
+    )
+    silent = catalog.text(
+        "uk",
+        "alerts.open_silent",
+        field="Північне",
+        sensor=moisture,
+        probe="s-1",
+        since="14.05 00:30",
+    )
+    assert breach in reply.text and silent in reply.text
+    assert "UTC" not in reply.text
+
+
 async def test_plan_the_week_without_iot_skips_sensors(
     pipeline: Pipeline,
     memory: Memory,

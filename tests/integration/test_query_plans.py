@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import db.repositories
 from db.engine import create_engine
-from db.models import Base, InteractionRow, JobRunRow
+from db.models import AnswerCacheRow, Base, InteractionRow, JobRunRow
 from db.repositories.inbox import Stored
 from db.uow import Database
 from tests.query_plans import StatementLog, explained, full_scans
@@ -47,9 +47,18 @@ WHOLE_BY_DESIGN: dict[tuple[str, str], str] = {
     ("learning.corrections", "corrections"): "the nightly job reads every labelled example",
     ("learning.newest_learnings", "learnings"): "the newest few: the primary key walked "
     "backwards and stopped by LIMIT",
+    ("recall.drop_answers_before", "answer_cache"): "the nightly retention: one remembered "
+    "answer per farmer and slot, overwritten in place (grows with farmers, not messages)",
+    ("recall.users_over_window", "conversation_summaries"): "the weekly fold counts every "
+    "farmer's summaries: one walk of ix_conversation_summaries_user_end",
+    ("sensor_rollups.rebuild", "sensor_hours"): "maintenance after a bulk load: rebuilds "
+    "and counts every hour row",
+    ("sensor_rollups.rebuild", "sensor_readings"): "maintenance after a bulk load: rolls "
+    "up every reading (of one farm, or all)",
 }
 
 DAY = date(2026, 6, 15)
+HOUR = int(NOW.timestamp()) // 3600
 SAMPLES: dict[str, Any] = {
     "user_id": USER, "user_ids": [USER, "tg:2"], "farm_id": FARM, "trace_id": "trace-1",
     "term_id": 1, "draft_id": 1, "question_id": 1, "handoff_id": 1, "learning_id": 1,
@@ -69,7 +78,10 @@ SAMPLES: dict[str, Any] = {
     "created_by": "operator", "proposal_id": None, "active": False,
     "terms": [{"intent": "greeting", "kind": "trigger", "term": "здоров"}],
     "updates": [Stored(99, "{}")], "types": ["soil_moisture", "temperature"],
-    "sensor_type": "soil_moisture", "width": 3600,
+    "sensor_type": "soil_moisture", "width": 3600, "recovered_since": NOW - timedelta(days=1),
+    "slot": "weather", "summary_id": 1, "window": 20, "offset": 0, "by_sensor": False,
+    "readings": [("field:north", "p1", "soil_moisture", 14.0, NOW - timedelta(minutes=5))],
+    "hours": (HOUR - 48, HOUR),
 }  # fmt: skip
 #: Arguments one function needs beyond (or instead of) the samples by name.
 OVERRIDES: dict[str, dict[str, Any]] = {
@@ -84,6 +96,17 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         }
     },
     "profiles.insert_ignore": {"model": JobRunRow, "values": {"job_id": "new", "runs": 0}},
+    "recall.keep_answer": {
+        "row": AnswerCacheRow(
+            user_id=USER,
+            slot="weather",
+            intent="weather",
+            subject="погода",
+            trace_id="t2",
+            text="сонячно",
+            created_at=NOW,
+        )
+    },
 }
 #: Further calls of one function: the optional paths its queries take.
 VARIANTS: dict[str, list[dict[str, Any]]] = {
@@ -100,6 +123,7 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
     "sensor_buckets.count_readings": [{"field_id": "field:north"}],
     "sensor_buckets.count_buckets": [{"field_id": "field:north"}],
     "sensor_watch.probe_activity": [{"skip_sources": ["csv"]}],
+    "sensor_rollups.rebuild": [{"farm_id": FARM}],
 }
 
 

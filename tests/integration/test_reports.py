@@ -20,6 +20,7 @@ from db.models import (
     SensorReadingRow,
     UserProfileRow,
 )
+from db.repositories import sensor_rollups
 from db.uow import Database
 from pipeline.farm import paging
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
@@ -140,6 +141,8 @@ async def seed(factory: async_sessionmaker[AsyncSession]) -> None:
             )
         )
         session.add_all(_readings())
+        await session.flush()
+        await sensor_rollups.rebuild(session)  # stored directly, not through the ingest
         await session.commit()
 
 
@@ -332,6 +335,8 @@ async def test_hourly_aggregates_when_they_fit(
             )
             for step in range(6 * 24)  # a day, every 10 minutes
         )
+        await session.flush()
+        await sensor_rollups.rebuild(session)
         await session.commit()
     report = await build_operations_workbook(
         Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=300

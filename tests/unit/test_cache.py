@@ -6,6 +6,8 @@ from datetime import timedelta
 
 import pytest
 
+from bot.config import AgxSettings, ConfigError, Settings, StepanSettings, load_settings
+from bot.memory_setup import profile_cache
 from pipeline.memory.cache import MAX_ENTRIES, TTL, CachedProfiles, ProfileCache
 from pipeline.profiles import FarmProfile, UserProfile
 from tests.fakes.memory_service import ManualClock
@@ -20,8 +22,52 @@ def _put(cache: ProfileCache, user_id: str, name: str | None = None) -> bool:
     return cache.put(user_id, _value(user_id, name), cache.token())
 
 
-def test_seed_limits() -> None:
-    assert MAX_ENTRIES == 200 and timedelta(minutes=30) == TTL
+def test_default_limits_fit_the_expected_active_farmers() -> None:
+    # Not the seed's 200 (a fallback cache): at 100,000 farmers that missed on almost
+    # every message (issue 17). The settings' defaults are the cache's own.
+    assert MAX_ENTRIES == 10_000 and timedelta(minutes=30) == TTL
+    fields = StepanSettings.model_fields
+    assert fields["profile_cache_size"].default == MAX_ENTRIES
+    assert fields["profile_cache_ttl_s"].default == TTL.total_seconds()
+
+
+def test_size_and_ttl_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPAN_PROFILE_CACHE_SIZE", "3")
+    monkeypatch.setenv("STEPAN_PROFILE_CACHE_TTL_S", "60")
+    settings = Settings(stepan=StepanSettings(_env_file=None), agx=AgxSettings(_env_file=None))
+    clock = ManualClock()
+    cache = profile_cache(settings, clock=clock)
+    for n in range(4):
+        assert cache.write_through(f"tg:{n}", _value(f"tg:{n}"), cache.sequence())
+    assert len(cache) == 3 and cache.get("tg:0") is None  # the size from the setting
+    clock.advance(59)
+    assert cache.get("tg:3") is not None
+    clock.advance(1)
+    assert cache.get("tg:3") is None  # the TTL from the setting
+    assert cache.expire() == 2 and len(cache) == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "many"])
+def test_a_bad_cache_size_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("STEPAN_PROFILE_CACHE_SIZE", value)
+    with pytest.raises(ConfigError, match="STEPAN_PROFILE_CACHE_SIZE"):
+        load_settings()
+
+
+def test_a_written_through_entry_expires_and_is_not_served_stale() -> None:
+    clock = ManualClock()
+    cache = ProfileCache(ttl=timedelta(seconds=10), clock=clock)
+    assert cache.write_through("tg:1", _value("tg:1", "v1"), cache.sequence())
+    clock.advance(5)
+    # A second write renews the entry's life from its own moment.
+    assert cache.write_through("tg:1", _value("tg:1", "v2"), cache.sequence())
+    clock.advance(9)
+    cached = cache.get("tg:1")
+    assert cached is not None and cached.profile.name == "v2"
+    clock.advance(1)
+    assert cache.get("tg:1") is None
+    # After expiry a reader may store again (expiry is not a write mark).
+    assert cache.put("tg:1", _value("tg:1", "v3"), cache.token())
 
 
 def test_entry_lives_for_the_ttl_only() -> None:
@@ -37,12 +83,12 @@ def test_entry_lives_for_the_ttl_only() -> None:
 
 
 def test_least_recently_used_entry_goes_first() -> None:
-    cache = ProfileCache(clock=ManualClock())
-    for n in range(MAX_ENTRIES):
+    cache = ProfileCache(max_entries=50, clock=ManualClock())
+    for n in range(50):
         _put(cache, f"tg:{n}")
     assert cache.get("tg:0") is not None  # touched: now the most recent
     _put(cache, "tg:new")
-    assert len(cache) == MAX_ENTRIES
+    assert len(cache) == 50
     assert cache.get("tg:1") is None
     assert cache.get("tg:0") is not None and cache.get("tg:new") is not None
 

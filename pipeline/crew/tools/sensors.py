@@ -9,7 +9,6 @@ from datetime import tzinfo
 from sqlalchemy import select
 
 from db.models import AlertRow, FarmProfileRow
-from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     ChartArgs,
@@ -139,7 +138,7 @@ class SensorTools:
                         field=field_label(ctx, names, alert.field_id),
                         sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
                         probe=alert.sensor_id or "?",
-                        since=f"{reporting.as_utc(alert.started_at):%d.%m %H:%M}",
+                        since=ctx.clock(alert.started_at),
                     )
                 )
                 continue

@@ -1,0 +1,276 @@
+"""Volume benchmark: does a message cost the same on a big database as on a small one,
+and do the scheduled jobs keep conversations waiting? (issue 17)
+
+    .venv/bin/python bench/volume.py [--users N] [--interactions M] [--json]
+        [--small-users 100] [--messages 600] [--active 1000] [--database-url URL]
+
+Two databases are built through the project's own migrations and filled with bulk
+inserts (bench/volume_data.py): a small one (``--small-users``, interactions in the
+same proportion) and a big one (N users, M interactions, two operations per user,
+readings for one farm in ten). On each, the bot's own services (``build_core``, the
+production wiring, no Telegram) answer:
+
+1. a warm-up message from each of ``--active`` farmers (the ones who write within
+   one cache TTL; at most the database's users), then
+2. ``--messages`` messages from those farmers, light and deep interleaved (every
+   fifth is deep, answered by the template path without an LLM), alternating between
+   the small and the big database so machine load hits both alike. Latency is
+   ``Pipeline.handle_message`` end to end (profile load, classification, reply,
+   recording). As in ``stepan run``, the heap is frozen after the warm-up and SQLite's
+   WAL is checkpointed every 10 s by the checkpoint job's code.
+
+Then, on the big database, every scheduled job of ``stepan run`` (taken from the
+dispatcher's scheduler, so exactly the production list) runs once through the
+JobRunner while a prober sends light messages one after another; a job's wait is the
+worst prober latency while it ran.
+
+``--json`` prints ``{"p50_ratio", "p99_ratio", "max_ms_big", "job_max_wait_ms",
+"jobs": {name: wall_s}}`` plus the sizes and absolute figures. Ratios are big/small of
+light messages. ``--database-url`` (PostgreSQL: a server URL whose user may create
+databases) builds both databases there instead of SQLite files; they are dropped
+afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+for entry in (REPO, REPO / "bench"):
+    if str(entry) not in sys.path:
+        sys.path.insert(0, str(entry))
+
+from pipeline.crewai_env import silence_crewai  # noqa: E402
+
+silence_crewai()
+
+from sqlalchemy import text  # noqa: E402
+from volume_data import Sizes, build_database, chat_id, user_id  # noqa: E402
+
+from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
+from bot.factory import Core, build_core, build_dispatcher  # noqa: E402
+from bot.middlewares.heap import HeapFreezer  # noqa: E402
+from bot.scheduler import JobRunner, JobSpec  # noqa: E402
+from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer  # noqa: E402
+from db.engine import create_engine  # noqa: E402
+from pipeline.types import Incoming  # noqa: E402
+
+LIGHT_TEXTS = ("привіт", "дякую", "ок", "добрий ранок", "thanks", "дякую, все зрозуміло")
+DEEP_TEXTS = ("сплануй роботи на тиждень", "що я робив на полі минулого місяця")
+DEEP_EVERY = 5
+SMALL_USERS = 100
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    rank = max(1, min(len(ordered), -(-len(ordered) * pct // 100)))
+    return ordered[int(rank) - 1]
+
+
+def settings_for(url: str) -> Settings:
+    stepan = StepanSettings(_env_file=None, database_url=url, log_level="WARNING")
+    return Settings(stepan=stepan, agx=AgxSettings(_env_file=None))
+
+
+@dataclass(slots=True)
+class Side:
+    """One database and the bot's services over it."""
+
+    name: str
+    users: int
+    core: Core
+    active: int
+    sent: int = 0
+
+    def incoming(self, message_text: str, n: int | None = None) -> Incoming:
+        self.sent += 1
+        n = self.sent % self.active if n is None else n
+        return Incoming(user_id(n), chat_id(n), message_text, uuid.uuid4().hex[:16])
+
+    async def say(self, message_text: str, n: int | None = None) -> float:
+        """One message end to end; milliseconds."""
+        started = time.perf_counter()
+        await self.core.pipeline.handle_message(self.incoming(message_text, n))
+        return (time.perf_counter() - started) * 1000
+
+
+async def warm_up(side: Side) -> None:
+    for n in range(side.active):
+        await side.say(LIGHT_TEXTS[n % len(LIGHT_TEXTS)], n)
+
+
+async def interleaved(small: Side, big: Side, messages: int) -> dict[str, list[float]]:
+    light: dict[str, list[float]] = {"small": [], "big": []}
+    for i in range(messages):
+        deep = i % DEEP_EVERY == DEEP_EVERY - 1
+        message_text = (DEEP_TEXTS if deep else LIGHT_TEXTS)[i % 2 if deep else i % 6]
+        for side in (small, big) if i % 2 == 0 else (big, small):
+            ms = await side.say(message_text)
+            if not deep:
+                light[side.name].append(ms)
+    return light
+
+
+async def jobs_with_prober(side: Side) -> tuple[dict[str, float], dict[str, float]]:
+    """Each scheduled job once, a light-message prober running alongside; returns
+    wall seconds and the worst prober latency (ms) per job."""
+    dispatcher = build_dispatcher(side.core)
+    specs: list[JobSpec] = [job.args[0] for job in dispatcher["scheduler"].get_jobs()]
+    runner = JobRunner(side.core.db, "bench-volume")
+    walls: dict[str, float] = {}
+    waits: dict[str, float] = {}
+    for spec in specs:
+        done = asyncio.Event()
+        prober = asyncio.create_task(_probe(side, done))
+        await asyncio.sleep(0)
+        started = time.perf_counter()
+        outcome = await runner.run(spec)
+        walls[spec.job_id] = round(time.perf_counter() - started, 3)
+        done.set()
+        probes = await prober
+        if outcome != "ok":
+            raise RuntimeError(f"job {spec.job_id}: {outcome}")
+        waits[spec.job_id] = round(max(probes), 1)
+    return walls, waits
+
+
+async def checkpointing(url: str) -> None:
+    """The wal_checkpoint job's schedule (the bench runs no scheduler)."""
+    checkpointer = WalCheckpointer.for_url(url)
+    while checkpointer is not None:
+        await asyncio.sleep(CHECKPOINT_EVERY_S)
+        await checkpointer.run()
+
+
+async def _probe(side: Side, done: asyncio.Event) -> list[float]:
+    """Light messages one after another until ``done``; their latencies (ms)."""
+    probes: list[float] = []
+    while not done.is_set():
+        probes.append(await side.say(LIGHT_TEXTS[len(probes) % len(LIGHT_TEXTS)]))
+    return probes
+
+
+@asynccontextmanager
+async def databases(
+    server_url: str | None, sizes: dict[str, Sizes]
+) -> AsyncIterator[dict[str, str]]:
+    """A fresh database per side: SQLite files in a temporary directory, or databases
+    created on the PostgreSQL server (dropped afterwards)."""
+    tag = uuid.uuid4().hex[:8]
+    if server_url is None:
+        with tempfile.TemporaryDirectory(prefix="bench-volume-") as tmp:
+            yield {name: f"sqlite+aiosqlite:///{tmp}/{name}.db" for name in sizes}
+        return
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    names = {name: f"stepan_volume_{name}_{tag}" for name in sizes}
+    base = server_url.rsplit("/", 1)[0]
+    try:
+        async with admin.connect() as conn:
+            for db_name in names.values():
+                await conn.execute(text(f'CREATE DATABASE "{db_name}"'))
+        yield {name: f"{base}/{db_name}" for name, db_name in names.items()}
+    finally:
+        async with admin.connect() as conn:
+            for db_name in names.values():
+                await conn.execute(text(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)'))
+        await admin.dispose()
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    now = datetime.now(UTC).replace(microsecond=0)
+    per_user = args.interactions / args.users
+    sizes = {
+        "small": Sizes(args.small_users, round(args.small_users * per_user)),
+        "big": Sizes(args.users, args.interactions),
+    }
+    result: dict[str, Any] = {}
+    async with databases(args.database_url, sizes) as urls:
+        build_s = {}
+        for name, size in sizes.items():
+            started = time.perf_counter()
+            await build_database(urls[name], size, now)
+            build_s[name] = round(time.perf_counter() - started, 1)
+        cores = {name: build_core(settings_for(url)) for name, url in urls.items()}
+        # As `stepan run`: SQLite's WAL checkpointed every few seconds by the job.
+        checkpoints = [asyncio.create_task(checkpointing(url)) for url in urls.values()]
+        try:
+            small, big = (
+                Side(name, sizes[name].users, cores[name], min(args.active, sizes[name].users))
+                for name in ("small", "big")
+            )
+            for side in (small, big):
+                await warm_up(side)
+            HeapFreezer().freeze()  # as `stepan run` does once it is up and warm
+            light = await interleaved(small, big, args.messages)
+            walls, waits = await jobs_with_prober(big)
+        finally:
+            for task in checkpoints:
+                task.cancel()
+            await asyncio.gather(*checkpoints, return_exceptions=True)
+            for core in cores.values():
+                await core.close()
+    p50 = {name: percentile(values, 50) for name, values in light.items()}
+    p99 = {name: percentile(values, 99) for name, values in light.items()}
+    result.update(
+        p50_ratio=round(p50["big"] / p50["small"], 3),
+        p99_ratio=round(p99["big"] / p99["small"], 3),
+        max_ms_big=round(max(light["big"]), 2),
+        job_max_wait_ms=max(waits.values()),
+        jobs=walls,
+        job_wait_ms=waits,
+        p50_ms={k: round(v, 2) for k, v in p50.items()},
+        p99_ms={k: round(v, 2) for k, v in p99.items()},
+        database="postgresql" if args.database_url else "sqlite",
+        users=args.users,
+        interactions=args.interactions,
+        operations=sizes["big"].operations,
+        readings=sizes["big"].readings,
+        active=min(args.active, args.users),
+        light_messages=len(light["big"]),
+        build_s=build_s,
+    )
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--users", type=int, default=20_000, help="big database users")
+    parser.add_argument("--interactions", type=int, default=400_000, help="big database rows")
+    parser.add_argument("--small-users", type=int, default=SMALL_USERS)
+    parser.add_argument("--messages", type=int, default=600, help="measured rounds per side")
+    parser.add_argument("--active", type=int, default=1000, help="farmers who write")
+    parser.add_argument("--database-url", default=None, help="PostgreSQL server URL")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if min(args.users, args.small_users, args.messages, args.active) < 1:
+        parser.error("sizes must be at least 1")
+    if args.interactions < 0:
+        parser.error("--interactions must not be negative")
+    logging.basicConfig(level=logging.ERROR)
+    result = asyncio.run(run(args))
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        for key, value in result.items():
+            print(f"{key:>16}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""The seed's section-9 shortcuts (issue 11 point 4) through the whole pipeline on a
+migrated SQLite database with a seeded farm: the same question again within five
+minutes is answered from the previous answer (marked, with a refresh button), a
+status question from an answer younger than an hour; both are recorded light with
+their reason, and the deep path is not run for them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import AnswerCacheRow, InteractionRow
+from pipeline.actions import RefreshAction
+from pipeline.clock import Clock
+from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import Memory
+from pipeline.types import DeepRequest, Reply
+from tests.fakes.llm import no_outbound_connections
+from tests.integration.test_deep_offline import (
+    NOW,
+    USER,
+    incoming,
+    moisture_on_field_two,
+    seed_farm,
+)
+
+Factory = async_sessionmaker[AsyncSession]
+
+
+class MovingClock:
+    """The pipeline's clock, moved by the test."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+class CountingDeep:
+    """The pipeline's deep path, counted (and the requests it got kept)."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.requests: list[DeepRequest] = []
+
+    async def answer(self, request: DeepRequest) -> Reply:
+        self.requests.append(request)
+        return await self.inner.answer(request)  # type: ignore[attr-defined, no-any-return]
+
+
+@pytest.fixture(autouse=True)
+def no_internet() -> Iterator[None]:
+    with no_outbound_connections() as attempts:
+        yield
+    assert attempts == []
+
+
+@pytest.fixture
+def clock() -> MovingClock:
+    return MovingClock(NOW)
+
+
+@pytest.fixture
+def pipeline_clock(clock: MovingClock) -> Clock:
+    return clock
+
+
+@pytest.fixture
+async def deep(pipeline: Pipeline, memory: Memory, session_factory: Factory) -> CountingDeep:
+    await seed_farm(pipeline, memory, session_factory)
+    counting = CountingDeep(pipeline.deep)
+    pipeline.deep = counting
+    return counting
+
+
+async def last_interaction(factory: Factory) -> InteractionRow:
+    async with factory() as session:
+        query = select(InteractionRow).order_by(InteractionRow.id.desc()).limit(1)
+        return (await session.execute(query)).scalar_one()
+
+
+def refresh_of(reply: Reply) -> RefreshAction:
+    (action,) = [
+        b.action for row in reply.buttons for b in row if isinstance(b.action, RefreshAction)
+    ]
+    return action
+
+
+async def test_the_same_question_within_five_minutes_reuses_the_answer(
+    pipeline: Pipeline,
+    deep: CountingDeep,
+    clock: MovingClock,
+    catalog: Catalog,
+    session_factory: Factory,
+) -> None:
+    first = await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    assert first.mode == "deep" and moisture_on_field_two(catalog) in first.text
+    assert len(deep.requests) == 1
+
+    clock.advance(minutes=2)
+    again = await pipeline.handle_message(incoming("а яка вологість на полі 2?"))
+    assert len(deep.requests) == 1  # the crew did not run again
+    assert again.mode == "light" and again.crew == ()
+    note = catalog.text("uk", "recall.repeat_note", time="13:00")  # 10:00 UTC in Kyiv
+    assert again.text.startswith(note)
+    assert first.text in again.text
+    row = await last_interaction(session_factory)
+    assert (row.mode, row.reason, row.crew) == ("light", "shortcut:repeat", [])
+
+    # The refresh button asks the same question through the deep path.
+    refreshed = await pipeline.handle_action(refresh_of(again), incoming(""))
+    assert len(deep.requests) == 2 and refreshed.mode == "deep"
+    assert moisture_on_field_two(catalog) in refreshed.text
+    assert not refreshed.text.startswith(note)
+
+
+async def test_another_subject_or_an_older_answer_runs_the_crew(
+    pipeline: Pipeline, deep: CountingDeep, clock: MovingClock
+) -> None:
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    clock.advance(minutes=1)
+    other_field = await pipeline.handle_message(incoming("яка вологість на Північному"))
+    assert other_field.mode == "deep" and len(deep.requests) == 2
+    clock.advance(minutes=1)
+    other_intent = await pipeline.handle_message(incoming("план/факт за квітень"))
+    assert other_intent.mode == "deep" and len(deep.requests) == 3
+    clock.advance(minutes=1)
+    # The last answer is the plan/fact one: moisture again is a new question.
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    assert len(deep.requests) == 4
+    clock.advance(minutes=5, seconds=1)
+    stale = await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    assert stale.mode == "deep" and len(deep.requests) == 5
+
+
+async def test_a_card_is_never_reused(
+    pipeline: Pipeline, deep: CountingDeep, clock: MovingClock, session_factory: Factory
+) -> None:
+    """Recording writes: a second «запиши …» is its own card (the journal decides
+    about repeats), never an old reply."""
+    first = await pipeline.handle_message(incoming("запиши полив 20 мм на Північному вчора"))
+    assert first.buttons
+    clock.advance(minutes=1)
+    await pipeline.handle_message(incoming("запиши полив 20 мм на Північному вчора"))
+    assert len(deep.requests) == 2
+    async with session_factory() as session:
+        assert (await session.execute(select(AnswerCacheRow))).scalars().all() == []
+
+
+async def test_a_status_question_is_answered_from_a_fresh_status(
+    pipeline: Pipeline,
+    deep: CountingDeep,
+    clock: MovingClock,
+    catalog: Catalog,
+    session_factory: Factory,
+) -> None:
+    first = await pipeline.handle_message(incoming("який статус"))
+    # No status yet: the journal's plans and the sensors, through the deep path.
+    assert first.mode == "deep" and len(deep.requests) == 1
+    assert set(deep.requests[0].crew) == {"iot", "ops"}
+    assert moisture_on_field_two(catalog) in first.text
+    assert (await last_interaction(session_factory)).reason == "status"
+
+    clock.advance(minutes=40)
+    cached = await pipeline.handle_message(incoming("що зараз?"))
+    assert len(deep.requests) == 1 and cached.mode == "light"
+    assert cached.text.startswith(catalog.text("uk", "recall.status_note", time="13:00"))
+    assert first.text in cached.text and refresh_of(cached)
+    assert (await last_interaction(session_factory)).reason == "shortcut:status"
+
+    clock.advance(minutes=21)  # 61 minutes after the status was gathered
+    fresh = await pipeline.handle_message(incoming("Який зараз статус?"))
+    assert fresh.mode == "deep" and len(deep.requests) == 2
+
+
+async def test_a_status_question_with_a_farming_intent_is_that_intent(
+    pipeline: Pipeline, deep: CountingDeep
+) -> None:
+    """«статус сервісів» is the platform's status, not the farm's."""
+    reply = await pipeline.handle_message(incoming("статус сервісів"))
+    assert reply.intent == "platform"
+    assert deep.requests[-1].decision.reason != "status"
+
+
+async def test_a_refresh_of_someone_elses_message_is_refused(
+    pipeline: Pipeline, deep: CountingDeep, catalog: Catalog
+) -> None:
+    asked = incoming("яка вологість на полі 2")
+    await pipeline.handle_message(asked)
+    stranger = incoming("", user="tg:999")
+    reply = await pipeline.handle_action(RefreshAction(asked.trace_id), stranger)
+    assert reply.text == catalog.text("uk", "recall.refresh_gone")
+    assert len(deep.requests) == 1
+
+
+async def test_forget_drops_the_remembered_answers(
+    pipeline: Pipeline, deep: CountingDeep, memory: Memory, session_factory: Factory
+) -> None:
+    await pipeline.handle_message(incoming("який статус"))
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    async with session_factory() as session:
+        assert len((await session.execute(select(AnswerCacheRow))).scalars().all()) == 2
+    await memory.editor.forget(USER)
+    async with session_factory() as session:
+        assert (await session.execute(select(AnswerCacheRow))).scalars().all() == []
