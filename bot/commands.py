@@ -43,6 +43,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     _user("forget"),
     _user("whoami"),
     _user("myquestions"),
+    _user("cancel"),
     _operator("profile"),
     _operator("farm"),
     _operator("status"),

@@ -1,10 +1,9 @@
 """Builds everything with a lifetime: engine, HTTP client, pipeline, bot, dispatcher,
 scheduler. Nothing here is a module global; the caller owns what it builds.
-
 The composition root: one ``Database`` (db/uow.py) is built here and handed to every
-service that opens transactions; each memory service goes only where it is used;
-handlers get the services they declare from the dispatcher's workflow data, by name
-(see ``build_dispatcher``), never the whole pipeline as a service locator."""
+service that opens transactions; each memory service goes only where it is used; handlers
+get the services they declare from the dispatcher's workflow data, by name (see
+``build_dispatcher``), never the whole pipeline as a service locator."""
 
 from __future__ import annotations
 
@@ -59,6 +58,7 @@ from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.naming import NameBook
 from pipeline.onboarding import OnboardingFlow
+from pipeline.onboarding_reading import OnboardingReader
 from pipeline.peers.answer import StrangerAnswerer
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.link import NatsLink
@@ -265,6 +265,7 @@ def build_core(
             rules.vocabulary.shared(),
             rules.units,
             regions,
+            OnboardingReader(rules.onboarding, pipeline.classifier),
         ),
         regions=regions,
         terms=TermReview(db, memory.editor),
@@ -306,8 +307,7 @@ def build_bot(settings: Settings) -> Bot:
     if settings.stepan.telegram_api_url is not None:
         base = str(settings.stepan.telegram_api_url).rstrip("/")
         session = AiohttpSession(api=TelegramAPIServer.from_base(base))
-    # parse_mode stays None: replies are plain text (model output must never fail
-    # to parse as HTML/Markdown).
+    # parse_mode stays None: plain text (model output must never fail to parse as HTML).
     bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
-from pipeline.profiles import Style
+from pipeline.profiles import Expertise, Style
 
 
 class JournalVerb(StrEnum):
@@ -50,6 +50,9 @@ class OnboardingChoice(StrEnum):
     SENSORS_YES = "sensors_yes"
     SENSORS_NO = "sensors_no"
     STYLE = "style"  # with OnboardingAction.style
+    LEVEL = "level"  # with OnboardingAction.level: «Як давно ви займаєтесь агрономією?»
+    #: Onboarding waited while another message was answered: carry on where it stopped.
+    RESUME = "resume"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,7 @@ class OnboardingAction:
 
     choice: OnboardingChoice
     style: Style | None = None
+    level: Expertise | None = None
 
 
 class HandoffChoice(StrEnum):

@@ -17,7 +17,8 @@ from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.field_areas import field_parts, name_and_area
 from pipeline.farm.units import Units
 from pipeline.i18n import Catalog
-from pipeline.profiles import STYLES
+from pipeline.onboarding_reading import OnboardingReader
+from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
 from pipeline.slugs import make_id, split_names
 from pipeline.types import Button, Language
 
@@ -32,6 +33,8 @@ class ProfileWriter(Protocol):
 
     async def update_farm(self, user_id: str, **changes: Any) -> Any: ...
 
+    async def set_expertise(self, user_id: str, level: Expertise, *, by_operator: bool) -> bool: ...
+
 
 class Step(StrEnum):
     NAME = "name"
@@ -41,12 +44,14 @@ class Step(StrEnum):
     FIELDS = "fields"
     CROPS = "crops"
     SENSORS = "sensors"
+    #: «Як давно ви займаєтесь агрономією?»: the starting expertise level (issue 11).
+    EXPERIENCE = "experience"
     STYLE = "style"
 
 
 ORDER: tuple[Step, ...] = tuple(Step)
-#: Steps answered with a button only; typed text there repeats the question.
-BUTTON_STEPS = frozenset({Step.SENSORS, Step.STYLE})
+#: Steps answered with a button; typed text there is read by ``OnboardingReader``.
+BUTTON_STEPS = frozenset({Step.SENSORS, Step.EXPERIENCE, Step.STYLE})
 MAX_ITEMS = 30
 
 
@@ -55,6 +60,8 @@ class Changes:
     """What one answer changes in the profiles (kwargs for ProfileEditor updates)."""
 
     user: dict[str, Any] = field(default_factory=dict)
+    #: The expertise level the farmer chose (set apart: an operator's lock wins).
+    level: Expertise | None = None
     farm: dict[str, Any] = field(default_factory=dict)
     #: (id, name as written) of fields or crops named in this answer, so the farm's
     #: dictionary knows "на Північному" from day one.
@@ -99,6 +106,17 @@ def question(
             for style in STYLES
         )
         return text, (styles, (skip,))
+    if step is Step.EXPERIENCE:
+        levels = tuple(
+            (
+                Button(
+                    catalog.text(lang, f"onboarding.experience.{level}"),
+                    OnboardingAction(OnboardingChoice.LEVEL, level=level),
+                ),
+            )
+            for level in EXPERTISE_LEVELS
+        )
+        return text, (*levels, (skip,))
     return text, ((skip,),)
 
 
@@ -160,6 +178,9 @@ def button_answer(step: Step, action: OnboardingAction) -> Changes | None:
         return Changes(farm={"has_iot_integration": action.choice is OnboardingChoice.SENSORS_YES})
     if step is Step.STYLE and action.choice is OnboardingChoice.STYLE and action.style in STYLES:
         return Changes(user={"preferred_style": action.style})
+    level = action.level
+    if step is Step.EXPERIENCE and action.choice is OnboardingChoice.LEVEL and level is not None:
+        return Changes(level=level) if level in EXPERTISE_LEVELS else None
     return None
 
 
@@ -170,6 +191,8 @@ class Turn:
     text: str
     buttons: tuple[tuple[Button, ...], ...]
     step: Step | None
+    #: Unusable answers given to ``step`` so far (one more and it is skipped).
+    attempts: int = 0
 
 
 class OnboardingFlow:
@@ -184,7 +207,11 @@ class OnboardingFlow:
         crops: Dictionary,
         units: Units | None = None,
         regions: FarmRegions | None = None,
+        reader: OnboardingReader | None = None,
     ) -> None:
+        #: Reads typed answers to button questions and tells interruptions apart;
+        #: None: every typed message is taken as an answer.
+        self._reader = reader
         self._units = units
         self._catalog = catalog
         self._db = db
@@ -197,22 +224,69 @@ class OnboardingFlow:
         text, buttons = question(self._catalog, lang, first)
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
-    async def answer_text(self, user_id: str, step: Step, text: str, lang: Language) -> Turn:
+    async def answer_text(
+        self, user_id: str, step: Step, text: str, lang: Language, attempts: int = 0
+    ) -> Turn:
+        """A typed answer. An unusable one is asked once more with an example, then the
+        step is skipped: onboarding never keeps a farmer on one question."""
         if step is Step.REGION:
-            return await self._region(user_id, text, lang)
-        changes = text_answer(step, text, self._crops, self._units)
+            region = self._regions.read(text) if self._regions is not None else None
+            if region is not None and self._regions is not None:
+                await self._regions.set(user_id, region)
+                return await self._advance(user_id, step, Changes(), lang)
+            return await self._unusable(user_id, step, lang, attempts)
+        if step in BUTTON_STEPS:
+            action = self._typed_choice(step, text)
+            changes = button_answer(step, action) if action is not None else None
+        else:
+            changes = text_answer(step, text, self._crops, self._units)
         if changes is None:
-            again, buttons = question(self._catalog, lang, step)
-            return Turn(
-                f"{self._catalog.text(lang, 'onboarding.repeat')}\n\n{again}", buttons, step
-            )
+            return await self._unusable(user_id, step, lang, attempts)
         return await self._advance(user_id, step, changes, lang)
+
+    def interrupts(self, text: str) -> bool:
+        """A question, a work record, a request: answered as usual while onboarding waits."""
+        return self._reader is not None and self._reader.interrupts(text)
+
+    def resume(self, step: Step, lang: Language) -> Turn:
+        """Back to the question onboarding stopped at."""
+        text, buttons = question(self._catalog, lang, step)
+        return Turn(f"{self._catalog.text(lang, 'onboarding.resumed')}\n\n{text}", buttons, step)
+
+    def paused_offer(self, lang: Language) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+        """The line and the one button under a reply given while onboarding waits."""
+        button = Button(
+            self._catalog.text(lang, "onboarding.resume"),
+            OnboardingAction(OnboardingChoice.RESUME),
+        )
+        return self._catalog.text(lang, "onboarding.paused"), ((button,),)
+
+    def _typed_choice(self, step: Step, text: str) -> OnboardingAction | None:
+        if self._reader is None:
+            return None
+        if step is Step.SENSORS:
+            return self._reader.sensors(text)
+        if step is Step.STYLE:
+            return self._reader.style(text)
+        return self._reader.experience(text)
+
+    async def _unusable(self, user_id: str, step: Step, lang: Language, attempts: int) -> Turn:
+        if attempts >= 1:
+            turn = await self._advance(user_id, step, Changes(), lang)
+            skipped = self._catalog.text(lang, "onboarding.skipped")
+            return Turn(f"{skipped}\n\n{turn.text}", turn.buttons, turn.step)
+        again, buttons = question(self._catalog, lang, step)
+        repeat = self._catalog.text(lang, "onboarding.repeat")
+        example = self._catalog.text(lang, f"onboarding.example.{step.value}")
+        return Turn(f"{repeat} {example}\n\n{again}", buttons, step, attempts + 1)
 
     async def answer_button(
         self, user_id: str, step: Step, action: OnboardingAction, lang: Language
     ) -> Turn:
         if action.choice is OnboardingChoice.SKIP:
             return await self._advance(user_id, step, Changes(), lang)
+        if action.choice is OnboardingChoice.RESUME:
+            return self.resume(step, lang)
         changes = button_answer(step, action)
         if changes is None:
             again, buttons = question(self._catalog, lang, step)
@@ -222,6 +296,8 @@ class OnboardingFlow:
     async def _advance(self, user_id: str, step: Step, changes: Changes, lang: Language) -> Turn:
         if changes.user:
             await self._profiles.update_user(user_id, **changes.user)
+        if changes.level is not None:
+            await self._profiles.set_expertise(user_id, changes.level, by_operator=False)
         if changes.farm:
             farm = await self._profiles.update_farm(user_id, **changes.farm)
             if changes.names and farm is not None:
@@ -231,15 +307,6 @@ class OnboardingFlow:
             return Turn(self._catalog.text(lang, "onboarding.done"), (), None)
         text, buttons = question(self._catalog, lang, following)
         return Turn(text, buttons, following)
-
-    async def _region(self, user_id: str, text: str, lang: Language) -> Turn:
-        region = self._regions.read(text) if self._regions is not None else None
-        if region is None or self._regions is None:
-            again, buttons = question(self._catalog, lang, Step.REGION)
-            repeat = self._catalog.text(lang, "onboarding.repeat")
-            return Turn(f"{repeat}\n\n{again}", buttons, Step.REGION)
-        await self._regions.set(user_id, region)
-        return await self._advance(user_id, Step.REGION, Changes(), lang)
 
     async def _register_names(self, farm_id: str, changes: Changes) -> None:
         add = farm_repo.add_field if "field_ids" in changes.farm else farm_repo.add_crop

@@ -37,6 +37,7 @@ from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
 from pipeline.language import LANGUAGE_RULES, LanguageRules
 from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
+from pipeline.onboarding_reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 from pipeline.recall.rules import RECALL_RULES, RecallRules
@@ -71,6 +72,8 @@ class Rulebook:
     learning: LearningRules
     #: When the reply language switches, and when the switch lasts (rules/language.toml).
     language: LanguageRules
+    #: How onboarding reads typed answers and interruptions (rules/onboarding.toml).
+    onboarding: OnboardingRules
     #: The shortcuts and the conversation memory (rules/recall.toml).
     recall: RecallRules
 
@@ -106,6 +109,7 @@ class Rulebook:
         evals: Path = DEFAULT_EVALS,
         learning: Path = DEFAULT_LEARNING,
         language: Path = LANGUAGE_RULES,
+        onboarding: Path = ONBOARDING_RULES,
         recall: Path = RECALL_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
@@ -141,5 +145,6 @@ class Rulebook:
             evals=EvalRules.load(evals),
             learning=LearningRules.load(learning),
             language=LanguageRules.load(language),
+            onboarding=OnboardingRules.load(thresholds, onboarding),
             recall=RecallRules.load(recall),
         )

@@ -18,6 +18,7 @@ from bot.handlers import (
     text,
     whoami,
 )
+from bot.middlewares.onboarding_pause import OnboardingPauseMiddleware
 
 
 def _detach(router: Router) -> None:
@@ -33,6 +34,12 @@ def _detach(router: Router) -> None:
 
 def build_root_router() -> Router:
     root = Router(name="root")
+    # A command during onboarding is answered as always, then onboarding waits.
+    root.message.outer_middleware(
+        OnboardingPauseMiddleware(
+            onboarding.Onboarding.active.state, onboarding.Onboarding.paused.state
+        )
+    )
     for feature in operators.FEATURES:
         _detach(feature)
     routers = (

@@ -1,18 +1,31 @@
-"""Onboarding a new user (aiogram FSM). The steps themselves live in pipeline.onboarding."""
+"""Onboarding a new user (aiogram FSM). The steps themselves live in pipeline.onboarding.
+
+Onboarding never traps (issue 16 point 1): a question or a request typed during it is
+answered by the pipeline as usual and onboarding waits (``Onboarding.paused``) under
+one «Продовжити знайомство» button; commands work as always
+(bot/middlewares/onboarding_pause.py); /cancel leaves it.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from aiogram import Bot, F, Router
+from aiogram.filters import Command
 from aiogram.fsm.context import FSMContext
 from aiogram.fsm.state import State, StatesGroup
-from aiogram.types import CallbackQuery, Message
+from aiogram.types import CallbackQuery, Message, Update
 
+from bot.config import Settings
 from bot.filters import InState, PlainText
-from bot.handlers._common import telegram_user_id, user_language
+from bot.handlers._common import deliver, telegram_user_id, text_incoming, user_language
 from bot.keyboards.pipeline import OnboardingCD
 from bot.render import send_reply
 from pipeline.actions import OnboardingChoice
-from pipeline.onboarding import OnboardingFlow, Step, Turn
+from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import ProfileEditor
+from pipeline.onboarding import ORDER, OnboardingFlow, Step, Turn
 from pipeline.types import Reply
 
 router = Router(name=__name__)
@@ -20,19 +33,26 @@ router = Router(name=__name__)
 
 class Onboarding(StatesGroup):
     active = State()
+    #: A message that was not an answer was handled; the step waits for «Продовжити».
+    paused = State()
 
 
 async def _show(turn: Turn, chat_id: int, bot: Bot, state: FSMContext) -> None:
     if turn.step is None:
         await state.clear()
     else:
-        await state.update_data(step=turn.step.value)
+        await state.update_data(step=turn.step.value, attempts=turn.attempts)
     await send_reply(bot, chat_id, Reply(turn.text, turn.buttons))
 
 
 async def _step(state: FSMContext) -> Step | None:
     value = (await state.get_data()).get("step")
     return Step(value) if isinstance(value, str) and value in set(Step) else None
+
+
+async def _attempts(state: FSMContext) -> int:
+    value = (await state.get_data()).get("attempts")
+    return value if isinstance(value, int) else 0
 
 
 @router.callback_query(OnboardingCD.filter(F.choice == OnboardingChoice.START))
@@ -43,6 +63,29 @@ async def on_start(
     await state.set_state(Onboarding.active)
     chat_id = query.message.chat.id if query.message else query.from_user.id
     await _show(onboarding.start(user_language(query.from_user)), chat_id, bot, state)
+
+
+@router.callback_query(OnboardingCD.filter(F.choice == OnboardingChoice.RESUME))
+async def on_resume(
+    query: CallbackQuery, bot: Bot, onboarding: OnboardingFlow, state: FSMContext
+) -> None:
+    """Back to the step onboarding stopped at (the first one if that was forgotten)."""
+    await query.answer()
+    step = await _step(state) or ORDER[0]
+    await state.set_state(Onboarding.active)
+    chat_id = query.message.chat.id if query.message else query.from_user.id
+    await _show(onboarding.resume(step, user_language(query.from_user)), chat_id, bot, state)
+
+
+@router.message(Command("cancel"))
+async def on_cancel(message: Message, catalog: Catalog, state: FSMContext) -> None:
+    lang = user_language(message.from_user)
+    waiting = await state.get_state() in (Onboarding.active.state, Onboarding.paused.state)
+    if waiting:
+        await state.clear()
+    await message.answer(
+        catalog.text(lang, "onboarding.cancelled" if waiting else "onboarding.nothing_to_cancel")
+    )
 
 
 @router.callback_query(InState(Onboarding.active), OnboardingCD.filter())
@@ -70,16 +113,37 @@ async def on_button(
 
 @router.message(InState(Onboarding.active), PlainText())
 async def on_text(
-    message: Message, bot: Bot, onboarding: OnboardingFlow, state: FSMContext
+    message: Message,
+    bot: Bot,
+    onboarding: OnboardingFlow,
+    state: FSMContext,
+    pipeline: Pipeline,
+    profile_editor: ProfileEditor,
+    settings: Settings,
+    catalog: Catalog,
+    trace_id: str,
+    event_update: Update | None = None,
 ) -> None:
     step = await _step(state)
     if step is None or message.from_user is None or message.text is None:
         await state.clear()
         return
+    lang = user_language(message.from_user)
+    incoming = text_incoming(message, trace_id, settings, event_update)
+    if incoming is not None and onboarding.interrupts(message.text):
+        await state.set_state(Onboarding.paused)
+        reply = await pipeline.handle_message(incoming)
+        line, buttons = onboarding.paused_offer(lang)
+        text = f"{reply.text}\n\n{line}" if reply.text else line
+        await deliver(
+            bot,
+            profile_editor,
+            incoming,
+            replace(reply, text=text, buttons=(*reply.buttons, *buttons)),
+            catalog,
+        )
+        return
     turn = await onboarding.answer_text(
-        telegram_user_id(message.from_user),
-        step,
-        message.text,
-        user_language(message.from_user),
+        telegram_user_id(message.from_user), step, message.text, lang, await _attempts(state)
     )
     await _show(turn, message.chat.id, bot, state)

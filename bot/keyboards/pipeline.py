@@ -30,7 +30,7 @@ from pipeline.actions import (
 )
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
-from pipeline.profiles import Style
+from pipeline.profiles import Expertise, Style
 from pipeline.types import Button
 
 
@@ -53,9 +53,10 @@ class JournalCD(CallbackData, prefix="jr"):
 class OnboardingCD(CallbackData, prefix="ob"):
     choice: OnboardingChoice
     style: Style | None = None
+    level: Expertise | None = None
 
     def to_action(self) -> OnboardingAction:
-        return OnboardingAction(self.choice, self.style)
+        return OnboardingAction(self.choice, self.style, self.level)
 
 
 class HandoffCD(CallbackData, prefix="ho"):
@@ -124,8 +125,8 @@ def callback_data(action: Action) -> ActionCD:
             return StyleCD(style=style)
         case JournalAction(verb=verb, draft_id=draft, item=item):
             return JournalCD(verb=verb, draft=draft, item=item)
-        case OnboardingAction(choice=choice, style=style):
-            return OnboardingCD(choice=choice, style=style)
+        case OnboardingAction(choice=choice, style=style, level=level):
+            return OnboardingCD(choice=choice, style=style, level=level)
         case HandoffAction(choice=choice, handoff_id=handoff):
             return HandoffCD(choice=choice, handoff=handoff)
         case AgronomistAction(choice=choice, question_id=question):

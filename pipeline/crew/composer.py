@@ -253,14 +253,7 @@ class Composer:
     ) -> list[str]:
         ordered = sorted(parts, key=lambda part: _rank(part.agent))
         texts = [part.text for part in ordered if part.text]
-        blocks: list[str] = []
-        if lead:
-            blocks.append(lead)
-        elif texts and ctx.artifacts.card_text is None:
-            opener = self.opener(request)
-            if opener:
-                blocks.append(opener)
-        blocks.extend(texts)
+        blocks: list[str] = list(texts)
         if own:
             blocks.append(own)
         missing = self.missing_note(request, parts)
@@ -269,6 +262,12 @@ class Composer:
         said = ctx.artifacts.journal_mood in ("question", "negated", "areas")
         if ctx.artifacts.card_text is None and wants_card(request) and not said:
             blocks.append(ctx.text_of("journal.not_understood"))
+        if lead:
+            return [lead, *blocks]
+        if texts and ctx.artifacts.card_text is None:
+            opener = self.opener(request, "\n".join(blocks))
+            if opener:
+                return [opener, *blocks]
         return blocks
 
     def finish(self, request: DeepRequest, ctx: RunContext, text: str) -> Reply:
@@ -286,9 +285,11 @@ class Composer:
             intent=request.decision.intent,
         )
 
-    def opener(self, request: DeepRequest) -> str | None:
+    def opener(self, request: DeepRequest, body: str) -> str | None:
+        """The farmer's name before a reply of several lines, never twice in a row."""
         style = request.profile.preferred_style
-        if style == "brief":
+        rule = self._tools.words.opener
+        if style == "brief" or not rule.allows(body, request.profile.recent_topics, request.now):
             return None
         name = request.profile.name or self._catalog.text(request.lang, "address.default")
         return self._catalog.variant(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.crew.openers import OpenerRule
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
 from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import Phase
@@ -67,6 +68,8 @@ class Words:
     advice_topics: Mapping[str, AdviceTopic]
     season_by_month: Mapping[int, Phase]
     planning_days: int
+    #: When a deep reply opens with the farmer's name ([opener]).
+    opener: OpenerRule
 
     def wants_chart(self, text: str) -> bool:
         return self.chart.first(text) is not None
@@ -111,6 +114,7 @@ class Words:
             advice_topics=topics,
             season_by_month=season,
             planning_days=int(raw["planning"]["days_ahead"]),
+            opener=OpenerRule.from_rules(raw["opener"]),
         )
 
 

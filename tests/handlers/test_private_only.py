@@ -7,6 +7,7 @@ import pytest
 from aiogram.fsm.storage.base import StorageKey
 
 from bot.factory import Core
+from bot.handlers.onboarding import Onboarding
 from bot.handlers.private_only import PRIVATE_ONLY
 from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import OnboardingCD
@@ -65,7 +66,10 @@ async def test_forget_also_clears_the_onboarding_state(
     key = StorageKey(bot_id=tg.bot.id, chat_id=FARMER, user_id=FARMER)
     assert await storage.get_state(key) is not None  # onboarding is waiting for an answer
 
-    [confirm] = await tg.say(FARMER, "/forget")
+    # A command during onboarding works; onboarding then waits under one button.
+    confirm, paused = await tg.say(FARMER, "/forget")
+    assert paused.params["text"] == catalog.text("uk", "onboarding.paused")
+    assert await storage.get_state(key) == Onboarding.paused.state
     await tg.press(FARMER, ForgetCD(confirm=True).pack(), message_id(confirm))
 
     assert await storage.get_state(key) is None

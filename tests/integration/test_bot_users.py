@@ -118,6 +118,13 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
         OnboardingCD(choice=OnboardingChoice.SENSORS_YES).pack(),
         harness.message_id(sensors),
     )
+    experience_q = await harness.reply(FARMER, since)
+    since = len(harness.api.sent)
+    await harness.press(
+        FARMER,
+        OnboardingCD(choice=OnboardingChoice.LEVEL, level="novice").pack(),
+        harness.message_id(experience_q),
+    )
     style_q = await harness.reply(FARMER, since)
     since = len(harness.api.sent)
     await harness.press(
@@ -133,6 +140,7 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
             )
         ).scalar_one()
     assert user is not None and user.name == "Марія Петрівна"
+    assert user.expertise_level == "novice"  # «Як давно ви займаєтесь агрономією?»
     assert farm.farm_name == "Калинівка"
     assert farm.region == "poltava"
     assert farm.field_ids == ["field:pivnichne", "field:pivdenne", "field:pole-3"]

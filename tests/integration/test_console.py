@@ -68,6 +68,7 @@ async def test_onboarding_in_the_console(sqlite_url: str) -> None:
             "пшениця",
             "#2",
             "#1",
+            "#1",
             "хто я",
             "запиши полив 20 мм на Південному",
             "/me",

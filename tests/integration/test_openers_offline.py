@@ -1,0 +1,52 @@
+"""Openers only where they help (issue 16 point 4), on the offline deep path: a name
+before a reply of several lines, never before a single sentence, never twice in a row."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from pipeline.handle import Pipeline
+from pipeline.memory import Memory
+from tests.integration.test_deep_offline import (  # noqa: F401 (fixtures)
+    farm,
+    no_internet,
+    pipeline_clock,
+    say,
+    seed_farm,
+)
+
+
+def _openers(pipeline: Pipeline, name: str) -> list[str]:
+    return [
+        template.format(name=name)
+        for style in ("conversational", "detailed")
+        for template in pipeline.catalog.templates("uk", f"compose.opener.{style}")
+    ]
+
+
+def _opened(pipeline: Pipeline, text: str) -> bool:
+    first = text.split("\n\n", 1)[0]
+    return first in _openers(pipeline, "Оксана")
+
+
+@pytest.mark.usefixtures("farm")
+async def test_a_long_reply_opens_and_the_next_one_does_not(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    plan = await say(pipeline, session_factory, "сплануй тиждень")
+    assert len(plan.text.splitlines()) >= 4 and _opened(pipeline, plan.text)
+    again = await say(pipeline, session_factory, "план/факт за квітень")
+    assert len(again.text.splitlines()) >= 3 and not _opened(pipeline, again.text)
+
+
+async def test_a_one_line_reply_has_no_opener(
+    pipeline: Pipeline,
+    memory: Memory,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    await seed_farm(pipeline, memory, session_factory)
+    await memory.editor.set_style("tg:500", "detailed")
+    reply = await say(pipeline, session_factory, "яка температура повітря на полі 2")
+    # Before issue 16: «Оксана, ось повна картина:\n\nПоказів датчиків поки немає.»
+    assert reply.text == pipeline.catalog.text("uk", "compose.readings_none")
