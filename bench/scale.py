@@ -1,16 +1,21 @@
 """Scale-out benchmark: 1 and 2 webhook instances on PostgreSQL and Redis.
 
-    .venv/bin/python bench/scale.py [--users 10000] [--messages 2000] [--concurrency 40] [--json]
+    .venv/bin/python bench/scale.py [--users 10000] [--messages 2000] [--concurrency 40]
+        [--llm-latency-ms 300] [--json]
 
 For each configuration (one instance, then two): a fresh PostgreSQL database (migrated),
 Redis db 14 flushed, the fake Bot API (tests/fakes/bot_api.py) answering the
-instances' sendMessage, and ``python -m bot run --webhook`` processes on their own
-ports. The load generator plays Telegram: ``--concurrency`` closed loops POST
-updates with the secret token to the instances in turn, each loop speaking for its
-own share of ``--users`` simulated users (a user's next message waits for the reply
-to the previous one, as a person would), ``--messages`` in all, a realistic mix of
-light messages and deep requests (10 %: the deep path's offline composer, the same
-tools as with an LLM). Latency is from the POST to the fake receiving the reply.
+instances' sendMessage, and webhook instances on their own ports
+(``bench/scale_instance.py``: ``bot run --webhook`` with a scripted LLM at CrewAI's
+BaseLLM boundary, tests/fakes/llm.py, answering every call after
+``--llm-latency-ms``; ``--llm-latency-ms -1`` runs ``python -m bot run --webhook``
+without an LLM, the templates and the offline composer). The load generator plays
+Telegram: ``--concurrency`` closed loops POST updates with the secret token to the
+instances in turn, each loop speaking for its own share of ``--users`` simulated
+users (a user's next message waits for the reply to the previous one, as a person
+would), ``--messages`` in all, a realistic mix of light messages (one LLM call each)
+and deep requests (``--deep``, 10 %: the CrewAI crew, several LLM calls). Latency is
+from the POST to the fake receiving the reply.
 
 After each run the database is checked: ``lost`` counts messages without their
 interaction row (nothing recorded), ``duplicated`` interactions recorded more than
@@ -35,7 +40,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +52,7 @@ if str(REPO) not in sys.path:
 
 from sqlalchemy import text  # noqa: E402
 
+from bench.scale_instance import CALLS_LINE  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from tests.fakes.bot_api import FakeBotAPI  # noqa: E402
@@ -74,6 +80,8 @@ class Run:
     p99_ms: float
     lost: int
     duplicated: int
+    #: Calls the instances' scripted LLMs answered (0 without an LLM).
+    llm_calls: int = 0
 
     @property
     def msgs_per_s(self) -> float:
@@ -119,7 +127,9 @@ def update(update_id: int, user: int, message_text: str) -> dict[str, Any]:
     }
 
 
-async def start_instance(api: FakeBotAPI, url: str, port: int, workdir: Path) -> Any:
+async def start_instance(
+    api: FakeBotAPI, url: str, port: int, workdir: Path, llm_latency_ms: float
+) -> Any:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STEPAN_", "AGX_"))}
     env |= {
         "STEPAN_BOT_TOKEN": TOKEN,
@@ -134,8 +144,15 @@ async def start_instance(api: FakeBotAPI, url: str, port: int, workdir: Path) ->
         "PYTHONPATH": str(REPO),
     }
     log = (workdir / f"instance-{port}.log").open("wb")
+    command = (
+        ["-m", "bot", "run", "--webhook"]
+        if llm_latency_ms < 0
+        else [str(REPO / "bench" / "scale_instance.py"), "--llm-latency-ms", str(llm_latency_ms)]
+    )
+    if llm_latency_ms >= 0:
+        env["STEPAN_LLM_MODEL"] = "scripted-bench"  # /status and health say configured
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run", "--webhook",
+        sys.executable, *command,
         cwd=workdir, env=env, stdout=log, stderr=log, stdin=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
 
@@ -165,20 +182,39 @@ async def run_config(instances: int, args: argparse.Namespace, workdir: Path) ->
         await flush_redis()
         async with FakeBotAPI(validate=False) as api, aiohttp.ClientSession() as http:
             ports = [free_port() for _ in range(instances)]
-            procs = [await start_instance(api, url, port, workdir) for port in ports]
+            procs = [
+                await start_instance(api, url, port, workdir, args.llm_latency_ms) for port in ports
+            ]
             for port, proc in zip(ports, procs, strict=True):
                 await wait_ready(http, port, proc)
-            return await load(api, http, ports, url, instances, args)
+            run = await load(api, http, ports, url, instances, args)
+            await stop(procs)
+            return replace(run, llm_calls=llm_calls(workdir, ports))
     finally:
-        for proc in procs:
-            if proc.returncode is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            try:
-                await asyncio.wait_for(proc.wait(), 30)
-            except TimeoutError:
-                proc.kill()
+        await stop(procs)
         await admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def stop(procs: list[Any]) -> None:
+    for proc in procs:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            await asyncio.wait_for(proc.wait(), 30)
+        except TimeoutError:
+            proc.kill()
+
+
+def llm_calls(workdir: Path, ports: list[int]) -> int:
+    """What the instances' scripted LLMs answered (bench/scale_instance.py logs it)."""
+    total = 0
+    for port in ports:
+        log = (workdir / f"instance-{port}.log").read_text(encoding="utf-8", errors="replace")
+        for line in log.splitlines():
+            if line.startswith(CALLS_LINE):
+                total += int(line.rsplit(" ", 1)[1])
+    return total
 
 
 async def load(
@@ -262,6 +298,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=2_000, help="messages per configuration")
     parser.add_argument("--concurrency", type=int, default=40, help="closed loops at once")
     parser.add_argument("--deep", type=float, default=0.1, help="share of deep requests")
+    parser.add_argument(
+        "--llm-latency-ms",
+        type=float,
+        default=300.0,
+        help="the scripted LLM's time per call; -1: no LLM (templates, offline composer)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="stepan-scale-") as tmp:
@@ -276,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         "p99_ms_two": round(two.p99_ms, 1),
         "lost": one.lost + two.lost,
         "duplicated": one.duplicated + two.duplicated,
+        "llm_calls_one": one.llm_calls,
+        "llm_calls_two": two.llm_calls,
     }
     if args.json:
         print(json.dumps(result))
@@ -284,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{run.instances} instance(s): {run.msgs_per_s:.1f} msg/s, "
                 f"p50 {run.p50_ms:.0f} ms, p99 {run.p99_ms:.0f} ms, "
-                f"lost {run.lost}, duplicated {run.duplicated}"
+                f"lost {run.lost}, duplicated {run.duplicated}, LLM calls {run.llm_calls}"
             )
         print(f"2 / 1 instances: {ratio:.2f}x (goal 1.6x, 0 lost, 0 duplicated)")
     return 0 if result["lost"] == 0 and result["duplicated"] == 0 else 1

@@ -29,7 +29,7 @@ NO_TOKEN_HELP = (
 )
 
 
-def _configure_logging(level: str, quiet: bool) -> None:
+def configure_logging(level: str, quiet: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(TraceLogFilter())
     # Tokens never reach stderr: aiohttp's errors carry the request URL, which holds
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"stepan: configuration error: {exc}", file=sys.stderr)
         return 2
-    _configure_logging(settings.stepan.log_level, quiet=args.command in ("chat", "stats"))
+    configure_logging(settings.stepan.log_level, quiet=args.command in ("chat", "stats"))
     if args.command == "run":
         if settings.stepan.bot_token is None:
             print(NO_TOKEN_HELP, file=sys.stderr)

@@ -1,4 +1,6 @@
-"""The sensor watcher's way out: alerts and nightly cards sent through the running bot."""
+"""Sending what nobody asked for at that moment: sensor alerts, the nightly report,
+the agronomist desk's notices. Jobs run before any update arrives, so the bot is
+bound by a dispatcher startup hook."""
 
 from __future__ import annotations
 

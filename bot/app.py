@@ -13,6 +13,7 @@ from bot.config import Settings
 from bot.factory import build_bot, build_core, build_dispatcher
 from bot.middlewares.heap import install_heap_freezer
 from bot.serving import (
+    build_deferred,
     build_inbox,
     build_metrics,
     polling,
@@ -27,7 +28,8 @@ from db.migrate import upgrade_async
 
 logger = logging.getLogger(__name__)
 
-#: How long SIGTERM waits for updates in flight before closing the database.
+#: How long SIGTERM waits for the updates being handled before closing the database
+#: (the ones claimed and not started are given back to the inbox at once: bot/inbox.py).
 SHUTDOWN_GRACE_S = 20.0
 
 #: The Bot API methods Stepan calls (see pin_response_models).
@@ -51,14 +53,17 @@ def pin_response_models() -> list[type]:
     return [generic[method.__returning__] for method in BOT_API_METHODS]
 
 
-async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
+async def run_bot(settings: Settings, *, webhook_mode: bool = False, llm: Any = None) -> None:
+    """``llm``: a ready CrewAI ``BaseLLM`` instead of STEPAN_LLM_* (bench/scale.py's
+    scripted one)."""
     pinned_models = pin_response_models()
     await upgrade_async(settings.stepan.database_url)
-    core = build_core(settings)
-    bot = build_bot(settings)
+    core = build_core(settings, llm=llm)
+    deferred = build_deferred(core)
+    bot = build_bot(settings, deferred)
     dispatcher = build_dispatcher(core)
     metrics = build_metrics(core, "webhook" if webhook_mode else "polling")
-    inbox = build_inbox(core, dispatcher, metrics)
+    inbox = build_inbox(core, dispatcher, metrics, deferred)
     transport = (
         webhook(core, dispatcher, bot, inbox, metrics)
         if webhook_mode
@@ -82,9 +87,13 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
 
     async def on_shutdown() -> None:
         logger.info("Stepan is shutting down")
-        # Updates taken from Telegram are stored in the inbox: what does not finish
-        # within the grace is replayed by the next instance once its lease runs out.
+        # Updates taken from Telegram are stored in the inbox: the queued ones were
+        # given back for a replay; what does not finish within the grace is replayed
+        # by the next instance once its lease runs out.
         await dispatcher["in_flight"].wait_idle(SHUTDOWN_GRACE_S)
+        # Replies still waiting out flood control: the next start (or another
+        # instance) sends them when due.
+        await deferred.release()
         await core.close()
 
     dispatcher.startup.register(startup_calls.start)
@@ -93,5 +102,5 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False) -> None:
     # Last startup hook: the warmed-up heap is frozen, full collections skip it.
     install_heap_freezer(dispatcher)
     stop = stop_on_signals()
-    await serve(dispatcher, bot, inbox, transport, stop)
+    await serve(dispatcher, bot, inbox, transport, stop, deferred)
     del pinned_models  # held until polling stops

@@ -52,6 +52,9 @@ class StepanSettings(BaseSettings):
     #: Per-user throttling (bot/throttle.py): a burst of this many, then this many a second.
     throttle_burst: int = Field(default=30, ge=1)
     throttle_rate: float = Field(default=1.0, gt=0)
+    #: A question passed to the agronomist that nobody answered is closed after this
+    #: many hours and the farmer told so (docs/knowledge.md); a late answer still goes.
+    agronomist_expiry_hours: float = Field(default=72.0, gt=0, le=24 * 365)
     #: The profile cache (pipeline/memory/cache.py): how many farmers it holds (~8 KB
     #: each) and for how long; size it for the farmers who write within one TTL
     #: (docs/OPERATIONS.md). The defaults are the cache's own (a test keeps them equal;

@@ -8,6 +8,8 @@ get the services they declare from the dispatcher's workflow data, by name (see
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
 
 import httpx
 from aiogram import Bot, Dispatcher
@@ -20,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
+from bot.deferred import DeferredSends
 from bot.fsm_storage import FallbackIsolation, FallbackStorage
 from bot.handlers import build_root_router
 from bot.handlers.operator_rules import proposal_keyboard
@@ -133,7 +136,10 @@ def build_pipeline(
     learnings: Learnings | None = None,
     classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
+    llm: Any | None = None,
 ) -> Pipeline:
+    """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
+    benchmark's scripted one, bench/scale.py); None: the settings decide."""
     catalog = catalog or Catalog.load()
     memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
@@ -145,8 +151,7 @@ def build_pipeline(
         catalog, db, memory.editor, parser=rules.parser(), vocabulary=rules.vocabulary
     )
     stepan = settings.stepan
-    llm = None
-    if settings.llm_configured and stepan.llm_model:
+    if llm is None and settings.llm_configured and stepan.llm_model:
         base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
         llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
     # Without an LLM: templates and the offline composer. With one: one short LLM call
@@ -158,7 +163,7 @@ def build_pipeline(
         memory.sync,
         rules=rules,
         llm=llm,
-        health=llm_health or LlmHealth(configured=settings.llm_configured),
+        health=llm_health or LlmHealth(configured=llm is not None),
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
@@ -200,7 +205,12 @@ def build_pipeline(
             writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
             if brains.client is not None
             else None,
-            desk=AgronomistDesk(catalog=catalog, database=db, sanitizer=Sanitizer(rules.privacy)),
+            desk=AgronomistDesk(
+                catalog=catalog,
+                database=db,
+                sanitizer=Sanitizer(rules.privacy),
+                expiry=timedelta(hours=stepan.agronomist_expiry_hours),
+            ),
         ),
         clock=clock,
         recall=build_recall(rules, catalog, db, memory, brains.client, clock),
@@ -208,7 +218,10 @@ def build_pipeline(
 
 
 def build_core(
-    settings: Settings, rules: Rulebook | None = None, catalog: Catalog | None = None
+    settings: Settings,
+    rules: Rulebook | None = None,
+    catalog: Catalog | None = None,
+    llm: Any | None = None,
 ) -> Core:
     rules = rules or Rulebook.load()
     # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
@@ -218,7 +231,7 @@ def build_core(
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http)
-    llm_health = LlmHealth(configured=settings.llm_configured)
+    llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     regions = FarmRegions(rules.knowledge, db, memory.editor)
@@ -234,6 +247,7 @@ def build_core(
         peer_link=link,
         learnings=learnings,
         classifier=classifier,
+        llm=llm,
     )
     server = None
     if link is not None:
@@ -299,7 +313,7 @@ def build_core(
     )
 
 
-def build_bot(settings: Settings) -> Bot:
+def build_bot(settings: Settings, deferred: DeferredSends | None = None) -> Bot:
     token = settings.stepan.bot_token
     if token is None:
         raise ValueError("STEPAN_BOT_TOKEN is not set")
@@ -311,8 +325,9 @@ def build_bot(settings: Settings) -> Bot:
     bot = Bot(
         token.get_secret_value(), session=session, default=DefaultBotProperties(parse_mode=None)
     )
-    # Every call waits out flood control and retries 5xx / dropped connections.
-    bot.session.middleware(RetryMiddleware())
+    # Every call waits out flood control (kept in the database meanwhile, with
+    # ``deferred``) and retries 5xx / dropped connections.
+    bot.session.middleware(RetryMiddleware(deferred=deferred))
     return bot
 
 
@@ -409,6 +424,8 @@ def build_dispatcher(core: Core) -> Dispatcher:
             nightly=core.nightly.with_sender(send_nightly),
             nightly_at=core.nightly.at,
             farm_timezone=core.settings.stepan.farm_timezone,
+            agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
+            notify=alert_sender.send,
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
         ),

@@ -16,6 +16,11 @@ carries the update_id (a replayed message is not counted twice). The reply itsel
 can still go out twice if the process dies in the moment between Telegram taking
 it and the row being marked done: the Bot API has no idempotency key.
 
+On SIGTERM (``Inbox.stop_intake``) the updates already being handled finish, and the
+ones this instance claimed but has not started (queued behind a user's earlier
+message) are given back: their lease is cleared, so the next start or another
+instance replays them at once, instead of shutdown waiting for the whole queue.
+
 An update that was replayed ``MAX_ATTEMPTS`` times without finishing (it kills its
 handler every time) is marked ``poison`` and not tried again.
 """
@@ -28,17 +33,21 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiogram import BaseMiddleware, Bot, Dispatcher
 from aiogram.types import TelegramObject, Update
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import update_context
 from db.models import UpdateInboxRow
 from db.repositories import inbox as repo
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
+
+if TYPE_CHECKING:
+    from bot.deferred import DeferredSends
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +82,8 @@ class Inbox:
         self._held: set[int] = set()
         #: Replays started and not yet claimed or dropped.
         self._replaying: set[int] = set()
+        #: Shutting down: what has not started is given back (``stop_intake``).
+        self._draining = False
 
     @property
     def owner(self) -> str:
@@ -141,6 +152,26 @@ class Inbox:
     def holds(self, update_id: int) -> bool:
         return update_id in self._held
 
+    @property
+    def draining(self) -> bool:
+        return self._draining
+
+    def stop_intake(self) -> None:
+        """Shutdown (SIGTERM): the updates in progress finish; every other update this
+        instance claimed and has not started is given back when its turn comes
+        (``release``), for the next start or another instance to replay at once."""
+        self._draining = True
+
+    async def release(self, update_id: int) -> None:
+        """Give back a claimed update that was never started. A failure is logged:
+        its lease then runs out and it is replayed all the same."""
+        self._held.discard(update_id)
+        try:
+            async with self._db.write() as session:
+                await repo.release(session, [update_id], self._owner)
+        except Exception:
+            logger.exception("inbox: could not give back update %s", update_id)
+
     async def finish(self, update_id: int, outcome: str) -> None:
         """Mark the update handled. A failure is logged: the lease runs out and the
         update is replayed (what it repeats is idempotent where it counts)."""
@@ -185,7 +216,8 @@ class InboxMiddleware(BaseMiddleware):
 
     def __init__(self, inbox: Inbox, observe: Callable[[str, str], None] | None = None) -> None:
         self._inbox = inbox
-        #: (update type, outcome): ok | error | duplicate | unclaimed (the metrics).
+        #: (update type, outcome): ok | error | duplicate | unclaimed | released (given
+        #: back unstarted at shutdown) — the metrics.
         self._observe = observe or (lambda kind, outcome: None)
 
     async def __call__(
@@ -197,6 +229,12 @@ class InboxMiddleware(BaseMiddleware):
         if not isinstance(event, Update):
             return await handler(event, data)
         inbox = self._inbox
+        if inbox.draining:
+            # Shutting down: not started, so not taken; the inbox keeps it for a replay.
+            if inbox.holds(event.update_id):
+                await inbox.release(event.update_id)
+            self._observe(event.event_type, "released")
+            return None
         if not (data.get(CLAIMED) and inbox.holds(event.update_id)):
             try:
                 claimed = await inbox.claim(event)
@@ -211,11 +249,14 @@ class InboxMiddleware(BaseMiddleware):
                 self._observe(event.event_type, "duplicate")
                 return None
         outcome = "error"
+        # A reply kept while it waits out flood control names this update.
+        token = update_context.handling(event.update_id)
         try:
             result = await handler(event, data)
             outcome = "ok"
             return result
         finally:
+            update_context.done(token)
             await inbox.finish(event.update_id, outcome)
             self._observe(event.event_type, outcome)
 
@@ -224,10 +265,15 @@ class Replayer:
     """Feeds the inbox's orphaned updates back to the dispatcher, and keeps this
     instance's leases alive. Runs next to polling or the webhook server."""
 
-    def __init__(self, inbox: Inbox, dispatcher: Dispatcher, bot: Bot) -> None:
+    def __init__(
+        self, inbox: Inbox, dispatcher: Dispatcher, bot: Bot, deferred: DeferredSends | None = None
+    ) -> None:
         self._inbox = inbox
         self._dispatcher = dispatcher
         self._bot = bot
+        #: Replies kept while waiting out flood control (bot/deferred.py): renewed and
+        #: swept here too.
+        self._deferred = deferred
         self._tasks: set[asyncio.Task[None]] = set()
 
     @property
@@ -264,5 +310,11 @@ class Replayer:
                 await self.sweep()
             except Exception:
                 logger.exception("inbox: sweep failed")
+            if self._deferred is not None:
+                try:
+                    await self._deferred.heartbeat()
+                    await self._deferred.sweep(self._bot)
+                except Exception:
+                    logger.exception("telegram outbox: sweep failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.interval_s)

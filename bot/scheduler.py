@@ -38,6 +38,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
 from db.repositories import jobs
 from db.uow import Database
+from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.alerts import AlertWatcher
 from pipeline.learning.nightly import NightlyJob
@@ -54,6 +55,8 @@ MAX_FLUSH_PER_RUN = 5000
 
 #: A job's run; returns the detail shown in /status.
 JobFunc = Callable[[], Awaitable[str]]
+#: Sends a text to a chat (the bound bot's TelegramAlertSender.send).
+Notify = Callable[[int, str], Awaitable[None]]
 
 
 #: Interval triggers count from here, so all instances share one grid of slots
@@ -162,6 +165,8 @@ def default_jobs(
     nightly: NightlyJob | None = None,
     nightly_at: tuple[int, int] = (3, 0),
     farm_timezone: str = "Europe/Kyiv",
+    agronomist: AgronomistDesk | None = None,
+    notify: Notify | None = None,
     conversations: Conversations | None = None,
     wal: WalCheckpointer | None = None,
 ) -> list[JobSpec]:
@@ -218,6 +223,24 @@ def default_jobs(
             return (await watcher.run()).describe()
 
         specs.append(JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * minute))
+    if agronomist is not None and notify is not None:
+        # Questions nobody answered are closed, their farmers told (docs/knowledge.md).
+        async def agronomist_expiry() -> str:
+            notices = await agronomist.expire()
+            told = 0
+            for notice in notices:
+                chat = notice.user_id.removeprefix("tg:")
+                try:
+                    if chat.isdigit():
+                        await notify(int(chat), notice.text)
+                        told += 1
+                except Exception:
+                    logger.warning("agronomist: could not tell %s", notice.user_id, exc_info=True)
+            return f"expired {len(notices)}, told {told}"
+
+        specs.append(
+            JobSpec("agronomist_expiry", every(minutes=15), agronomist_expiry, 300, 10 * minute)
+        )
     if conversations is not None:
         # Conversation memory (docs/memory.md): a conversation silent for 30 minutes
         # is compacted; weekly, summaries beyond the window become context notes.

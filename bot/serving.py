@@ -2,7 +2,8 @@
 transports (long polling, or the webhook server for several instances).
 
 ``serve`` is the shape of both: startup hooks, the stored updates nobody finished
-(replayed first), the transport until SIGTERM, then shutdown hooks.
+(replayed first), the transport until SIGTERM, then shutdown hooks (updates in
+progress finish; queued ones are left to the inbox for a replay).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.fsm.storage.redis import RedisStorage
 from aiogram.methods import SetWebhook
 
+from bot.deferred import DeferredSends
 from bot.factory import Core
 from bot.inbox import Inbox, InboxMiddleware, Replayer
 from bot.metrics import Metrics
@@ -50,11 +52,23 @@ def redis_of(dispatcher: Dispatcher) -> Any:
     return storage.redis if isinstance(storage, RedisStorage) else None
 
 
-def build_inbox(core: Core, dispatcher: Dispatcher, metrics: Metrics | None = None) -> Inbox:
-    """The update inbox (bot/inbox.py), claiming after the per-user ordering, then
-    the per-user throttle (a dropped update is still marked done)."""
+def build_deferred(core: Core) -> DeferredSends:
+    """Replies waiting out flood control, kept in the database (bot/deferred.py)."""
     lease = timedelta(seconds=core.settings.stepan.inbox_lease_s)
-    inbox = Inbox(core.db, instance_id(), lease)
+    return DeferredSends(core.db, instance_id(), lease)
+
+
+def build_inbox(
+    core: Core,
+    dispatcher: Dispatcher,
+    metrics: Metrics | None = None,
+    deferred: DeferredSends | None = None,
+) -> Inbox:
+    """The update inbox (bot/inbox.py), claiming after the per-user ordering, then
+    the per-user throttle (a dropped update is still marked done). With ``deferred``
+    both claim as one owner: a kept reply marks its update done as its holder."""
+    lease = timedelta(seconds=core.settings.stepan.inbox_lease_s)
+    inbox = Inbox(core.db, deferred.owner if deferred is not None else instance_id(), lease)
     observe = metrics.update_handled if metrics is not None else None
     dispatcher.update.outer_middleware(InboxMiddleware(inbox, observe))
     settings = core.settings.stepan
@@ -79,20 +93,31 @@ def stop_on_signals() -> asyncio.Event:
 
 
 async def serve(
-    dispatcher: Dispatcher, bot: Bot, inbox: Inbox, run: Transport, stop: asyncio.Event
+    dispatcher: Dispatcher,
+    bot: Bot,
+    inbox: Inbox,
+    run: Transport,
+    stop: asyncio.Event,
+    deferred: DeferredSends | None = None,
 ) -> None:
     """Startup hooks, the inbox's replays (stored unhandled updates first), ``run``
     until ``stop``, then shutdown hooks (which wait for updates in flight)."""
     workflow = {"dispatcher": dispatcher, "bots": [bot], **dispatcher.workflow_data}
     workflow.pop("bot", None)
     await dispatcher.emit_startup(bot=bot, **workflow)
-    replayer = Replayer(inbox, dispatcher, bot)
+    replayer = Replayer(inbox, dispatcher, bot, deferred)
     maintenance: asyncio.Task[None] | None = None
+    # From the signal on, no new work: what is being handled finishes (shutdown hooks
+    # wait for it), what was claimed and not started goes back to the inbox for a
+    # replay, even while the transport is still closing (the webhook's 5 s).
+    signalled = asyncio.ensure_future(stop.wait())
+    signalled.add_done_callback(lambda _: inbox.stop_intake())
     try:
         await replayer.sweep()
         maintenance = asyncio.create_task(replayer.run(stop))
         await run(stop)
     finally:
+        inbox.stop_intake()
         stop.set()
         if maintenance is not None:
             await maintenance

@@ -1,7 +1,8 @@
 """Every Bot API call survives Telegram's transient failures (a session middleware).
 
 - 429 (flood control): the call waits ``retry_after``, however long, and is sent
-  again: a reply is late, never dropped. The update's task is the queue: the same
+  again: a reply is late, never dropped; kept in the database meanwhile
+  (bot/deferred.py), so a restart does not lose it either. The update's task is the queue: the same
   user's later updates wait behind it (UserOrderMiddleware), so replies keep their
   order, and other users are not held up (each update is its own task).
 - 5xx, a dropped or refused connection, a timeout, a garbled answer (a proxy's HTML
@@ -38,8 +39,12 @@ from aiogram.exceptions import (
 from aiogram.methods import GetUpdates, TelegramMethod
 from aiogram.methods.base import Response, TelegramType
 
+from bot.update_context import current_update
+
 if TYPE_CHECKING:
     from aiogram import Bot
+
+    from bot.deferred import DeferredSends
 
 logger = logging.getLogger(__name__)
 
@@ -65,11 +70,19 @@ class RetryPolicy:
 
 
 class RetryMiddleware(BaseRequestMiddleware):
-    """Install with ``bot.session.middleware(RetryMiddleware())``."""
+    """Install with ``bot.session.middleware(RetryMiddleware(deferred=...))``; with
+    ``deferred`` (bot/deferred.py) a call waiting out flood control is also kept in
+    the database, so a restart sends it instead of losing it."""
 
-    def __init__(self, policy: RetryPolicy | None = None, sleep: Sleep = asyncio.sleep) -> None:
+    def __init__(
+        self,
+        policy: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+        deferred: DeferredSends | None = None,
+    ) -> None:
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
+        self._deferred = deferred
 
     async def __call__(
         self,
@@ -79,6 +92,30 @@ class RetryMiddleware(BaseRequestMiddleware):
     ) -> Response[TelegramType]:
         if isinstance(method, GetUpdates):  # aiogram's polling loop backs off on its own
             return await make_request(bot, method)  # type: ignore[arg-type]
+        kept: list[int] = []  # the telegram_outbox row, once flood control was hit
+        try:
+            response = await self._retried(make_request, bot, method, kept)
+        except (TelegramRetryAfter, *TRANSIENT) as exc:
+            if kept and self._deferred is not None:  # given up here: sent from the outbox
+                wait = exc.retry_after if isinstance(exc, TelegramRetryAfter) else 0
+                await self._deferred.later(kept[0], float(wait))
+            raise
+        except Exception:
+            if kept and self._deferred is not None:  # refused (400...): never sent
+                await self._deferred.sent(kept[0])
+            raise
+        # (Cancelled, as at shutdown: the row stays for the next start.)
+        if kept and self._deferred is not None:
+            await self._deferred.sent(kept[0])
+        return response
+
+    async def _retried(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+        kept: list[int],
+    ) -> Response[TelegramType]:
         name = type(method).__name__
         retries = floods = 0
         while True:
@@ -89,6 +126,10 @@ class RetryMiddleware(BaseRequestMiddleware):
                 if floods > self.policy.max_flood_waits:
                     raise
                 logger.warning("telegram flood control on %s: waiting %ss", name, exc.retry_after)
+                deferred = self._deferred
+                if not kept and deferred is not None and deferred.keeps(method):
+                    row = await deferred.keep(method, float(exc.retry_after), current_update())
+                    kept.extend([row] if row is not None else [])
                 await self._sleep(float(exc.retry_after))
             except TRANSIENT as exc:
                 retries += 1

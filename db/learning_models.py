@@ -68,8 +68,11 @@ class AgronomistQuestionRow(Base):
     user_id: Mapped[str] = mapped_column(String(64), index=True)
     language: Mapped[str] = mapped_column(String(8))
     question: Mapped[str] = mapped_column(Text)
-    #: offered | pending (sent to the operators) | refused | answered
+    #: offered | pending (sent to the operators) | refused | answered | expired (nobody
+    #: answered within STEPAN_AGRONOMIST_EXPIRY_HOURS; a late answer is still delivered)
     status: Mapped[str] = mapped_column(String(16))
+    #: The Telegram file id of the picture the question came with (sent with the card).
+    photo_file_id: Mapped[str | None] = mapped_column(String(256))
     #: The question and farm context as the operators saw them (sanitised).
     card: Mapped[str | None] = mapped_column(Text)
     answer: Mapped[str | None] = mapped_column(Text)

@@ -166,6 +166,28 @@ class UpdateInboxRow(Base):
     outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "poison"
 
 
+class TelegramOutboxRow(Base):
+    """A Bot API call waiting out Telegram's flood control (``retry_after``), kept so
+    a restart does not lose it (bot/deferred.py). The instance waiting holds its
+    lease; once the holder is gone any instance sends it when due, then deletes it."""
+
+    __tablename__ = "telegram_outbox"
+    __table_args__ = (Index("ix_telegram_outbox_due", "not_before", "id"),)
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    #: The aiogram method's class name (SendMessage ...) and its fields as JSON.
+    method: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[str] = mapped_column(Text)
+    chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    #: The update whose reply this is (marked done when the call was kept).
+    update_id: Mapped[int | None] = mapped_column(BigInteger)
+    not_before: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
 class OutboxRow(Base):
     """A profile change waiting to reach the memory-service (DESIGN.md: SQL is the
     truth; the outbox row is written in the same transaction as the change)."""

@@ -32,6 +32,7 @@ from pipeline.actions import (
     StyleAction,
 )
 from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_advice
+from pipeline.agronomy.pictures import picture_reply
 from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
@@ -52,6 +53,7 @@ from pipeline.memory import (
     Loaded,
     ProfileEditor,
     ProfileLoader,
+    StoreUnavailable,
 )
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
@@ -256,7 +258,9 @@ class Pipeline:
             reply = Reply(text)
         elif decision.intent == Intent.ADVICE and self.advisor is not None:
             reply = await self.advisor.answer(
-                AdviceRequest(incoming.user_id, work.text, lang, profile, loaded.farm, now)
+                AdviceRequest(
+                    incoming.user_id, work.text, lang, profile, loaded.farm, now, incoming.photo_id
+                )
             )
         else:
             request = DeepRequest(work, decision, crew, profile, loaded.farm, lang, now)
@@ -332,16 +336,22 @@ class Pipeline:
             return None
 
     async def _photo(self, incoming: Incoming, started: float) -> Reply:
-        """A picture: Stepan cannot judge one yet. Its caption is answered as a message
-        («що це за хвороба на листі?»), with that said and the agronomist offered;
-        without a caption, the offer alone."""
+        """A picture: the caption answered, the agronomist offered (pictures.py)."""
+
+        async def answer_caption() -> Reply:
+            return await self._handle(replace(incoming, photo=False), started)
+
+        async def offer(question: str) -> tuple[tuple[Button, ...], ...]:
+            if self.advisor is None:
+                return ()
+            loaded = await self._profiles.load(incoming.user_id)
+            return await self.advisor.offer(
+                AdviceRequest(incoming.user_id, question, lang, loaded.profile, loaded.farm,
+                              self._clock(), incoming.photo_id)
+            )  # fmt: skip
+
         lang = message_language(incoming)
-        note = self.catalog.text(lang, "agronomy.photo_note")
-        if not incoming.text.strip():
-            return Reply(self.catalog.text(lang, "agronomy.photo_only"))
-        reply = await self._handle(replace(incoming, photo=False), started)
-        text = f"{reply.text}\n\n{note}" if reply.text else note
-        return replace(reply, text=text)
+        return await picture_reply(incoming.text, lang, self.catalog, answer_caption, offer)
 
     def _peer_route(self, incoming: Incoming) -> Route | None:
         if self.peers is None or not incoming.text or incoming.text.startswith("/"):
@@ -393,6 +403,9 @@ class Pipeline:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")
                         return Reply(self.catalog.text(lang, "actions.style_set", style=adverb))
+        except StoreUnavailable:
+            # A failure is said to be one, never "this button has expired".
+            return Reply(self.catalog.text(lang, "faults.database"))
         except Exception:
             logger.exception("handle_action failed trace=%s", incoming.trace_id)
         # Onboarding's own buttons outside onboarding, an unknown user, a forged value.

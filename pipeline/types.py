@@ -77,6 +77,8 @@ class Incoming:
     update_id: int | None = None
     #: The message is a picture; ``text`` is its caption ("" without one).
     photo: bool = False
+    #: The picture's Telegram file id (the agronomist's card carries it).
+    photo_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

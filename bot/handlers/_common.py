@@ -13,19 +13,15 @@ from bot.render import AttachmentFailed, send_reply
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.language import language_from_telegram
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
 from pipeline.types import Incoming, Language, Reply
 
 logger = logging.getLogger(__name__)
 
 
-class StoreUnavailable(Exception):
-    """The profile store failed and defaults stood in: an operator's card or a
-    user's /me says the database is unavailable, never shows the defaults as data
-    (bot/handlers/errors.py answers it)."""
-
-
 async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
+    """The profile, or StoreUnavailable when defaults stood in for a failed store (an
+    operator's card or a user's /me never shows defaults as data)."""
     loaded = await profiles.load(user_id)
     if loaded.degraded:
         raise StoreUnavailable(user_id)
@@ -63,21 +59,29 @@ def incoming_from(
     )
 
 
+def message_incoming(
+    message: Message,
+    text: str,
+    trace_id: str,
+    settings: Settings,
+    update: Update | None = None,
+) -> Incoming | None:
+    """The pipeline's view of ``message`` with ``text`` (its text or its caption);
+    None for a message without a sender."""
+    if message.from_user is None:
+        return None
+    return incoming_from(
+        message.from_user, message.chat.id, text, trace_id, settings, message.message_id, update
+    )
+
+
 def text_incoming(
     message: Message, trace_id: str, settings: Settings, update: Update | None = None
 ) -> Incoming | None:
     """The pipeline's view of a text message (None for one without a sender or text)."""
-    if message.from_user is None or message.text is None:
+    if message.text is None:
         return None
-    return incoming_from(
-        message.from_user,
-        message.chat.id,
-        message.text,
-        trace_id,
-        settings,
-        message.message_id,
-        update=update,
-    )
+    return message_incoming(message, message.text, trace_id, settings, update)
 
 
 async def deliver(

@@ -16,6 +16,7 @@ from aiogram.dispatcher.event.bases import SkipHandler
 from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
+from magic_filter import RegexpMode
 
 from bot.config import Settings
 from bot.handlers._common import telegram_user_id, user_language
@@ -36,9 +37,13 @@ SHOWN = 20
 _CARD_ID = re.compile(r"#(\d+)")
 
 
-async def _send(bot: Bot, chat_id: int, text: str) -> bool:
+async def _send(bot: Bot, chat_id: int, text: str, photo: str | None = None) -> bool:
+    """``text`` (or the picture ``photo``, a file id) to ``chat_id``; False if it failed."""
     try:
-        await bot.send_message(chat_id, text)
+        if photo is not None:
+            await bot.send_photo(chat_id, photo)
+        else:
+            await bot.send_message(chat_id, text)
     except TelegramAPIError:
         logger.warning("agronomist: could not send to chat %s", chat_id, exc_info=True)
         return False
@@ -65,6 +70,8 @@ async def on_consent(
     )
     if decided.card is not None:
         for operator in sorted(settings.agx.operator_ids):
+            if decided.photo is not None:  # the picture first, then the card to reply to
+                await _send(bot, operator, "", photo=decided.photo)
             await _send(bot, operator, decided.card)
     await _send(bot, chat_id, decided.text)
 
@@ -102,7 +109,10 @@ async def on_answer(
     await _deliver(message, bot, catalog, agronomist, int(number), text)
 
 
-@operator_router.message(F.reply_to_message.text.regexp(_CARD_ID).as_("card"), F.text)
+# mode=search: the number is inside the card («❓ Питання #12 ...»), not at its start.
+@operator_router.message(
+    F.reply_to_message.text.regexp(_CARD_ID, mode=RegexpMode.SEARCH).as_("card"), F.text
+)
 async def on_card_reply(
     message: Message,
     card: re.Match[str],

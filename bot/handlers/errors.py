@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import logging
 
-from aiogram import Router
+from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.handlers._common import StoreUnavailable, user_language
+from bot.handlers._common import user_language
 from pipeline.i18n import Catalog
+from pipeline.memory import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ def _is_database_error(error: BaseException) -> bool:
 
 
 @router.errors()
-async def on_error(event: ErrorEvent, catalog: Catalog) -> bool:
+async def on_error(event: ErrorEvent, catalog: Catalog, bot: Bot) -> bool:
     logger.error("unhandled error in update %s", event.update.update_id, exc_info=event.exception)
     key = "faults.database" if _is_database_error(event.exception) else "faults.failed"
     update = event.update
@@ -38,7 +39,15 @@ async def on_error(event: ErrorEvent, catalog: Catalog) -> bool:
             await update.message.answer(catalog.text(lang, key), parse_mode=None)
         elif update.callback_query is not None:
             query = update.callback_query
-            await query.answer(catalog.text(user_language(query.from_user), key))
-    except TelegramAPIError as exc:  # already answered, or Telegram is down too
+            text = catalog.text(user_language(query.from_user), key)
+            try:
+                await query.answer(text)
+            except TelegramAPIError:
+                # The handler had answered the press already (the spinner stopped):
+                # the failure is said in the chat instead of not at all.
+                if query.message is None:
+                    raise
+                await bot.send_message(query.message.chat.id, text)
+    except TelegramAPIError as exc:  # Telegram is down too
         logger.warning("could not tell the user about the error: %s", exc)
     return True

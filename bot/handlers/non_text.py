@@ -1,5 +1,6 @@
-"""Photos go to the pipeline (their caption is the question; docs/knowledge.md);
-voice, stickers, locations...: say what Stepan understands."""
+"""Photos go to the pipeline (their caption is the question, the picture goes with the
+agronomist's card; docs/knowledge.md); voice, stickers, locations...: say what Stepan
+understands."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from aiogram.types import Message, Update
 
 from bot.config import Settings
 from bot.filters import HasText
-from bot.handlers._common import deliver, incoming_from, user_language
+from bot.handlers._common import deliver, message_incoming, user_language
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import ProfileEditor
@@ -30,19 +31,14 @@ async def on_photo(
     trace_id: str,
     event_update: Update | None = None,
 ) -> None:
-    """A picture: its caption is the question; the pipeline says what it cannot see."""
-    if message.from_user is None:
+    """A picture: its caption is the question; the pipeline says what it cannot see
+    and offers the agronomist, who gets the picture (a photo's largest size; an image
+    sent as a file goes by its caption only)."""
+    incoming = message_incoming(message, message.caption or "", trace_id, settings, event_update)
+    if incoming is None:
         return
-    incoming = incoming_from(
-        message.from_user,
-        message.chat.id,
-        message.caption or "",
-        trace_id,
-        settings,
-        message.message_id,
-        update=event_update,
-    )
-    reply = await pipeline.handle_message(replace(incoming, photo=True))
+    photo_id = message.photo[-1].file_id if message.photo else None
+    reply = await pipeline.handle_message(replace(incoming, photo=True, photo_id=photo_id))
     await deliver(bot, profile_editor, incoming, reply, catalog)
 
 
@@ -55,9 +51,9 @@ async def on_non_text(
     settings: Settings,
     trace_id: str,
 ) -> None:
-    if message.from_user is None:
+    incoming = message_incoming(message, "", trace_id, settings)
+    if incoming is None:
         return
-    incoming = incoming_from(message.from_user, message.chat.id, "", trace_id, settings)
     text = catalog.text(user_language(message.from_user), "bot.non_text")
     # deliver(): a user who blocked the bot is marked inactive, not retried.
     await deliver(bot, profile_editor, incoming, Reply(text))

@@ -14,7 +14,7 @@ from pipeline.admin import Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
 from pipeline.naming import NameBook
 from pipeline.types import Language
 
@@ -83,8 +83,11 @@ async def on_phase_button(
     lang = user_language(query.from_user)
     user_id = f"tg:{callback_data.user}"
     known = (await load_profile(profiles, user_id)).known
-    if known:
-        await profile_editor.update_farm(user_id, current_phase=callback_data.phase)
+    if (
+        known
+        and await profile_editor.update_farm(user_id, current_phase=callback_data.phase) is None
+    ):
+        raise StoreUnavailable(user_id)  # never "saved" when it was not
     await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
     card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
     if card is not None and query.message is not None:

@@ -22,19 +22,44 @@ class Question:
     question: str
     status: str
     card: str | None
+    #: The Telegram file id of the picture asked about, if any.
+    photo: str | None = None
 
 
-def _question(row: AgronomistQuestionRow) -> Question:
-    return Question(row.id, row.user_id, row.language, row.question, row.status, row.card)
+#: States in which the agronomist's answer is still taken (a late one too).
+ANSWERABLE = ("pending", "expired")
+
+
+def _question(row: AgronomistQuestionRow, status: str | None = None) -> Question:
+    return Question(
+        row.id,
+        row.user_id,
+        row.language,
+        row.question,
+        status or row.status,
+        row.card,
+        row.photo_file_id,
+    )
 
 
 async def add_offer(
-    session: AsyncSession, *, user_id: str, language: str, question: str, card: str
+    session: AsyncSession,
+    *,
+    user_id: str,
+    language: str,
+    question: str,
+    card: str,
+    photo: str | None = None,
 ) -> int:
     """A question Stepan was unsure of, waiting for the farmer's yes; ``card`` is what
-    the operators will see (sanitised)."""
+    the operators will see (sanitised), ``photo`` the picture's file id."""
     row = AgronomistQuestionRow(
-        user_id=user_id, language=language, question=question, status="offered", card=card
+        user_id=user_id,
+        language=language,
+        question=question,
+        status="offered",
+        card=card,
+        photo_file_id=photo,
     )
     session.add(row)
     await session.flush()
@@ -63,19 +88,22 @@ async def decide(
     )
     if int(getattr(result, "rowcount", 0) or 0) != 1:
         return None
-    return Question(row.id, row.user_id, row.language, row.question, status, row.card)
+    return _question(row, status)
 
 
 async def answer(
     session: AsyncSession, *, question_id: int, text: str, operator: int, at: datetime
 ) -> Question | None:
-    """Store the agronomist's answer to a pending question, once."""
+    """Store the agronomist's answer to a pending (or expired) question, once."""
     row = await session.get(AgronomistQuestionRow, question_id)
-    if row is None or row.status != "pending":
+    if row is None or row.status not in ANSWERABLE:
         return None
     result = await session.execute(
         update(AgronomistQuestionRow)
-        .where(AgronomistQuestionRow.id == question_id, AgronomistQuestionRow.status == "pending")
+        .where(
+            AgronomistQuestionRow.id == question_id,
+            AgronomistQuestionRow.status == row.status,
+        )
         .values(status="answered", answer=text, answered_by=operator, answered_at=at)
         .execution_options(synchronize_session=False)
     )
@@ -104,7 +132,7 @@ async def of_user(session: AsyncSession, user_id: str, limit: int) -> list[Quest
             select(AgronomistQuestionRow)
             .where(
                 AgronomistQuestionRow.user_id == user_id,
-                AgronomistQuestionRow.status.in_(("pending", "answered")),
+                AgronomistQuestionRow.status.in_(("pending", "answered", "expired")),
             )
             .order_by(AgronomistQuestionRow.id.desc())
             .limit(limit)
@@ -120,3 +148,31 @@ async def set_card(session: AsyncSession, question_id: int, card: str) -> None:
         .values(card=card)
         .execution_options(synchronize_session=False)
     )
+
+
+async def expire_pending_before(session: AsyncSession, cutoff: datetime) -> list[Question]:
+    """Questions sent to the operators before ``cutoff`` and still unanswered become
+    expired; returns them (each once, however many instances run this)."""
+    rows = list(
+        (
+            await session.execute(
+                select(AgronomistQuestionRow)
+                .where(
+                    AgronomistQuestionRow.status == "pending",
+                    AgronomistQuestionRow.asked_at < cutoff,
+                )
+                .order_by(AgronomistQuestionRow.id)
+            )
+        ).scalars()
+    )
+    expired: list[Question] = []
+    for row in rows:
+        result = await session.execute(
+            update(AgronomistQuestionRow)
+            .where(AgronomistQuestionRow.id == row.id, AgronomistQuestionRow.status == "pending")
+            .values(status="expired")
+            .execution_options(synchronize_session=False)
+        )
+        if int(getattr(result, "rowcount", 0) or 0) == 1:
+            expired.append(_question(row, "expired"))
+    return expired

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UpdateInboxRow
@@ -79,10 +80,10 @@ async def reclaim(
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
-async def renew(
-    session: AsyncSession, update_ids: Sequence[int], owner: str, until: datetime
+async def _update_held(
+    session: AsyncSession, update_ids: Sequence[int], owner: str, **values: Any
 ) -> int:
-    """Extend the leases ``owner`` holds on these updates (a heartbeat)."""
+    """Change the rows ``owner`` holds among ``update_ids`` (still being handled)."""
     if not update_ids:
         return 0
     result = await session.execute(
@@ -92,9 +93,25 @@ async def renew(
             UpdateInboxRow.claimed_by == owner,
             UpdateInboxRow.status == HANDLING,
         )
-        .values(claimed_until=until)
+        .values(**values)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def renew(
+    session: AsyncSession, update_ids: Sequence[int], owner: str, until: datetime
+) -> int:
+    """Extend the leases ``owner`` holds on these updates (a heartbeat)."""
+    return await _update_held(session, update_ids, owner, claimed_until=until)
+
+
+async def release(session: AsyncSession, update_ids: Sequence[int], owner: str) -> int:
+    """Give back updates ``owner`` claimed and never started (it is shutting down):
+    any instance may replay them at once, and the try does not count as an attempt."""
+    attempts = case((UpdateInboxRow.attempts > 0, UpdateInboxRow.attempts - 1), else_=0)
+    return await _update_held(
+        session, update_ids, owner, claimed_by=None, claimed_until=None, attempts=attempts
+    )
 
 
 async def finish(

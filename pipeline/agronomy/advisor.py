@@ -65,6 +65,8 @@ class AdviceRequest:
     profile: UserProfile
     farm: FarmProfile
     now: datetime
+    #: The picture asked about (a Telegram file id): it goes with the agronomist's card.
+    photo: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,17 +139,35 @@ class Advisor:
                 sources = self.composer.source_lines(lookup.cards, request.lang)
                 text = "\n\n".join([written, "\n".join(sources)])
         buttons: tuple[tuple[Button, ...], ...] = ()
-        if advice.answer.unsure and self.desk is not None:
-            names = [request.profile.name] if request.profile.name else []
-            buttons = await self.desk.offer(
-                user_id=request.user_id,
-                question=request.text,
-                lang=request.lang,
-                farm=request.farm,
-                region=advice.context.region,
-                known_names=names,
-            )
+        if advice.answer.unsure:
+            buttons = await self._offer(request, advice.context.region)
         return Reply(text, buttons, intent=Intent.ADVICE)
+
+    async def offer(self, request: AdviceRequest) -> tuple[tuple[Button, ...], ...]:
+        """The «Передати агрономові» button alone: for a picture, which Stepan cannot
+        judge (``request.photo``; ``request.text`` its caption or a placeholder)."""
+        if self.desk is None:
+            return ()
+        context = await read_farm_context(
+            self._db, request.user_id, request.now, follow_up=RECENT_ADVICE_WINDOW
+        )
+        return await self._offer(request, context.region)
+
+    async def _offer(
+        self, request: AdviceRequest, region: str | None
+    ) -> tuple[tuple[Button, ...], ...]:
+        if self.desk is None:
+            return ()
+        names = [request.profile.name] if request.profile.name else []
+        return await self.desk.offer(
+            user_id=request.user_id,
+            question=request.text,
+            lang=request.lang,
+            farm=request.farm,
+            region=region,
+            known_names=names,
+            photo=request.photo,
+        )
 
     def farm_line(self, advice: Advice, lang: Language) -> str:
         """The farm's context for the prompt: place, today, soil, fields, crop."""

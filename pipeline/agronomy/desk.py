@@ -8,6 +8,11 @@
 3. :meth:`AgronomistDesk.answer`: an operator's ``/answer N text`` is stored as a
    candidate card for review and delivered to the farmer, labelled as the
    agronomist's. ``/questions`` lists what is pending.
+4. :meth:`AgronomistDesk.expire`: a question nobody answered within the expiry
+   (``STEPAN_AGRONOMIST_EXPIRY_HOURS``) is marked expired and the farmer is told so
+   politely (the ``agronomist_expiry`` job); a late answer is still delivered.
+
+The offer and the press follow the shape the peer desk shares (pipeline/consent.py).
 """
 
 from __future__ import annotations
@@ -15,11 +20,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import agronomist as repo
 from db.uow import Database
 from pipeline.actions import AgronomistAction, HandoffChoice
 from pipeline.clock import Clock, utcnow
+from pipeline.consent import record_press, store_offer, stored_language
 from pipeline.i18n import Catalog
 from pipeline.privacy import Sanitizer
 from pipeline.profiles import FarmProfile
@@ -31,10 +40,8 @@ logger = logging.getLogger(__name__)
 
 #: The longest question or answer the desk keeps.
 MAX_CHARS = 1500
-
-
-def _lang(value: str) -> Language:
-    return "en" if value == "en" else "uk"
+#: A question nobody answered is closed after this (STEPAN_AGRONOMIST_EXPIRY_HOURS).
+DEFAULT_EXPIRY = timedelta(hours=72)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,8 @@ class Decided:
     text: str
     #: For the operators: None unless the farmer said yes.
     card: str | None = None
+    #: The picture asked about (a Telegram file id), sent to the operators with the card.
+    photo: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +70,13 @@ class AgronomistDesk:
         database: Database,
         sanitizer: Sanitizer,
         clock: Clock = utcnow,
+        expiry: timedelta = DEFAULT_EXPIRY,
     ) -> None:
         self._catalog = catalog
         self._db = database
         self._sanitizer = sanitizer
         self._clock = clock
+        self.expiry = expiry
 
     async def offer(
         self,
@@ -76,28 +87,33 @@ class AgronomistDesk:
         farm: FarmProfile | None = None,
         region: str | None = None,
         known_names: Iterable[str] = (),
+        photo: str | None = None,
     ) -> tuple[tuple[Button, ...], ...]:
-        """The button row under an unsure answer; none if the question could not be stored."""
+        """The button row under an unsure answer (or a picture: ``photo`` is its file
+        id); none if the question could not be stored."""
         names = tuple(known_names)
         clean = self._sanitizer.sanitize(question, known_names=names, limit=MAX_CHARS).text
-        context = self._context(farm, region)
-        try:
-            async with self._db.write() as session:
-                question_id = await repo.add_offer(
-                    session,
-                    user_id=user_id,
-                    language=lang,
-                    question=question[:MAX_CHARS],
-                    card="",
-                )
-                # The operators' card names the question by its number.
-                card = self._catalog.text(
-                    "uk", "agronomist.card", id=question_id, question=clean or "?", context=context
-                )
-                card = self._sanitizer.sanitize(card, known_names=names).text
-                await repo.set_card(session, question_id, card)
-        except Exception:
-            logger.warning("agronomist: could not store a question", exc_info=True)
+        # The card's lines stay lines: its parts are sanitised, not the card.
+        context = self._sanitizer.sanitize(self._context(farm, region), known_names=names).text
+
+        async def store(session: AsyncSession) -> int:
+            question_id = await repo.add_offer(
+                session,
+                user_id=user_id,
+                language=lang,
+                question=question[:MAX_CHARS],
+                card="",
+                photo=photo,
+            )
+            # The operators' card names the question by its number.
+            card = self._catalog.text(
+                "uk", "agronomist.card", id=question_id, question=clean or "?", context=context
+            )
+            await repo.set_card(session, question_id, card)
+            return question_id
+
+        question_id = await store_offer(self._db, store, what="agronomist")
+        if question_id is None:
             return ()
         return (
             (
@@ -122,22 +138,24 @@ class AgronomistDesk:
         return "; ".join(parts) or self._catalog.text("uk", "agronomist.context_none")
 
     async def decide(self, action: AgronomistAction, *, user_id: str, lang: Language) -> Decided:
-        consent = action.choice == HandoffChoice.YES
-        async with self._db.write() as session:
-            question = await repo.decide(
-                session,
-                question_id=action.question_id,
-                user_id=user_id,
-                consent=consent,
-                at=self._clock(),
+        async def decide(
+            session: AsyncSession, consent: bool, at: datetime
+        ) -> repo.Question | None:
+            return await repo.decide(
+                session, question_id=action.question_id, user_id=user_id, consent=consent, at=at
             )
-        if question is None:
+
+        pressed = await record_press(self._db, action.choice, self._clock, decide)
+        if pressed is None:
             return Decided(self._catalog.text(lang, "actions.expired"))
-        lang = _lang(question.language)
-        if not consent:
+        question = pressed.record
+        lang = stored_language(question.language)
+        if not pressed.consent:
             return Decided(self._catalog.text(lang, "agronomist.refused"))
         return Decided(
-            self._catalog.text(lang, "agronomist.sent", id=question.id), card=question.card
+            self._catalog.text(lang, "agronomist.sent", id=question.id),
+            card=question.card,
+            photo=question.photo,
         )
 
     async def answer(self, question_id: int, text: str, *, operator: int) -> Delivery | None:
@@ -150,11 +168,31 @@ class AgronomistDesk:
             )
         if question is None:
             return None
-        lang = _lang(question.language)
+        lang = stored_language(question.language)
         return Delivery(
             question.user_id,
             self._catalog.text(lang, "agronomist.answer", question=question.question, text=text),
         )
+
+    async def expire(self) -> list[Delivery]:
+        """Close the questions nobody answered within the expiry; the farmer's notice
+        for each (sent by the job, once across instances)."""
+        async with self._db.write() as session:
+            expired = await repo.expire_pending_before(session, self._clock() - self.expiry)
+        hours = round(self.expiry.total_seconds() / 3600)
+        return [
+            Delivery(
+                question.user_id,
+                self._catalog.text(
+                    stored_language(question.language),
+                    "agronomist.expired",
+                    id=question.id,
+                    question=question.question,
+                    hours=hours,
+                ),
+            )
+            for question in expired
+        ]
 
     async def of_user(self, user_id: str, limit: int) -> list[repo.Question]:
         """The farmer's own questions to the agronomist and their state (/myquestions)."""

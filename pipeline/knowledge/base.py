@@ -23,7 +23,7 @@ from pipeline.grammar import Grammar
 from pipeline.knowledge.index import CardIndex, crop_tag, documents, topic_tag
 from pipeline.knowledge.loader import KNOWLEDGE_DIR, KnowledgeData, load_knowledge
 from pipeline.knowledge.model import Card, Region, Text, Zone
-from pipeline.knowledge.reader import QuestionReader, Reading
+from pipeline.knowledge.reader import QuestionReader, Reading, ReadOnce
 
 __all__ = ["KnowledgeBase", "Lookup", "Reason"]
 
@@ -115,6 +115,8 @@ class KnowledgeBase:
     ) -> None:
         self.data = data
         self.reader = QuestionReader(data, grammar, units, crops, names, dates)
+        #: Routing reads a question, the lookup reuses that reading (not read twice).
+        self.read = ReadOnce(self.reader)
         self.cards = {card.id: card for card in data.cards}
         self.crop_names: dict[str, Text] = {entry.canonical_id: _name(entry) for entry in crops}
         for crop in data.crops.values():
@@ -268,7 +270,7 @@ class KnowledgeBase:
         2 for a topic named outright together with what it is about (a crop, a pest
         or weed, or a topic that needs no crop), 1 for such a topic alone ("а норма
         висіву?"), 0 otherwise."""
-        reading = self.reader.read(text)
+        reading = self.read(text)
         _, strong = self._topic_scores(reading)
         if not strong:
             return 0
@@ -322,7 +324,7 @@ class KnowledgeBase:
     ) -> Lookup:
         """The cards that answer ``question``, with the farm's crops and region and
         the previous question's crop as fall-backs for what the question leaves out."""
-        reading = self.reader.read(question)
+        reading = self.read(question)
         region, zone = self._place(reading, farm_region)
         scores, strong = self._topic_scores(reading)
         first, _ = self._topics(scores, strong, crop_known=True)

@@ -15,6 +15,8 @@ stopwords, goes to the full-text index.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -314,3 +316,30 @@ class QuestionReader:
     def topics_ranked(self, reading: Reading, order: Mapping[str, int]) -> list[str]:
         """Topics by score, then by their order in the data file."""
         return sorted(reading.topic_scores, key=lambda t: (-reading.topic_scores[t], order[t]))
+
+
+class ReadOnce:
+    """A message is read once: the classifier's probe reads it (``claim``), the
+    advisor's lookup of the same text reuses that reading, and so does the lookup of
+    the conversation's previous questions. A small bounded memo of the latest texts,
+    owned by the knowledge base (not a module-level cache); readings are never
+    changed after :meth:`QuestionReader.read` returns them."""
+
+    def __init__(self, reader: QuestionReader, size: int = 256) -> None:
+        self._reader = reader
+        self._size = size
+        self._latest: OrderedDict[str, Reading] = OrderedDict()
+        self._lock = threading.Lock()  # the crew's tools may read from worker threads
+
+    def __call__(self, text: str) -> Reading:
+        with self._lock:
+            reading = self._latest.get(text)
+            if reading is not None:
+                self._latest.move_to_end(text)
+                return reading
+        reading = self._reader.read(text)
+        with self._lock:
+            self._latest[text] = reading
+            if len(self._latest) > self._size:
+                self._latest.popitem(last=False)
+        return reading

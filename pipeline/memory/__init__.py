@@ -33,6 +33,7 @@ from pipeline.memory.breaker import CircuitBreaker
 from pipeline.memory.cache import ProfileCache
 from pipeline.memory.client import MemoryServiceClient
 from pipeline.memory.editing import ProfileEditor
+from pipeline.memory.errors import StoreUnavailable
 from pipeline.memory.loading import Loaded, ProfileLoader
 from pipeline.memory.outbox import Outbox
 from pipeline.memory.recording import InteractionRecord, InteractionRecorder
@@ -55,6 +56,7 @@ __all__ = [
     "ProfileCache",
     "ProfileEditor",
     "ProfileLoader",
+    "StoreUnavailable",
     "StoredSummary",
     "Summaries",
     "build_memory",

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import UserProfileRow
 from db.repositories import profiles as repo
 from pipeline.memory.ensure import ensure_farm_row, ensure_user, note_edit, note_farm_edit
+from pipeline.memory.errors import StoreUnavailable
 from pipeline.memory.rows import (
     FARM_EDITABLE,
     FARM_NESTED,
@@ -45,8 +46,8 @@ class _Refused(Exception):
 
 class ProfileEditor(ProfileWriter):
     async def set_style(self, user_id: str, style: Style) -> bool:
-        """The reply style; False if the value is not a style, the user is unknown, or
-        it could not be saved."""
+        """The reply style; False if the value is not a style or the user is unknown;
+        StoreUnavailable if it could not be saved."""
         if style not in STYLES:
             return False
 
@@ -184,7 +185,8 @@ class ProfileEditor(ProfileWriter):
 
     async def _change_user(self, user_id: str, change: Callable[[UserProfileRow], None]) -> bool:
         """Lock an existing user, apply ``change``, queue the copy, commit. False when
-        the user is unknown, the change was refused, or SQL failed."""
+        the user is unknown or the change was refused; StoreUnavailable when SQL
+        failed (a failure is never reported as an unknown user)."""
         try:
             async with self._db.write() as session:
                 row = await repo.lock_user(session, user_id)
@@ -197,9 +199,9 @@ class ProfileEditor(ProfileWriter):
             return True
         except _Refused:
             return False
-        except Exception:
+        except Exception as exc:
             logger.exception("memory: profile change failed user=%s", user_id)
-            return False
+            raise StoreUnavailable(user_id) from exc
         finally:
             self._cache.invalidate(user_id)
 

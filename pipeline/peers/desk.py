@@ -19,11 +19,15 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import handoffs as repo
 from db.uow import Database
 from pipeline.actions import HandoffAction, HandoffChoice
 from pipeline.clock import Clock, utcnow
+from pipeline.consent import record_press, store_offer, stored_language
 from pipeline.i18n import Catalog
 from pipeline.peers.contract import MAX_GOAL_CHARS, Constraints, PeerContract, parse_answer
 from pipeline.peers.directory import Peer, PeerDirectory
@@ -79,19 +83,20 @@ class HandoffDesk:
         link instead) if the offer could not be stored."""
         peer = route.peer
         names = self._names(peer, lang)
-        try:
-            async with self._db.write() as session:
-                handoff_id = await repo.add_offer(
-                    session,
-                    user_id=user_id,
-                    peer=peer.id,
-                    domain=peer.domain,
-                    language=lang,
-                    question=route.question[:MAX_GOAL_CHARS],
-                    partial=route.partial,
-                )
-        except Exception:
-            logger.warning("peers: could not store an offer to %s", peer.id, exc_info=True)
+
+        async def store(session: AsyncSession) -> int:
+            return await repo.add_offer(
+                session,
+                user_id=user_id,
+                peer=peer.id,
+                domain=peer.domain,
+                language=lang,
+                question=route.question[:MAX_GOAL_CHARS],
+                partial=route.partial,
+            )
+
+        handoff_id = await store_offer(self._db, store, what=f"peers ({peer.id})")
+        if handoff_id is None:
             return Offered(self.pointer(peer, lang), ())
         key = "peers.offer_rest" if route.partial else "peers.offer"
         text = self._catalog.text(lang, key, **names)
@@ -129,21 +134,18 @@ class HandoffDesk:
         known_names: Iterable[str] = (),
         farm: FarmProfile | None = None,
     ) -> Reply:
-        consent = action.choice == HandoffChoice.YES
-        async with self._db.write() as session:
-            offer = await repo.decide(
-                session,
-                handoff_id=action.handoff_id,
-                user_id=user_id,
-                consent=consent,
-                at=self._clock(),
+        async def decide(session: AsyncSession, consent: bool, at: datetime) -> repo.Offer | None:
+            return await repo.decide(
+                session, handoff_id=action.handoff_id, user_id=user_id, consent=consent, at=at
             )
-        if offer is None:
+
+        pressed = await record_press(self._db, action.choice, self._clock, decide)
+        if pressed is None:
             return Reply(self._catalog.text(lang, "actions.expired"))
-        # Answer in the language the question was asked in, not the client's.
-        lang = "en" if offer.language == "en" else "uk"
+        offer = pressed.record
+        lang = stored_language(offer.language)
         peer = self._directory.get(offer.peer)
-        if not consent:
+        if not pressed.consent:
             name = peer.name if peer else offer.peer
             return Reply(self._catalog.text(lang, "peers.refused", peer=name))
         if peer is None:  # the directory lost this peer since the offer

@@ -1,14 +1,18 @@
 """The agronomist desk through the dispatcher: the button under an unsure answer,
-the card to the operators on yes, /answer back to the farmer, /questions, and the
-refusal of the operators' commands to anyone else."""
+the card to the operators on yes, /answer (or a reply to the card) back to the
+farmer, /questions, expiry of what nobody answers, and the refusal of the
+operators' commands to anyone else."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select, update
 
 from bot.factory import Core
 from bot.keyboards.pipeline import AgronomistCD
 from bot.local_session import ApiCall, LocalBot
+from bot.scheduler import JobSpec, default_jobs
 from db.models import AgronomistQuestionRow
 from pipeline.actions import HandoffChoice
 from pipeline.i18n import Catalog
@@ -139,3 +143,91 @@ async def test_a_farmer_sees_the_state_of_their_questions(
     await tg.say(OPERATOR, f"/answer {number} 6–8 тис. насінин на гектар")
     answered = catalog.text("uk", "agronomist.mine_answered", id=number, question=UNSURE)
     assert messages(await tg.say(FARMER, "/myquestions")) == [(FARMER, f"{header}\n{answered}")]
+
+
+async def test_a_reply_to_the_card_answers_its_question(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    number, calls = await consent(tg)
+    [card] = [c for c in calls if c.method == "sendMessage" and c.params["chat_id"] == OPERATOR]
+    # A reply to somebody else's message naming «#N» is no answer: the pipeline has it.
+    other = tg.telegram.message_update(FARMER, {"text": f"дивіться #{number}"})
+    stray = tg.telegram.message_update(
+        OPERATOR, {"text": "це не відповідь", "reply_to_message": other["message"]}
+    )
+    assert all(chat == OPERATOR for chat, _ in messages(await tg.feed(stray)))
+    assert await stored(core) == [(f"tg:{FARMER}", "pending", None)]
+
+    reply = tg.telegram.message_update(
+        OPERATOR, {"text": "Сійте 6–8 тис. насінин на гектар", "reply_to_message": card.result}
+    )
+    sent = messages(await tg.feed(reply))
+
+    assert (
+        FARMER,
+        catalog.text(
+            "uk", "agronomist.answer", question=UNSURE, text="Сійте 6–8 тис. насінин на гектар"
+        ),
+    ) in sent
+    assert (OPERATOR, catalog.text("uk", "agronomist.delivered", id=number)) in sent
+    assert await stored(core) == [(f"tg:{FARMER}", "answered", "Сійте 6–8 тис. насінин на гектар")]
+
+
+async def _asked_hours_ago(core: Core, hours: float) -> None:
+    async with core.db.write() as session:
+        await session.execute(
+            update(AgronomistQuestionRow).values(
+                asked_at=datetime.now(UTC) - timedelta(hours=hours)
+            )
+        )
+
+
+def _expiry_job(core: Core, told: list[tuple[int, str]]) -> JobSpec:
+    async def notify(chat: int, text: str) -> None:
+        told.append((chat, text))
+
+    desk = core.pipeline.advisor.desk if core.pipeline.advisor else None
+    specs = default_jobs(
+        core.db,
+        sweep=core.memory.sweep,
+        cache=core.memory.cache,
+        sync=core.memory.sync,
+        agronomist=desk,
+        notify=notify,
+    )
+    [job] = [spec for spec in specs if spec.job_id == "agronomist_expiry"]
+    return job
+
+
+async def test_a_question_nobody_answers_expires_and_the_farmer_is_told(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    number, _ = await consent(tg)
+    told: list[tuple[int, str]] = []
+    job = _expiry_job(core, told)
+    await _asked_hours_ago(core, 71)  # the default expiry is 72 hours
+    assert await job.func() == "expired 0, told 0"
+    assert await stored(core) == [(f"tg:{FARMER}", "pending", None)]
+
+    await _asked_hours_ago(core, 73)
+    assert await job.func() == "expired 1, told 1"
+    assert told == [
+        (
+            FARMER,
+            catalog.text("uk", "agronomist.expired", id=number, question=UNSURE, hours=72),
+        )
+    ]
+    assert await job.func() == "expired 0, told 0"  # told once
+    header = catalog.text("uk", "agronomist.mine_header")
+    expired = catalog.text("uk", "agronomist.mine_expired", id=number, question=UNSURE)
+    assert messages(await tg.say(FARMER, "/myquestions")) == [(FARMER, f"{header}\n{expired}")]
+    assert messages(await tg.say(OPERATOR, "/questions")) == [
+        (OPERATOR, catalog.text("uk", "agronomist.none"))
+    ]
+    # The agronomist's late answer still reaches the farmer.
+    sent = messages(await tg.say(OPERATOR, f"/answer {number} краще пізно"))
+    assert (
+        FARMER,
+        catalog.text("uk", "agronomist.answer", question=UNSURE, text="краще пізно"),
+    ) in sent
+    assert await stored(core) == [(f"tg:{FARMER}", "answered", "краще пізно")]

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import text
 
 from bot.factory import Core
-from bot.keyboards.admin import TermCD
+from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from bot.local_session import LocalBot
 from pipeline.i18n import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests
@@ -31,6 +31,9 @@ async def _drop(core: Core, table: str) -> None:
         ("/profile 2002", "user_profiles"),
         ("/farm 2002", "farm_profiles"),
         ("/farm 2002 update phase=harvest", "farm_profiles"),
+        # A failed write once read as "no such user".
+        ("/profile 2002 set expertise_level=expert", "user_profiles"),
+        ("/profile 2002 set preferred_style=brief", "user_profiles"),
     ],
 )
 async def test_an_operator_command_on_a_broken_database_says_so(
@@ -62,6 +65,30 @@ async def test_a_button_on_a_broken_database_stops_spinning(
             {"callback_query_id": ANY, "text": catalog.text("uk", "faults.database")},
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("data", "table"),
+    [
+        (ProfileCD(user=FARMER, field="expertise_level", value="expert"), "user_profiles"),
+        # The farm card's reader still has the profile cached; only the write fails.
+        (FarmCD(user=FARMER, phase="harvest"), "farm_profiles"),
+    ],
+)
+async def test_an_operator_button_whose_write_fails_says_so_not_saved_or_unknown(
+    tg: LocalBot, core: Core, catalog: Catalog, data: ProfileCD | FarmCD, table: str
+) -> None:
+    [own] = await tg.say(OPERATOR, "привіт")
+    await tg.say(FARMER, "привіт")
+    await _drop(core, table)
+
+    calls = await tg.press(OPERATOR, data.pack(), message_id(own))
+
+    assert requests(calls)[0] == (
+        "answerCallbackQuery",
+        {"callback_query_id": ANY, "text": catalog.text("uk", "faults.database")},
+    )
+    assert catalog.text("uk", "admin.saved") not in str(requests(calls))
 
 
 async def test_status_reports_a_missing_table_as_broken(tg: LocalBot, core: Core) -> None:
@@ -99,3 +126,29 @@ async def test_me_on_a_broken_database_says_so_not_defaults(
     assert requests(calls) == [
         ("sendMessage", {"chat_id": FARMER, "text": catalog.text("uk", "faults.database")})
     ]
+
+
+async def test_a_press_answered_before_the_database_failed_is_still_told(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    """The agronomist button stops its spinner first, then records the press: when the
+    database fails there, the failure is said in the chat, not swallowed."""
+    [sent] = await tg.say(FARMER, "яка норма висіву кавунів?")
+    [data] = [
+        b["callback_data"]
+        for row in sent.params["reply_markup"]["inline_keyboard"]
+        for b in row
+        if b["callback_data"].startswith("ag")
+    ]
+    await _drop(core, "agronomist_questions")
+
+    calls = await tg.press(FARMER, data, message_id(sent))
+
+    # The spinner stopped by the handler; a second answer is refused by Telegram;
+    # the line goes to the chat.
+    assert [(c.method, c.ok) for c in calls] == [
+        ("answerCallbackQuery", True),
+        ("answerCallbackQuery", False),
+        ("sendMessage", True),
+    ]
+    assert calls[2].params == {"chat_id": FARMER, "text": catalog.text("uk", "faults.database")}

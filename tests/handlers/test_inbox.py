@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from aiogram.methods import SendMessage
 from aiogram.types import Update
 from sqlalchemy import func, select
 
@@ -16,7 +17,7 @@ from bot.factory import Core, build_dispatcher
 from bot.inbox import Inbox
 from bot.keyboards.pipeline import JournalCD
 from bot.local_session import ApiCall, LocalBot
-from bot.serving import build_inbox
+from bot.serving import build_deferred, build_inbox
 from db.models import (
     FarmTokenRow,
     InteractionRow,
@@ -127,3 +128,21 @@ async def test_a_held_update_is_not_taken_while_its_lease_runs(
     await tg.dispatcher.feed_update(tg.bot, update.model_copy())
     assert tg.session.since(since) == []
     assert await user_row(core, FARMER) is None
+
+
+async def test_a_reply_kept_for_flood_control_marks_its_update_done(core: Core) -> None:
+    """As `stepan run` wires them (bot/app.py), the inbox and the flood-control outbox
+    claim as one owner: keeping a reply marks its update done, so a crash during the
+    wait replays the reply (bot/deferred.py), never the update."""
+    deferred = build_deferred(core)
+    inbox = build_inbox(core, build_dispatcher(core), deferred=deferred)
+    tg = LocalBot(build_dispatcher(core))
+    raw = say(tg, FARMER, "привіт")
+    await inbox.store([Update.model_validate({"update_id": 77, **raw})])
+
+    kept = await deferred.keep(SendMessage(chat_id=FARMER, text="Привіт!"), 30, 77)
+
+    assert kept is not None
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 77)
+    assert row is not None and (row.status, row.outcome) == ("done", "deferred")

@@ -1,16 +1,18 @@
 """The update inbox on both databases: one winner per update however many instances
-claim it at once, leases that run out, replays in order, poison given up."""
+claim it at once, leases that run out, replays in order, poison given up, and what
+a shutdown gives back."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
-from aiogram.types import Update
+from aiogram.types import TelegramObject, Update
 
-from bot.inbox import MAX_ATTEMPTS, Inbox, update_json
+from bot.inbox import CLAIMED, MAX_ATTEMPTS, Inbox, InboxMiddleware, update_json
 from db.engine import create_engine
 from db.models import UpdateInboxRow
 from db.uow import Database
@@ -122,3 +124,45 @@ async def test_an_update_that_kills_every_handler_is_given_up(db: Database) -> N
     async with db.read() as session:
         row = await session.get(UpdateInboxRow, 9)
     assert row is not None and (row.status, row.outcome) == ("done", "poison")
+
+
+async def test_shutdown_finishes_what_runs_and_gives_back_what_waits(db: Database) -> None:
+    """SIGTERM: the update being handled finishes; the ones claimed and queued behind
+    it are not handled here but given back, for the next start to replay at once
+    (within the lease, and without counting a try)."""
+    clock = Clock()
+    first = Inbox(db, "first", timedelta(seconds=30), clock)
+    seen: list[str] = []
+    outcomes: list[tuple[str, str]] = []
+    middleware = InboxMiddleware(first, lambda kind, outcome: outcomes.append((kind, outcome)))
+    running, release = asyncio.Event(), asyncio.Event()
+
+    async def handler(event: TelegramObject, data: dict[str, Any]) -> None:
+        assert isinstance(event, Update) and event.message is not None
+        seen.append(str(event.message.text))
+        running.set()
+        await release.wait()
+
+    stored = await first.store(
+        [message(21, text="a"), message(22, text="b"), message(23, text="c")]
+    )
+    in_progress = asyncio.create_task(middleware(handler, stored[0], {CLAIMED: True}))
+    await running.wait()
+    first.stop_intake()
+    for queued in stored[1:]:
+        assert await middleware(handler, queued, {CLAIMED: True}) is None
+    release.set()
+    await in_progress
+
+    assert seen == ["a"]
+    assert outcomes == [("message", "released"), ("message", "released"), ("message", "ok")]
+    nxt = Inbox(db, "next", timedelta(seconds=30), clock)  # the clock has not moved
+    assert [update_id for update_id, _ in await nxt.expired()] == [22, 23]
+    assert await nxt.claim(message(22, text="b")) and await nxt.claim(message(23, text="c"))
+    async with db.read() as session:
+        rows = {n: await session.get(UpdateInboxRow, n) for n in (21, 22, 23)}
+    assert {n: (row.status, row.attempts) for n, row in rows.items() if row} == {
+        21: ("done", 1),
+        22: ("handling", 1),
+        23: ("handling", 1),
+    }

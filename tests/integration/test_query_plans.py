@@ -37,6 +37,7 @@ BOUNDED = {
     "rule_overlays": "only the newest versions are kept (learning.add_overlay's keep)",
     "alembic_version": "one row",
     "job_slots": "a row per scheduled run, dropped after a week by text retention",
+    "telegram_outbox": "replies waiting out Telegram's flood control; a sent one is deleted",
 }
 GROWING = {table.name for table in Base.metadata.sorted_tables} - set(BOUNDED)
 
@@ -82,6 +83,7 @@ SAMPLES: dict[str, Any] = {
     "slot": "weather", "summary_id": 1, "window": 20, "offset": 0, "by_sensor": False,
     "readings": [("field:north", "p1", "soil_moisture", 14.0, NOW - timedelta(minutes=5))],
     "hours": (HOUR - 48, HOUR),
+    "row_id": 1, "method": "sendMessage", "not_before": NOW,
 }  # fmt: skip
 #: Arguments one function needs beyond (or instead of) the samples by name.
 OVERRIDES: dict[str, dict[str, Any]] = {
@@ -96,6 +98,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         }
     },
     "profiles.insert_ignore": {"model": JobRunRow, "values": {"job_id": "new", "runs": 0}},
+    "telegram_outbox.keep": {"payload": '{"chat_id": 1, "text": "ok"}'},
     "recall.keep_answer": {
         "row": AnswerCacheRow(
             user_id=USER,

@@ -7,8 +7,8 @@ sensor readings (the sensor watch); the alert watcher's messages due (open and
 untold, or ended lately). ix_interactions_created_at goes (ix_interactions_stats
 leads with created_at and serves every period read).
 
-Revision ID: 0016_volume_indexes
-Revises: 0015_conversation_memory
+Revision ID: 0018_volume_indexes
+Revises: 0017_telegram_outbox
 Create Date: 2026-12-01 11:20:00.000000
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0016_volume_indexes"
-down_revision: str | None = "0015_conversation_memory"
+revision: str = "0018_volume_indexes"
+down_revision: str | None = "0017_telegram_outbox"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

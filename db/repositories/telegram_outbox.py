@@ -1,0 +1,123 @@
+"""The telegram_outbox table: Bot API calls waiting out flood control (bot/deferred.py).
+
+A row is held by the instance that waits (``claimed_by`` until ``claimed_until``,
+renewed by its heartbeat); a row nobody holds is sent by whichever instance sweeps
+once ``not_before`` has passed. Claims are single conditional UPDATEs, so exactly
+one instance sends a row. Nothing here commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import TelegramOutboxRow
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    id: int
+    method: str
+    payload: str
+
+
+async def keep(
+    session: AsyncSession,
+    *,
+    method: str,
+    payload: str,
+    chat_id: int | None,
+    update_id: int | None,
+    not_before: datetime,
+    owner: str,
+    until: datetime,
+) -> int:
+    row = TelegramOutboxRow(
+        method=method,
+        payload=payload,
+        chat_id=chat_id,
+        update_id=update_id,
+        not_before=not_before,
+        claimed_by=owner,
+        claimed_until=until,
+        attempts=0,
+    )
+    session.add(row)
+    await session.flush()
+    return row.id
+
+
+async def drop(session: AsyncSession, row_id: int) -> None:
+    await session.execute(delete(TelegramOutboxRow).where(TelegramOutboxRow.id == row_id))
+
+
+async def renew(session: AsyncSession, ids: Sequence[int], owner: str, until: datetime) -> None:
+    if ids:
+        await session.execute(
+            update(TelegramOutboxRow)
+            .where(TelegramOutboxRow.id.in_(ids), TelegramOutboxRow.claimed_by == owner)
+            .values(claimed_until=until)
+        )
+
+
+async def postpone(session: AsyncSession, row_id: int, not_before: datetime) -> None:
+    """Not sent yet (flood control again, or the waiting instance gave up): free for
+    any instance once ``not_before`` has passed."""
+    await session.execute(
+        update(TelegramOutboxRow)
+        .where(TelegramOutboxRow.id == row_id)
+        .values(
+            not_before=not_before,
+            claimed_by=None,
+            claimed_until=None,
+            attempts=TelegramOutboxRow.attempts + 1,
+        )
+    )
+
+
+async def due(session: AsyncSession, now: datetime, limit: int) -> list[Kept]:
+    """Rows nobody holds whose wait is over, oldest first (a chat's replies keep
+    their order)."""
+    result = await session.execute(
+        select(TelegramOutboxRow.id, TelegramOutboxRow.method, TelegramOutboxRow.payload)
+        .where(
+            TelegramOutboxRow.not_before <= now,
+            or_(TelegramOutboxRow.claimed_until.is_(None), TelegramOutboxRow.claimed_until < now),
+        )
+        .order_by(TelegramOutboxRow.id)
+        .limit(limit)
+    )
+    return [Kept(int(row_id), method, payload) for row_id, method, payload in result.all()]
+
+
+async def claim(
+    session: AsyncSession, row_id: int, owner: str, now: datetime, until: datetime
+) -> bool:
+    result = await session.execute(
+        update(TelegramOutboxRow)
+        .where(
+            TelegramOutboxRow.id == row_id,
+            or_(TelegramOutboxRow.claimed_until.is_(None), TelegramOutboxRow.claimed_until < now),
+        )
+        .values(claimed_by=owner, claimed_until=until)
+    )
+    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+async def backlog(session: AsyncSession) -> int:
+    result = await session.execute(select(func.count()).select_from(TelegramOutboxRow))
+    return int(result.scalar_one())
+
+
+async def release(session: AsyncSession, ids: Sequence[int], owner: str) -> None:
+    """The holder stops (shutdown): its rows are free for whoever sweeps once due."""
+    if ids:
+        await session.execute(
+            update(TelegramOutboxRow)
+            .where(TelegramOutboxRow.id.in_(ids), TelegramOutboxRow.claimed_by == owner)
+            .values(claimed_by=None, claimed_until=None)
+        )
