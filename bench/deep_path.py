@@ -17,6 +17,11 @@ Requests: "яка вологість на полі 2" on a farm with IoT (1 agen
 тиждень" on a farm without IoT (2 agents: ops and sustainability). Old and new runs
 alternate, so load elsewhere on the machine hits both alike; ratios are of medians.
 
+The shortcut figure (issue 11, section 9 of the seed): a generated day of farmers'
+messages (``bench/shortcut_mix.py``) replayed with the shortcuts and without them
+(``fresh=True``), on the offline composer: how many deep-path runs the 5-minute
+repeat and the 1-hour status shortcuts saved, and their reasons as recorded.
+
 The light share is the share of a realistic message mix that the classifier sends
 down the light path: the routing corpus (shared/corpus/routing-dev.jsonl) when it is
 there, each message with its own context, else a small built-in mix.
@@ -46,14 +51,21 @@ from pipeline.crewai_env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
-from sqlalchemy import select  # noqa: E402
+import shortcut_mix  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
 from bot.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
-from db.models import FarmProfileRow, FieldRow, OperationRow, SensorReadingRow  # noqa: E402
+from db.models import (  # noqa: E402
+    FarmProfileRow,
+    FieldRow,
+    InteractionRow,
+    OperationRow,
+    SensorReadingRow,
+)
 from db.uow import Database  # noqa: E402
 from pipeline.classifier import Classifier  # noqa: E402
 from pipeline.crew.config import CrewSpec  # noqa: E402
@@ -122,6 +134,8 @@ def _pipeline(
     )
     pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
     pipeline.responder = brains.responder
+    # The same request again and again: the crew is measured, not the repeat shortcut.
+    pipeline.recall = None
     pipeline._clock = lambda: NOW  # the seeded journal is around this date
     return pipeline
 
@@ -134,9 +148,12 @@ async def _say(
 
 
 async def _seed(
-    pipeline: Pipeline, memory: Memory, factory: async_sessionmaker[AsyncSession]
+    pipeline: Pipeline,
+    memory: Memory,
+    factory: async_sessionmaker[AsyncSession],
+    users: tuple[tuple[str, bool], ...] = ((IOT_USER, True), (PLAIN_USER, False)),
 ) -> None:
-    for user, iot in ((IOT_USER, True), (PLAIN_USER, False)):
+    for user, iot in users:
         await _say(pipeline, factory, user, "привіт")
         await memory.editor.update_farm(user, has_iot_integration=iot)
         async with factory() as session:
@@ -221,6 +238,44 @@ async def _measure(
     return times, calls
 
 
+async def _shortcuts(url: str, farmers: int) -> dict[str, Any]:
+    """The day's mix with the shortcuts and without (see the module's doc)."""
+    engine = create_engine(url)
+    db = Database.of(engine)
+    memory = build_memory(db)
+    pipeline = build_pipeline(_settings(url), db, memory=memory, rules=Rulebook.load())
+    users = tuple(f"bench:farmer-{n}" for n in range(farmers))
+    mix = shortcut_mix.generate(users, NOW)
+    on, off = shortcut_mix.for_users(mix, ":on"), shortcut_mix.for_users(mix, ":off")
+    try:
+        # Two farms in three have sensors (a status reads them; without, the journal).
+        seeded = tuple(
+            (user + end, n % 3 != 2) for n, user in enumerate(users) for end in (":on", ":off")
+        )
+        await _seed(pipeline, memory, db.sessions, seeded)
+        with_shortcuts = await shortcut_mix.replay(pipeline, on, fresh=False)
+        without = await shortcut_mix.replay(pipeline, off, fresh=True)
+        async with db.read() as session:
+            rows = await session.execute(
+                select(InteractionRow.reason, func.count())
+                .where(InteractionRow.reason.like("shortcut:%"))
+                .group_by(InteractionRow.reason)
+            )
+            reasons = {str(reason): int(count) for reason, count in rows}
+    finally:
+        await engine.dispose()
+    saved = without - with_shortcuts
+    return {
+        "farmers": farmers,
+        "messages": len(mix),
+        "deep_without": without,
+        "deep_with": with_shortcuts,
+        "saved": saved,
+        "saved_share": round(saved / without, 3) if without else 0.0,
+        "reasons": reasons,
+    }
+
+
 def light_share(corpus: Path) -> tuple[float, str, int]:
     classifier = Classifier.from_file()
     if corpus.is_file():
@@ -242,6 +297,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--farmers", type=int, default=12, help="farmers in the shortcut mix")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("crewai").setLevel(logging.CRITICAL)  # its listener errors are noise here
@@ -250,6 +306,7 @@ def main() -> None:
         url = f"sqlite+aiosqlite:///{tmp}/bench.db"
         upgrade(url)
         times, calls = asyncio.run(_measure(url, args.latency_ms / 1000, args.repeat))
+        shortcuts = asyncio.run(_shortcuts(url, args.farmers))
     share, mix, messages = light_share(args.corpus)
     medians = {k: {c: statistics.median(v) for c, v in cases.items()} for k, cases in times.items()}
     result = {
@@ -262,6 +319,7 @@ def main() -> None:
         "llm_calls": calls,
         "mix": mix,
         "mix_messages": messages,
+        "shortcuts": shortcuts,
     }
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
@@ -273,6 +331,12 @@ def main() -> None:
         used = f"{calls['old'][case.name]}/{calls['new'][case.name]}"
         print(f"{case.name:<10}{old * 1000:>10.1f}{new * 1000:>10.1f}{old / new:>7.2f}x{used:>16}")
     print(f"light share: {share:.1%} of {messages} messages ({mix})")
+    s = shortcuts
+    print(
+        f"shortcuts: {s['messages']} messages of {s['farmers']} farmers, deep runs "
+        f"{s['deep_without']} -> {s['deep_with']}: {s['saved']} saved "
+        f"({s['saved_share']:.1%}); recorded {s['reasons']}"
+    )
 
 
 if __name__ == "__main__":

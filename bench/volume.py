@@ -3,6 +3,7 @@ and do the scheduled jobs keep conversations waiting? (issue 17)
 
     .venv/bin/python bench/volume.py [--users N] [--interactions M] [--json]
         [--small-users 100] [--messages 600] [--active 1000] [--database-url URL]
+        [--cache-size N] [--jobs ID,ID]
 
 Two databases are built through the project's own migrations and filled with bulk
 inserts (bench/volume_data.py): a small one (``--small-users``, interactions in the
@@ -44,7 +45,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,6 +61,7 @@ from pipeline.crewai_env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
+from light_path import percentile  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 from volume_data import Sizes, build_database, chat_id, user_id  # noqa: E402
 
@@ -79,17 +81,10 @@ SMALL_USERS = 100
 IDLE = "(no job)"
 
 
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    rank = max(1, min(len(ordered), -(-len(ordered) * pct // 100)))
-    return ordered[int(rank) - 1]
-
-
-def settings_for(url: str) -> Settings:
+def settings_for(url: str, cache_size: int | None = None) -> Settings:
     stepan = StepanSettings(_env_file=None, database_url=url, log_level="WARNING")
+    if cache_size is not None:
+        stepan = stepan.model_copy(update={"profile_cache_size": cache_size})
     return Settings(stepan=stepan, agx=AgxSettings(_env_file=None))
 
 
@@ -132,11 +127,15 @@ async def interleaved(small: Side, big: Side, messages: int) -> dict[str, list[f
     return light
 
 
-async def jobs_with_prober(side: Side) -> tuple[dict[str, float], dict[str, float]]:
-    """Each scheduled job once, a light-message prober running alongside; returns
-    wall seconds and the worst prober latency (ms) per job."""
+async def jobs_with_prober(
+    side: Side, only: set[str] | None = None
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each scheduled job once (those in ``only`` when given), a light-message prober
+    running alongside; returns wall seconds and the worst prober latency (ms) per job."""
     dispatcher = build_dispatcher(side.core)
-    specs: list[JobSpec] = [job.args[0] for job in dispatcher["scheduler"].get_jobs()]
+    specs: list[JobSpec] = [
+        job.args[0] for job in dispatcher["scheduler"].get_jobs() if only is None or job.id in only
+    ]
     runner = JobRunner(side.core.db, "bench-volume")
     walls: dict[str, float] = {}
     # The floor to read the waits against: the prober alone for two seconds.
@@ -157,7 +156,13 @@ async def jobs_with_prober(side: Side) -> tuple[dict[str, float], dict[str, floa
         if outcome != "ok":
             raise RuntimeError(f"job {spec.job_id}: {outcome}")
         waits[spec.job_id] = round(max(probes), 1)
+        progress(f"job {spec.job_id}: {walls[spec.job_id]} s, prober max {waits[spec.job_id]} ms")
     return walls, waits
+
+
+def progress(line: str) -> None:
+    """A line on stderr as each phase ends (a long run shows where it is)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 async def checkpointing(url: str) -> None:
@@ -216,7 +221,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.perf_counter()
             await build_database(urls[name], size, now)
             build_s[name] = round(time.perf_counter() - started, 1)
-        cores = {name: build_core(settings_for(url)) for name, url in urls.items()}
+            progress(f"built {name}: {size} in {build_s[name]} s")
+        cores = {name: build_core(settings_for(url, args.cache_size)) for name, url in urls.items()}
         # As `stepan run`: SQLite's WAL checkpointed every few seconds by the job.
         checkpoints = [asyncio.create_task(checkpointing(url)) for url in urls.values()]
         try:
@@ -228,7 +234,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await warm_up(side)
             HeapFreezer().freeze()  # as `stepan run` does once it is up and warm
             light = await interleaved(small, big, args.messages)
-            walls, waits = await jobs_with_prober(big)
+            progress(
+                "light p50 ms small/big: "
+                f"{percentile(light['small'], 50):.2f}/{percentile(light['big'], 50):.2f}, "
+                f"p99 {percentile(light['small'], 99):.2f}/{percentile(light['big'], 99):.2f}"
+            )
+            only = None if args.jobs is None else {j for j in args.jobs.split(",") if j}
+            walls, waits = await jobs_with_prober(big, only)
         finally:
             for task in checkpoints:
                 task.cancel()
@@ -241,7 +253,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         p50_ratio=round(p50["big"] / p50["small"], 3),
         p99_ratio=round(p99["big"] / p99["small"], 3),
         max_ms_big=round(max(light["big"]), 2),
-        job_max_wait_ms=max(ms for job, ms in waits.items() if job != IDLE),
+        job_max_wait_ms=max((ms for job, ms in waits.items() if job != IDLE), default=0.0),
         jobs=walls,
         job_wait_ms=waits,
         p50_ms={k: round(v, 2) for k, v in p50.items()},
@@ -252,6 +264,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         operations=sizes["big"].operations,
         readings=sizes["big"].readings,
         active=min(args.active, args.users),
+        cache_size=cores["big"].memory.cache.max_entries,
         light_messages=len(light["big"]),
         build_s=build_s,
     )
@@ -266,6 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=600, help="measured rounds per side")
     parser.add_argument("--active", type=int, default=1000, help="farmers who write")
     parser.add_argument("--database-url", default=None, help="PostgreSQL server URL")
+    parser.add_argument(
+        "--jobs", default=None, help="comma-separated job ids to run (default: all; '' none)"
+    )
+    parser.add_argument(
+        "--cache-size", type=int, default=None, help="STEPAN_PROFILE_CACHE_SIZE (default: its)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if min(args.users, args.small_users, args.messages, args.active) < 1:

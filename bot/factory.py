@@ -176,6 +176,9 @@ def build_pipeline(
         database=db,
         link=peer_link,
     )
+    recall = build_recall(rules, catalog, db, memory, brains.client, clock)
+    # Light LLM replies read the conversation summaries too (never the templates).
+    brains.responder.recall = recall.conversations.for_prompt
     return Pipeline(
         config=PipelineConfig(force_deep=settings.agx.force_deep),
         catalog=catalog,
@@ -213,7 +216,7 @@ def build_pipeline(
             ),
         ),
         clock=clock,
-        recall=build_recall(rules, catalog, db, memory, brains.client, clock),
+        recall=recall,
     )
 
 

@@ -70,6 +70,7 @@ from pipeline.types import (
     Language,
     Reply,
 )
+from pipeline.voice import operator_footer
 
 logger = logging.getLogger(__name__)
 
@@ -314,6 +315,9 @@ class Pipeline:
         if incoming.is_operator and evals is not None and evals.failed:
             # Operators only: a farmer never sees the checks (docs/learning.md).
             text = f"{text}\n\n{evals.footnote(lang)}"
+        if incoming.is_operator and text:
+            # The operator's technical voice: how the message was handled (pipeline/voice.py).
+            text = f"{text}\n\n{operator_footer(self.catalog, lang, incoming, decision, crew)}"
         return Reply(
             text,
             buttons,

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from db.uow import Database
-from pipeline.farm.dictionary import Vocabulary
+from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.farm.journal_card import crop_label
 from pipeline.profiles import FarmProfile
@@ -66,12 +66,15 @@ class NameBook:
         except Exception:
             logger.warning("names: farm dictionary unavailable farm=%s", farm.farm_id)
             dictionary = self._vocabulary.shared()
-        fields = {
-            item: entry.display
-            for item in farm.field_ids
-            if (entry := dictionary.get(item)) is not None
-        }
-        crops = {
-            item: label for item in farm.crop_ids if (label := crop_label(dictionary, item, lang))
-        }
-        return FarmNames(fields, crops)
+        return names_in(farm, dictionary, lang)
+
+
+def names_in(farm: FarmProfile, dictionary: Dictionary, lang: Language) -> FarmNames:
+    """The names the farm's dictionary gives its field and crop ids."""
+    fields = {
+        item: entry.display
+        for item in farm.field_ids
+        if (entry := dictionary.get(item)) is not None
+    }
+    crops = {item: label for item in farm.crop_ids if (label := crop_label(dictionary, item, lang))}
+    return FarmNames(fields, crops)

@@ -9,7 +9,7 @@ error, timeout or unusable answer, so a slow model never costs a farmer the repl
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,8 +17,10 @@ from pipeline.crew.contract import sanitize
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.profiles import FarmProfile, UserProfile
+from pipeline.recall.prompt import recall_block
 from pipeline.style import build_prefix, display_name
 from pipeline.types import DepthDecision, Language
+from pipeline.voice import first_key, leveled, voice_of, why
 
 logger = logging.getLogger(__name__)
 
@@ -57,27 +59,34 @@ class TemplateResponder:
         self._catalog = catalog
 
     def answer(self, request: LightRequest) -> str:
+        """The template in the reader's voice (pipeline/voice.py): an expert's or an
+        operator's terse variant where there is one; a novice's explanation after it."""
+        voice = voice_of(request.profile.expertise_level, operator=request.is_operator)
+        text, explained = self._template(request, voice)
+        return "\n\n".join([text, *why(self._catalog, request.lang, [explained], voice)])
+
+    def _template(self, request: LightRequest, voice: str) -> tuple[str, str]:
+        """The text and the name of its novice explanation (``light.<intent>``)."""
         catalog, lang, profile = self._catalog, request.lang, request.profile
         name = display_name(profile, catalog, lang)
         intent = request.decision.intent
         if intent == Intent.GREETING and request.first_contact:
-            return catalog.text(lang, "light.greeting_new", name=name)
+            key = leveled(catalog, lang, "light.greeting_new", voice)
+            return catalog.text(lang, key, name=name), "light.greeting_new"
         if intent == Intent.WHOAMI:
             return catalog.text(
                 lang,
-                "light.whoami",
+                leveled(catalog, lang, "light.whoami", voice),
                 name=name,
                 expertise=catalog.text(lang, f"expertise.{profile.expertise_level}"),
                 style=catalog.text(lang, f"styles.{profile.preferred_style}"),
                 times=catalog.plural(lang, "plural.times", profile.interaction_count),
                 operator=catalog.text(lang, "light.whoami_operator") if request.is_operator else "",
-            )
-        key = f"light.{profile.preferred_style}.{intent}"
-        if not catalog.has(lang, key):
-            key = f"light.{intent}"
-        if not catalog.has(lang, key):
-            key = "light.fallback"
-        return catalog.variant(lang, key, profile.interaction_count, name=name)
+            ), "light.whoami"
+        keys = (f"light.{profile.preferred_style}.{intent}", f"light.{intent}", "light.fallback")
+        key = first_key(catalog, lang, keys, voice)
+        shown = f"light.{intent}" if key != "light.fallback" else key
+        return catalog.variant(lang, key, profile.interaction_count, name=name), shown
 
 
 class LlmResponder:
@@ -98,6 +107,9 @@ class LlmResponder:
         self._prompts = prompts
         self._timeout_s = timeout_s
         self.templates = templates or TemplateResponder(catalog)
+        #: The user's newest conversation summaries for the prompt (pipeline/recall/);
+        #: read only when the LLM is asked.
+        self.recall: Callable[[str], Awaitable[tuple[str, ...]]] | None = None
 
     async def answer(self, request: LightRequest) -> str:
         template = self.templates.answer(request)
@@ -110,6 +122,10 @@ class LlmResponder:
                 intent=intent,
                 template=template,
             )
+            if self.recall is not None:
+                lines = await self.recall(request.profile.user_id)
+                block = recall_block(lines, self._catalog, request.lang)
+                system = f"{system}\n\n{block}" if block else system
             user = sanitize(request.text) or template
             text = (await self._llm.complete(system, user, timeout_s=self._timeout_s)).strip()
         except Exception as exc:

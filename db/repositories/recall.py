@@ -27,6 +27,10 @@ async def keep_answer(session: AsyncSession, row: AnswerCacheRow) -> None:
     existing.text, existing.created_at = row.text, row.created_at
 
 
+async def drop_answers(session: AsyncSession, user_id: str) -> None:
+    await session.execute(delete(AnswerCacheRow).where(AnswerCacheRow.user_id == user_id))
+
+
 async def drop_answers_before(session: AsyncSession, cutoff: datetime) -> int:
     result = await session.execute(delete(AnswerCacheRow).where(AnswerCacheRow.created_at < cutoff))
     return int(getattr(result, "rowcount", 0) or 0)

@@ -25,6 +25,7 @@ from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.types import DeepRequest, Reply
+from pipeline.voice import leveled, voice_of, why
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ class Composer:
             now=request.now,
             profile=request.profile,
             recall=request.recall,
+            voice=voice_of(request.profile.expertise_level, operator=request.incoming.is_operator),
             farm=request.farm,
             catalog=self._catalog,
             vocabulary=self._journal.vocabulary,
@@ -186,8 +188,11 @@ class Composer:
         except Exception as exc:
             logger.exception("composer: agent %s failed trace=%s", agent, request.incoming.trace_id)
             return AgentPart(agent, None, error=type(exc).__name__)
-        text = "\n".join(result.text for result in results if result.text)
-        return AgentPart(agent, text)
+        said = [call.tool for call, result in zip(calls, results, strict=True) if result.text]
+        lines = [result.text for result in results if result.text]
+        # A novice also reads what the part's terms mean and why it matters.
+        lines += why(self._catalog, ctx.lang, said, ctx.voice)
+        return AgentPart(agent, "\n".join(lines))
 
     async def ensure_files(self, request: DeepRequest, ctx: RunContext) -> None:
         """A report or chart the farmer asked for is attached even when the agent
@@ -217,7 +222,8 @@ class Composer:
             # (a peer's question): the rule-based advice.
             if intents & {Intent.DECISION, Intent.ADVICE}:
                 ctx.artifacts.tools_run.append(("stepan", "advice"))
-                return (await self._tools.run("advice", ctx, {})).text
+                advice = (await self._tools.run("advice", ctx, {})).text
+                return "\n".join([advice, *why(self._catalog, ctx.lang, ["advice"], ctx.voice)])
         except Exception:
             logger.exception("composer: advice failed trace=%s", request.incoming.trace_id)
             return None
@@ -286,15 +292,19 @@ class Composer:
         )
 
     def opener(self, request: DeepRequest, body: str) -> str | None:
-        """The farmer's name before a reply of several lines, never twice in a row."""
+        """The farmer's name before a reply of several lines, never twice in a row;
+        none for an expert or an operator (their replies start with the facts)."""
         style = request.profile.preferred_style
         rule = self._tools.words.opener
         if style == "brief" or not rule.allows(body, request.profile.recent_topics, request.now):
             return None
         name = request.profile.name or self._catalog.text(request.lang, "address.default")
-        return self._catalog.variant(
-            request.lang, f"compose.opener.{style}", request.profile.interaction_count, name=name
+        voice = voice_of(request.profile.expertise_level, operator=request.incoming.is_operator)
+        key = leveled(self._catalog, request.lang, f"compose.opener.{style}", voice)
+        opener = self._catalog.variant(
+            request.lang, key, request.profile.interaction_count, name=name
         )
+        return opener or None
 
     def missing_note(self, request: DeepRequest, parts: Sequence[AgentPart]) -> str | None:
         missing = [part.agent for part in parts if part.missing]
@@ -304,7 +314,9 @@ class Composer:
             self._catalog.text(request.lang, f"compose.part.{agent}")
             for agent in sorted(missing, key=_rank)
         )
-        return self._catalog.text(request.lang, "compose.missing", parts=labels)
+        voice = voice_of(request.profile.expertise_level, operator=request.incoming.is_operator)
+        key = leveled(self._catalog, request.lang, "compose.missing", voice)
+        return self._catalog.text(request.lang, key, parts=labels)
 
 
 def _rank(agent: str) -> int:

@@ -18,6 +18,7 @@ from pipeline.farm.localtime import local_time, local_today
 from pipeline.i18n import Catalog
 from pipeline.profiles import FarmProfile, Style, UserProfile
 from pipeline.types import Attachment, Button, Language
+from pipeline.voice import INTERMEDIATE, leveled
 
 #: How many lines of a list a reply shows, by the user's style.
 ITEMS_BY_STYLE: dict[Style, int] = {"brief": 3, "conversational": 6, "detailed": 15}
@@ -63,6 +64,8 @@ class RunContext:
     vocabulary: Vocabulary
     #: The newest conversation summaries (pipeline/recall/), after the profile.
     recall: tuple[str, ...] = ()
+    #: Whom the parts are written for (pipeline/voice.py): the level, or operator.
+    voice: str = INTERMEDIATE
     artifacts: Artifacts = field(default_factory=Artifacts)
     #: The farm's shape as the crew's agents are told it (set by the crew's brief).
     outline: FarmOutline = field(default_factory=FarmOutline)
@@ -87,7 +90,10 @@ class RunContext:
         return self.farm.seasonal_context.hemisphere
 
     def text_of(self, key: str, /, **params: object) -> str:
-        return self.catalog.text(self.lang, key, **params)
+        """A catalog line in the voice of the reader (``level.<voice>.<key>`` if any)."""
+        return self.catalog.text(
+            self.lang, leveled(self.catalog, self.lang, key, self.voice), **params
+        )
 
     async def dictionary(self) -> Dictionary:
         """The farm's names (fields, crops, approved terms), read once per request."""

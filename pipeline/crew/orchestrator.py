@@ -29,6 +29,7 @@ from pipeline.crew.contract import LANGUAGE_NAMES, FarmOutline, build_contract, 
 from pipeline.crew.llm import LlmClient, describe, is_unavailable
 from pipeline.crew.runner import CrewRunner
 from pipeline.i18n import Catalog
+from pipeline.naming import FarmNames, names_in
 from pipeline.recall.prompt import recall_block
 from pipeline.style import build_prefix
 from pipeline.types import DeepRequest, Reply
@@ -91,7 +92,8 @@ class CrewParts:
         if parts and all(p.llm_unavailable for p in parts):
             return self._llm_down(request, ctx, parts, own)
         try:
-            text = await self._stepan(request, parts, own)
+            names = names_in(request.farm, await ctx.dictionary(), request.lang)
+            text = await self._stepan(request, parts, own, names)
         except Exception as exc:
             logger.warning(
                 "deep: Stepan failed (%s) trace=%s", describe(exc), request.incoming.trace_id
@@ -105,7 +107,7 @@ class CrewParts:
         return self._composer.finish(request, ctx, "\n\n".join(t for t in (text, missing) if t))
 
     async def _stepan(
-        self, request: DeepRequest, parts: Sequence[AgentPart], own: str | None
+        self, request: DeepRequest, parts: Sequence[AgentPart], own: str | None, names: FarmNames
     ) -> str:
         reports = [f"[{part.agent}]\n{part.text}" for part in parts if part.text]
         if own:
@@ -123,7 +125,7 @@ class CrewParts:
             language=language,
         )
         stepan = self._crew.stepan
-        prefix = build_prefix(request.profile, request.farm, self._catalog, request.lang)
+        prefix = build_prefix(request.profile, request.farm, self._catalog, request.lang, names)
         # One direct call, no crew: Stepan has no tools, and a crew would only add
         # CrewAI's prompt scaffolding and its start-up time to every deep answer.
         system = "\n\n".join(

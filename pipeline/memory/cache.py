@@ -81,6 +81,10 @@ class ProfileCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def max_entries(self) -> int:
+        return self._max
+
     def get(self, user_id: str) -> CachedProfiles | None:
         entry = self._entries.get(user_id)
         if entry is None:

@@ -95,8 +95,14 @@ class Shortcuts:
         trace_id: str, now: datetime,
     ) -> None:  # fmt: skip
         """Keep a deep answer for the shortcuts: one that only read the farm's data (no
-        card, no buttons, no file)."""
-        if not reply.text or reply.buttons or reply.document or reply.photo:
+        card, no buttons, no file). A card may write to the journal: then what is
+        remembered may be out of date («сплануй тиждень» before and after a recorded
+        operation), so it is forgotten."""
+        if reply.buttons:
+            async with self._db.write() as session:
+                await repo.drop_answers(session, user_id)
+            return
+        if not reply.text or reply.document or reply.photo:
             return
         slots = []
         if decision.reason == STATUS_REASON:

@@ -6,49 +6,31 @@ deleting one, /forget and the memory-service copy."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import ConversationSummaryRow, OutboxRow, UserProfileRow
-from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
-from tests.fakes.llm import no_outbound_connections
-from tests.integration.test_deep_offline import NOW, USER, incoming, seed_farm
+from tests.integration import test_shortcuts as shared
+from tests.integration.test_deep_offline import USER, incoming
 from tests.integration.test_shortcuts import CountingDeep, MovingClock
 
 Factory = async_sessionmaker[AsyncSession]
 
 
-@pytest.fixture(autouse=True)
-def no_internet() -> Iterator[None]:
-    with no_outbound_connections() as attempts:
-        yield
-    assert attempts == []
-
-
-@pytest.fixture
-def clock() -> MovingClock:
-    return MovingClock(NOW)
-
-
-@pytest.fixture
-def pipeline_clock(clock: MovingClock) -> Clock:
-    return clock
-
-
-@pytest.fixture
-async def deep(pipeline: Pipeline, memory: Memory, session_factory: Factory) -> CountingDeep:
-    await seed_farm(pipeline, memory, session_factory)
-    counting = CountingDeep(pipeline.deep)
-    pipeline.deep = counting
-    return counting
+# The seeded farm on a clock the test moves, the deep path counted, no internet
+# (the shortcut tests' fixtures).
+no_internet, clock, pipeline_clock, deep = (
+    shared.no_internet,
+    shared.clock,
+    shared.pipeline_clock,
+    shared.deep,
+)
 
 
 def recall_of(pipeline: Pipeline) -> Recall:

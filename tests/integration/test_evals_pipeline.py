@@ -66,8 +66,11 @@ async def test_footnotes_for_operators_only_and_results_stored(
     farmer = await pipeline.handle_message(_incoming("дякую", operator=False))
     operator = await pipeline.handle_message(_incoming("дякую", operator=True))
     assert "⚠️" not in farmer.text and "закоротко" not in farmer.text
-    assert operator.text.startswith(farmer.text.split("\n")[0][:5])
-    assert operator.text.endswith("\n\n⚠️ закоротко\nℹ️ підказка")
+    # The operator's technical voice (pipeline/voice.py): the expert's line, the
+    # checks, then how the message was handled.
+    assert operator.text.startswith(catalog.text("uk", "level.expert.light.thanks"))
+    body, handled = operator.text.rsplit("\n\n", 1)
+    assert body.endswith("\n\n⚠️ закоротко\nℹ️ підказка") and handled.startswith("⚙️ trace")
     async with db.read() as session:
         rows = (await session.scalars(select(InteractionRow).order_by(InteractionRow.id))).all()
     assert [(r.eval_warnings, r.eval_infos, r.eval_failed) for r in rows] == [

@@ -156,6 +156,22 @@ async def test_a_card_is_never_reused(
         assert (await session.execute(select(AnswerCacheRow))).scalars().all() == []
 
 
+async def test_a_card_in_between_forgets_the_remembered_answers(
+    pipeline: Pipeline, deep: CountingDeep, clock: MovingClock
+) -> None:
+    """A plan asked again after an operation was recorded is planned again: the
+    recorded operation may be in it."""
+    await pipeline.handle_message(incoming("сплануй тиждень"))
+    await pipeline.handle_message(incoming("який статус"))
+    clock.advance(minutes=1)
+    card = await pipeline.handle_message(incoming("запиши обприскування на полі 2 завтра"))
+    assert card.buttons
+    clock.advance(minutes=1)
+    again = await pipeline.handle_message(incoming("сплануй тиждень"))
+    status = await pipeline.handle_message(incoming("що зараз?"))
+    assert again.mode == status.mode == "deep" and len(deep.requests) == 5
+
+
 async def test_a_status_question_is_answered_from_a_fresh_status(
     pipeline: Pipeline,
     deep: CountingDeep,

@@ -41,6 +41,7 @@ def test_tiny_run_prints_sane_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(result["jobs"]) >= {
         "expertise_sweep", "cache_expiry", "outbox_flush", "text_retention",
         "wal_checkpoint", "sensor_watch", "nightly_quality",
+        "conversation_close", "conversation_fold",
     }  # fmt: skip
     assert all(wall >= 0 for wall in result["jobs"].values())
     waits = result["job_wait_ms"]

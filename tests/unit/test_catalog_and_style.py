@@ -8,6 +8,7 @@ import pytest
 
 from pipeline.i18n import Catalog
 from pipeline.language import detect_language, language_from_telegram
+from pipeline.naming import FarmNames
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, FarmProfile, UserProfile
 from pipeline.responder import LightRequest, TemplateResponder
 from pipeline.style import build_prefix
@@ -58,7 +59,25 @@ def test_prefix_covers_every_level_and_style(catalog: Catalog, level: str, style
     assert catalog.text("uk", f"style.level.{level}") in uk
     assert catalog.text("uk", f"style.style.{style}") in uk
     assert catalog.text("en", f"style.level.{level}") in en
-    assert "Іван" in uk and "Калинівка" in uk and "field:north-01" in en
+    assert "Іван" in uk and "Калинівка" in uk and "north 01" in en
+    assert "field:" not in uk + en and "tg:" not in uk + en
+
+
+def test_prefix_names_fields_crops_and_phase_in_words(catalog: Catalog) -> None:
+    """No raw id reaches the LLM: fields and crops by the farm's own names (ids as
+    words without a dictionary entry), the phase by its word."""
+    profile = UserProfile(user_id="tg:1001", name="Оксана")
+    farm = FarmProfile(
+        user_id="tg:1001",
+        field_ids=["field:pivnichne", "field:pole-3"],
+        crop_ids=["crop:sunflower"],
+        seasonal_context={"current_phase": "sowing"},  # type: ignore[arg-type]
+    )
+    names = FarmNames({"field:pivnichne": "Північне"}, {"crop:sunflower": "соняшник"})
+    prefix = build_prefix(profile, farm, catalog, "uk", names)
+    assert "Північне, pole 3" in prefix and "соняшник" in prefix
+    assert catalog.text("uk", "phase.sowing") in prefix
+    assert not any(raw in prefix for raw in ("field:", "crop:", "tg:1001", "sowing"))
 
 
 def test_prefix_without_name_uses_default_address(catalog: Catalog) -> None:
@@ -113,9 +132,10 @@ def test_whoami_shows_profile(catalog: Catalog) -> None:
     text = TemplateResponder(catalog).answer(
         _light("whoami", name="Петро", expertise_level="expert", interaction_count=7)
     )
+    # An expert reads the terse variant (pipeline/voice.py).
     assert text == catalog.text(
         "uk",
-        "light.whoami",
+        "level.expert.light.whoami",
         name="Петро",
         expertise=catalog.text("uk", "expertise.expert"),
         style=catalog.text("uk", "styles.conversational"),

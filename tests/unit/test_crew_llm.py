@@ -163,6 +163,29 @@ async def test_light_reply_without_an_llm_is_the_template(
     assert await _responder(catalog, None, pool).answer(_light("greeting")) == template
 
 
+async def test_light_llm_prompt_carries_the_conversation_summaries(
+    catalog: Catalog, pool: WorkerPool
+) -> None:
+    llm = scripted(replies={"": "Привіт, Іване!"})
+    responder = _responder(catalog, llm, pool)
+    asked: list[str] = []
+
+    async def summaries(user_id: str) -> tuple[str, ...]:
+        asked.append(user_id)
+        return ("04.05, 10:00–10:05: 2 повідомлення.\nТеми: дані датчиків.",)
+
+    responder.recall = summaries
+    await responder.answer(_light("greeting"))
+    system = llm.calls[0].system
+    assert asked == ["tg:1"] and catalog.text("uk", "recall.prompt_header") in system
+    assert "- 04.05, 10:00–10:05: 2 повідомлення.; Теми: дані датчиків." in system
+    # Without an LLM the template answers and the summaries are not read.
+    offline = _responder(catalog, None, pool)
+    offline.recall = summaries
+    await offline.answer(_light("greeting"))
+    assert asked == ["tg:1"]
+
+
 async def test_light_reply_from_one_llm_call(catalog: Catalog, pool: WorkerPool) -> None:
     llm = scripted(replies={"": "Привіт, Іване! Як поля?"})
     assert (
