@@ -1,8 +1,8 @@
-"""The `stepan` command: run | chat | migrate | memory | stats.
+"""The `stepan` command: run | chat | migrate | memory | stats | rollups.
 
 Each command imports what it uses when it runs: only ``run`` and ``chat`` load aiogram
-and the pipeline (CrewAI); ``migrate``, ``memory`` and ``stats`` start in a fraction
-of that (tests/integration/test_cli_imports.py checks ``sys.modules``)."""
+and the pipeline (CrewAI); ``migrate``, ``memory``, ``stats`` and ``rollups`` start in a
+fraction of that (tests/integration/test_cli_imports.py checks ``sys.modules``)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"stepan: configuration error: {exc}", file=sys.stderr)
         return 2
-    configure_logging(settings.stepan.log_level, quiet=args.command in ("chat", "stats"))
+    configure_logging(settings.stepan.log_level, quiet=args.command in ("chat", "stats", "rollups"))
     if args.command == "run":
         if settings.stepan.bot_token is None:
             print(NO_TOKEN_HELP, file=sys.stderr)
@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(
             run_stats(settings.stepan.database_url, args.since, as_json=args.json, lang=args.lang)
         )
+    elif args.command == "rollups":
+        from bot.rollups_cli import rebuild_rollups
+
+        return asyncio.run(rebuild_rollups(settings.stepan.database_url, args.farm, sys.stdout))
     else:
         from db.migrate import upgrade
 

@@ -1,4 +1,4 @@
-"""The `stepan` command line's arguments: run | chat | migrate | memory | stats.
+"""The `stepan` command line's arguments: run | chat | migrate | memory | stats | rollups.
 
 Only argparse here: parsing the command line imports nothing a command may not need
 (``stepan migrate`` never pays for aiogram, CrewAI or the memory client)."""
@@ -35,6 +35,10 @@ def parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("--json", action="store_true", help="one JSON object")
     stats.add_argument("--lang", choices=("uk", "en"), default="uk", help="language of the text")
+    rollups = sub.add_parser(
+        "rollups", help="rebuild the hourly sensor rollups from the readings (docs/sensors.md)"
+    )
+    rollups.add_argument("--farm", default=None, help="one farm's id (default: every farm)")
     return main
 
 

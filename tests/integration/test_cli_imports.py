@@ -69,8 +69,8 @@ async def test_migrate_imports_neither_aiogram_nor_crewai(tmp_path: Path) -> Non
     assert (tmp_path / "fresh.db").stat().st_size > 0
 
 
-async def test_stats_imports_neither_aiogram_nor_crewai(sqlite_url: str) -> None:
-    for argv in (("stats", "--json"), ("stats", "--lang", "en")):
+async def test_stats_and_rollups_import_neither_aiogram_nor_crewai(sqlite_url: str) -> None:
+    for argv in (("stats", "--json"), ("stats", "--lang", "en"), ("rollups",)):
         assert await _stepan(_env(sqlite_url), *argv) == {"code": 0, "loaded": []}
 
 
