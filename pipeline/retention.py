@@ -90,4 +90,5 @@ class TextRetention:
             transactions += 1
             if changed < self._chunk:
                 return total, transactions
-            await asyncio.sleep(0)  # whoever waits for the database goes first
+            # Let a conversation that asked meanwhile queue first (db/turns.py is FIFO).
+            await asyncio.sleep(0)

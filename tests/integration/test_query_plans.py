@@ -12,6 +12,7 @@ leads with their columns: deleting or re-keying the parent looks the children up
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import pkgutil
@@ -183,20 +184,26 @@ async def _scans_of_every_function(engine: AsyncEngine) -> list[str]:
     return problems
 
 
+@contextlib.asynccontextmanager
+async def _seeded(url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(url)
+    try:
+        await seed(Database.of(engine))
+        yield engine
+    finally:
+        await engine.dispose()
+
+
 @pytest.fixture
 async def sqlite_engine(sqlite_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(sqlite_url)
-    await seed(Database.of(engine))
-    yield engine
-    await engine.dispose()
+    async with _seeded(sqlite_url) as engine:
+        yield engine
 
 
 @pytest.fixture
 async def postgres_engine(migrated_postgres_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(migrated_postgres_url)
-    await seed(Database.of(engine))
-    yield engine
-    await engine.dispose()
+    async with _seeded(migrated_postgres_url) as engine:
+        yield engine
 
 
 async def test_no_repository_query_reads_a_growing_table_whole_sqlite(
