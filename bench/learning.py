@@ -1,12 +1,13 @@
 """The learning loop's figure (issue 13 point 7): routing accuracy on held-out
 messages before and after the nightly job's approved proposals, day by day.
 
-    python bench/learning.py [--days D] [--held-out F] [--seed S] [--json]
+    python bench/learning.py [--days D] [--held-out F] [--seed S] [--messages N] [--json]
 
 The labelled set is one the classifier was not tuned on: the farm records of the
 journal benchmark (``bench/data/journal-dev.jsonl`` and ``journal-fresh.jsonl``,
 ``record: true``; their right intent is ``recording``, or ``multi_ops`` for several
-operations in one message). A shuffled ``--held-out`` part is kept aside; the rest
+operations in one message); ``--messages`` takes only the first N of the shuffled
+set (a quick run, as the test does). A shuffled ``--held-out`` part is kept aside; the rest
 arrives over ``--days`` days. Each day, every message is routed by the rules in force
 (``LiveClassifier``: the packaged rules plus the overlay) and a simulated operator
 corrects each misrouted one (a ``corrections`` row, as the 🔀 button stores it).
@@ -72,10 +73,13 @@ def held_out_accuracy(live: LiveClassifier, examples: list[Example]) -> float:
     return round(hits / len(examples), 4)
 
 
-async def run(days: int, held_out_share: float, seed: int) -> dict[str, Any]:
+async def run(
+    days: int, held_out_share: float, seed: int, messages: int | None = None
+) -> dict[str, Any]:
     rules = Rulebook.load()
     examples = labelled()
     random.Random(seed).shuffle(examples)
+    examples = examples[:messages] if messages else examples
     cut = int(len(examples) * held_out_share)
     held_out, stream = examples[:cut], examples[cut:]
     dev = load_examples()
@@ -137,10 +141,11 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=5)
     parser.add_argument("--held-out", type=float, default=0.4)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--messages", type=int, default=None, help="use only N labelled records")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    result = asyncio.run(run(args.days, args.held_out, args.seed))
+    result = asyncio.run(run(args.days, args.held_out, args.seed, args.messages))
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return

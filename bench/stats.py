@@ -27,6 +27,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
@@ -120,7 +121,10 @@ async def run(rows: int, days: int, period: int, repeat: int) -> dict[str, Any]:
             targets = LearningRules.load().targets
             since = NOW - timedelta(days=period)
             collect_s, stats = await _timed(lambda: collect(db, since, targets, now=NOW), repeat)
-            daily_s, _ = await _timed(lambda: daily(db, NOW - timedelta(days=30)), repeat)
+            kyiv = ZoneInfo("Europe/Kyiv")  # the chart's days are the farm timezone's
+            daily_s, _ = await _timed(
+                lambda: daily(db, NOW - timedelta(days=30), NOW, kyiv), repeat
+            )
             baseline_s, naive = await _timed(lambda: _baseline(db, since), repeat)
         finally:
             await engine.dispose()

@@ -71,6 +71,7 @@ from pipeline.platform_status import LlmHealth, PlatformStatus
 from pipeline.privacy import Sanitizer
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
+from pipeline.types import Language
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -308,7 +309,10 @@ def build_core(
             operators=settings.agx.operator_ids,
         ),
         quality=QualityReport(
-            db, rules.learning.targets, breaker=lambda: memory.sync.breaker_state
+            db,
+            rules.learning.targets,
+            breaker=lambda: memory.sync.breaker_state,
+            timezone=settings.stepan.farm_timezone,
         ),
         names=NameBook(db, rules.vocabulary),
         peer_link=link,
@@ -411,9 +415,9 @@ def build_dispatcher(core: Core) -> Dispatcher:
     )
     catalog = core.pipeline.catalog
 
-    async def send_nightly(chat_id: int, text: str, proposal: int | None) -> None:
-        # Operators read the catalog's first language; a card gets ✅ / ❌.
-        markup = proposal_keyboard(proposal, catalog, "uk") if proposal is not None else None
+    async def send_nightly(chat_id: int, text: str, proposal: int | None, lang: Language) -> None:
+        # In the operator's language (pipeline/learning/nightly.py); a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, lang) if proposal is not None else None
         await alert_sender.send(chat_id, text, markup)
 
     scheduler = build_scheduler(

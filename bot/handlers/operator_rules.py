@@ -11,6 +11,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.handlers._common import user_language
 from pipeline.i18n import Catalog
+from pipeline.learning.nightly import intent_name
 from pipeline.learning.overlay import RuleOverlays
 from pipeline.types import Language
 
@@ -57,7 +58,13 @@ async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str
             else "overlay.older"
         )
         terms = ", ".join(
-            catalog.text(lang, "overlay.term", intent=t.intent.value, kind=t.kind, term=t.term)
+            catalog.text(
+                lang,
+                "overlay.term",
+                intent=intent_name(catalog, lang, t.intent.value),
+                kind=catalog.text(lang, f"nightly.kind.{t.kind}"),
+                term=t.term,
+            )
             for t in version.terms
         )
         lines.append(catalog.text(lang, key, id=version.id, terms=terms or "—"))

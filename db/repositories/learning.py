@@ -7,7 +7,14 @@ from collections.abc import Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import CorrectionRow, FeedbackRow, InteractionRow, LearningRow, RuleOverlayRow
+from db.models import (
+    CorrectionRow,
+    FeedbackRow,
+    InteractionRow,
+    LearningRow,
+    RuleOverlayRow,
+    UserProfileRow,
+)
 
 
 async def interaction(session: AsyncSession, trace_id: str) -> InteractionRow | None:
@@ -117,3 +124,15 @@ async def roll_back_overlay(session: AsyncSession) -> RuleOverlayRow | None:
         row.rolled_back = True
         await session.flush()
     return row
+
+
+async def languages_of(session: AsyncSession, user_ids: Sequence[str]) -> dict[str, str]:
+    """The preferred language of each of these users who has a profile."""
+    if not user_ids:
+        return {}
+    rows = await session.execute(
+        select(UserProfileRow.user_id, UserProfileRow.preferred_language).where(
+            UserProfileRow.user_id.in_(list(user_ids))
+        )
+    )
+    return {user_id: language for user_id, language in rows.all()}

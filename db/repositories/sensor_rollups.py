@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, delete, func, insert, select
+from sqlalchemy import case, delete, func, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import SensorHourRow, SensorReadingRow
@@ -87,18 +87,21 @@ def rollup(farm_id: str, readings: Iterable[Reading]) -> list[dict[str, Any]]:
     ]
 
 
-async def add_readings(session: AsyncSession, farm_id: str, readings: Iterable[Reading]) -> int:
-    """Add newly stored readings to their hours (insert, or combine with the hour's
-    row); returns how many hour rows were touched. Call it in the transaction that
-    stored the readings, with only the readings it stored (not the duplicates)."""
-    rows = rollup(farm_id, readings)
-    if not rows:
-        return 0
+_KEY = ["farm_id", "sensor_type", "hour", "field_key", "sensor_id"]
+_FIGURES = ["readings", "low", "high", "total"]
+
+
+def _combining(session: AsyncSession, source: Any = None) -> Any:
+    """INSERT INTO sensor_hours (of ``source``, a SELECT, or of executemany rows)
+    that combines a row with the hour's existing one: counts and sums added, the
+    extremes kept. The same statement on SQLite and PostgreSQL."""
     table = SensorHourRow.__table__
     upsert = dialect_insert(session)(table)
+    if source is not None:
+        upsert = upsert.from_select([*_KEY, *_FIGURES], source)
     new = upsert.excluded
-    statement = upsert.on_conflict_do_update(
-        index_elements=["farm_id", "sensor_type", "hour", "field_key", "sensor_id"],
+    return upsert.on_conflict_do_update(
+        index_elements=_KEY,
         set_={
             "readings": table.c.readings + new.readings,
             "low": case((new.low < table.c.low, new.low), else_=table.c.low),
@@ -106,6 +109,16 @@ async def add_readings(session: AsyncSession, farm_id: str, readings: Iterable[R
             "total": table.c.total + new.total,
         },
     )
+
+
+async def add_readings(session: AsyncSession, farm_id: str, readings: Iterable[Reading]) -> int:
+    """Add newly stored readings to their hours (insert, or combine with the hour's
+    row); returns how many hour rows were touched. Call it in the transaction that
+    stored the readings, with only the readings it stored (not the duplicates)."""
+    rows = rollup(farm_id, readings)
+    if not rows:
+        return 0
+    statement = _combining(session)
     connection = await session.connection()
     for start in range(0, len(rows), UPSERT_CHUNK):
         await connection.execute(statement, rows[start : start + UPSERT_CHUNK])
@@ -114,7 +127,9 @@ async def add_readings(session: AsyncSession, farm_id: str, readings: Iterable[R
 
 async def rebuild(session: AsyncSession, farm_id: str | None = None) -> int:
     """Recompute the rollups (of one farm, or all) from the stored readings; returns
-    the hour rows written."""
+    the farm's (or all) hour rows. Safe beside a running ingest on PostgreSQL: a
+    batch committed after this statement's snapshot is not in the SELECT, and its
+    rows are combined into the rebuilt ones rather than overwritten."""
     readings = SensorReadingRow
     hours = SensorHourRow
     wipe = delete(hours)
@@ -123,22 +138,17 @@ async def rebuild(session: AsyncSession, farm_id: str | None = None) -> int:
     await session.execute(wipe)
     hour = bucket_of(readings.measured_at, HOUR, 0)
     field_key = func.coalesce(readings.field_id, "")
-    keys = [readings.farm_id, readings.sensor_type, hour, field_key, readings.sensor_id]
-    source = select(
-        *keys,
-        func.count(),
-        func.min(readings.value),
-        func.max(readings.value),
-        func.sum(readings.value),
+    keys: list[Any] = [readings.farm_id, readings.sensor_type, hour, field_key, readings.sensor_id]
+    figures: list[Any] = [func.count(), func.min(readings.value), func.max(readings.value)]
+    # WHERE is required: SQLite would read ON CONFLICT as the SELECT's join clause.
+    source = select(*keys, *figures, func.sum(readings.value)).where(
+        true() if farm_id is None else readings.farm_id == farm_id
     )
+    await session.execute(_combining(session, source.group_by(*keys)))
+    count = select(func.count()).select_from(hours)
     if farm_id is not None:
-        source = source.where(readings.farm_id == farm_id)
-    source = source.group_by(*keys)
-    columns = ["farm_id", "sensor_type", "hour", "field_key", "sensor_id"]
-    columns += ["readings", "low", "high", "total"]
-    await session.execute(insert(hours).from_select(columns, source))
-    result = await session.execute(select(func.count()).select_from(hours))
-    return int(result.scalar_one())
+        count = count.where(hours.farm_id == farm_id)
+    return int((await session.execute(count)).scalar_one())
 
 
 def hours_query(

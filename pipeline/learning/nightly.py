@@ -34,8 +34,9 @@ __all__ = ["IntentQuality", "NightlyJob", "NightlyResult"]
 
 logger = logging.getLogger(__name__)
 
-#: Text to one operator's chat; the proposal's id when it is a card (✅ / ❌ buttons).
-Send = Callable[[int, str, int | None], Awaitable[None]]
+#: Text to one operator's chat in their language; the proposal's id when it is a
+#: card (✅ / ❌ buttons, labelled in that language).
+Send = Callable[[int, str, int | None, Language], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,38 +177,71 @@ class NightlyJob:
         return result
 
     async def _notify(self, result: NightlyResult) -> None:
-        if self._send is None:
+        if self._send is None or not self._operators:
             return
-        lang: Language = "uk"  # operators read the catalog's first language
-        c = self._catalog
-        weak = ", ".join(
-            c.text(lang, "nightly.weak_item", intent=w.intent, rate=round(w.success_rate * 100),
-                   replies=w.replies, up=w.up, down=w.down)
-            for w in result.weak
-        )  # fmt: skip
-        summary = c.text(lang, "nightly.summary", weak=weak or "—", proposals=len(result.proposals))
-        cards = [
-            c.text(
-                lang,
-                "nightly.card",
-                id=pid,
-                term=p.term.term,
-                intent=p.term.intent.value,
-                kind=p.term.kind,
-                support=p.support,
-                dev_before=round(p.dev_before * 100, 1),
-                dev_after=round(p.dev_after * 100, 1),
-                corr_before=round(p.corrections_before * 100, 1),
-                corr_after=round(p.corrections_after * 100, 1),
-            )
-            for pid, p in result.proposals
-        ]
+        languages = await operator_languages(self._db, self._operators)
+        texts = {lang: messages(self._catalog, lang, result) for lang in set(languages.values())}
         for operator in sorted(self._operators):
+            lang = languages[operator]
+            summary, cards = texts[lang]
             try:
-                await self._send(operator, summary, None)
+                await self._send(operator, summary, None, lang)
                 for (pid, _), card in zip(result.proposals, cards, strict=True):
-                    await self._send(operator, card, pid)
+                    await self._send(operator, card, pid, lang)
             except Exception:
                 # One operator who blocked the bot must not keep the others uninformed;
                 # the proposals stay stored either way (/rules approve N).
                 logger.warning("nightly: could not reach operator %s", operator, exc_info=True)
+
+
+async def operator_languages(db: Database, operators: frozenset[int]) -> dict[int, Language]:
+    """Each operator's language: their profile's (``tg:<id>``), Ukrainian for an
+    operator who never wrote to Stepan (and for all when profiles cannot be read:
+    the proposals are stored already, the messages still go)."""
+    try:
+        async with db.read() as session:
+            stored = await repo.languages_of(session, [f"tg:{op}" for op in operators])
+    except Exception:
+        logger.warning("nightly: operators' languages unreadable, using uk", exc_info=True)
+        stored = {}
+    return {op: "en" if stored.get(f"tg:{op}") == "en" else "uk" for op in operators}
+
+
+def intent_name(catalog: Catalog, lang: Language, intent: str) -> str:
+    """An intent as operators read it («запис операції»), not its id."""
+    known = intent in Intent._value2member_map_
+    return catalog.text(lang, f"learning.intent.{intent}") if known else intent
+
+
+def messages(catalog: Catalog, lang: Language, result: NightlyResult) -> tuple[str, list[str]]:
+    """The summary and one card per proposal in ``lang``: intents by their names in
+    that language, percentages with its decimal separator."""
+
+    def percent(share: float) -> str:
+        return catalog.number(lang, round(share * 100, 1))
+
+    weak = ", ".join(
+        catalog.text(lang, "nightly.weak_item", intent=intent_name(catalog, lang, w.intent),
+                     rate=round(w.success_rate * 100), replies=w.replies, up=w.up, down=w.down)
+        for w in result.weak
+    )  # fmt: skip
+    summary = catalog.text(
+        lang, "nightly.summary", weak=weak or "—", proposals=len(result.proposals)
+    )
+    cards = [
+        catalog.text(
+            lang,
+            "nightly.card",
+            id=pid,
+            term=p.term.term,
+            intent=intent_name(catalog, lang, p.term.intent.value),
+            kind=catalog.text(lang, f"nightly.kind.{p.term.kind}"),
+            support=p.support,
+            dev_before=percent(p.dev_before),
+            dev_after=percent(p.dev_after),
+            corr_before=percent(p.corrections_before),
+            corr_after=percent(p.corrections_after),
+        )
+        for pid, p in result.proposals
+    ]
+    return summary, cards

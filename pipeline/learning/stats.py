@@ -11,14 +11,16 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import CorrectionRow, FeedbackRow, InteractionRow, OutboxRow
+from db.repositories.time_buckets import bucket_of
 from db.uow import Database
+from pipeline.farm.sensor_series import DAY, offset_segments
 from pipeline.learning.config import Targets
 
 __all__ = ["DayFigures", "MemoryFigures", "QualityStats", "collect", "daily", "parse_period"]
@@ -28,6 +30,7 @@ __all__ = ["DayFigures", "MemoryFigures", "QualityStats", "collect", "daily", "p
 STALE_OUTBOX = timedelta(minutes=10)
 
 MemoryState = Literal["ok", "degraded", "down", "off"]
+_EPOCH_DAY = date(1970, 1, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +158,21 @@ async def _percentile(
     return None if value is None else round(float(value), 1)
 
 
+def _mix() -> list[Any]:
+    """The counts behind the shares: messages, light, deep, deep with 1-2 crews,
+    evaluated, passed the evals (in that order)."""
+    rows = InteractionRow
+    deep = rows.mode == "deep"
+    return [
+        func.count(),
+        func.sum(case((rows.mode == "light", 1), else_=0)),
+        func.sum(case((deep, 1), else_=0)),
+        func.sum(case((deep & rows.crew_size.between(1, 2), 1), else_=0)),
+        func.count(rows.eval_warnings),
+        func.sum(case((rows.eval_warnings == 0, 1), else_=0)),
+    ]
+
+
 async def collect(
     db: Database,
     since: datetime,
@@ -166,24 +184,9 @@ async def collect(
     """The period's figures; ``breaker`` is the live memory-service breaker state
     (``MemorySync.breaker_state``) when the caller has one."""
     now = now or datetime.now(UTC)
-    crew_size = InteractionRow.crew_size
     async with db.read() as session:
         row = (
-            await session.execute(
-                select(
-                    func.count(),
-                    func.sum(case((InteractionRow.mode == "light", 1), else_=0)),
-                    func.sum(case((InteractionRow.mode == "deep", 1), else_=0)),
-                    func.sum(
-                        case(
-                            ((InteractionRow.mode == "deep") & crew_size.between(1, 2), 1),
-                            else_=0,
-                        )
-                    ),
-                    func.count(InteractionRow.eval_warnings),
-                    func.sum(case((InteractionRow.eval_warnings == 0, 1), else_=0)),
-                ).where(InteractionRow.created_at >= since)
-            )
+            await session.execute(select(*_mix()).where(InteractionRow.created_at >= since))
         ).one()
         total, light, deep, small_crew, evaluated, passed = (int(v or 0) for v in row)
         votes = dict(
@@ -254,7 +257,7 @@ def _aware(value: datetime | str | None) -> datetime | None:
 
 @dataclass(frozen=True, slots=True)
 class DayFigures:
-    """One UTC day of the daily chart."""
+    """One day of the daily chart, on the farm timezone's calendar."""
 
     day: str  # YYYY-MM-DD
     interactions: int
@@ -263,38 +266,37 @@ class DayFigures:
     eval_pass_rate: float | None
 
 
-async def daily(db: Database, since: datetime) -> list[DayFigures]:
-    """The chart's figures per day: one grouped SELECT, no rows loaded."""
-    day = func.date(InteractionRow.created_at)
-    crew_size = InteractionRow.crew_size
-    async with db.read() as session:
-        rows = (
-            await session.execute(
-                select(
-                    day,
-                    func.count(),
-                    func.sum(case((InteractionRow.mode == "light", 1), else_=0)),
-                    func.sum(case((InteractionRow.mode == "deep", 1), else_=0)),
-                    func.sum(
-                        case(
-                            ((InteractionRow.mode == "deep") & crew_size.between(1, 2), 1),
-                            else_=0,
-                        )
-                    ),
-                    func.count(InteractionRow.eval_warnings),
-                    func.sum(case((InteractionRow.eval_warnings == 0, 1), else_=0)),
+async def daily(
+    db: Database, since: datetime, until: datetime, zone: tzinfo = UTC
+) -> list[DayFigures]:
+    """The chart's figures per day of ``zone``'s calendar (days from local midnight)
+    for ``since`` <= time < ``until``: one grouped SELECT per stretch of constant
+    UTC offset (a daylight-saving change splits the period; the day of the change
+    is merged back into one), no rows loaded."""
+    sums: dict[int, list[int]] = {}
+    for segment in offset_segments(since, until, zone):
+        day = bucket_of(InteractionRow.created_at, DAY, segment.offset).label("day")
+        async with db.read() as session:
+            rows = (
+                await session.execute(
+                    select(day, *_mix())
+                    .where(
+                        InteractionRow.created_at >= segment.since,
+                        InteractionRow.created_at < segment.until,
+                    )
+                    .group_by(day)
                 )
-                .where(InteractionRow.created_at >= since)
-                .group_by(day)
-                .order_by(day)
-            )
-        ).all()
+            ).all()
+        for key, *counts in rows:
+            found = sums.setdefault(int(key), [0] * len(counts))
+            for index, value in enumerate(counts):
+                found[index] += int(value or 0)
     out = []
-    for key, *counts in rows:
-        total, light, deep, small, evaluated, passed = (int(v or 0) for v in counts)
+    for key in sorted(sums):
+        total, light, deep, small, evaluated, passed = sums[key]
         out.append(
             DayFigures(
-                day=str(key)[:10],
+                day=(_EPOCH_DAY + timedelta(days=key)).isoformat(),
                 interactions=total,
                 light_share=_share(light, total),
                 deep_1_2_crew_share=_share(small, deep),

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from db.uow import Database
 from pipeline.farm.journal_card import decimal
+from pipeline.farm.localtime import DEFAULT_TIMEZONE, day_bounds, local_today, zone
 from pipeline.i18n import Catalog
 from pipeline.learning.config import Targets
 from pipeline.learning.stats import QualityStats, collect, daily
@@ -104,7 +105,9 @@ class QualityReport:
         targets: Targets,
         breaker: Callable[[], str] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        timezone: str = DEFAULT_TIMEZONE,
     ) -> None:
+        self._timezone = timezone  # the chart's days (STEPAN_FARM_TIMEZONE)
         self._db = db
         self._targets = targets
         self._breaker = breaker
@@ -119,9 +122,8 @@ class QualityReport:
         # The chart module imports matplotlib: only when a chart is drawn.
         from pipeline.learning.stats_chart import CHART_DAYS, daily_chart
 
-        now = self._clock()
-        start = datetime.combine(
-            (now - timedelta(days=CHART_DAYS - 1)).date(), datetime.min.time(), UTC
-        )
-        days = await daily(self._db, start)
+        # The last CHART_DAYS days of the farm timezone's calendar, today included.
+        today = local_today(self._clock(), self._timezone)
+        since, until = day_bounds(today - timedelta(days=CHART_DAYS - 1), today, self._timezone)
+        days = await daily(self._db, since, until, zone(self._timezone))
         return await daily_chart(days, asdict(self._targets), catalog, lang)

@@ -94,3 +94,13 @@ async def test_an_operator_approves_a_nightly_proposal_with_its_button(
     await tg.press(FARMER, ProposalCD(proposal=row.id, approve=False).pack(), message_id(card))
     async with core.db.read() as session:
         assert (await session.get(ProposalRow, row.id)).status == "approved"  # type: ignore[union-attr]
+    # /rules lists the version in force with the intent and the kind by their names.
+    [(method, params)] = requests(await tg.say(OPERATOR, "/rules"))
+    term = catalog.text(
+        "uk",
+        "overlay.term",
+        term="розкидали",
+        intent=catalog.text("uk", "learning.intent.recording"),
+        kind=catalog.text("uk", "nightly.kind.trigger"),
+    )
+    assert method == "sendMessage" and term in params["text"] and "recording" not in params["text"]

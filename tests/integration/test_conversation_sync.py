@@ -9,10 +9,12 @@ import functools
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from db.models import InteractionRow
+from db.engine import create_engine
+from db.models import AnswerCacheRow, InteractionRow
+from db.repositories import recall as repo
 from db.uow import Database
 from pipeline.i18n import Catalog
-from pipeline.memory import Memory
+from pipeline.memory import Memory, build_memory
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
 from tests.fakes.memory_service import FakeMemoryService
@@ -122,3 +124,43 @@ async def test_an_llm_summary_is_kept_only_when_it_is_three_to_five_lines(
         newest, *_ = await recall.conversations.window(USER)
         assert newest.source == "extractive"
         assert newest.text.startswith(f"04.05, {at(minutes) + timedelta(hours=3):%H:%M}–")
+
+
+async def test_the_recall_tables_work_on_postgresql(
+    migrated_postgres_url: str, rules: Rulebook, catalog: Catalog
+) -> None:
+    """Compaction, the window, the fold into context notes, deleting one summary and
+    the remembered answers, on PostgreSQL (the other tests run on SQLite)."""
+    engine = create_engine(migrated_postgres_url)
+    try:
+        db = Database.of(engine)
+        memory = build_memory(db)
+        await memory.editor.update_user(USER, name="Оксана")
+        window, notes = rules.recall.conversation.window, rules.recall.conversation.notes_max
+        subjects = (("яка вологість на полі 2", "iot"), ("план/факт за квітень", "analysis"))
+        total = window + 2
+        await talk(db, *((*subjects[n % 2], n) for n in range(total)))
+        recall = build_recall(rules, catalog, db, memory, None, clock=lambda: at(total + 40))
+        assert await recall.conversations.close_idle() == total
+        assert len(await recall.conversations.window(USER)) == window
+        assert await recall.conversations.fold() == 2
+        user = (await memory.profiles.load(USER)).profile
+        assert len(user.context_notes) == min(2, notes)
+        newest, *_ = await recall.conversations.window(USER)
+        assert await recall.conversations.delete(USER, newest.id)
+        assert len(await recall.conversations.window(USER)) == window - 1
+        async with db.write() as session:
+            row = AnswerCacheRow(user_id=USER, slot="repeat", intent="iot", subject="2 волог",
+                                 trace_id="t1", text="x", created_at=at(0))  # fmt: skip
+            await repo.keep_answer(session, row)
+        async with db.write() as session:
+            again = AnswerCacheRow(user_id=USER, slot="repeat", intent="iot", subject="3 волог",
+                                   trace_id="t2", text="y", created_at=at(1))  # fmt: skip
+            await repo.keep_answer(session, again)
+        async with db.read() as session:
+            kept = await repo.answer(session, USER, "repeat")
+            assert kept is not None and (kept.subject, kept.text) == ("3 волог", "y")
+        await memory.editor.forget(USER)
+        assert await recall.conversations.window(USER) == []
+    finally:
+        await engine.dispose()

@@ -38,6 +38,13 @@ def recall_of(pipeline: Pipeline) -> Recall:
     return pipeline.recall
 
 
+async def one_finished_conversation(pipeline: Pipeline, clock: MovingClock) -> None:
+    """One deep question, then half an hour of silence and the job."""
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    clock.advance(minutes=31)
+    assert await recall_of(pipeline).conversations.close_idle() == 1
+
+
 async def summaries(factory: Factory) -> list[ConversationSummaryRow]:
     async with factory() as session:
         query = select(ConversationSummaryRow).order_by(ConversationSummaryRow.period_end)
@@ -145,9 +152,7 @@ async def test_the_weekly_fold_keeps_the_window_and_bounds_the_notes(
 async def test_one_summary_is_deleted_only_by_its_owner(
     pipeline: Pipeline, deep: CountingDeep, clock: MovingClock, session_factory: Factory
 ) -> None:
-    await pipeline.handle_message(incoming("яка вологість на полі 2"))
-    clock.advance(minutes=31)
-    await recall_of(pipeline).conversations.close_idle()
+    await one_finished_conversation(pipeline, clock)
     (row,) = await summaries(session_factory)
     conversations = recall_of(pipeline).conversations
     assert not await conversations.delete("tg:999", row.id)
@@ -163,9 +168,7 @@ async def test_forget_removes_the_summaries(
     memory: Memory,
     session_factory: Factory,
 ) -> None:
-    await pipeline.handle_message(incoming("яка вологість на полі 2"))
-    clock.advance(minutes=31)
-    await recall_of(pipeline).conversations.close_idle()
+    await one_finished_conversation(pipeline, clock)
     assert len(await summaries(session_factory)) == 1
     await memory.editor.forget(USER)
     assert await summaries(session_factory) == []

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from db.models import CorrectionRow, FeedbackRow, InteractionRow, ProposalRow
+from db.models import CorrectionRow, FeedbackRow, InteractionRow, ProposalRow, UserProfileRow
 from db.uow import Database
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
@@ -16,7 +16,7 @@ from pipeline.learning.nightly import NightlyJob
 from pipeline.learning.overlay import LiveClassifier, OverlayTerm, RuleOverlays
 from pipeline.learning.proposals import load_examples
 from pipeline.rulebook import Rulebook
-from pipeline.types import ClassifierContext
+from pipeline.types import ClassifierContext, Language
 
 NOW = datetime(2026, 5, 2, 1, 0, tzinfo=UTC)
 OPERATORS = frozenset({11, 22})
@@ -65,10 +65,14 @@ async def test_the_nightly_job_offers_a_verified_proposal_and_approve_applies_it
     db: Database, rules: Rulebook, catalog: Catalog
 ) -> None:
     await _seed(db)
+    async with db.write() as session:  # operator 22 writes in English; 11 has no profile
+        session.add(UserProfileRow(user_id="tg:22", preferred_language="en"))
     sent: list[tuple[int, str]] = []
+    languages: list[tuple[int, str, bool]] = []
 
-    async def send(chat: int, text: str, proposal: int | None) -> None:
+    async def send(chat: int, text: str, proposal: int | None, lang: Language) -> None:
         sent.append((chat, text))
+        languages.append((chat, lang, proposal is not None))
 
     job = NightlyJob(
         db, LearningRules.load().nightly, rules.classifier.rules, rules.grammar,
@@ -88,6 +92,19 @@ async def test_the_nightly_job_offers_a_verified_proposal_and_approve_applies_it
     per_operator = 1 + len(result.proposals)  # one summary, one card per proposal
     assert [chat for chat, _ in sent] == [11] * per_operator + [22] * per_operator
     assert "/rules approve" in sent[1][1] and f"#{pid}" in sent[1][1]
+    # Each operator in their own language, the card's buttons too; intents by name.
+    assert {(chat, lang) for chat, lang, _ in languages} == {(11, "uk"), (22, "en")}
+    uk_summary, uk_card = sent[0][1], sent[1][1]
+    en_summary, en_card = sent[per_operator][1], sent[per_operator + 1][1]
+    assert uk_summary.startswith("🌙 Нічний звіт") and en_summary.startswith("🌙 Nightly")
+    assert catalog.text("uk", "learning.intent.general") in uk_summary
+    assert catalog.text("en", "learning.intent.planning") in en_summary
+    assert catalog.text("uk", "learning.intent.recording") in uk_card
+    assert catalog.text("en", "learning.intent.recording") in en_card
+    assert "recording" not in uk_card and "тригер" in uk_card and "trigger" in en_card
+    percent = f"{round(first.dev_after * 100, 1):g}"
+    if "." in percent:
+        assert percent.replace(".", ",") in uk_card and percent in en_card
 
     # Nothing is offered twice while it waits for an operator.
     again = await job.run()

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import calendar
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
-from db.migrate import upgrade
+from db.migrate import downgrade, upgrade
 from db.models import FarmProfileRow, FieldRow, SensorHourRow, SensorReadingRow, UserProfileRow
 from db.repositories import sensor_rollups
 from db.repositories.sensor_buckets import count_buckets, count_readings, reading_buckets
@@ -166,7 +169,14 @@ async def check_rollups(url: str) -> None:
         assert accepted == sum(1 for r in readings if r[0] == FARM)
         expected = independent_hours(readings)
         assert_same(await stored_hours(factory), expected)
-        # rebuild() (after bulk loads) computes the same rows.
+        # rebuild() (after bulk loads, a rolling upgrade) computes the same rows, of
+        # one farm without touching another's, then of all.
+        ours = {key: value for key, value in expected.items() if key[0] == FARM}
+        async with db.write() as session:
+            await session.execute(update(SensorHourRow).values(readings=999, total=0.0))
+            await session.execute(delete(SensorHourRow).where(SensorHourRow.farm_id == OTHER))
+            assert await sensor_rollups.rebuild(session, FARM) == len(ours)
+        assert_same(await stored_hours(factory), ours)
         async with db.write() as session:
             assert await sensor_rollups.rebuild(session) == len(expected)
         assert_same(await stored_hours(factory), expected)
@@ -226,24 +236,40 @@ def test_hours_of_a_period() -> None:
     assert sensor_rollups.whole_hours(at + timedelta(minutes=5), at + timedelta(minutes=55)) is None
 
 
+def direct(n: int, minutes: int, **fields: Any) -> SensorReadingRow:
+    """A reading written straight into the table, not through the ingest."""
+    values: dict[str, Any] = {
+        "farm_id": FARM, "field_id": NORTH, "sensor_id": "probe-old",
+        "sensor_type": "soil_moisture", "value": float(n), "unit": "%", "source": "api",
+        "measured_at": START + timedelta(minutes=minutes * n),
+    }  # fmt: skip
+    return SensorReadingRow(**(values | fields))
+
+
 async def check_backfill(url: str) -> None:
-    """Readings stored before migration 0014 are rolled up by it."""
-    await asyncio.to_thread(upgrade, url, "0013_agronomist_questions")
+    """Readings stored before migration 0014 are rolled up by it. The farms are made
+    at head and the schema taken back to 0013, so later migrations' columns never
+    stand in the way."""
+    await asyncio.to_thread(upgrade, url, "head")
+    engine = create_engine(url)
+    try:
+        await add_farms(create_session_factory(engine))
+    finally:
+        await engine.dispose()
+    await asyncio.to_thread(downgrade, url, "0013_agronomist_questions")
     engine = create_engine(url)
     try:
         factory = create_session_factory(engine)
-        await add_farms(factory)
         async with factory() as session:
             session.add_all(
-                SensorReadingRow(
+                direct(
+                    n,
+                    17,
                     farm_id=FARM if n % 5 else OTHER,
                     field_id=(NORTH, SOUTH, None)[n % 3],
                     sensor_id=f"probe-{n % 4}",
                     sensor_type=("soil_moisture", "temperature")[n % 2],
                     value=float(n % 17),
-                    unit="%",
-                    measured_at=START + timedelta(minutes=n * 17),
-                    source="api",
                 )
                 for n in range(400)
             )
@@ -269,3 +295,41 @@ async def test_migration_backfills_rollups_on_sqlite(tmp_path: Any) -> None:
 @pytest.mark.postgres
 async def test_migration_backfills_rollups_on_postgres(postgres_url: str) -> None:
     await check_backfill(postgres_url)
+
+
+def test_the_cli_rebuilds_rollups_of_readings_stored_around_the_ingest(sqlite_url: str) -> None:
+    """Readings written straight into the table (as an instance still on the old code
+    does during a rolling upgrade) get their rollups from `stepan rollups`."""
+
+    async def store_directly() -> list[Any]:
+        engine = create_engine(sqlite_url)
+        try:
+            factory = create_session_factory(engine)
+            await add_farms(factory)
+            async with factory() as session:
+                session.add_all(direct(n, 7) for n in range(50))
+                await session.commit()
+            return await raw_readings(factory)
+        finally:
+            await engine.dispose()
+
+    readings = asyncio.run(store_directly())
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "rollups", "--farm", FARM],
+        capture_output=True, text=True, check=True, timeout=120,
+        env={**os.environ, "STEPAN_DATABASE_URL": sqlite_url},
+    )  # fmt: skip
+    expected = independent_hours(readings)
+    assert (
+        done.stdout.strip()
+        == f"stepan: {len(expected)} hourly sensor rollup rows rebuilt (farm {FARM})"
+    )
+
+    async def hours() -> Hours:
+        engine = create_engine(sqlite_url)
+        try:
+            return await stored_hours(create_session_factory(engine))
+        finally:
+            await engine.dispose()
+
+    assert_same(asyncio.run(hours()), expected)

@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from bot.stats_cli import run_stats
 from db.models import FeedbackRow, InteractionRow, OutboxRow
@@ -124,7 +125,7 @@ async def test_daily_figures_equal_an_independent_computation(db: Database) -> N
     async with db.write() as session:
         session.add_all(rows)
     since = START + timedelta(days=2)
-    days = await daily(db, since)
+    days = await daily(db, since, START + timedelta(days=13))
 
     expected = {}
     for day in sorted({r.created_at.date() for r in rows if r.created_at >= since}):
@@ -144,6 +145,42 @@ async def test_daily_figures_equal_an_independent_computation(db: Database) -> N
         for d in days
     } == expected
     assert [d.day for d in days] == sorted(expected)
+
+
+async def test_daily_figures_follow_the_farm_timezones_days(db: Database) -> None:
+    """Days start at Kyiv's midnight (21:00 or 22:00 UTC), also across the change to
+    summer time on 29 March 2026: each message counts on its local date."""
+    kyiv = ZoneInfo("Europe/Kyiv")
+    rng = random.Random(29)
+    base = datetime(2026, 3, 25, tzinfo=UTC)
+    moments = [base + timedelta(minutes=rng.randint(0, 9 * 24 * 60)) for _ in range(300)]
+    # Just after local midnight: 22:30 UTC at +02 and 21:30 UTC at +03 are the next day.
+    moments += [
+        datetime(2026, 3, 27, 22, 30, tzinfo=UTC),
+        datetime(2026, 3, 30, 21, 30, tzinfo=UTC),
+    ]
+    rows = [
+        _row(n, at, "light" if n % 3 else "deep", ["iot"], 0 if n % 4 else 1)
+        for n, at in enumerate(moments)
+    ]
+    async with db.write() as session:
+        session.add_all(rows)
+    since = datetime(2026, 3, 26, tzinfo=kyiv)
+    until = datetime(2026, 4, 2, tzinfo=kyiv)
+    days = await daily(db, since, until, kyiv)
+
+    expected: dict[str, list[int]] = {}
+    for row in rows:
+        if since <= row.created_at < until:
+            counts = expected.setdefault(row.created_at.astimezone(kyiv).date().isoformat(), [0, 0])
+            counts[0] += 1
+            counts[1] += row.mode == "light"
+    assert [d.day for d in days] == sorted(expected) and len(days) == 7
+    for figures in days:
+        total, light = expected[figures.day]
+        assert figures.interactions == total
+        assert figures.light_share == round(light / total, 4)
+    assert expected["2026-03-28"][0] >= 1 and expected["2026-03-31"][0] >= 1
 
 
 async def test_memory_service_figures_come_from_the_outbox_and_the_breaker(db: Database) -> None:

@@ -3,15 +3,13 @@ the goals of issue 12 on the dev corpus."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.shared import rulebook
+from tests.shared import bench_module, rulebook
 
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "bench" / "data" / "journal-dev.jsonl"
@@ -23,12 +21,7 @@ OP_KEYS = {
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_journal", REPO / "bench" / "journal.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return bench_module("journal")
 
 
 BENCH = _bench()
