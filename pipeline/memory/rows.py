@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from db.models import FarmProfileRow, UserProfileRow
+from db.repositories.profiles import Candidate
 from pipeline.memory.expertise import upgraded_level
 from pipeline.profiles import Expertise, FarmProfile, UserProfile
 
@@ -83,7 +84,7 @@ def valid(convert: Callable[[R], T], row: R) -> T | None:
         return None
 
 
-def rule_level(row: UserProfileRow) -> Expertise | None:
+def rule_level(row: UserProfileRow | Candidate) -> Expertise | None:
     """The level the expertise rule moves this row to, or None (docs/memory.md)."""
     return upgraded_level(
         row.expertise_level,
