@@ -6,11 +6,14 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run chat test lint typecheck bench lock clean migrate
 
+# Bytecode is compiled once here: a service user who cannot write the tree (or
+# PYTHONDONTWRITEBYTECODE) would otherwise recompile every source on every start.
 $(STAMP): requirements-dev.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
-	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements-dev.lock
+	$(BIN)/uv pip sync --quiet --compile-bytecode --python $(BIN)/python requirements-dev.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	$(BIN)/python -m compileall -q bot db pipeline migrations
 	touch $(STAMP)
 
 run: $(STAMP)

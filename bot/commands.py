@@ -14,8 +14,9 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
 
+from pipeline.actions import HELP_EXAMPLES, ExampleAction
 from pipeline.i18n import Catalog
-from pipeline.types import Language
+from pipeline.types import Button, Language
 
 logger = logging.getLogger(__name__)
 
@@ -77,16 +78,44 @@ def menu(catalog: Catalog, lang: Language, *, operator: bool) -> list[BotCommand
     ]
 
 
-def help_list(catalog: Catalog, lang: Language, *, operator: bool) -> str:
-    """The command list /help ends with; an operator's includes their commands."""
-    lines = [catalog.text(lang, "bot.help_commands")]
-    lines += [
+#: What Stepan can do, in /help's order: one line each with an example
+#: (``help.can.<name>`` in the catalogs).
+CAPABILITIES: tuple[str, ...] = ("record", "plan", "report", "sensors", "advice", "memory")
+
+
+def _lines(catalog: Catalog, lang: Language, commands: tuple[CommandSpec, ...]) -> list[str]:
+    return [
         catalog.text(
             lang, "bot.help_line", command=c.name, description=catalog.text(lang, c.description_key)
         )
-        for c in commands_for(operator=operator)
+        for c in commands
     ]
+
+
+def help_list(catalog: Catalog, lang: Language, *, operator: bool) -> str:
+    """The command list /help ends with; an operator's adds their commands, apart."""
+    lines = [catalog.text(lang, "bot.help_commands")]
+    lines += _lines(catalog, lang, commands_for(operator=False))
+    if operator:
+        lines += ["", catalog.text(lang, "help.operator_commands")]
+        lines += _lines(catalog, lang, tuple(c for c in COMMANDS if c.operator_only))
     return "\n".join(lines)
+
+
+def help_text(catalog: Catalog, lang: Language, intro: str, *, operator: bool) -> str:
+    """/help: the intro (the pipeline's light reply), what Stepan can do with an
+    example each, then the commands from the registry, so none can be missing."""
+    can = "\n".join(catalog.text(lang, f"help.can.{name}") for name in CAPABILITIES)
+    return "\n\n".join((intro, can, help_list(catalog, lang, operator=operator)))
+
+
+def help_buttons(catalog: Catalog, lang: Language) -> tuple[tuple[Button, ...], ...]:
+    """Two rows of two: each button runs its example as a message (ExampleAction)."""
+    buttons = [
+        Button(catalog.text(lang, f"help.button.{name}"), ExampleAction(name))
+        for name in HELP_EXAMPLES
+    ]
+    return tuple(tuple(buttons[i : i + 2]) for i in range(0, len(buttons), 2))
 
 
 async def set_commands(bot: Bot, catalog: Catalog, operators: frozenset[int]) -> None:

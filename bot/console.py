@@ -109,6 +109,9 @@ class Console:
             )
             if call.chat_id is not None and isinstance(message_id, int):
                 self._last = (call.chat_id, message_id)
+        elif call.method in ("sendDocument", "sendPhoto") and call.params.get("caption"):
+            # A file's text is its caption: the reply says what the file is.
+            out.write(f"Степан: {call.params['caption']}\n")
         elif call.method == "answerCallbackQuery" and call.params.get("text"):
             out.write(f"  ⓘ {call.params['text']}\n")
         for upload in call.files.values():

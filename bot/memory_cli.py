@@ -25,16 +25,6 @@ from pipeline.memory.syncing import FlushResult
 MAX_SYNC_ROUNDS = 50
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    memory = sub.add_parser("memory", help="the memory-service copy: status, sync, pull, retry")
-    commands = memory.add_subparsers(dest="memory_command", required=True)
-    commands.add_parser("status", help="breaker, backlog by state, dead letters with reasons")
-    commands.add_parser("sync", help="flush the outbox now and print what was sent")
-    pull = commands.add_parser("pull", help="hydrate one farmer from the memory-service")
-    pull.add_argument("user_id", help="Stepan's id of the farmer, e.g. tg:123456 (or 123456)")
-    commands.add_parser("retry-dead", help="requeue dead letters after a fix")
-
-
 async def run(settings: Settings, args: argparse.Namespace, out: TextIO) -> int:
     engine = create_engine(settings.stepan.database_url)
     http = httpx.AsyncClient(timeout=TIMEOUT_S)

@@ -36,7 +36,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
-from db.repositories import handoffs, inbox, interactions, jobs, recall
+from db.repositories import jobs
 from db.uow import Database
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.clock import Clock, utcnow
@@ -47,11 +47,10 @@ from pipeline.memory.learner import ProfileLearner
 from pipeline.memory.sweep import ExpertiseSweep
 from pipeline.memory.syncing import MemorySync
 from pipeline.recall import Conversations
+from pipeline.retention import TextRetention
 
 logger = logging.getLogger(__name__)
 
-#: Raw message text is kept this long; routing metadata stays (AGENT-PLAN seed).
-RAW_TEXT_RETENTION = timedelta(days=7)
 #: One outbox_flush run sends at most this many rows; the next run goes on.
 MAX_FLUSH_PER_RUN = 5000
 
@@ -187,22 +186,10 @@ def default_jobs(
             if not (result.sent and result.pending) or sent >= MAX_FLUSH_PER_RUN:
                 return f"sent {sent}, failed {failed}, pending {result.pending}"
 
+    retention = TextRetention(db, clock=clock)
+
     async def text_retention() -> str:
-        async with db.write() as session:
-            cleared = await interactions.drop_text_before(session, clock() - RAW_TEXT_RETENTION)
-            # An offer to a peer nobody answered keeps its question no longer either.
-            expired = await handoffs.expire_offers_before(session, clock() - RAW_TEXT_RETENTION)
-            # Handled updates are kept a week to recognise a redelivery (Telegram
-            # retries for a day at most), then forgotten.
-            forgotten = await inbox.drop_done_before(session, clock() - RAW_TEXT_RETENTION)
-            # Remembered answers hold the farmer's data too (shortcuts last minutes).
-            await recall.drop_answers_before(session, clock() - RAW_TEXT_RETENTION)
-            await jobs.drop_slots_before(session, clock() - RAW_TEXT_RETENTION)
-        return (
-            f"cleared {cleared}"
-            + (f", offers {expired}" if expired else "")
-            + (f", updates {forgotten}" if forgotten else "")
-        )
+        return (await retention.run()).describe()
 
     minute = timedelta(minutes=1)
     specs = [

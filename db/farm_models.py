@@ -93,7 +93,9 @@ class OperationDraftRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
-    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    farm_id: Mapped[str] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), index=True
+    )
     chat_id: Mapped[int] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
     payload: Mapped[dict[str, Any]] = mapped_column(Json)
@@ -139,7 +141,7 @@ class OperationRow(Base):
     author: Mapped[str] = mapped_column(String(64))
     #: Set while the operation waits for an operator to approve an unknown name.
     pending_term_id: Mapped[int | None] = mapped_column(
-        ForeignKey("pending_terms.id", ondelete="SET NULL")
+        ForeignKey("pending_terms.id", ondelete="SET NULL"), index=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
@@ -149,6 +151,9 @@ class SensorReadingRow(Base):
     __table_args__ = (
         UniqueConstraint("farm_id", "sensor_id", "sensor_type", "measured_at"),
         Index("ix_sensor_readings_farm_type_time", "farm_id", "sensor_type", "measured_at"),
+        # The sensor watch (pipeline/farm/alerts.py) starts from the farms that sent
+        # readings lately: one range over the recent window, read from the index alone.
+        Index("ix_sensor_readings_recent", "measured_at", "farm_id", "sensor_type"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
@@ -192,7 +197,12 @@ class AlertRow(Base):
     (kind "silent", closed by its next reading). pipeline/farm/alerts.py."""
 
     __tablename__ = "alerts"
-    __table_args__ = (Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),)
+    __table_args__ = (
+        Index("ix_alerts_open", "farm_id", "sensor_type", "field_id", "ended_at"),
+        # The watcher's messages due (db/repositories/sensor_watch.py due_alerts): open
+        # and untold (NULL, NULL), or ended lately (a range of ended_at).
+        Index("ix_alerts_due", "ended_at", "notified_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
@@ -217,6 +227,8 @@ class FarmTokenRow(Base):
     __tablename__ = "farm_tokens"
 
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    farm_id: Mapped[str] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), index=True
+    )
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())

@@ -113,7 +113,8 @@ class LearningRow(Base):
     source: Mapped[str] = mapped_column(String(16))  # negative | fixit | correction
     intent: Mapped[str | None] = mapped_column(String(32))
     rule: Mapped[str] = mapped_column(Text)
-    trace_id: Mapped[str | None] = mapped_column(String(32))
+    #: The reply it was learned from: a second 👎 on it finds this one (an index).
+    trace_id: Mapped[str | None] = mapped_column(String(32), index=True)
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), index=True
     )

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     false,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -112,6 +113,15 @@ class InteractionRow(Base):
         # alone, and latency percentiles walked in order per mode, never sorted.
         Index("ix_interactions_stats", "created_at", "mode", "eval_warnings", "crew_size"),
         Index("ix_interactions_latency", "mode", "latency_ms", "created_at"),
+        # Text retention (bot/retention.py): only rows that still hold their text, so
+        # each chunk finds the next expired ones without walking the cleared millions.
+        Index(
+            "ix_interactions_text_kept",
+            "created_at",
+            "id",
+            sqlite_where=text("text IS NOT NULL"),
+            postgresql_where=text("text IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
@@ -127,9 +137,8 @@ class InteractionRow(Base):
     reason: Mapped[str] = mapped_column(String(128))
     latency_ms: Mapped[float] = mapped_column(Float)
     text: Mapped[str | None] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), server_default=_now(), index=True
-    )
+    # Periods of created_at are read through ix_interactions_stats (it leads with it).
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     #: Eval rules (docs/learning.md): failed warnings and infos, the failed rule ids;
     #: None for rows written before the rules existed.
     eval_warnings: Mapped[int | None] = mapped_column(Integer)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
@@ -117,6 +118,18 @@ class RefreshAction:
     trace_id: str
 
 
+#: The buttons under /help: each runs its example (``help.try.<name>``) as a message.
+HelpExample = Literal["report", "chart", "plan", "sensors"]
+HELP_EXAMPLES: tuple[HelpExample, ...] = ("report", "chart", "plan", "sensors")
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleAction:
+    """«📊 Звіт за місяць» under /help: answered as if the example had been typed."""
+
+    example: HelpExample
+
+
 Action = (
     JournalAction
     | StyleAction
@@ -127,4 +140,5 @@ Action = (
     | FeedbackReasonAction
     | CorrectionAction
     | RefreshAction
+    | ExampleAction
 )

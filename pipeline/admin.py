@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from typing import get_args
 
 from pipeline.farm.localtime import valid_zone
+from pipeline.i18n import Catalog
+from pipeline.memory.rows import InvalidProfile
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, AlertThresholds, Phase
+from pipeline.types import Language
 
 PHASES: tuple[str, ...] = get_args(Phase)
 #: "auto" gives a locked level or phase back to the rules (docs/memory.md).
@@ -127,3 +130,25 @@ def parse_farm_edit(args: str) -> Edit:
     if not math.isfinite(number):  # "inf", "nan", "1e999"
         raise AdminError("admin.not_a_number", key=key)
     return Edit(target, key, number)
+
+
+def refusal_text(error: ValueError, catalog: Catalog, lang: Language) -> str | None:
+    """Why a profile change was refused, in words: the field named as a person says it
+    (``admin.field.*``) and the rule it broke (``admin.problem.*``), never pydantic's
+    English (issue 16 point 3). None for an error that is not a refused profile value."""
+    if not isinstance(error, InvalidProfile):
+        return None
+    parts: list[str] = []
+    for problem in error.problems:
+        field_key = f"admin.field.{problem.field.rsplit('.', 1)[-1]}"
+        if not catalog.has(lang, field_key):
+            field_key = "admin.field.other"
+        kind_key = f"admin.problem.{problem.kind}"
+        if not catalog.has(lang, kind_key):
+            kind_key = "admin.problem.other"
+        limit = problem.limit
+        if isinstance(limit, int | float) and not isinstance(limit, bool):
+            limit = catalog.number(lang, limit)
+        parts.append(catalog.text(lang, kind_key, field=catalog.text(lang, field_key), limit=limit))
+    other = catalog.text(lang, "admin.field.other")
+    return "; ".join(parts) or catalog.text(lang, "admin.problem.other", field=other)

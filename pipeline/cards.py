@@ -12,6 +12,7 @@ from pipeline.naming import FarmNames, readable_id
 from pipeline.platform_status import Check
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.text import clean_input
+from pipeline.status_text import joined
 from pipeline.types import Language
 
 DATE_TIME = "%d.%m.%Y %H:%M"
@@ -193,8 +194,19 @@ _ICONS = {"ok": "✅", "degraded": "⚠️", "down": "❌", "off": "⚪"}
 
 
 def status_card(checks: Sequence[Check], catalog: Catalog, lang: Language) -> str:
+    """/status in words (pipeline/status_text.py): the technical details stay in the log."""
     lines = [catalog.text(lang, "admin.status_header")]
-    lines += [f"{_ICONS[check.state]} {check.name}: {check.detail}" for check in checks]
+    lines += [
+        catalog.text(
+            lang,
+            "status.line" if check.says else "status.line_bare",
+            icon=_ICONS[check.state],
+            service=check.label.render(catalog, lang),
+            state=catalog.text(lang, f"compose.state.{check.state}"),
+            says=joined(check.says, catalog, lang),
+        )
+        for check in checks
+    ]
     return "\n".join(lines)
 
 

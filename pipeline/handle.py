@@ -1,13 +1,10 @@
-"""handle_message: one message in, one reply out, in the seed's order (section 2).
-
+"""handle_message: one message in, one reply out, in the seed's order (section 2):
 gate.pre_check -> profiles.load -> classify -> light | deep -> reflection ->
-interactions.record -> gate.release (finally). Every step has a fallback; nothing
-raises out of handle_message (seed section 10).
-
-The pipeline owns its transactions: each step that touches the database opens its
-own short one through the service it calls (docs/ARCHITECTURE.md, "Transactions"),
-so no transaction is open while a reply is composed or an LLM is waited for.
-"""
+interactions.record -> gate.release (finally). Every step has a fallback; nothing raises
+out of handle_message (seed section 10). The pipeline owns its transactions: each step
+that touches the database opens its own short one through the service it calls
+(docs/ARCHITECTURE.md, "Transactions"), so none is open while a reply is composed or
+an LLM is waited for."""
 
 from __future__ import annotations
 
@@ -20,8 +17,10 @@ from typing import Protocol
 
 from pipeline import gate, reflection
 from pipeline.actions import (
+    HELP_EXAMPLES,
     Action,
     CorrectionAction,
+    ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
     HandoffAction,
@@ -404,6 +403,9 @@ class Pipeline:
                     if asked:
                         return await self.handle_message(replace(incoming, text=asked), fresh=True)
                     return Reply(self.catalog.text(lang, "recall.refresh_gone"))
+                case ExampleAction(example=example) if example in HELP_EXAMPLES:
+                    text = self.catalog.text(lang, f"help.try.{example}")
+                    return await self.handle_message(replace(incoming, text=text))
                 case StyleAction(style=style) if style in STYLES:
                     if await self._editor.set_style(incoming.user_id, style):
                         adverb = self.catalog.text(lang, f"actions.adverb.{style}")

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from pipeline.farm.localtime import DEFAULT_TIMEZONE, valid_zone
 from pipeline.intents import Intent
@@ -132,7 +133,10 @@ class AlertThresholds(_Model):
     @model_validator(mode="after")
     def _ordered(self) -> AlertThresholds:
         if self.temperature_min >= self.temperature_max:
-            raise ValueError("temperature_min must be below temperature_max")
+            # Its own error type, so the operator reads it in words (admin.problem.*).
+            raise PydanticCustomError(
+                "temperature_order", "temperature_min must be below temperature_max"
+            )
         return self
 
 

@@ -8,7 +8,7 @@ from aiogram.filters import CommandObject
 from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
 
 from bot.handlers._common import load_profile, user_language
-from pipeline.admin import AdminError, Edit, parse_target
+from pipeline.admin import AdminError, Edit, parse_target, refusal_text
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileLoader
 from pipeline.types import Language
@@ -29,10 +29,23 @@ def target_of(message: Message, explicit: int | None) -> int | None:
 
 
 async def card_text(
-    profiles: ProfileLoader, catalog: Catalog, user: int, lang: Language, render: CardText
+    profiles: ProfileLoader,
+    catalog: Catalog,
+    user: int,
+    lang: Language,
+    render: CardText,
+    *,
+    own: bool = False,
 ) -> str | None:
+    """The card of ``user``; None for someone Stepan does not know, except the
+    operator's own card (``own``), shown with a note even before they wrote."""
     loaded = await load_profile(profiles, f"tg:{user}")
-    return await render(loaded, catalog, lang) if loaded.known else None
+    if loaded.known:
+        return await render(loaded, catalog, lang)
+    if not own:
+        return None
+    card = await render(loaded, catalog, lang)
+    return f"{card}\n\n{catalog.text(lang, 'admin.own_card_new')}"
 
 
 async def answer_card(
@@ -53,7 +66,12 @@ async def answer_card(
         await message.answer(catalog.text(lang, usage_key))
         return
     user = target_of(message, explicit)
-    card = await card_text(profiles, catalog, user, lang, render) if user is not None else None
+    own = user is not None and message.from_user is not None and user == message.from_user.id
+    card = (
+        await card_text(profiles, catalog, user, lang, render, own=own)
+        if user is not None
+        else None
+    )
     if user is None or card is None:
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
@@ -73,8 +91,8 @@ async def answer_edit(
 ) -> None:
     """`/<command> [id] <verb> key=value`: parse and validate, find whose it is, apply.
 
-    ``apply`` returns False for an unknown user and raises ValueError (its message
-    shown to the operator) for a value the profile rejects."""
+    ``apply`` returns False for an unknown user, raises InvalidProfile for a value the
+    profile rejects (worded from the catalogs) or AdminError with a catalog key."""
     lang = user_language(message.from_user)
     try:
         edit = parse(command.args or "")
@@ -84,7 +102,13 @@ async def answer_edit(
     user = target_of(message, edit.target)
     try:
         applied = user is not None and await apply(user, edit)
+    except AdminError as error:
+        await message.answer(catalog.text(lang, error.key, **error.params))
+        return
     except ValueError as error:
-        await message.answer(catalog.text(lang, "admin.invalid", reason=str(error)))
+        reason = refusal_text(error, catalog, lang)
+        if reason is None:
+            raise
+        await message.answer(catalog.text(lang, "admin.invalid", reason=reason))
         return
     await message.answer(catalog.text(lang, "admin.saved" if applied else "admin.no_user"))

@@ -9,6 +9,7 @@ from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, user_language
 from bot.keyboards.pipeline import (
     CorrectionCD,
+    ExampleCD,
     FeedbackCD,
     FeedbackReasonCD,
     HandoffCD,
@@ -118,9 +119,10 @@ async def on_learning(
 @router.callback_query(StyleCD.filter())
 @router.callback_query(OnboardingCD.filter())
 @router.callback_query(RefreshCD.filter())
+@router.callback_query(ExampleCD.filter())
 async def on_action(
     query: CallbackQuery,
-    callback_data: StyleCD | OnboardingCD | RefreshCD,
+    callback_data: StyleCD | OnboardingCD | RefreshCD | ExampleCD,
     bot: Bot,
     pipeline: Pipeline,
     profile_editor: ProfileEditor,

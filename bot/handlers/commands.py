@@ -1,5 +1,6 @@
 """/start and /help: light intents, answered through the pipeline like any text;
-/help then lists the commands (bot/commands.py) the asker may use."""
+/help then teaches: what Stepan can do with an example each, the commands the asker
+may use (bot/commands.py), and buttons that run the common requests."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import Message, Update
 
-from bot.commands import help_list
+from bot.commands import help_buttons, help_text
 from bot.config import Settings
 from bot.handlers._common import answer_text, deliver, text_incoming, user_language
 from pipeline.handle import Pipeline
@@ -35,7 +36,14 @@ async def on_help(
     incoming = text_incoming(message, trace_id, settings, event_update)
     if incoming is None:
         return
+    # Through the pipeline like any message (counted, recorded); its light reply is
+    # the intro, the rest comes from the registry (bot/commands.py).
     reply = await pipeline.handle_message(incoming)
-    commands = help_list(catalog, user_language(message.from_user), operator=incoming.is_operator)
-    reply = replace(reply, text=f"{reply.text}\n\n{commands}")
-    await deliver(bot, profile_editor, incoming, reply)
+    lang = user_language(message.from_user)
+    text = help_text(catalog, lang, reply.text, operator=incoming.is_operator)
+    await deliver(
+        bot,
+        profile_editor,
+        incoming,
+        replace(reply, text=text, buttons=help_buttons(catalog, lang)),
+    )

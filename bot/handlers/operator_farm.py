@@ -11,9 +11,9 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
 from bot.handlers._common import load_profile, user_language
-from bot.keyboards.admin import FarmCD, FarmIotCD, farm_keyboard
+from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, farm_keyboard
 from bot.render import edit_text
-from pipeline.admin import AUTO, SENSOR_SWITCH, Edit, parse_farm_edit
+from pipeline.admin import AUTO, SENSOR_SWITCH, AdminError, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
 from pipeline.i18n import Catalog
@@ -61,7 +61,7 @@ async def on_farm_update(
         if edit.key == "region":
             region = regions.read(str(edit.value))
             if region is None:
-                raise ValueError(f"no oblast in {edit.value!r}")
+                raise AdminError("admin.bad_region", value=str(edit.value))
             return await regions.set(f"tg:{user}", region)
         await profile_editor.update_farm(f"tg:{user}", **{edit.key: edit.value})
         return True
@@ -84,7 +84,7 @@ async def on_farm(
         catalog,
         render=_renderer(names),
         keyboard=farm_keyboard,
-        usage_key="admin.usage_update",
+        usage_key="admin.usage_farm",
     )
 
 
@@ -128,3 +128,24 @@ async def on_farm_button(
     if card is not None and query.message is not None:
         keyboard = farm_keyboard(callback_data.user, catalog, lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)
+
+
+@router.callback_query(FarmCardCD.filter())
+async def on_farm_card_button(
+    query: CallbackQuery,
+    callback_data: FarmCardCD,
+    profiles: ProfileLoader,
+    names: NameBook,
+    catalog: Catalog,
+) -> None:
+    """«🌾 Зоря» under /pending: that farmer's farm card, as /farm <id> shows it."""
+    await query.answer()
+    lang = user_language(query.from_user)
+    card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
+    if query.message is None:
+        return
+    if card is None:
+        await query.message.answer(catalog.text(lang, "admin.no_user"))
+        return
+    keyboard = farm_keyboard(callback_data.user, catalog, lang)
+    await query.message.answer(card, reply_markup=keyboard)

@@ -55,7 +55,7 @@ async def on_profile(
         catalog,
         render=_render,
         keyboard=profile_keyboard,
-        usage_key="admin.usage_set",
+        usage_key="admin.usage_profile",
     )
 
 

@@ -8,8 +8,8 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
-from pipeline.admin import parse_row_id
-from pipeline.farm.terms import TermError, TermReview
+from pipeline.admin import parse_row_id, parse_target
+from pipeline.farm.terms import FarmTerms, TermError, TermReview
 from pipeline.i18n import Catalog
 from pipeline.types import Language
 
@@ -22,14 +22,17 @@ def _kind(catalog: Catalog, lang: Language, kind: str) -> str:
 
 @router.message(Command("pending"))
 async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> None:
+    """Grouped by farm, each with the farm's and the farmer's names and a button to
+    its card (issue 16 point 5)."""
     lang = user_language(message.from_user)
-    rows = await terms.pending()
-    if not rows:
+    groups = await terms.pending_by_farm()
+    if not groups:
         await message.answer(catalog.text(lang, "terms.none"))
         return
-    lines = [catalog.text(lang, "terms.header")]
-    for row in rows:
-        lines.append(
+    blocks = [catalog.text(lang, "terms.header")]
+    for group in groups:
+        lines = [_farm_line(group, catalog, lang)]
+        lines += [
             catalog.text(
                 lang,
                 "terms.item",
@@ -39,8 +42,31 @@ async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> N
                 times=catalog.plural(lang, "plural.times", row.times_seen),
                 message=row.first_message[:80],
             )
-        )
-    await message.answer("\n".join(lines), reply_markup=terms_keyboard([row.id for row in rows]))
+            for row in group.terms
+        ]
+        blocks.append("\n".join(lines))
+    owners = [(_telegram_id(g.user_id), _farm_name(g, catalog, lang)) for g in groups]
+    term_ids = [row.id for group in groups for row in group.terms]
+    await message.answer(
+        "\n\n".join(blocks),
+        reply_markup=terms_keyboard(
+            term_ids, [(user, name) for user, name in owners if user is not None], catalog, lang
+        ),
+    )
+
+
+def _telegram_id(user_id: str | None) -> int | None:
+    number = user_id.removeprefix("tg:") if user_id and user_id.startswith("tg:") else ""
+    return parse_target(number) if number else None
+
+
+def _farm_name(group: FarmTerms, catalog: Catalog, lang: Language) -> str:
+    return group.farm_name or catalog.text(lang, "terms.farm_unnamed")
+
+
+def _farm_line(group: FarmTerms, catalog: Catalog, lang: Language) -> str:
+    farmer = group.user_name or catalog.text(lang, "terms.farmer_unknown")
+    return catalog.text(lang, "terms.farm", farm=_farm_name(group, catalog, lang), farmer=farmer)
 
 
 async def _decide(

@@ -13,7 +13,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.commands import OPERATOR_ONLY
 from bot.handlers._common import user_language
 from bot.handlers.operator_learning import LearningCD
-from bot.keyboards.admin import FarmCD, FarmIotCD, ProfileCD, TermCD
+from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, ProfileCD, TermCD
 from pipeline.i18n import Catalog
 
 router = Router(name=__name__)
@@ -27,6 +27,7 @@ async def refuse_command(message: Message, catalog: Catalog) -> None:
 @router.callback_query(ProfileCD.filter())
 @router.callback_query(FarmCD.filter())
 @router.callback_query(FarmIotCD.filter())
+@router.callback_query(FarmCardCD.filter())
 @router.callback_query(TermCD.filter())
 @router.callback_query(LearningCD.filter())
 async def refuse_button(query: CallbackQuery, catalog: Catalog) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from aiogram.filters.callback_data import CallbackData
@@ -74,10 +75,24 @@ class TermCD(CallbackData, prefix="dt"):
     approve: bool
 
 
-def terms_keyboard(term_ids: list[int]) -> InlineKeyboardMarkup:
+class FarmCardCD(CallbackData, prefix="fc"):
+    """«🌾 Зоря»: show the farm card of this farmer (from /pending)."""
+
+    user: TelegramId
+
+
+def terms_keyboard(
+    term_ids: list[int], farms: Sequence[tuple[int, str]], catalog: Catalog, lang: Language
+) -> InlineKeyboardMarkup:
+    """✅ / ❌ per term, then one button per farm (its owner's id, its name) to its card."""
     builder = InlineKeyboardBuilder()
     for term_id in term_ids:
         builder.button(text=f"✅ #{term_id}", callback_data=TermCD(term=term_id, approve=True))
         builder.button(text=f"❌ #{term_id}", callback_data=TermCD(term=term_id, approve=False))
-    builder.adjust(2)
+    for user, name in farms:
+        builder.button(
+            text=catalog.text(lang, "terms.farm_button", farm=name),
+            callback_data=FarmCardCD(user=user),
+        )
+    builder.adjust(*([2] * len(term_ids)), 1)
     return builder.as_markup()

@@ -17,10 +17,12 @@ from pipeline.actions import (
     Action,
     AgronomistAction,
     CorrectionAction,
+    ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
     HandoffAction,
     HandoffChoice,
+    HelpExample,
     JournalAction,
     JournalVerb,
     OnboardingAction,
@@ -106,6 +108,13 @@ class RefreshCD(CallbackData, prefix="rf"):
         return RefreshAction(self.trace)
 
 
+class ExampleCD(CallbackData, prefix="ex"):
+    example: HelpExample
+
+    def to_action(self) -> ExampleAction:
+        return ExampleAction(self.example)
+
+
 ActionCD = (
     StyleCD
     | JournalCD
@@ -116,6 +125,7 @@ ActionCD = (
     | FeedbackReasonCD
     | CorrectionCD
     | RefreshCD
+    | ExampleCD
 )
 
 
@@ -137,6 +147,8 @@ def callback_data(action: Action) -> ActionCD:
             return FeedbackReasonCD(reason=reason, trace=trace)
         case CorrectionAction(trace_id=trace, intent=intent):
             return CorrectionCD(trace=trace, intent=intent)
+        case ExampleAction(example=example):
+            return ExampleCD(example=example)
         case RefreshAction(trace_id=trace):
             return RefreshCD(trace=trace)
         case _:

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import logging
-import uuid
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.types import TelegramObject
 
-trace_id_var: ContextVar[str] = ContextVar("stepan_trace_id", default="-")
+from bot.tracing import TraceLogFilter, new_trace_id, trace_id_var
 
-
-def new_trace_id() -> str:
-    return uuid.uuid4().hex[:16]
+__all__ = ["TraceLogFilter", "TraceMiddleware", "new_trace_id", "trace_id_var"]
 
 
 class TraceMiddleware(BaseMiddleware):
@@ -32,11 +27,3 @@ class TraceMiddleware(BaseMiddleware):
             return await handler(event, data)
         finally:
             trace_id_var.reset(token)
-
-
-class TraceLogFilter(logging.Filter):
-    """Adds ``%(trace_id)s`` to every log record."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.trace_id = trace_id_var.get()
-        return True

@@ -17,6 +17,7 @@ from db.models import (
     OperationDraftRow,
     OperationRow,
     PendingTermRow,
+    UserProfileRow,
 )
 from db.repositories.profiles import insert_ignore
 
@@ -80,6 +81,20 @@ async def note_pending_term(
         )
     )
     return result.scalar_one()
+
+
+async def owners_of(
+    session: AsyncSession, farm_ids: Sequence[str]
+) -> dict[str, tuple[FarmProfileRow, UserProfileRow | None]]:
+    """Each farm with the profile of the farmer it belongs to (None if deleted)."""
+    if not farm_ids:
+        return {}
+    rows = await session.execute(
+        select(FarmProfileRow, UserProfileRow)
+        .outerjoin(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
+        .where(FarmProfileRow.farm_id.in_(list(farm_ids)))
+    )
+    return {farm.farm_id: (farm, user) for farm, user in rows}
 
 
 async def pending_terms(

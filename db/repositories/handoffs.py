@@ -218,7 +218,13 @@ async def figures(session: AsyncSession, *, since: datetime, until: datetime) ->
                 HandoffRow.outcome,
                 func.count(),
             )
-            .where(HandoffRow.created_at >= since, HandoffRow.created_at < until)
+            .where(
+                # Both directions named: the window is read from
+                # ix_handoffs_direction_created, not from the whole table.
+                HandoffRow.direction.in_(("out", "in")),
+                HandoffRow.created_at >= since,
+                HandoffRow.created_at < until,
+            )
             .group_by(
                 HandoffRow.direction,
                 HandoffRow.peer,

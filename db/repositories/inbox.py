@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, or_, select, update
+from sqlalchemy import case, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UpdateInboxRow
@@ -159,12 +159,19 @@ async def last_update_id(session: AsyncSession) -> int | None:
     return int(value) if value is not None else None
 
 
-async def drop_done_before(session: AsyncSession, cutoff: datetime) -> int:
-    """Forget handled updates older than ``cutoff`` (Telegram redelivers for a day at
-    most, so a week of ids is plenty to catch duplicates)."""
+async def drop_done_before(session: AsyncSession, cutoff: datetime, limit: int) -> int:
+    """Forget at most ``limit`` handled updates older than ``cutoff``, the oldest ids
+    first (Telegram redelivers for a day at most, so a week of ids is plenty to catch
+    duplicates). Fewer than ``limit`` forgotten: none are left."""
+    expired = (
+        select(UpdateInboxRow.update_id)
+        .where(UpdateInboxRow.status == DONE, UpdateInboxRow.finished_at < cutoff)
+        .order_by(UpdateInboxRow.update_id)
+        .limit(limit)
+    )
     result = await session.execute(
-        delete(UpdateInboxRow).where(
-            and_(UpdateInboxRow.status == DONE, UpdateInboxRow.finished_at < cutoff)
-        )
+        delete(UpdateInboxRow)
+        .where(UpdateInboxRow.update_id.in_(expired.scalar_subquery()))
+        .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0)

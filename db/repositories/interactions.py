@@ -4,17 +4,28 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import InteractionRow
 
 
-async def drop_text_before(session: AsyncSession, cutoff: datetime) -> int:
-    """Blank the raw text of interactions older than ``cutoff``; metadata stays."""
+async def clear_text_chunk(session: AsyncSession, cutoff: datetime, limit: int) -> int:
+    """Blank the raw text of at most ``limit`` interactions older than ``cutoff``, the
+    oldest first; metadata stays. Returns how many were cleared (fewer than ``limit``:
+    none are left). The rows are found through ``ix_interactions_text_kept``, which
+    holds only rows whose text is still there, so a chunk reads what it clears and
+    not the millions cleared before."""
+    expired = (
+        select(InteractionRow.id)
+        .where(InteractionRow.text.is_not(None), InteractionRow.created_at < cutoff)
+        .order_by(InteractionRow.created_at, InteractionRow.id)
+        .limit(limit)
+    )
     result = await session.execute(
         update(InteractionRow)
-        .where(InteractionRow.created_at < cutoff, InteractionRow.text.is_not(None))
+        .where(InteractionRow.id.in_(expired.scalar_subquery()))
         .values(text=None)
+        .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0)

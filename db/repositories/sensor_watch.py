@@ -1,17 +1,51 @@
-"""The queries behind the alert watcher (pipeline/farm/alerts.py): each probe's newest
-value and what each probe sent lately. Run in the watcher's transaction; never commit."""
+"""The queries behind the alert watcher (pipeline/farm/alerts.py): the farms that sent
+readings lately, each probe's newest value, what each probe sent lately and the
+episodes whose message is due. Run in the watcher's transactions; never commit."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import SensorReadingRow
+from db.models import AlertRow, FarmProfileRow, SensorReadingRow, UserProfileRow
 from db.repositories.reporting import as_utc
+
+
+@dataclass(frozen=True, slots=True)
+class WatchedFarm:
+    """A farm with readings in the window, and what its alerts need of its profile."""
+
+    farm_id: str
+    user_id: str
+    alert_thresholds: dict[str, Any] | None
+
+
+async def farms_with_readings(
+    session: AsyncSession, types: Collection[str], *, since: datetime
+) -> list[WatchedFarm]:
+    """Farms with a reading of one of ``types`` at or after ``since``, by farm id.
+
+    One range over the recent window of readings (``ix_sensor_readings_recent``, read
+    from the index alone), then each of those farms by its key: the cost follows the
+    readings of the window, not the number of farms (a probe per farm was 100,000
+    subqueries at 100,000 farms)."""
+    readings = SensorReadingRow
+    # No DISTINCT: IN already treats the list as a set, and SQLite would walk a whole
+    # index in farm order to make it distinct instead of the window's range.
+    recent = select(readings.farm_id).where(
+        readings.measured_at >= as_utc(since), readings.sensor_type.in_(list(types))
+    )
+    result = await session.execute(
+        select(FarmProfileRow.farm_id, FarmProfileRow.user_id, FarmProfileRow.alert_thresholds)
+        .where(FarmProfileRow.farm_id.in_(recent))
+        .order_by(FarmProfileRow.farm_id)
+    )
+    return [WatchedFarm(r.farm_id, r.user_id, r.alert_thresholds) for r in result]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,3 +137,40 @@ async def probe_activity(
             known.readings + int(count),
         )
     return sorted(probes.values(), key=lambda p: p.sensor_id)
+
+
+@dataclass(frozen=True, slots=True)
+class DueAlert:
+    """An episode whose message is due, and what sending it needs of its farmer."""
+
+    alert: AlertRow
+    user_id: str
+    timezone: str | None
+    language: str
+    active: bool
+
+
+async def due_alerts(session: AsyncSession, *, recovered_since: datetime) -> list[DueAlert]:
+    """Episodes whose message is due, by id: open ones nobody was told of yet, and
+    ones that ended at or after ``recovered_since`` after the farmer was told, whose
+    recovery was not sent. Two reads of ``ix_alerts_due`` (one per kind) instead of
+    one OR over every episode ever opened."""
+    base = (
+        select(
+            AlertRow,
+            FarmProfileRow.user_id,
+            FarmProfileRow.timezone,
+            UserProfileRow.preferred_language,
+            UserProfileRow.active,
+        )
+        .join(FarmProfileRow, FarmProfileRow.farm_id == AlertRow.farm_id)
+        .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
+    )
+    untold = base.where(AlertRow.ended_at.is_(None), AlertRow.notified_at.is_(None))
+    recovered = base.where(
+        AlertRow.ended_at >= recovered_since,
+        AlertRow.notified_at.is_not(None),
+        AlertRow.recovery_notified_at.is_(None),
+    )
+    due = [DueAlert(*row) for query in (untold, recovered) for row in await session.execute(query)]
+    return sorted(due, key=lambda item: item.alert.id)

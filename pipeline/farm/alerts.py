@@ -26,11 +26,16 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import ValidationError
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
-from db.repositories.sensor_watch import newest_per_probe, probe_activity
+from db.models import AlertRow, FieldRow
+from db.repositories.sensor_watch import (
+    due_alerts,
+    farms_with_readings,
+    newest_per_probe,
+    probe_activity,
+)
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.alert_rules import (
@@ -172,23 +177,12 @@ class AlertWatcher:
         return max(self._max_age, self._policy.silent_lookback)
 
     async def _farms(self, now: datetime) -> list[_Farm]:
-        readings = SensorReadingRow
-        recent = exists().where(
-            readings.farm_id == FarmProfileRow.farm_id,
-            readings.sensor_type.in_(list(self._types.types)),
-            readings.measured_at >= now - self._lookback(),
-        )
         async with self._db.read() as session:
-            result = await session.execute(
-                select(
-                    FarmProfileRow.farm_id, FarmProfileRow.user_id, FarmProfileRow.alert_thresholds
-                )
-                .where(recent)
-                .order_by(FarmProfileRow.farm_id)
+            farms = await farms_with_readings(
+                session, list(self._types.types), since=now - self._lookback()
             )
-            rows = result.all()
         return [
-            _Farm(r.farm_id, r.user_id, thresholds_of(r.alert_thresholds, r.farm_id)) for r in rows
+            _Farm(f.farm_id, f.user_id, thresholds_of(f.alert_thresholds, f.farm_id)) for f in farms
         ]
 
     async def _update_episodes(self, farm: _Farm, now: datetime) -> tuple[int, int]:
@@ -251,33 +245,19 @@ class AlertWatcher:
     # -- messages -----------------------------------------------------------------------
 
     async def _pending(self, now: datetime) -> list[_Pending]:
-        told = AlertRow.notified_at.is_not(None)
-        alert_due = AlertRow.ended_at.is_(None) & AlertRow.notified_at.is_(None)
-        recovery_due = (
-            told
-            & AlertRow.ended_at.is_not(None)
-            & AlertRow.recovery_notified_at.is_(None)
-            & (AlertRow.ended_at >= now - RECOVERY_MAX_AGE)
-        )
         async with self._db.read() as session:
-            result = await session.execute(
-                select(AlertRow, FarmProfileRow.user_id, FarmProfileRow.timezone, UserProfileRow)
-                .join(FarmProfileRow, FarmProfileRow.farm_id == AlertRow.farm_id)
-                .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
-                .where(alert_due | recovery_due)
-                .order_by(AlertRow.id)
+            due = await due_alerts(session, recovered_since=now - RECOVERY_MAX_AGE)
+        return [
+            _Pending(
+                item.alert,
+                item.user_id,
+                "en" if item.language == "en" else "uk",
+                item.timezone,
+                recovery=item.alert.ended_at is not None,
             )
-            return [
-                _Pending(
-                    alert,
-                    user_id,
-                    "en" if user.preferred_language == "en" else "uk",
-                    timezone,
-                    recovery=alert.ended_at is not None,
-                )
-                for alert, user_id, timezone, user in result.all()
-                if user.active and telegram_chat(user_id) is not None
-            ]
+            for item in due
+            if item.active and telegram_chat(item.user_id) is not None
+        ]
 
     async def _notify(self, now: datetime) -> tuple[int, int]:
         pending = await self._pending(now)

@@ -93,17 +93,16 @@ async def farm_dictionary(
 
 
 def _op_payload(
-    parsed: ParsedOperation, pending: Mapping[str, int], dictionary: Dictionary, lang: Language
+    parsed: ParsedOperation, text: str, dictionary: Dictionary, lang: Language
 ) -> dict[str, Any]:
     body = asdict(parsed)
     body["op_date"] = parsed.op_date.isoformat()
     body["unknown_terms"] = [list(item) for item in parsed.unknown_terms]
-    # "kind:term" -> pending term id, for this operation's unknown names.
-    body["pending"] = {
-        key: pending[key]
-        for kind, term in parsed.unknown_terms
-        if (key := f"{kind}:{term}") in pending
-    }
+    # "kind:term" -> pending term id, for this operation's unknown names. 0 until the
+    # farmer confirms the card: only then does the name go to the operators' review
+    # (issue 16 point 5), so a cancelled or ignored card leaves nothing to review.
+    body["pending"] = {f"{kind}:{term}": 0 for kind, term in parsed.unknown_terms}
+    body["message"] = text[:500]
     # What the card shows: the names the farm uses, not ids.
     body["names"] = op_names(body, dictionary, lang)
     return body
@@ -171,15 +170,8 @@ class Journal:
             farm_id = await self._farms.ensure_farm(user_id)
             if farm_id is None:
                 return Proposal(None, "none")
-        pending: dict[str, int] = {}
         async with self._db.write() as session:
-            for op in parsed.operations:
-                for kind, term in op.unknown_terms:
-                    if f"{kind}:{term}" not in pending:
-                        row = await repo.note_pending_term(session, farm_id, kind, term, text)
-                        pending[f"{kind}:{term}"] = row.id
-            pending_count = await repo.pending_count_of(session, farm_id) if pending else None
-            ops = [_op_payload(op, pending, dictionary, lang) for op in parsed.operations]
+            ops = [_op_payload(op, text, dictionary, lang) for op in parsed.operations]
             seen = await self._recent(session, user_id, now)
             for body in ops:
                 body["duplicate"] = duplicates.is_repeat(body, seen)
@@ -193,9 +185,6 @@ class Journal:
                 created_at=now,
             )
             draft_id = draft.id
-        if pending_count is not None:
-            # Through the memory layer, so the cache and the memory-service follow.
-            await self._farms.update_farm(user_id, dict_pending_count=pending_count)
         reply = Reply(
             self._cards.card(ops, lang),
             self._buttons(draft_id, ops, lang),
@@ -275,9 +264,12 @@ class Journal:
                     ops[i]["duplicate"] = duplicates.is_repeat(ops[i], seen)
                 todo = [i for i in todo if not ops[i]["duplicate"]]
             written = 0
+            noted = False
             for i in todo:
+                noted = await self._note_terms(session, draft.farm_id, ops[i]) or noted
                 written += await self._write(session, draft, i, ops[i], now)
                 ops[i]["written"], ops[i]["duplicate"] = True, False
+            pending_count = await repo.pending_count_of(session, draft.farm_id) if noted else None
             done = all(op.get("written") for op in ops)
             draft.payload = {"ops": ops}  # a new object: the JSON column sees the change
             if done:
@@ -292,6 +284,9 @@ class Journal:
                 fields=[field for op in ops_written for field in duplicates.op_fields(op)],
                 crops=[op.get("crop_id") for op in ops_written],
             )
+        if pending_count is not None:
+            # Through the memory layer, so the cache and the memory-service follow.
+            await self._farms.update_farm(user_id, dict_pending_count=pending_count)
         if done and todo and not written:
             # The rows were there already (the same message, redelivered, on another card).
             return Decision(Reply(self._closing(ops, lang, "journal.already_written")), 0)
@@ -305,6 +300,22 @@ class Journal:
         if done:
             return Reply(self._closing(ops, lang, "journal.written"))
         return Reply(self._cards.card(ops, lang), self._buttons(draft_id, ops, lang))
+
+    @staticmethod
+    async def _note_terms(session: AsyncSession, farm_id: str, body: dict[str, Any]) -> bool:
+        """The confirmed operation's unknown names go to the operators' review now."""
+        pending: dict[str, int] = dict(body.get("pending", {}))
+        noted = False
+        for key, term_id in pending.items():
+            if term_id:
+                continue  # a card of an older version noted it when it was shown
+            kind, _, term = key.partition(":")
+            row = await repo.note_pending_term(
+                session, farm_id, kind, term, str(body.get("message", ""))
+            )
+            pending[key], noted = row.id, True
+        body["pending"] = pending
+        return noted
 
     async def _write(
         self,

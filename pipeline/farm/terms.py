@@ -41,6 +41,18 @@ class TermError(ValueError):
         self.key = key
 
 
+@dataclass(frozen=True, slots=True)
+class FarmTerms:
+    """One farm's pending terms and whose farm it is."""
+
+    farm_id: str
+    farm_name: str | None
+    #: The farmer's id ("tg:1001"); None if the farm's profile is gone.
+    user_id: str | None
+    user_name: str | None
+    terms: tuple[PendingTermRow, ...]
+
+
 class TermReview:
     def __init__(self, db: Database, farms: FarmWriter) -> None:
         self._db = db
@@ -49,6 +61,29 @@ class TermReview:
     async def pending(self, limit: int = 20) -> list[PendingTermRow]:
         async with self._db.read() as session:
             return list(await repo.pending_terms(session))[:limit]
+
+    async def pending_by_farm(self, limit: int = 20) -> list[FarmTerms]:
+        """The pending terms grouped by farm, each with whose farm it is (issue 16
+        point 5): an operator sees the farm's and the farmer's names, not a mix."""
+        async with self._db.read() as session:
+            rows = list(await repo.pending_terms(session))[:limit]
+            owners = await repo.owners_of(session, sorted({row.farm_id for row in rows}))
+        groups: dict[str, list[PendingTermRow]] = {}
+        for row in rows:
+            groups.setdefault(row.farm_id, []).append(row)
+        out: list[FarmTerms] = []
+        for farm_id, terms in groups.items():
+            farm, user = owners.get(farm_id, (None, None))
+            out.append(
+                FarmTerms(
+                    farm_id=farm_id,
+                    farm_name=farm.farm_name if farm is not None else None,
+                    user_id=farm.user_id if farm is not None else None,
+                    user_name=user.name if user is not None else None,
+                    terms=tuple(terms),
+                )
+            )
+        return out
 
     async def approve(self, term_id: int, canonical: str | None = None) -> PendingTermRow:
         """TermError (nothing changed) for an unknown, decided or badly named term."""

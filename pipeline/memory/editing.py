@@ -24,10 +24,10 @@ from pipeline.memory.rows import (
     FARM_EDITABLE,
     FARM_NESTED,
     USER_EDITABLE,
-    explain,
     farm_columns,
     farm_from_row,
     rule_level,
+    invalid,
     user_from_row,
     validate_farm,
     validate_user,
@@ -236,7 +236,7 @@ class ProfileEditor(ProfileWriter):
                 return await change(session, self._clock())
         except ValueError as exc:
             if isinstance(exc, ValidationError):
-                raise ValueError(explain(exc)) from None
+                raise invalid(exc) from None
             raise
         except Exception:
             logger.exception("memory: %s failed user=%s", what, user_id)

@@ -4,11 +4,13 @@ Pure functions: no session, no transaction."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from db.models import FarmProfileRow, UserProfileRow
+from db.repositories.profiles import Candidate
 from pipeline.memory.expertise import upgraded_level
 from pipeline.profiles import Expertise, FarmProfile, UserProfile
 
@@ -82,7 +84,7 @@ def valid(convert: Callable[[R], T], row: R) -> T | None:
         return None
 
 
-def rule_level(row: UserProfileRow) -> Expertise | None:
+def rule_level(row: UserProfileRow | Candidate) -> Expertise | None:
     """The level the expertise rule moves this row to, or None (docs/memory.md)."""
     return upgraded_level(
         row.expertise_level,
@@ -90,6 +92,43 @@ def rule_level(row: UserProfileRow) -> Expertise | None:
         known_intents=row.known_intents or [],
         locked=row.expertise_locked,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a profile change was refused, for the catalogs to word
+    (``admin.field.<field>`` and ``admin.problem.<kind>``; pipeline/admin_words.py)."""
+
+    field: str
+    #: pydantic's error type ("less_than_equal", "string_too_long") or our own
+    #: ("temperature_order").
+    kind: str
+    #: The bound broken, when there is one (100 for "at most 100").
+    limit: Any = None
+
+
+class InvalidProfile(ValueError):
+    """A change the profile refuses: the English line for the log, the problems for
+    the person who typed it."""
+
+    def __init__(self, message: str, problems: tuple[Problem, ...]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+_LIMITS = ("le", "ge", "lt", "gt", "max_length", "min_length")
+
+
+def invalid(exc: ValidationError) -> InvalidProfile:
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False):
+        loc = [str(part) for part in error["loc"]]
+        if len(loc) > 1 and loc[0] in _NESTED_GROUPS:
+            loc = loc[1:]
+        ctx = error.get("ctx") or {}
+        limit = next((ctx[name] for name in _LIMITS if name in ctx), None)
+        problems.append(Problem(".".join(loc), str(error["type"]), limit))
+    return InvalidProfile(explain(exc), tuple(problems))
 
 
 def explain(exc: ValidationError) -> str:
@@ -108,7 +147,7 @@ def validate_user(base: UserProfile, changes: dict[str, Any]) -> UserProfile:
     try:
         return UserProfile.model_validate({**base.model_dump(), **changes})
     except ValidationError as exc:
-        raise ValueError(explain(exc)) from None
+        raise invalid(exc) from None
 
 
 def validate_farm(base: FarmProfile, changes: dict[str, Any]) -> FarmProfile:
@@ -122,4 +161,4 @@ def validate_farm(base: FarmProfile, changes: dict[str, Any]) -> FarmProfile:
     try:
         return FarmProfile.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(explain(exc)) from None
+        raise invalid(exc) from None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 
-from bot.commands import help_list
+from bot.commands import help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD
 from pipeline.actions import OnboardingChoice
 from pipeline.i18n import Catalog
@@ -119,9 +119,9 @@ async def test_start_and_help(
 
     api.push_message(user, "/help", first_name="Марія")
     help_reply = await _reply(api, user, 2)
-    # The help text, then the commands a farmer may use (the registry's list).
-    commands = help_list(catalog, "uk", operator=False)
-    assert help_reply.params["text"] == f"{catalog.text('uk', 'light.help')}\n\n{commands}"
+    # The intro, what Stepan can do, then the commands a farmer may use (the registry).
+    expected = help_text(catalog, "uk", catalog.text("uk", "light.help"), operator=False)
+    assert help_reply.params["text"] == expected
 
     # The command menu was set for both languages at start-up.
     assert {c["command"] for c in api.commands()} >= {"start", "help"}

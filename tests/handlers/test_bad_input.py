@@ -98,8 +98,8 @@ async def test_a_nul_that_bypasses_the_bot_is_stripped_by_the_database_layer(
         ("/approve ²", "terms.usage_approve"),  # str.isdigit() says yes, int() says no
         (f"/reject {BIG}", "terms.usage_reject"),
         ("/reject -5", "terms.usage_reject"),
-        (f"/profile {BIG}", "admin.usage_set"),
-        (f"/farm {BIG}", "admin.usage_update"),
+        (f"/profile {BIG}", "admin.usage_profile"),
+        (f"/farm {BIG}", "admin.usage_farm"),
         (f"/profile {BIG} set preferred_style=brief", "admin.usage_set"),
         (f"/token {BIG}", "sensors.usage_token"),
     ],

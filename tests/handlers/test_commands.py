@@ -4,14 +4,17 @@ handler answers a command missing from it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiogram import Router
 from aiogram.filters import Command
 
-from bot.commands import COMMANDS, OPERATOR_ONLY, help_list, set_commands
+from bot.commands import CAPABILITIES, COMMANDS, OPERATOR_ONLY, help_list, set_commands
 from bot.handlers import build_root_router, refusal
+from bot.keyboards.pipeline import ExampleCD
 from bot.local_session import LocalBot
 from pipeline.i18n import Catalog
-from tests.handlers.conftest import FARMER, OPERATOR, requests
+from tests.handlers.conftest import FARMER, OPERATOR, keyboard, message_id, requests
 
 
 def _commands_handled(router: Router) -> set[str]:
@@ -48,20 +51,57 @@ def test_the_refusal_covers_exactly_the_operator_commands() -> None:
     assert refused == set(OPERATOR_ONLY) == {c.name for c in COMMANDS if c.operator_only}
 
 
-async def test_help_lists_a_farmers_commands(tg: LocalBot, catalog: Catalog) -> None:
+def _help_keyboard(catalog: Catalog, lang: str) -> dict[str, Any]:
+    names = [("report", "chart"), ("plan", "sensors")]
+    return keyboard(
+        *[
+            [(catalog.text(lang, f"help.button.{n}"), ExampleCD(example=n).pack()) for n in row]  # type: ignore[arg-type]
+            for row in names
+        ]
+    )
+
+
+async def test_help_teaches_a_farmer(tg: LocalBot, catalog: Catalog) -> None:
+    """What Stepan can do with one example each, the farmer's commands, and buttons
+    for the common requests (issue 16 point 2)."""
     calls = await tg.say(FARMER, "/help")
     lines = [f"/{c.name} — {catalog.text('uk', c.description_key)}" for c in COMMANDS]
     farmer_lines = [line for line, c in zip(lines, COMMANDS, strict=True) if not c.operator_only]
-    expected = "\n".join([catalog.text("uk", "light.help"), "", "Команди:", *farmer_lines])
-    assert requests(calls) == [("sendMessage", {"chat_id": FARMER, "text": expected})]
+    can = [catalog.text("uk", f"help.can.{name}") for name in CAPABILITIES]
+    expected = "\n\n".join(
+        [catalog.text("uk", "light.help"), "\n".join(can), "\n".join(["Команди:", *farmer_lines])]
+    )
+    assert requests(calls) == [
+        (
+            "sendMessage",
+            {"chat_id": FARMER, "text": expected, "reply_markup": _help_keyboard(catalog, "uk")},
+        )
+    ]
     assert help_list(catalog, "uk", operator=False) == "\n".join(["Команди:", *farmer_lines])
+    # /me and /forget are taught among the capabilities, not only listed.
+    assert "/me" in "\n".join(can) and "/forget" in "\n".join(can)
 
 
 async def test_help_lists_every_command_for_an_operator(tg: LocalBot, catalog: Catalog) -> None:
     [(method, params)] = requests(await tg.say(OPERATOR, "/help", language_code="en"))
     assert method == "sendMessage"
-    listed = params["text"].split("Commands:\n", 1)[1].splitlines()
-    assert listed == [f"/{c.name} — {catalog.text('en', c.description_key)}" for c in COMMANDS]
+    commands = params["text"].split("Commands:\n", 1)[1]
+    farmer, operator = commands.split(f"\n\n{catalog.text('en', 'help.operator_commands')}\n")
+    line = "/{} — {}".format
+    assert farmer.splitlines() == [
+        line(c.name, catalog.text("en", c.description_key)) for c in COMMANDS if not c.operator_only
+    ]
+    assert operator.splitlines() == [
+        line(c.name, catalog.text("en", c.description_key)) for c in COMMANDS if c.operator_only
+    ]
+
+
+async def test_a_help_button_runs_its_example(tg: LocalBot, catalog: Catalog) -> None:
+    [offer] = await tg.say(FARMER, "/help")
+    calls = await tg.press(FARMER, ExampleCD(example="sensors").pack(), message_id(offer))
+    sent = [params for method, params in requests(calls) if method == "sendMessage"]
+    # «яка вологість» from a farm without sensors: the same answer as typed.
+    assert [params["text"] for params in sent] == [catalog.text("uk", "compose.no_iot")]
 
 
 async def test_menus_default_for_everyone_and_per_operator_chat(

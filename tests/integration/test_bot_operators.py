@@ -91,7 +91,8 @@ async def test_operator_sets_expertise_and_it_is_locked(harness: Harness) -> Non
         ("/profile set name=Bob", "admin.bad_key"),
         ("/profile set preferred_style=loud", "admin.bad_value"),
         ("/profile set", "admin.usage_set"),
-        ("/profile abc", "admin.usage_set"),
+        ("/profile abc", "admin.usage_profile"),  # the command's own usage, not set's
+        ("/farm abc", "admin.usage_farm"),
         ("/farm update current_phase=party", "admin.bad_value"),
         ("/farm update soil_moisture_min=lots", "admin.not_a_number"),
         ("/farm update owner=me", "admin.bad_key"),
@@ -107,6 +108,38 @@ async def test_bad_operator_input_gets_a_clear_error(
     expected = catalog.text("uk", expected_key)
     # Placeholders differ by input; compare the fixed part before the first one.
     assert (reply.text or "").startswith(expected.split("{")[0].split("«")[0])
+
+
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        ("/farm update soil_moisture_min=150", ("less_than_equal", "soil_moisture_min", "100")),
+        ("/farm update temperature_max=-70", ("greater_than_equal", "temperature_max", "-60")),
+        ("/farm update temperature_min=45", ("temperature_order", "other", "")),
+    ],
+)
+async def test_a_refused_value_is_named_in_words(
+    harness: Harness, command: str, problem: tuple[str, str, str]
+) -> None:
+    """Not pydantic's «Input should be less than or equal to 100» (issue 16 point 3)."""
+    await harness.say(OPERATOR, "привіт")
+    reply = await harness.say(OPERATOR, command)
+    t = harness.core.pipeline.catalog.text
+    kind, field, limit = problem
+    reason = t("uk", f"admin.problem.{kind}", field=t("uk", f"admin.field.{field}"), limit=limit)
+    assert reply.text == t("uk", "admin.invalid", reason=reason)
+    assert "_" not in (reply.text or "") and "Input" not in (reply.text or "")
+
+
+async def test_profile_without_an_id_is_the_operators_own_card(harness: Harness) -> None:
+    """Even before the operator wrote anything as a farmer (issue 16 point 5)."""
+    reply = await harness.say(OPERATOR, "/profile")
+    t = harness.core.pipeline.catalog.text
+    assert (reply.text or "").startswith("👤") and f"Telegram id: {OPERATOR}" in (reply.text or "")
+    assert (reply.text or "").endswith(t("uk", "admin.own_card_new"))
+    await harness.say(OPERATOR, "привіт")
+    again = await harness.say(OPERATOR, "/profile")
+    assert t("uk", "admin.own_card_new") not in (again.text or "")
 
 
 async def test_unknown_user(harness: Harness) -> None:
@@ -205,7 +238,10 @@ async def test_farm_update_thresholds_validated(harness: Harness) -> None:
     assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
     assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
     bad = await harness.say(OPERATOR, f"/farm {FARMER} update soil_moisture_min=150")
-    assert (bad.text or "").startswith("Не збережено")
+    t = harness.core.pipeline.catalog.text
+    field = t("uk", "admin.field.soil_moisture_min")
+    reason = t("uk", "admin.problem.less_than_equal", field=field, limit="100")
+    assert bad.text == t("uk", "admin.invalid", reason=reason)
     assert (await _farm(harness, FARMER)).alert_thresholds["soil_moisture_min"] == 25.0
 
 
@@ -222,7 +258,7 @@ async def test_farm_update_region_reads_the_oblast(harness: Harness) -> None:
     assert ok.text == harness.core.pipeline.catalog.text("uk", "admin.saved")
     assert (await _farm(harness, FARMER)).region == "poltava"
     bad = await harness.say(OPERATOR, f"/farm {FARMER} update region=Марс")
-    assert (bad.text or "").startswith("Не збережено")
+    assert bad.text == harness.core.pipeline.catalog.text("uk", "admin.bad_region", value="марс")
     assert (await _farm(harness, FARMER)).region == "poltava"
     # The farmer's next sowing question is answered for Poltava's zone.
     reply = await harness.say(FARMER, "коли сіяти озиму пшеницю?")
@@ -297,10 +333,14 @@ async def test_status_lists_jobs(harness: Harness) -> None:
     spec = next(s for s in jobs if s.job_id == "cache_expiry")
     assert await runner.run(spec) == "ok"
     reply = await harness.say(OPERATOR, "/status")
-    assert "✅ job cache_expiry: ok" in (reply.text or "")
-    assert "✅ database:" in (reply.text or "")
-    assert "⚪ memory-service: not configured" in (reply.text or "")
-    assert "⚪ llm: not configured" in (reply.text or "")
+    t, text = harness.core.pipeline.catalog.text, reply.text or ""
+    job = t("uk", "status.service.job", job=t("uk", "status.job.cache_expiry"))
+    assert f"✅ {job}: {t('uk', 'compose.state.ok')} — " in text
+    assert f"✅ {t('uk', 'status.service.database')}: " in text
+    off = t("uk", "compose.state.off")
+    memory, llm = t("uk", "status.service.memory"), t("uk", "status.service.llm")
+    assert f"⚪ {memory}: {off} — {t('uk', 'status.memory.off')}" in text
+    assert f"⚪ {llm}: {off} — {t('uk', 'status.llm.off')}" in text
 
 
 async def test_operator_commands_registered_in_their_scope(harness: Harness) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.commands import help_list
+from bot.commands import help_text
 from bot.console import chat, console_user_id
 from bot.factory import build_core
 from tests.conftest import REPO, make_settings
@@ -96,7 +96,7 @@ async def test_a_button_number_out_of_range_is_just_text(sqlite_url: str) -> Non
 
 async def test_commands_work_as_in_telegram(sqlite_url: str) -> None:
     out = await _chat(sqlite_url, ["привіт", "/help", "/whoami", "/me", "#1", "/profile"])
-    assert f"{_text('light.help')}\n\n{help_list(CATALOG, 'uk', operator=False)}" in out
+    assert help_text(CATALOG, "uk", _text("light.help"), operator=False) in out
     role = _text("admin.role_user")
     assert _text("admin.whoami", telegram_id=console_user_id("olena"), role=role) in out
     assert _text("me.header") in out
@@ -116,7 +116,7 @@ async def test_operator_commands_and_card_buttons(sqlite_url: str) -> None:
     # "#3" (expert) answers with a toast and edits the card in place.
     assert f"  ⓘ {_text('admin.saved')}" in out
     assert "Степан ✎ 👤" in out and _text("cards.set_by_operator") in out
-    assert "✅ database:" in out  # /status
+    assert f"✅ {_text('status.service.database')}: " in out  # /status
     assert f"Степан: {_text('terms.none')}" in out  # /pending
     console_id = console_user_id("olena")
     issued = _text("sensors.token_issued", token="TOKEN", user=console_id)

@@ -318,7 +318,11 @@ async def test_service_status(
 ) -> None:
     reply = await say(pipeline, session_factory, "статус сервісів")
     assert reply.crew == ("platform",)
-    assert "database" in reply.text and "llm" in reply.text
+    # The farmer reads the services and their states in words (issue 16 point 3).
+    t = pipeline.catalog.text
+    db_line = t("uk", "compose.platform_item", name=t("uk", "status.service.database"), state="")
+    assert db_line in reply.text and t("uk", "status.service.llm") in reply.text
+    assert "database" not in reply.text and "llm" not in reply.text and " мс" not in reply.text
 
 
 async def test_plan_the_week_with_iot(

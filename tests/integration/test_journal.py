@@ -195,8 +195,12 @@ async def test_reject_and_stats(
     session_factory: async_sessionmaker[AsyncSession],
     farm_with_fields: str,
 ) -> None:
-    await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 70)
-    await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 71)
+    for message_id, text in (
+        (70, "запиши полив 15 мм на полі Гора"),
+        (71, "запиши полив 5 мм на полі Гора"),
+    ):
+        card = await _say(pipeline, session_factory, text, message_id)
+        await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     [term] = await review.pending()
     assert term.times_seen == 2
     await review.reject(term.id)
@@ -204,6 +208,30 @@ async def test_reject_and_stats(
     with pytest.raises(TermError) as error:
         await review.reject(999)
     assert error.value.key == "terms.not_found"
+
+
+@pytest.mark.parametrize("verb", [None, JournalVerb.CANCEL, JournalVerb.EDIT])
+async def test_no_term_to_review_from_a_card_never_confirmed(
+    pipeline: Pipeline,
+    review: TermReview,
+    session_factory: async_sessionmaker[AsyncSession],
+    farm_with_fields: str,
+    verb: JournalVerb | None,
+) -> None:
+    """The operators review names from confirmed work only (issue 16 point 5)."""
+    card = await _say(pipeline, session_factory, "запиши полив 15 мм на полі Гора", 90)
+    assert "⏳" in card.text  # the farmer is told the name will be checked
+    if verb is not None:
+        await _press(pipeline, session_factory, _action(card, verb))
+    assert await review.pending() == []
+    async with session_factory() as session:
+        farm = await session.get(FarmProfileRow, farm_with_fields)
+    assert farm is not None and farm.dict_pending_count == 0
+    # Confirmed, the same card's name goes to the review, with the farmer's message.
+    card = await _say(pipeline, session_factory, "запиши полив 25 мм на полі Гора", 91)
+    await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
+    [term] = await review.pending()
+    assert (term.term, term.first_message) == ("гора", "запиши полив 25 мм на полі Гора")
 
 
 async def test_not_an_operation_gets_a_hint(

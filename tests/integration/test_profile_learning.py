@@ -282,9 +282,9 @@ async def test_an_operators_phase_holds_until_auto(
 
 
 async def _children_survive(url: str) -> None:
-    """Migration 0018 adds the phase lock in place: re-creating farm_profiles (a
+    """Migration 0019 adds the phase lock in place: re-creating farm_profiles (a
     batch "move and copy" on SQLite) would cascade to every farm's readings."""
-    await asyncio.to_thread(upgrade, url, "0017_telegram_outbox")
+    await asyncio.to_thread(upgrade, url, "0018_volume_indexes")
     engine = create_engine(url)
     try:
         async with engine.begin() as conn:

@@ -22,16 +22,17 @@ class StatusTools:
     async def platform_status(self, ctx: RunContext, _: NoArgs) -> ToolResult:
         checks = await self._probe(ctx)
         lines = [ctx.text_of("compose.platform_header")]
+        names = {id(check): check.label.render(ctx.catalog, ctx.lang) for check in checks}
         for check in checks:
+            # A farmer reads the service and its state; the details are the operator's.
             lines.append(
                 ctx.text_of(
                     "compose.platform_item",
-                    name=check.name,
+                    name=names[id(check)],
                     state=ctx.text_of(f"compose.state.{check.state}"),
-                    detail=check.detail,
                 )
             )
-        bad = [check.name for check in checks if check.state in ("down", "degraded")]
+        bad = [names[id(check)] for check in checks if check.state in ("down", "degraded")]
         lines.append(
             ctx.text_of("compose.platform_bad", names=", ".join(bad))
             if bad

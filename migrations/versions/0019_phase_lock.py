@@ -1,8 +1,8 @@
 """The farm's season phase set by an operator is locked: the journal no longer
 infers it until the operator chooses "auto" (docs/memory.md, "Learning from use").
 
-Revision ID: 0018_phase_lock
-Revises: 0017_telegram_outbox
+Revision ID: 0019_phase_lock
+Revises: 0018_volume_indexes
 Create Date: 2026-12-01 11:30:00.000000
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0018_phase_lock"
-down_revision: str | None = "0017_telegram_outbox"
+revision: str = "0019_phase_lock"
+down_revision: str | None = "0018_volume_indexes"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
