@@ -11,8 +11,8 @@ from pipeline.i18n import Catalog
 from pipeline.naming import FarmNames, readable_id
 from pipeline.platform_status import Check
 from pipeline.profiles import FarmProfile, UserProfile
-from pipeline.text import clean_input
 from pipeline.status_text import joined
+from pipeline.text import clean_input
 from pipeline.types import Language
 
 DATE_TIME = "%d.%m.%Y %H:%M"
