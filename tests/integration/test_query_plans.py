@@ -62,7 +62,8 @@ WHOLE_BY_DESIGN: dict[tuple[str, str], str] = {
 DAY = date(2026, 6, 15)
 HOUR = int(NOW.timestamp()) // 3600
 SAMPLES: dict[str, Any] = {
-    "user_id": USER, "user_ids": [USER, "tg:2"], "farm_id": FARM, "trace_id": "trace-1",
+    "user_id": USER, "user_ids": [USER, "tg:2"], "farm_id": FARM, "farm_ids": [FARM],
+    "trace_id": "trace-1",
     "term_id": 1, "draft_id": 1, "question_id": 1, "handoff_id": 1, "learning_id": 1,
     "update_id": 1, "update_ids": [1, 2], "ids": [1, 2], "job_id": "outbox_flush",
     "owner": "instance-a", "now": NOW, "at": NOW, "until": NOW + timedelta(hours=1),
