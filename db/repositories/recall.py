@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow
@@ -69,12 +69,28 @@ async def last_summary_end(session: AsyncSession, user_id: str) -> datetime | No
     )
 
 
-async def users_with_deep_after(session: AsyncSession, since: datetime) -> list[str]:
-    """Users with a deep interaction after ``since`` (candidates for compaction)."""
+async def users_with_ended_talk(
+    session: AsyncSession, since: datetime, quiet_before: datetime
+) -> list[str]:
+    """Users whose conversation has ended and is not compacted yet: their newest deep
+    interaction after ``since`` is older than ``quiet_before`` (the silence) and newer
+    than the end of their last summary. One grouped read of the deep messages since
+    ``since`` (ix_interactions_stats), so a farmer whose talks are all compacted costs
+    the job nothing."""
+    last_deep = func.max(InteractionRow.created_at)
+    compacted_until = (
+        select(func.max(ConversationSummaryRow.period_end))
+        .where(ConversationSummaryRow.user_id == InteractionRow.user_id)
+        .scalar_subquery()
+    )
     rows = await session.scalars(
         select(InteractionRow.user_id)
         .where(InteractionRow.mode == "deep", InteractionRow.created_at > since)
-        .distinct()
+        .group_by(InteractionRow.user_id)
+        .having(
+            last_deep <= quiet_before,
+            or_(compacted_until.is_(None), last_deep > compacted_until),
+        )
     )
     return list(rows)
 

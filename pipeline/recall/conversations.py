@@ -11,6 +11,7 @@ weekly, summaries beyond the window are folded into ``context_notes``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Sequence
@@ -119,12 +120,20 @@ class Conversations:
         return made
 
     async def close_idle(self) -> int:
-        """The job: every conversation silent for ``silence_minutes`` is compacted."""
+        """The job: every conversation silent for ``silence_minutes`` is compacted.
+
+        Only farmers with an ended, not yet compacted conversation are visited, one
+        short read and write each, with a turn for waiting conversations between them
+        (a farmer whose talk ended by a change of subject while another is still open
+        has it compacted on their next message, or here once that one falls silent)."""
         now = self._clock()
         async with self._db.read() as session:
-            users = await repo.users_with_deep_after(session, now - self._rules.lookback)
+            users = await repo.users_with_ended_talk(
+                session, now - self._rules.lookback, now - self._rules.silence
+            )
         made = 0
         for user_id in users:
+            await asyncio.sleep(0)
             try:
                 made += await self.close_ended(user_id)
             except Exception:

@@ -6,12 +6,13 @@ deleting one, /forget and the memory-service copy."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import ConversationSummaryRow, OutboxRow, UserProfileRow
+from db.repositories import recall as repo
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
@@ -185,3 +186,26 @@ async def test_history_older_than_the_lookback_is_not_summarised(
     clock.advance(seconds=(rules.lookback + timedelta(minutes=1)).total_seconds())
     assert await recall_of(pipeline).conversations.close_idle() == 0
     assert await summaries(session_factory) == []
+
+
+async def test_the_job_visits_only_farmers_with_an_ended_talk_not_yet_compacted(
+    pipeline: Pipeline, clock: MovingClock, session_factory: Factory
+) -> None:
+    """The 10-minute job must not walk every farmer who spoke in the last day: one
+    whose talk is compacted, or still going, is not a candidate (issue 17 point 4)."""
+    await one_finished_conversation(pipeline, clock)
+
+    def window() -> tuple[datetime, datetime]:
+        now = clock()
+        return now - timedelta(hours=24), now - timedelta(minutes=30)
+
+    async with session_factory() as session:
+        assert await repo.users_with_ended_talk(session, *window()) == []  # compacted
+    await pipeline.handle_message(incoming("яка вологість на полі 3"))
+    clock.advance(minutes=5)
+    async with session_factory() as session:
+        assert await repo.users_with_ended_talk(session, *window()) == []  # still going
+    clock.advance(minutes=30)
+    async with session_factory() as session:
+        assert await repo.users_with_ended_talk(session, *window()) == [USER]
+    assert await recall_of(pipeline).conversations.close_idle() == 1

@@ -49,6 +49,8 @@ WHOLE_BY_DESIGN: dict[tuple[str, str], str] = {
     ("learning.corrections", "corrections"): "the nightly job reads every labelled example",
     ("learning.newest_learnings", "learnings"): "the newest few: the primary key walked "
     "backwards and stopped by LIMIT",
+    ("profile_learning.operator_mismatches", "user_profiles"): "once per process start: "
+    "the stored operator flags against AGX_OPERATOR_IDS (one boolean per farmer)",
     ("recall.drop_answers_before", "answer_cache"): "the nightly retention: one remembered "
     "answer per farmer and slot, overwritten in place (grows with farmers, not messages)",
     ("recall.users_over_window", "conversation_summaries"): "the weekly fold counts every "
@@ -67,7 +69,8 @@ SAMPLES: dict[str, Any] = {
     "term_id": 1, "draft_id": 1, "question_id": 1, "handoff_id": 1, "learning_id": 1,
     "update_id": 1, "update_ids": [1, 2], "ids": [1, 2], "job_id": "outbox_flush",
     "owner": "instance-a", "now": NOW, "at": NOW, "until": NOW + timedelta(hours=1),
-    "since": NOW - timedelta(days=7), "cutoff": NOW - timedelta(days=7),
+    "since": NOW - timedelta(days=7), "quiet_before": NOW - timedelta(minutes=30),
+    "operator_ids": [USER], "cutoff": NOW - timedelta(days=7),
     "before": NOW - timedelta(days=7), "slot_at": NOW, "start": DAY - timedelta(days=30),
     "end": DAY, "limit": 10, "per_user": 3, "keep": 5, "min_interactions": 1, "after": "",
     "language": "uk", "question": "Коли сіяти?", "card": "card", "consent": True,
