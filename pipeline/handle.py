@@ -240,9 +240,8 @@ class Pipeline:
         answered_deep = False
         if route is not None and route.own_text is None:
             reply = Reply("")  # the offer below is the whole answer
-        # A light intent forced deep (AGX_FORCE_DEEP, --deep, a recent alert, pending
-        # dictionary terms) is still routed and recorded as deep, but "привіт" or
-        # "хто я" is answered as what it is: there is no farm work to do for it.
+        # A light intent forced deep (AGX_FORCE_DEEP, --deep, an alert, pending terms) is
+        # still recorded as deep, but "привіт" is answered as what it is: no farm work.
         elif decision.mode == "light" or decision.intent in self._light_intents:
             text = await self.responder.answer(
                 LightRequest(
@@ -315,12 +314,11 @@ class Pipeline:
         if incoming.is_operator and evals is not None and evals.failed:
             # Operators only: a farmer never sees the checks (docs/learning.md).
             text = f"{text}\n\n{evals.footnote(lang)}"
-        if incoming.is_operator and text:
-            # The operator's technical voice: how the message was handled (pipeline/voice.py).
-            text = f"{text}\n\n{operator_footer(self.catalog, lang, incoming, decision, crew)}"
+        footer = operator_footer(self.catalog, lang, incoming, decision, crew, text)
         return Reply(
-            text,
+            f"{text}\n\n{footer}" if footer else text,
             buttons,
+            footer=footer,
             document=reply.document,
             photo=reply.photo,
             mode=decision.mode,

@@ -111,6 +111,9 @@ class Reply:
     mode: Mode = "light"
     intent: str = ""
     crew: tuple[str, ...] = field(default_factory=tuple)
+    #: The operator's technical footer, already the last paragraph of ``text`` (empty
+    #: for farmers): a handler that builds on the reply keeps it last.
+    footer: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,8 +69,12 @@ def operator_footer(
     incoming: Incoming,
     decision: DepthDecision,
     crew: Sequence[str],
+    text: str,
 ) -> str:
-    """The trace code, intent, mode, crew and the classifier's reason."""
+    """The operator's technical voice under a reply: the trace code, intent, mode, crew
+    and the classifier's reason. Empty for a farmer, and under no text."""
+    if not (incoming.is_operator and text):
+        return ""
     return catalog.text(
         lang,
         "level.operator_footer",

@@ -40,7 +40,10 @@ async def on_help(
     # the intro, the rest comes from the registry (bot/commands.py).
     reply = await pipeline.handle_message(incoming)
     lang = user_language(message.from_user)
-    text = help_text(catalog, lang, reply.text, operator=incoming.is_operator)
+    intro = reply.text.removesuffix(f"\n\n{reply.footer}") if reply.footer else reply.text
+    text = help_text(catalog, lang, intro, operator=incoming.is_operator)
+    if reply.footer:  # an operator's technical footer stays the last line
+        text = f"{text}\n\n{reply.footer}"
     await deliver(
         bot,
         profile_editor,

@@ -85,7 +85,10 @@ async def test_help_teaches_a_farmer(tg: LocalBot, catalog: Catalog) -> None:
 async def test_help_lists_every_command_for_an_operator(tg: LocalBot, catalog: Catalog) -> None:
     [(method, params)] = requests(await tg.say(OPERATOR, "/help", language_code="en"))
     assert method == "sendMessage"
-    commands = params["text"].split("Commands:\n", 1)[1]
+    # The operator's technical footer closes the message, not the intro.
+    body, footer = params["text"].rsplit("\n\n", 1)
+    assert footer.startswith("⚙️ trace ") and "⚙️" not in body
+    commands = body.split("Commands:\n", 1)[1]
     farmer, operator = commands.split(f"\n\n{catalog.text('en', 'help.operator_commands')}\n")
     line = "/{} — {}".format
     assert farmer.splitlines() == [

@@ -111,7 +111,10 @@ async def test_a_new_operators_first_five_minutes(harness: Harness) -> None:
     help_reply = await say(OPERATOR, "/help")
     can = "\n".join(t(f"help.can.{name}") for name in CAPABILITIES)
     assert f"\n\n{can}\n\n" in (help_reply.text or "")
-    assert (help_reply.text or "").endswith(help_list(CATALOG, "uk", operator=True))
+    # The operator's technical line closes the message, after the commands.
+    body, footer = (help_reply.text or "").rsplit("\n\n", 1)
+    assert body.endswith(help_list(CATALOG, "uk", operator=True))
+    assert footer.startswith("⚙️ trace ") and "⚙️" not in body
     # /profile without an id: the operator's own card.
     card = await say(OPERATOR, "/profile")
     assert (card.text or "").startswith("👤") and f"Telegram id: {OPERATOR}" in (card.text or "")
