@@ -212,7 +212,7 @@ def _operations(sizes: Sizes, now: datetime) -> Iterator[dict[str, Any]]:
         for k in range(OPERATIONS_PER_USER):
             yield {
                 "farm_id": farm_of(n),
-                "op_type": "sowing" if k == 0 else "fertilizing",
+                "op_type": "sowing" if k == 0 else "fertilising",
                 "field_id": "field-1",
                 "crop_id": "crop:wheat",
                 "quantity": 2.5,
