@@ -7,7 +7,6 @@ their reason, and the deep path is not run for them."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
@@ -15,12 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AnswerCacheRow, InteractionRow
 from pipeline.actions import RefreshAction
-from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.types import DeepRequest, Reply
 from tests.fakes.llm import no_outbound_connections
+from tests.integration import learning_world as world
+from tests.integration.learning_world import MovingClock
 from tests.integration.test_deep_offline import (
     NOW,
     USER,
@@ -30,19 +30,8 @@ from tests.integration.test_deep_offline import (
 )
 
 Factory = async_sessionmaker[AsyncSession]
-
-
-class MovingClock:
-    """The pipeline's clock, moved by the test."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+#: The pipeline on this module's ``clock``.
+pipeline_clock = world.pipeline_clock
 
 
 class CountingDeep:
@@ -67,11 +56,6 @@ def no_internet() -> Iterator[None]:
 @pytest.fixture
 def clock() -> MovingClock:
     return MovingClock(NOW)
-
-
-@pytest.fixture
-def pipeline_clock(clock: MovingClock) -> Clock:
-    return clock
 
 
 @pytest.fixture
