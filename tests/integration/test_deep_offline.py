@@ -1,6 +1,6 @@
 """The deep path without an LLM (the default) on a real migrated SQLite database: each
 kind of deep request does its job from the farm's own data, and nothing leaves the
-machine. The farm helpers here are shared with test_deep_crew.py."""
+machine. The farm helpers here are shared with the crew tests (crew_world.py)."""
 
 from __future__ import annotations
 
