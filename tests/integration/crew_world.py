@@ -1,6 +1,6 @@
 """What the crew tests share (test_deep_crew.py, test_deep_crew_degradation.py): the
-agents' roles, a guard against any connection beyond loopback, the seeded farm's day,
-and a crew over a scripted LLM installed in the pipeline."""
+agents' roles and a crew over a scripted LLM installed in the pipeline, with the seeded
+farm's fixtures of deep_world.py."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.uow import Database
-from pipeline.clock import Clock
 from pipeline.crew.config import CrewSpec
 from pipeline.crew.tools import Tool
 from pipeline.crew.wiring import build_brains, standard_tools
@@ -21,8 +19,8 @@ from pipeline.learning.feedback import Learnings
 from pipeline.memory import Memory
 from pipeline.platform_status import LlmHealth
 from pipeline.rulebook import Rulebook
-from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
-from tests.integration.test_deep_offline import on_the_seeded_day, seed_farm
+from tests.fakes.llm import ScriptedLLM, scripted
+from tests.integration import deep_world
 
 OPS, IOT, SEASON, CLERK = (
     "Farm operations officer",
@@ -32,18 +30,9 @@ OPS, IOT, SEASON, CLERK = (
 )
 STEPAN = "Stepan, agronomist assistant"
 
-
-@pytest.fixture(autouse=True)
-def no_internet() -> Iterator[list[str]]:
-    with no_outbound_connections() as attempts:
-        yield attempts
-    assert attempts == [], f"tried to connect to {attempts}"
-
-
-@pytest.fixture
-def pipeline_clock() -> Clock:
-    """The pipeline lives on the day the seeded farm's data is about."""
-    return on_the_seeded_day
+#: The deep world's fixtures: no internet, the seeded day, the seeded farm.
+no_internet, pipeline_clock = deep_world.no_internet, deep_world.pipeline_clock
+farm = deep_world.farm
 
 
 def crew_spec(**limits: Any) -> CrewSpec:
@@ -98,15 +87,6 @@ def use_llm(
     yield install
     for fake in made:
         fake.release()
-
-
-@pytest.fixture
-async def farm(
-    pipeline: Pipeline,
-    memory: Memory,
-    session_factory: async_sessionmaker[AsyncSession],
-) -> str:
-    return await seed_farm(pipeline, memory, session_factory)
 
 
 def agent_roles(llm: ScriptedLLM) -> set[str]:

@@ -25,7 +25,7 @@ from pipeline.rulebook import Rulebook
 from tests.fakes.llm import ScriptedLLM
 from tests.integration import crew_world as world
 from tests.integration.crew_world import IOT, OPS, SEASON, STEPAN, agent_roles
-from tests.integration.test_deep_offline import (
+from tests.integration.deep_world import (
     USER,
     XLSX,
     incoming,

@@ -21,7 +21,7 @@ from pipeline.types import Reply
 from tests.fakes.llm import ScriptedLLM
 from tests.integration import crew_world as world
 from tests.integration.crew_world import CLERK, IOT, OPS, SEASON, crew_spec
-from tests.integration.test_deep_offline import incoming, planned_spraying, say
+from tests.integration.deep_world import incoming, planned_spraying, say
 
 #: The crew world's fixtures: no internet, the seeded day, the scripted crew, the farm.
 no_internet, pipeline_clock = world.no_internet, world.pipeline_clock

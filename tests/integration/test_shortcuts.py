@@ -6,8 +6,6 @@ their reason, and the deep path is not run for them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -18,20 +16,20 @@ from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.types import DeepRequest, Reply
-from tests.fakes.llm import no_outbound_connections
+from tests.integration import deep_world
 from tests.integration import learning_world as world
-from tests.integration.learning_world import MovingClock
-from tests.integration.test_deep_offline import (
+from tests.integration.deep_world import (
     NOW,
     USER,
     incoming,
     moisture_on_field_two,
     seed_farm,
 )
+from tests.integration.learning_world import MovingClock
 
 Factory = async_sessionmaker[AsyncSession]
-#: The pipeline on this module's ``clock``.
-pipeline_clock = world.pipeline_clock
+#: The pipeline on this module's ``clock``; no internet.
+pipeline_clock, no_internet = world.pipeline_clock, deep_world.no_internet
 
 
 class CountingDeep:
@@ -44,13 +42,6 @@ class CountingDeep:
     async def answer(self, request: DeepRequest) -> Reply:
         self.requests.append(request)
         return await self.inner.answer(request)  # type: ignore[attr-defined, no-any-return]
-
-
-@pytest.fixture(autouse=True)
-def no_internet() -> Iterator[None]:
-    with no_outbound_connections() as attempts:
-        yield
-    assert attempts == []
 
 
 @pytest.fixture
