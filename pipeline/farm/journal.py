@@ -156,11 +156,15 @@ class Journal:
             )
         if dictionary is None:
             dictionary = self.vocabulary.dictionary()
-        if farm_id is not None and (
-            areas := read_areas(text, self._parser.rules.units, dictionary)
+        parsed = self._parser.parse_all(text, dictionary, local_today(now, tz))
+        # Areas only when no operation was read: «посіяли … на полі 5 45 га» ends like
+        # «поле 5 — 45 га» but is a sowing.
+        if (
+            farm_id is not None
+            and not parsed.record
+            and (areas := read_areas(text, self._parser.rules.units, dictionary))
         ):
             return Proposal(await self._set_areas(farm_id, user_id, text, areas, lang), "areas")
-        parsed = self._parser.parse_all(text, dictionary, local_today(now, tz))
         if parsed.mood == "negated":
             return Proposal(Reply(self._catalog.text(lang, "journal.negated")), parsed.mood)
         if not parsed.record:

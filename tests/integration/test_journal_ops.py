@@ -244,6 +244,20 @@ async def test_a_field_area_said_in_chat_is_stored(
     assert await _rows(session_factory) == []
 
 
+async def test_an_operation_ending_in_an_area_is_an_operation_not_a_field_area(
+    journal: Journal, pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    """«… на полі Поле 5 45 га» ends like an area statement, but the message is a sowing:
+    the card comes, and no field named by the whole sentence gets an area."""
+    reply = await _say(pipeline, "вчора посіяли соняшник на полі 5 45 га", 32)
+    assert reply.text.startswith("📝"), reply.text
+    assert any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)
+    async with session_factory() as session:
+        rows = {r.field_id: r.area_ha for r in (await session.execute(select(FieldRow))).scalars()}
+    assert set(rows) == {"field:pole-3", "field:pole-5", "field:pole-12", "field:levada"}
+    assert all(area is None for area in rows.values())
+
+
 @pytest.mark.parametrize(
     "text",
     [

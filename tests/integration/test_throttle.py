@@ -43,7 +43,7 @@ async def redis() -> AsyncIterator[Redis]:
         await client.aclose()
         if os.environ.get("CI"):
             pytest.fail(f"Redis is required in CI: {exc}")
-        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+        pytest.skip(reason=f"Redis not reachable at {REDIS_URL}: {exc}")
     try:
         yield client
     finally:
