@@ -98,12 +98,20 @@ async def owners_of(
 
 
 async def pending_terms(
-    session: AsyncSession, *, status: str = "pending", farm_id: str | None = None
+    session: AsyncSession,
+    *,
+    status: str = "pending",
+    farm_id: str | None = None,
+    limit: int | None = None,
 ) -> Sequence[PendingTermRow]:
+    """Terms in ``status``, oldest first; the first ``limit`` of them when given."""
     query = select(PendingTermRow).where(PendingTermRow.status == status)
     if farm_id is not None:
         query = query.where(PendingTermRow.farm_id == farm_id)
-    result = await session.execute(query.order_by(PendingTermRow.id))
+    query = query.order_by(PendingTermRow.id)
+    if limit is not None:
+        query = query.limit(limit)
+    result = await session.execute(query)
     return result.scalars().all()
 
 

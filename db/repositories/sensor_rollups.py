@@ -174,9 +174,10 @@ async def hour_groups(
     offset: int,
     field_id: str | None,
     by_sensor: bool,
-) -> list[tuple[str | None, str | None, int, int, float, float, float]]:
+) -> list[tuple[Any, ...]]:
     """(field, probe or None, bucket, count, min, max, sum) of the type's hours
-    grouped by field (and probe) and bucket; field None for probes without one."""
+    grouped by field (and probe) and bucket, as the database returns them; field
+    None for probes without one."""
     rows = SensorHourRow
     bucket = hour_bucket(rows.hour, width, offset).label("bucket")
     keys: list[Any] = [rows.field_key, rows.sensor_id] if by_sensor else [rows.field_key]
@@ -191,23 +192,11 @@ async def hour_groups(
     query = hours_query(columns, farm_id, hours, field_id).where(rows.sensor_type == sensor_type)
     connection = await session.connection()
     result = await connection.execute(query.group_by(*keys, bucket))
-    found = []
-    for row in result:
-        values = tuple(row)
-        sensor = values[1] if by_sensor else None
-        index, count, low, high, total = values[-5:]
-        found.append(
-            (
-                values[0] or None,
-                sensor,
-                int(index),
-                int(count),
-                float(low),
-                float(high),
-                float(total),
-            )
-        )
-    return found
+    # field_key "" is a probe without a field; the caller converts the figures.
+    return [
+        (values[0] or None, values[1] if by_sensor else None, *values[-5:])
+        for values in (tuple(row) for row in result)
+    ]
 
 
 async def hour_counts(

@@ -58,6 +58,19 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 MAX_REPORTED_ERRORS = 100
 
 
+def _in_future() -> PydanticCustomError:
+    minutes = int(MAX_AHEAD.total_seconds() // 60)
+    return PydanticCustomError(
+        "future", f"measured_at is more than {minutes} minutes in the future (device clock?)"
+    )
+
+
+def _too_old() -> PydanticCustomError:
+    return PydanticCustomError(
+        "too_old", f"measured_at is before {EARLIEST.date().isoformat()} (device clock?)"
+    )
+
+
 # --- Sensor types (data) ------------------------------------------------------------
 
 
@@ -231,20 +244,12 @@ class ReadingIn(BaseModel):
             # two offsets must be one reading. 0001-01-01T00:30+01:00 has no UTC.
             moment = moment.astimezone(UTC)
         except OverflowError:
-            if moment.year == datetime.max.year:
-                raise PydanticCustomError(
-                    "future", "measured_at is more than 5 minutes in the future (device clock?)"
-                ) from None
-            raise PydanticCustomError(
-                "too_old", "measured_at is before 2000-01-01 (device clock?)"
-            ) from None
+            raise (_in_future() if moment.year == datetime.max.year else _too_old()) from None
         if moment < EARLIEST:
-            raise PydanticCustomError("too_old", "measured_at is before 2000-01-01 (device clock?)")
+            raise _too_old()
         now = (info.context or {}).get("now") or datetime.now(UTC)
         if moment - now > MAX_AHEAD:
-            raise PydanticCustomError(
-                "future", "measured_at is more than 5 minutes in the future (device clock?)"
-            )
+            raise _in_future()
         return moment
 
     @field_validator("field_id", mode="before")

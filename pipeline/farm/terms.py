@@ -60,13 +60,13 @@ class TermReview:
 
     async def pending(self, limit: int = 20) -> list[PendingTermRow]:
         async with self._db.read() as session:
-            return list(await repo.pending_terms(session))[:limit]
+            return list(await repo.pending_terms(session, limit=limit))
 
     async def pending_by_farm(self, limit: int = 20) -> list[FarmTerms]:
         """The pending terms grouped by farm, each with whose farm it is (issue 16
         point 5): an operator sees the farm's and the farmer's names, not a mix."""
         async with self._db.read() as session:
-            rows = list(await repo.pending_terms(session))[:limit]
+            rows = list(await repo.pending_terms(session, limit=limit))
             owners = await repo.owners_of(session, sorted({row.farm_id for row in rows}))
         groups: dict[str, list[PendingTermRow]] = {}
         for row in rows:

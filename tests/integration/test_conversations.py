@@ -19,8 +19,9 @@ from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
 from tests.integration import test_shortcuts as shared
-from tests.integration.test_deep_offline import USER, incoming
-from tests.integration.test_shortcuts import CountingDeep, MovingClock
+from tests.integration.deep_world import USER, incoming
+from tests.integration.learning_world import MovingClock
+from tests.integration.test_shortcuts import CountingDeep
 
 Factory = async_sessionmaker[AsyncSession]
 
