@@ -21,6 +21,7 @@ from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.scheduler import JobRunner, build_scheduler, default_jobs, instance_id, scheduler_hooks
+from bot.user_ids import stepan_user_id
 from db.checkpoint import WalCheckpointer
 from pipeline.farm.alerts import AlertWatcher
 from pipeline.types import Language
@@ -135,7 +136,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
     async def mirror_operators() -> None:
         # The profiles' operator flag follows AGX_OPERATOR_IDS (also when an id left
         # the list); a database that is down only delays it to each next message.
-        operators = {f"tg:{user}" for user in core.settings.agx.operator_ids}
+        operators = {stepan_user_id(user) for user in core.settings.agx.operator_ids}
         try:
             await core.memory.learner.sync_operators(operators)
         except Exception:

@@ -35,6 +35,7 @@ from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
+from bot.user_ids import telegram_id
 from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
 from db.repositories import jobs
 from db.uow import Database
@@ -246,10 +247,10 @@ def default_jobs(
             notices = await agronomist.expire()
             told = 0
             for notice in notices:
-                chat = notice.user_id.removeprefix("tg:")
+                chat = telegram_id(notice.user_id)
                 try:
-                    if chat.isdigit():
-                        await notify(int(chat), notice.text)
+                    if chat is not None:
+                        await notify(chat, notice.text)
                         told += 1
                 except Exception:
                     logger.warning("agronomist: could not tell %s", notice.user_id, exc_info=True)

@@ -71,11 +71,14 @@ class MemoryBucket:
         self._state = {u: s for u, s in self._state.items() if now - s[1] < full}
 
 
-#: KEYS[1] the user's bucket; ARGV: capacity, rate, now (s). Returns {allowed, warn}.
+#: KEYS[1] the user's bucket; ARGV: capacity, rate. Returns {allowed, warn}.
 #: Atomic in Redis: instances sharing a user's bucket never both take its last token.
+#: The clock is Redis's own TIME, read in the script: one round trip per update.
 _TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
 local b = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'warned')
-local capacity, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local capacity, rate = tonumber(ARGV[1]), tonumber(ARGV[2])
 local tokens = tonumber(b[1]) or capacity
 local at = tonumber(b[2]) or now
 local warned = b[3] == '1'
@@ -113,10 +116,8 @@ class RedisBucket:
         self._script = redis.register_script(_TAKE)
 
     async def take(self, user_id: int) -> Verdict:
-        seconds, micros = await self._redis.time()
-        now = float(seconds) + float(micros) / 1e6
         allowed, warn = await self._script(
-            keys=[f"{self._prefix}:{user_id}"], args=[self._capacity, self._rate, now]
+            keys=[f"{self._prefix}:{user_id}"], args=[self._capacity, self._rate]
         )
         return Verdict(bool(int(allowed)), warn=bool(int(warn)))
 

@@ -8,6 +8,7 @@ from aiogram.filters import CommandObject
 from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
 
 from bot.handlers._common import load_profile, user_language
+from bot.user_ids import stepan_user_id
 from pipeline.admin import AdminError, Edit, parse_target, refusal_text
 from pipeline.i18n import Catalog
 from pipeline.memory import Loaded, ProfileLoader
@@ -39,7 +40,7 @@ async def card_text(
 ) -> str | None:
     """The card of ``user``; None for someone Stepan does not know, except the
     operator's own card (``own``), shown with a note even before they wrote."""
-    loaded = await load_profile(profiles, f"tg:{user}")
+    loaded = await load_profile(profiles, stepan_user_id(user))
     if loaded.known:
         return await render(loaded, catalog, lang)
     if not own:

@@ -10,6 +10,7 @@ from aiogram.types import Message, Update, User
 
 from bot.config import Settings
 from bot.render import AttachmentFailed, send_reply
+from bot.user_ids import stepan_user_id
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.language import language_from_telegram
@@ -29,7 +30,7 @@ async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
 
 
 def telegram_user_id(user: User) -> str:
-    return f"tg:{user.id}"
+    return stepan_user_id(user.id)
 
 
 def user_language(user: User | None) -> Language:

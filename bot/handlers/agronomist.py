@@ -21,6 +21,7 @@ from magic_filter import RegexpMode
 from bot.config import Settings
 from bot.handlers._common import telegram_user_id, user_language
 from bot.keyboards.pipeline import AgronomistCD
+from bot.user_ids import telegram_id
 from pipeline.admin import MAX_ROW_ID
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.i18n import Catalog
@@ -66,7 +67,7 @@ async def on_consent(
         await _send(bot, chat_id, catalog.text(lang, "actions.expired"))
         return
     decided = await agronomist.decide(
-        callback_data.to_action(), user_id=f"tg:{query.from_user.id}", lang=lang
+        callback_data.to_action(), user_id=telegram_user_id(query.from_user), lang=lang
     )
     if decided.card is not None:
         for operator in sorted(settings.agx.operator_ids):
@@ -85,8 +86,8 @@ async def _deliver(
     if delivery is None:
         await message.answer(catalog.text(lang, "agronomist.missing", id=number))
         return
-    farmer = int(delivery.user_id.removeprefix("tg:"))
-    sent = await _send(bot, farmer, delivery.text)
+    farmer = telegram_id(delivery.user_id)
+    sent = farmer is not None and await _send(bot, farmer, delivery.text)
     key = "agronomist.delivered" if sent else "agronomist.undelivered"
     await message.answer(catalog.text(lang, key, id=number))
 

@@ -13,6 +13,7 @@ from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
 from bot.handlers._common import load_profile, user_language
 from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, farm_keyboard
 from bot.render import edit_text
+from bot.user_ids import stepan_user_id
 from pipeline.admin import AUTO, SENSOR_SWITCH, AdminError, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.cards import farm_card
@@ -54,16 +55,17 @@ async def on_farm_update(
     learner = profile_learner
 
     async def apply(user: int, edit: Edit) -> bool:
-        if not (await load_profile(profiles, f"tg:{user}")).known:
+        user_id = stepan_user_id(user)
+        if not (await load_profile(profiles, user_id)).known:
             return False
         if edit.key in ("current_phase", "sensors"):
-            return await _set(profile_editor, learner, f"tg:{user}", edit.key, str(edit.value))
+            return await _set(profile_editor, learner, user_id, edit.key, str(edit.value))
         if edit.key == "region":
             region = regions.read(str(edit.value))
             if region is None:
                 raise AdminError("admin.bad_region", value=str(edit.value))
-            return await regions.set(f"tg:{user}", region)
-        await profile_editor.update_farm(f"tg:{user}", **{edit.key: edit.value})
+            return await regions.set(user_id, region)
+        await profile_editor.update_farm(user_id, **{edit.key: edit.value})
         return True
 
     await answer_edit(message, command, catalog, parse=parse_farm_edit, apply=apply)
@@ -117,7 +119,7 @@ async def on_farm_button(
     catalog: Catalog,
 ) -> None:
     lang = user_language(query.from_user)
-    user_id = f"tg:{callback_data.user}"
+    user_id = stepan_user_id(callback_data.user)
     known = (await load_profile(profiles, user_id)).known
     if known and isinstance(callback_data, FarmIotCD):
         await _set(profile_editor, profile_learner, user_id, "sensors", _switch(callback_data.on))

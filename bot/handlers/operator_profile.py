@@ -10,6 +10,7 @@ from bot.handlers._cards import answer_card, answer_edit, card_text
 from bot.handlers._common import user_language
 from bot.keyboards.admin import ProfileCD, profile_keyboard
 from bot.render import edit_text
+from bot.user_ids import stepan_user_id
 from pipeline.admin import AUTO, PROFILE_KEYS, Edit, parse_profile_edit
 from pipeline.cards import profile_card
 from pipeline.i18n import Catalog
@@ -22,11 +23,11 @@ router = Router(name=__name__)
 async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool:
     if key == "expertise_level" and value == AUTO:
         # The operator's lock goes: the expertise rule moves the level again.
-        return await editor.unlock_expertise(f"tg:{user}")
+        return await editor.unlock_expertise(stepan_user_id(user))
     if key == "expertise_level" and value in PROFILE_KEYS[key]:
-        return await editor.set_expertise(f"tg:{user}", value, by_operator=True)  # type: ignore[arg-type]
+        return await editor.set_expertise(stepan_user_id(user), value, by_operator=True)  # type: ignore[arg-type]
     if key == "preferred_style" and value in PROFILE_KEYS[key]:
-        return await editor.set_style(f"tg:{user}", value)  # type: ignore[arg-type]
+        return await editor.set_style(stepan_user_id(user), value)  # type: ignore[arg-type]
     return False
 
 

@@ -9,7 +9,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.handlers._common import user_language
+from bot.handlers._common import telegram_user_id, user_language
 from pipeline.i18n import Catalog
 from pipeline.learning.nightly import intent_name
 from pipeline.learning.overlay import RuleOverlays
@@ -84,7 +84,7 @@ async def on_rules(
         return
     verb, _, number = arg.partition(" ")
     if verb in DECISIONS and number.strip().isdigit():
-        by = f"tg:{message.from_user.id}" if message.from_user else "?"
+        by = telegram_user_id(message.from_user) if message.from_user else "?"
         outcome, version = await overlays.decide(int(number), approve=DECISIONS[verb], by=by)
         await message.answer(
             catalog.text(lang, f"overlay.decision_{outcome}", id=int(number), version=version)
@@ -108,7 +108,7 @@ async def on_proposal(
 ) -> None:
     lang = user_language(query.from_user)
     outcome, version = await overlays.decide(
-        callback_data.proposal, approve=callback_data.approve, by=f"tg:{query.from_user.id}"
+        callback_data.proposal, approve=callback_data.approve, by=telegram_user_id(query.from_user)
     )
     text = catalog.text(
         lang, f"overlay.decision_{outcome}", id=callback_data.proposal, version=version

@@ -19,6 +19,7 @@ from aiogram.types import Document, Message
 
 from bot.handlers._cards import target_of
 from bot.handlers._common import user_language
+from bot.user_ids import stepan_user_id
 from pipeline.admin import parse_target
 from pipeline.farm.sensor_csv import MAX_CSV_BYTES, InvalidCsv, parse_csv
 from pipeline.farm.sensor_store import SensorStore
@@ -61,7 +62,7 @@ async def on_token(
     if not ok:
         await message.answer(catalog.text(lang, "sensors.usage_token"))
         return
-    farm_id = await sensors.farm_of_user(f"tg:{user}") if user is not None else None
+    farm_id = await sensors.farm_of_user(stepan_user_id(user)) if user is not None else None
     if farm_id is None or message.from_user is None:
         await message.answer(catalog.text(lang, "admin.no_user"))
         return
@@ -132,7 +133,7 @@ async def on_csv(message: Message, bot: Bot, catalog: Catalog, sensors: SensorSt
     if not ok:
         await message.answer(catalog.text(lang, "sensors.usage_import"))
         return
-    farm_id = await sensors.farm_of_user(f"tg:{user}") if user is not None else None
+    farm_id = await sensors.farm_of_user(stepan_user_id(user)) if user is not None else None
     if farm_id is None or message.document is None:
         await message.answer(catalog.text(lang, "admin.no_user"))
         return

@@ -8,7 +8,8 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
-from pipeline.admin import parse_row_id, parse_target
+from bot.user_ids import telegram_id
+from pipeline.admin import parse_row_id
 from pipeline.farm.terms import FarmTerms, TermError, TermReview
 from pipeline.i18n import Catalog
 from pipeline.types import Language
@@ -45,7 +46,7 @@ async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> N
             for row in group.terms
         ]
         blocks.append("\n".join(lines))
-    owners = [(_telegram_id(g.user_id), _farm_name(g, catalog, lang)) for g in groups]
+    owners = [(telegram_id(g.user_id), _farm_name(g, catalog, lang)) for g in groups]
     term_ids = [row.id for group in groups for row in group.terms]
     await message.answer(
         "\n\n".join(blocks),
@@ -53,11 +54,6 @@ async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> N
             term_ids, [(user, name) for user, name in owners if user is not None], catalog, lang
         ),
     )
-
-
-def _telegram_id(user_id: str | None) -> int | None:
-    number = user_id.removeprefix("tg:") if user_id and user_id.startswith("tg:") else ""
-    return parse_target(number) if number else None
 
 
 def _farm_name(group: FarmTerms, catalog: Catalog, lang: Language) -> str:
