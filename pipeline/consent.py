@@ -17,9 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.uow import Database
 from pipeline.actions import HandoffChoice
 from pipeline.clock import Clock
-from pipeline.types import Language
 
-__all__ = ["Pressed", "record_press", "store_offer", "stored_language"]
+__all__ = ["Pressed", "record_press", "store_offer"]
 
 logger = logging.getLogger(__name__)
 
@@ -30,12 +29,6 @@ StoreOffer = Callable[[AsyncSession], Awaitable[int]]
 #: Records (session, consent, at) for the offer; None if it was not this farmer's
 #: open offer (somebody else's, unknown, or already decided).
 Decide = Callable[[AsyncSession, bool, datetime], Awaitable[T | None]]
-
-
-def stored_language(value: str) -> Language:
-    """The language an offer was made in: the answer follows the question, not the
-    client's setting."""
-    return "en" if value == "en" else "uk"
 
 
 async def store_offer(db: Database, store: StoreOffer, *, what: str) -> int | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["LIGHT_INTENTS", "PIPELINE_INTENTS", "RULE_INTENTS", "Intent"]
+__all__ = ["PIPELINE_INTENTS", "RULE_INTENTS", "Intent"]
 
 
 class Intent(StrEnum):
@@ -51,18 +51,3 @@ class Intent(StrEnum):
 PIPELINE_INTENTS = frozenset({Intent.UNKNOWN, Intent.REFUSED})
 #: Intents the classifier's rules must define, each exactly once.
 RULE_INTENTS = frozenset(Intent) - PIPELINE_INTENTS
-#: Intents Stepan answers alone, in a line or two (the classifier's rules mark them
-#: light too); a reply to any other is composed at length (pipeline/crew/openers.py).
-LIGHT_INTENTS = frozenset(
-    {
-        Intent.GREETING,
-        Intent.THANKS,
-        Intent.ACK,
-        Intent.FAREWELL,
-        Intent.WHOAMI,
-        Intent.HELP,
-        Intent.SMALLTALK,
-        Intent.CLARIFY,
-        Intent.OFFTOPIC,
-    }
-)

@@ -34,6 +34,12 @@ def detect_language(text: str, *, fallback: Language = "uk") -> Language:
     return fallback
 
 
+def stored_language(value: str | None) -> Language:
+    """A language as stored (a profile's; an offer's, which its answer follows rather
+    than the client's setting; a contract's): English only for "en", else Ukrainian."""
+    return "en" if value == "en" else "uk"
+
+
 def language_from_telegram(language_code: str | None) -> Language:
     """Telegram's client language, used before the user has written anything."""
     return "en" if (language_code or "").lower().startswith("en") else "uk"

@@ -124,18 +124,17 @@ class Rulebook:
         knowledge_base = KnowledgeBase.load(
             thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
         )
+        # The knowledge base's question reader scores the advice intent.
+        depth = Classifier(
+            ClassifierRules.load(classifier), thresholds, probes={"knowledge": knowledge_base.claim}
+        )
         return cls(
             grammar=thresholds,
-            # The knowledge base's question reader scores the advice intent.
-            classifier=Classifier(
-                ClassifierRules.load(classifier),
-                thresholds,
-                probes={"knowledge": knowledge_base.claim},
-            ),
+            classifier=depth,
             dates=date_words,
             vocabulary=Vocabulary(names, shared_crops),
             operations=operation_rules,
-            words=Words.load(thresholds, compose, advice),
+            words=Words.load(thresholds, compose, advice, light=depth.light_intents),
             sensors=SensorTypes.load(sensors),
             crew=CrewSpec.load(agents),
             prompts=Prompts.load(prompts),

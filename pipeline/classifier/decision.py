@@ -123,6 +123,11 @@ class Classifier:
         return self._intents
 
     @property
+    def light_intents(self) -> frozenset[Intent]:
+        """The intents the rules answer light (``mode = "light"``)."""
+        return frozenset(name for name, spec in self._intents.items() if spec.mode == "light")
+
+    @property
     def settings(self) -> Settings:
         return self._settings
 

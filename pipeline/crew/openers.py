@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from pipeline.intents import LIGHT_INTENTS
 from pipeline.profiles import RecentTopic
 
 
@@ -23,12 +22,16 @@ class OpenerRule:
     min_lines: int = 3
     #: A deep reply within this time before counts as "the previous reply".
     conversation: timedelta = timedelta(minutes=30)
+    #: The intents answered in a line or two: the classifier's light intents
+    #: (rules/classifier.toml); a reply to any other was composed at length.
+    light: frozenset[str] = frozenset()
 
     @classmethod
-    def from_rules(cls, raw: Mapping[str, Any]) -> OpenerRule:
+    def from_rules(cls, raw: Mapping[str, Any], light: frozenset[str]) -> OpenerRule:
         rule = cls(
             min_lines=int(raw["min_lines"]),
             conversation=timedelta(minutes=float(raw["conversation_minutes"])),
+            light=light,
         )
         if rule.min_lines < 2:
             raise ValueError("compose.toml: [opener] min_lines must be at least 2")
@@ -43,4 +46,4 @@ class OpenerRule:
         if not recent:
             return True
         last = recent[-1]
-        return last.intent in LIGHT_INTENTS or now - last.ts > self.conversation
+        return last.intent in self.light or now - last.ts > self.conversation

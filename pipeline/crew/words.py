@@ -92,9 +92,15 @@ class Words:
 
     @classmethod
     def load(
-        cls, grammar: Grammar, compose: Path = COMPOSE_FILE, advice: Path = ADVICE_FILE
+        cls,
+        grammar: Grammar,
+        compose: Path = COMPOSE_FILE,
+        advice: Path = ADVICE_FILE,
+        *,
+        light: frozenset[str],
     ) -> Words:
-        """Read both files (each call reads them again: ``bot/factory.py`` loads once)."""
+        """Read both files (each call reads them again: ``bot/factory.py`` loads once).
+        ``light``: the classifier's light intents (the opener rule needs them)."""
         raw = _load(compose)
         topics_raw = _load(advice)["topics"]
         season: dict[int, Phase] = {}
@@ -114,7 +120,7 @@ class Words:
             advice_topics=topics,
             season_by_month=season,
             planning_days=int(raw["planning"]["days_ahead"]),
-            opener=OpenerRule.from_rules(raw["opener"]),
+            opener=OpenerRule.from_rules(raw["opener"], light),
         )
 
 

@@ -51,6 +51,7 @@ from pipeline.farm.reports import sensor_label
 from pipeline.farm.sensors import SensorTypes
 from pipeline.farm.summary_text import format_number
 from pipeline.i18n import Catalog
+from pipeline.language import stored_language
 from pipeline.profiles import AlertThresholds
 from pipeline.types import CONSOLE_USER_IDS_FROM, Language
 
@@ -251,7 +252,7 @@ class AlertWatcher:
             _Pending(
                 item.alert,
                 item.user_id,
-                "en" if item.language == "en" else "uk",
+                stored_language(item.language),
                 item.timezone,
                 recovery=item.alert.ended_at is not None,
             )

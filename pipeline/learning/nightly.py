@@ -25,6 +25,7 @@ from pipeline.classifier import ClassifierRules
 from pipeline.grammar import Grammar
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language import stored_language
 from pipeline.learning.config import NightlyRules
 from pipeline.learning.overlay import OverlayTerm
 from pipeline.learning.proposals import Example, Proposal, propose
@@ -204,7 +205,7 @@ async def operator_languages(db: Database, operators: frozenset[int]) -> dict[in
     except Exception:
         logger.warning("nightly: operators' languages unreadable, using uk", exc_info=True)
         stored = {}
-    return {op: "en" if stored.get(f"tg:{op}") == "en" else "uk" for op in operators}
+    return {op: stored_language(stored.get(f"tg:{op}")) for op in operators}
 
 
 def intent_name(catalog: Catalog, lang: Language, intent: str) -> str:

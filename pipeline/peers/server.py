@@ -17,12 +17,12 @@ import time
 from db.repositories import handoffs as repo
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
+from pipeline.language import stored_language
 from pipeline.peers.answer import PeerQuestion, StrangerAnswerer
 from pipeline.peers.contract import ContractError, PeerAnswer, PeerContract
 from pipeline.peers.directory import PeerDirectory
 from pipeline.peers.link import PeerLink, PeerOffline
 from pipeline.privacy import Sanitizer
-from pipeline.types import Language
 
 __all__ = ["PeerServer"]
 
@@ -120,7 +120,7 @@ class PeerServer:
             # The sender should have stripped it; Stepan checks again before any model
             # or log can see it.
             goal = self._sanitizer.sanitize(goal).text
-        lang: Language = "en" if contract.constraints.language == "en" else "uk"
+        lang = stored_language(contract.constraints.language)
         question = PeerQuestion(goal, lang, contract.constraints.format, confidential)
         budget = max(MIN_BUDGET_S, contract.constraints.max_response_time - REPLY_MARGIN_S)
         try:

@@ -104,7 +104,6 @@ class Conversations:
             rows = await repo.deep_since(session, user_id, since)
             if not rows:
                 return 0
-            context = await self._context(session, user_id)
             talks = self._split(user_id, rows)
             last = talks[-1]
             silent = now - last.end >= self._rules.silence
@@ -113,6 +112,11 @@ class Conversations:
             )
             if not (silent or moved_on):
                 talks = talks[:-1]
+            if not talks:
+                # The usual deep message: its conversation goes on. The farm's
+                # dictionary (five reads and a matcher) is built only to compact.
+                return 0
+            context = await self._context(session, user_id)
             talks = [await self._with_decisions(session, talk, now) for talk in talks]
         made = 0
         for talk in talks:

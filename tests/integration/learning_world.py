@@ -1,18 +1,24 @@
-"""What the learning tests share (test_profile_learning.py, test_simulated_month.py):
-a clock the test moves, memory services with the outbox on, a farm's two fields,
-the ✅ of a journal card."""
+"""What the learning tests share (test_profile_learning.py, test_simulated_month.py,
+test_shortcuts.py, test_journal.py): a clock the test moves, memory services with the
+outbox on, a farm's two fields, the ✅ of a journal card.
+
+The fixtures here take a ``clock`` fixture the test module defines (its start time);
+a module imports the ones it uses by name."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 
 import httpx
+import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import FarmProfileRow, FieldRow
 from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.clock import Clock
 from pipeline.memory import Memory, build_memory
 from pipeline.memory.client import MemoryServiceClient
 from pipeline.types import Reply
@@ -26,6 +32,27 @@ class MovingClock:
 
     def __call__(self) -> datetime:
         return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def pipeline_clock(clock: MovingClock) -> Clock:
+    """The pipeline runs on the test's clock."""
+    return clock
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient() as client:
+        yield client
+
+
+@pytest.fixture
+def memory(db: Database, http: httpx.AsyncClient, clock: MovingClock) -> Memory:
+    """Memory services with the outbox on, on the test's clock."""
+    return outbox_memory(db, http, clock)
 
 
 def outbox_memory(db: Database, http: httpx.AsyncClient, clock: MovingClock) -> Memory:

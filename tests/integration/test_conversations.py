@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -18,8 +19,9 @@ from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
 from tests.integration import test_shortcuts as shared
-from tests.integration.test_deep_offline import USER, incoming
-from tests.integration.test_shortcuts import CountingDeep, MovingClock
+from tests.integration.deep_world import USER, incoming
+from tests.integration.learning_world import MovingClock
+from tests.integration.test_shortcuts import CountingDeep
 
 Factory = async_sessionmaker[AsyncSession]
 
@@ -102,6 +104,22 @@ async def test_a_change_of_subject_ends_it_and_the_next_request_reads_it(
     assert row.message_count == 2 and set(row.intents) == {"recording", "planning"}
     # The moisture question got the window in its request (prompts, composer context).
     assert deep.requests[-1].recall == (row.text,)
+
+
+async def test_a_conversation_going_on_builds_nothing_to_compact_with(
+    pipeline: Pipeline, deep: CountingDeep, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usual deep message (the same subject, no silence) ends no conversation, so
+    the farm's dictionary, only needed to compact one, is not built for it."""
+    conversations = recall_of(pipeline).conversations
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+
+    async def no_context(*_: object) -> None:
+        raise AssertionError("a compaction context was built with nothing to compact")
+
+    monkeypatch.setattr(conversations, "_context", no_context)
+    clock.advance(minutes=3)
+    assert await conversations.close_ended(USER, "iot") == 0
 
 
 async def test_decisions_written_in_a_conversation_are_in_its_summary(

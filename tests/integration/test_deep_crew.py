@@ -5,132 +5,39 @@ beyond loopback (no test talks to a real model)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import LearningRow
 from db.uow import Database
-from pipeline import gate
 from pipeline.actions import JournalAction, JournalVerb
-from pipeline.clock import Clock
-from pipeline.crew.config import CrewSpec
 from pipeline.crew.context import RunContext
-from pipeline.crew.orchestrator import CrewParts
-from pipeline.crew.tools import ReadingsArgs, Tool, ToolResult
-from pipeline.crew.wiring import build_brains, standard_tools
-from pipeline.deep import DeepTemplate
+from pipeline.crew.tools import Tool, ToolResult
+from pipeline.crew.wiring import standard_tools
 from pipeline.handle import Pipeline
 from pipeline.learning.feedback import Learnings
 from pipeline.memory import Memory
 from pipeline.platform_status import LlmHealth
 from pipeline.responder import LlmResponder
 from pipeline.rulebook import Rulebook
-from pipeline.types import Reply
-from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
-from tests.integration.test_deep_offline import (
+from tests.fakes.llm import ScriptedLLM
+from tests.integration import crew_world as world
+from tests.integration.crew_world import IOT, OPS, SEASON, STEPAN, agent_roles
+from tests.integration.deep_world import (
     USER,
     XLSX,
     incoming,
     moisture_on_field_two,
-    on_the_seeded_day,
     planned_spraying,
     say,
     seed_farm,
 )
 
-OPS, IOT, SEASON, CLERK, PLATFORM = (
-    "Farm operations officer",
-    "IoT sensor analyst",
-    "Season analyst",
-    "Farm reporting clerk",
-    "Platform reliability engineer",
-)
-STEPAN = "Stepan, agronomist assistant"
-
-
-@pytest.fixture(autouse=True)
-def no_internet() -> Iterator[list[str]]:
-    with no_outbound_connections() as attempts:
-        yield attempts
-    assert attempts == [], f"tried to connect to {attempts}"
-
-
-@pytest.fixture
-def pipeline_clock() -> Clock:
-    """The pipeline lives on the day the seeded farm's data is about."""
-    return on_the_seeded_day
-
-
-def crew_spec(**limits: Any) -> CrewSpec:
-    spec = CrewSpec.load()
-    quick = {
-        "agent_timeout_s": 5.0,
-        "stepan_timeout_s": 5.0,
-        "reflection_timeout_s": 5.0,
-        "light_timeout_s": 5.0,
-        "tool_timeout_s": 5.0,
-        "retry_backoff_s": 0.0,
-    }
-    return replace(spec, limits=replace(spec.limits, **{**quick, **limits}))
-
-
-@pytest.fixture
-def use_llm(
-    pipeline: Pipeline, db: Database, memory: Memory, rules: Rulebook
-) -> Iterator[Callable[..., ScriptedLLM]]:
-    """Give the pipeline a crew over a scripted LLM; hung calls are released after."""
-    made: list[ScriptedLLM] = []
-
-    def install(
-        *,
-        crew: CrewSpec | None = None,
-        tools: Mapping[str, Tool] | None = None,
-        learnings: Learnings | None = None,
-        **llm: Any,
-    ) -> ScriptedLLM:
-        fake = scripted(**llm)
-        made.append(fake)
-        rulebook = replace(rules, crew=crew or crew_spec())
-        farm_tools = None
-        if tools is not None:
-            health = LlmHealth(configured=True)
-            standard = standard_tools(db, memory.sync, rules=rulebook, health=health)
-            farm_tools = standard.replacing(**tools)
-        brains = build_brains(
-            pipeline.catalog,
-            pipeline.journal,
-            db,
-            memory.sync,
-            rules=rulebook,
-            llm=fake,
-            tools=farm_tools,
-            learnings=(lambda: learnings.block) if learnings is not None else None,
-        )
-        pipeline.deep = brains.deep
-        pipeline.responder = brains.responder
-        return fake
-
-    yield install
-    for fake in made:
-        fake.release()
-
-
-@pytest.fixture
-async def farm(
-    pipeline: Pipeline,
-    memory: Memory,
-    session_factory: async_sessionmaker[AsyncSession],
-) -> str:
-    return await seed_farm(pipeline, memory, session_factory)
-
-
-def agent_roles(llm: ScriptedLLM) -> set[str]:
-    return {role for role in llm.roles() if not role.startswith(STEPAN)}
+#: The crew world's fixtures: no internet, the seeded day, the scripted crew, the farm.
+no_internet, pipeline_clock = world.no_internet, world.pipeline_clock
+use_llm, farm = world.use_llm, world.farm
 
 
 # --- light -------------------------------------------------------------------------------
@@ -316,137 +223,3 @@ async def test_agents_run_concurrently(
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     assert everyone.is_set()
     assert planned_spraying(pipeline.catalog) in reply.text
-
-
-# --- degradation -----------------------------------------------------------------------------
-
-
-async def test_a_failing_agent_is_composed_from_its_tools(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    llm = use_llm(choose={OPS: "planned_operations"}, fail={IOT: ValueError("bad answer")})
-    reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert OPS in llm.roles()
-    assert planned_spraying(pipeline.catalog) in reply.text  # ops answered through the crew
-    assert "Відкриті тривоги" in reply.text  # iot, composed from its tool
-    assert "ValueError" not in reply.text
-
-
-async def test_a_hanging_agent_does_not_hold_the_answer(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    use_llm(crew=crew_spec(agent_timeout_s=1.0), choose={OPS: "planned_operations"}, hang={SEASON})
-    reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert planned_spraying(pipeline.catalog) in reply.text  # from the ops agent
-    assert "Фаза сезону: сівба" in reply.text  # the hung agent's part, from its tool
-
-
-async def test_an_agent_and_its_tools_failing_is_named_as_missing(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    async def broken(ctx: RunContext, args: object) -> ToolResult:
-        raise RuntimeError("season service down")
-
-    use_llm(
-        choose={OPS: "planned_operations"},
-        fail={SEASON: ValueError("bad")},
-        tools={"season_hints": broken},
-    )
-    reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert planned_spraying(pipeline.catalog) in reply.text
-    assert pipeline.catalog.text("uk", "compose.missing", parts="аналітика сезону") in reply.text
-
-
-async def test_transient_errors_are_retried(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    llm = use_llm(flaky={CLERK: 2})
-    reply = await say(pipeline, session_factory, "звіт в excel за жовтень")
-    clerk_calls = [call for call in llm.calls if call.role == CLERK]
-    assert len(clerk_calls) == 4  # two connection errors, then a tool call and an answer
-    assert isinstance(pipeline.deep, DeepTemplate)
-    assert isinstance(pipeline.deep.producer, CrewParts)
-    assert reply.document is not None
-
-
-async def test_unreachable_llm_gives_an_apology_with_a_code_and_the_data(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    llm = use_llm(fail={"*": ConnectionError("connection refused")})
-    message = incoming("план/факт за квітень")
-    reply = await pipeline.handle_message(message)
-    code = message.trace_id[:8]
-    assert reply.text.startswith(pipeline.catalog.text("uk", "compose.llm_down", code=code))
-    assert "виконано 1 з 2" in reply.text  # the tools still answered
-    assert "ConnectionError" not in reply.text and "Traceback" not in reply.text
-    assert llm.call_count == 3  # one try and two retries, then no consolidation
-
-
-async def test_unreachable_llm_without_data_is_a_short_apology(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    use_llm(fail={"*": ConnectionError("connection refused")})
-    message = incoming("розкажи мені щось про сьогоднішні справи")
-    reply = await pipeline.handle_message(message)
-    assert reply.mode == "deep" and reply.crew == ()
-    code = message.trace_id[:8]
-    assert reply.text == pipeline.catalog.text("uk", "compose.llm_down_empty", code=code)
-
-
-async def test_a_recursion_attempt_from_a_tool_is_refused(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-) -> None:
-    """A tool that calls handle_message again (as a confused agent might) runs on the
-    event loop for a CrewAI worker thread, in the request's context: refused."""
-    nested: list[Reply] = []
-
-    async def reenter(ctx: RunContext, args: ReadingsArgs) -> ToolResult:
-        nested.append(await pipeline.handle_message(incoming("привіт")))
-        return ToolResult("latest_readings", "немає даних")
-
-    use_llm(tools={"latest_readings": reenter})
-    reply = await say(pipeline, session_factory, "яка вологість на полі 2")
-    assert [r.intent for r in nested] == ["refused"]
-    assert nested[0].text == pipeline.catalog.text("uk", "errors.recursion")
-    assert reply.mode == "deep"
-    assert gate.current_depth() == 0
-
-
-async def test_crewai_keeps_no_farm_data_on_disk(
-    pipeline: Pipeline,
-    session_factory: async_sessionmaker[AsyncSession],
-    use_llm: Callable[..., ScriptedLLM],
-    farm: str,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """CrewAI stores task outputs for `crewai replay` in the user's data directory;
-    Stepan's crews store nothing there."""
-    data_home = tmp_path / "xdg-data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
-    use_llm(choose={OPS: "planned_operations"})
-    reply = await say(pipeline, session_factory, "сплануй тиждень")
-    assert planned_spraying(pipeline.catalog) in reply.text
-    stored = [p for p in data_home.rglob("*") if p.is_file()] if data_home.exists() else []
-    assert stored == []

@@ -18,6 +18,7 @@ from pipeline.farm.terms import TermError, TermReview
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
 from pipeline.types import Incoming, Reply
+from tests.integration.learning_world import add_fields
 
 USER = "tg:77"
 
@@ -70,18 +71,7 @@ async def farm_with_fields(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
 ) -> str:
     await _say(pipeline, session_factory, "привіт", 1)
-    async with session_factory() as session:
-        farm = (
-            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == USER))
-        ).scalar_one()
-        session.add_all(
-            [
-                FieldRow(farm_id=farm.farm_id, field_id="field:pivnichne", name="Північне"),
-                FieldRow(farm_id=farm.farm_id, field_id="field:pole-3", name="Поле 3"),
-            ]
-        )
-        await session.commit()
-        return farm.farm_id
+    return await add_fields(session_factory, USER)
 
 
 async def test_card_then_write_once(

@@ -8,13 +8,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
-from tests.integration.test_deep_offline import (  # noqa: F401 (fixtures)
-    farm,
-    no_internet,
-    pipeline_clock,
-    say,
-    seed_farm,
-)
+from tests.integration import deep_world as world
+from tests.integration.deep_world import say, seed_farm
+
+#: The deep world's fixtures: no internet, the seeded day, the seeded farm.
+no_internet, pipeline_clock, farm = world.no_internet, world.pipeline_clock, world.farm
 
 
 def _openers(pipeline: Pipeline, name: str) -> list[str]:

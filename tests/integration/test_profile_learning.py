@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -19,20 +17,17 @@ from db.engine import create_engine
 from db.migrate import upgrade
 from db.models import FarmProfileRow, OutboxRow, UserProfileRow
 from db.uow import Database
-from pipeline.clock import Clock
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import ReadingIn, SensorTypes, parse_batch
 from pipeline.handle import Pipeline
 from pipeline.memory import InteractionRecord, Memory
 from pipeline.types import DepthDecision, Incoming
-from tests.integration.learning_world import (
-    MovingClock,
-    add_fields,
-    outbox_memory,
-    write_button,
-)
+from tests.integration import learning_world as world
+from tests.integration.learning_world import MovingClock, add_fields, write_button
 
 Factory = async_sessionmaker[AsyncSession]
+#: The learning world's fixtures, on this module's ``clock``.
+pipeline_clock, http, memory = world.pipeline_clock, world.http, world.memory
 USER = "tg:501"
 #: 12 May 2026, 09:00 Kyiv: the calendar month is 5.
 NOW = datetime(2026, 5, 12, 6, 0, tzinfo=UTC)
@@ -41,22 +36,6 @@ NOW = datetime(2026, 5, 12, 6, 0, tzinfo=UTC)
 @pytest.fixture
 def clock() -> MovingClock:
     return MovingClock(NOW)
-
-
-@pytest.fixture
-def pipeline_clock(clock: MovingClock) -> Clock:
-    return clock
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
-
-
-@pytest.fixture
-def memory(db: Database, http: httpx.AsyncClient, clock: MovingClock) -> Memory:
-    return outbox_memory(db, http, clock)
 
 
 def _record(intent: str, at: datetime, *, operator: bool | None = None) -> InteractionRecord:

@@ -11,27 +11,11 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import aiohttp
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.config import StepanSettings
-from bot.web import ReadingsServer
 from db.engine import create_engine, create_session_factory
-from db.uow import Database
-from pipeline.farm.sensor_store import SensorStore
-from tests.integration.test_sensors import FARM, TYPES, Api, add_farm, reading, stored
-
-
-async def _serve(
-    factory: async_sessionmaker[AsyncSession], **options: float
-) -> tuple[ReadingsServer, str]:
-    sensors = SensorStore(Database(factory), TYPES)
-    token = await sensors.issue_token(FARM, "test")
-    settings = StepanSettings(_env_file=None, http_port=0)  # type: ignore[call-arg]
-    server = ReadingsServer(settings, sensors, **options)
-    await server.start()
-    return server, token
+from tests.integration.sensors_world import Api, add_farm, api_on, reading, serve, stored
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -51,12 +35,8 @@ async def factory(database_url: str) -> AsyncIterator[async_sessionmaker[AsyncSe
 
 @pytest.fixture
 async def api(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[Api]:
-    server, token = await _serve(factory)
-    try:
-        async with aiohttp.ClientSession() as http:
-            yield Api(http, f"http://127.0.0.1:{server.port}", token)
-    finally:
-        await server.stop()
+    async with api_on(factory) as api:
+        yield api
 
 
 async def _refused(
@@ -173,7 +153,7 @@ async def test_wrong_shapes_get_400_or_422(
 
 
 async def test_a_slow_body_times_out(factory: async_sessionmaker[AsyncSession]) -> None:
-    server, token = await _serve(factory, body_timeout=0.5)
+    server, token = await serve(factory, body_timeout=0.5)
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(
@@ -203,7 +183,7 @@ async def test_shutdown_is_bounded_with_slow_clients_connected(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
     """100 slow bodies with a valid token once held SIGTERM for 61 s."""
-    server, token = await _serve(factory, body_timeout=60.0, shutdown_timeout=1.0)
+    server, token = await serve(factory, body_timeout=60.0, shutdown_timeout=1.0)
     writers = []
     for _ in range(100):
         _, writer = await asyncio.open_connection("127.0.0.1", server.port)

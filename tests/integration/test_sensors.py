@@ -3,85 +3,36 @@ the real dispatcher, and the service on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.config import StepanSettings
-from bot.web import CLIENT_MAX_SIZE, ReadingsServer
+from bot.web import CLIENT_MAX_SIZE
 from db.engine import create_engine, create_session_factory
-from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow, UserProfileRow
+from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow
 from db.uow import Database
 from pipeline.farm.sensor_store import SensorStore, latest_readings
 from pipeline.farm.sensors import MAX_BATCH, InvalidBatch, SensorTypes, parse_batch
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
-
-TYPES = SensorTypes.load()
-FARM = "farm:test-sensors"
-NORTH = "field:north"
-NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def reading(i: int = 0, **changes: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "sensor_id": "probe-1",
-        "sensor_type": "soil_moisture",
-        "value": 25.5,
-        "measured_at": (NOW - timedelta(minutes=i)).isoformat(),
-        "field_id": NORTH,
-    }
-    return base | changes
-
-
-async def add_farm(
-    factory: async_sessionmaker[AsyncSession], user_id: str = "tg:2002", farm_id: str = FARM
-) -> None:
-    async with factory() as session:
-        session.add(UserProfileRow(user_id=user_id))
-        await session.flush()
-        session.add(FarmProfileRow(farm_id=farm_id, user_id=user_id))
-        await session.flush()
-        session.add(FieldRow(farm_id=farm_id, field_id=NORTH, name="Північне"))
-        await session.commit()
-
-
-async def stored(factory: async_sessionmaker[AsyncSession], farm_id: str = FARM) -> int:
-    async with factory() as session:
-        count = await session.scalar(
-            select(func.count())
-            .select_from(SensorReadingRow)
-            .where(SensorReadingRow.farm_id == farm_id)
-        )
-        await session.commit()
-    return int(count or 0)
-
+from tests.integration.sensors_world import (
+    FARM,
+    NORTH,
+    NOW,
+    TYPES,
+    Api,
+    add_farm,
+    api_on,
+    reading,
+    stored,
+)
 
 # --- over HTTP ----------------------------------------------------------------------
-
-
-class Api:
-    def __init__(self, http: aiohttp.ClientSession, base: str, token: str) -> None:
-        self.http, self.base, self.token = http, base, token
-
-    async def post(
-        self, body: Any, *, token: str | None = "default", raw: bytes | None = None
-    ) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/json"}
-        if token is not None:
-            headers["Authorization"] = f"Bearer {self.token if token == 'default' else token}"
-        data = raw if raw is not None else json.dumps(body).encode()
-        async with self.http.post(
-            f"{self.base}/api/v1/readings", data=data, headers=headers
-        ) as response:
-            return response.status, await response.json()
 
 
 @pytest.fixture
@@ -95,16 +46,8 @@ async def factory(sqlite_url: str) -> AsyncIterator[async_sessionmaker[AsyncSess
 
 @pytest.fixture
 async def api(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[Api]:
-    sensors = SensorStore(Database(factory), TYPES)
-    token = await sensors.issue_token(FARM, "test")
-    settings = StepanSettings(_env_file=None, http_port=0)  # type: ignore[call-arg]
-    server = ReadingsServer(settings, sensors)
-    await server.start()
-    try:
-        async with aiohttp.ClientSession() as http:
-            yield Api(http, f"http://127.0.0.1:{server.port}", token)
-    finally:
-        await server.stop()
+    async with api_on(factory) as api:
+        yield api
 
 
 async def test_healthz(api: Api) -> None:

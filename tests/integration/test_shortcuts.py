@@ -6,43 +6,30 @@ their reason, and the deep path is not run for them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import datetime, timedelta
-
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AnswerCacheRow, InteractionRow
 from pipeline.actions import RefreshAction
-from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.types import DeepRequest, Reply
-from tests.fakes.llm import no_outbound_connections
-from tests.integration.test_deep_offline import (
+from tests.integration import deep_world
+from tests.integration import learning_world as world
+from tests.integration.deep_world import (
     NOW,
     USER,
     incoming,
     moisture_on_field_two,
     seed_farm,
 )
+from tests.integration.learning_world import MovingClock
 
 Factory = async_sessionmaker[AsyncSession]
-
-
-class MovingClock:
-    """The pipeline's clock, moved by the test."""
-
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+#: The pipeline on this module's ``clock``; no internet.
+pipeline_clock, no_internet = world.pipeline_clock, deep_world.no_internet
 
 
 class CountingDeep:
@@ -57,21 +44,9 @@ class CountingDeep:
         return await self.inner.answer(request)  # type: ignore[attr-defined, no-any-return]
 
 
-@pytest.fixture(autouse=True)
-def no_internet() -> Iterator[None]:
-    with no_outbound_connections() as attempts:
-        yield
-    assert attempts == []
-
-
 @pytest.fixture
 def clock() -> MovingClock:
     return MovingClock(NOW)
-
-
-@pytest.fixture
-def pipeline_clock(clock: MovingClock) -> Clock:
-    return clock
 
 
 @pytest.fixture

@@ -10,10 +10,8 @@ Run with ``-s`` to see the /me card the farmer would read at the end."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-import httpx
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -21,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.models import InteractionRow
 from db.uow import Database
 from pipeline.cards import my_memory
-from pipeline.clock import Clock
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import SensorTypes, parse_batch
 from pipeline.handle import Pipeline
@@ -29,14 +26,12 @@ from pipeline.memory import Memory
 from pipeline.naming import NameBook
 from pipeline.recall.card import summaries_block
 from pipeline.types import Incoming
-from tests.integration.learning_world import (
-    MovingClock,
-    add_fields,
-    outbox_memory,
-    write_button,
-)
+from tests.integration import learning_world as world
+from tests.integration.learning_world import MovingClock, add_fields, write_button
 
 Factory = async_sessionmaker[AsyncSession]
+#: The learning world's fixtures, on this module's ``clock``.
+pipeline_clock, http, memory = world.pipeline_clock, world.http, world.memory
 USER = "tg:4242"
 #: Day 1 of the month: Friday 1 May 2026, the farmer writes at 07:00 Kyiv time.
 START = datetime(2026, 5, 1, 4, 0, tzinfo=UTC)
@@ -85,22 +80,6 @@ MONTH: list[tuple[int, str, bool]] = [
 @pytest.fixture
 def clock() -> MovingClock:
     return MovingClock(START)
-
-
-@pytest.fixture
-def pipeline_clock(clock: MovingClock) -> Clock:
-    return clock
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
-
-
-@pytest.fixture
-def memory(db: Database, http: httpx.AsyncClient, clock: MovingClock) -> Memory:
-    return outbox_memory(db, http, clock)
 
 
 def _incoming(text: str, message_id: int) -> Incoming:

@@ -16,8 +16,8 @@ from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.types import ClassifierContext, Incoming, Reply
 from tests.integration import test_shortcuts as shared
-from tests.integration.test_deep_offline import USER, incoming
-from tests.integration.test_shortcuts import MovingClock
+from tests.integration.deep_world import USER, incoming
+from tests.integration.learning_world import MovingClock
 
 Factory = async_sessionmaker[AsyncSession]
 

@@ -43,4 +43,4 @@ def test_a_new_conversation_may_open_again() -> None:
 
 def test_the_rule_is_checked_on_load() -> None:
     with pytest.raises(ValueError, match="min_lines"):
-        OpenerRule.from_rules({"min_lines": 1, "conversation_minutes": 30})
+        OpenerRule.from_rules({"min_lines": 1, "conversation_minutes": 30}, frozenset())
