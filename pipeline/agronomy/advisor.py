@@ -16,7 +16,7 @@ from datetime import datetime
 
 from db.uow import Database
 from pipeline.agronomy.desk import AgronomistDesk
-from pipeline.agronomy.facts import FarmContext, read_farm_context
+from pipeline.agronomy.facts import FarmContext, read_farm_context, read_region
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.intents import Intent
 from pipeline.knowledge import Answer, Composer, KnowledgeBase, Lookup
@@ -148,10 +148,9 @@ class Advisor:
         judge (``request.photo``; ``request.text`` its caption or a placeholder)."""
         if self.desk is None:
             return ()
-        context = await read_farm_context(
-            self._db, request.user_id, request.now, follow_up=RECENT_ADVICE_WINDOW
-        )
-        return await self._offer(request, context.region)
+        # Only the region goes on the card: not the whole context (fields, soil,
+        # the last messages), which the caption's answer may have read already.
+        return await self._offer(request, await read_region(self._db, request.user_id))
 
     async def _offer(
         self, request: AdviceRequest, region: str | None

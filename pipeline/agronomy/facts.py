@@ -16,7 +16,7 @@ from pipeline.farm.sensor_store import latest_readings
 from pipeline.intents import Intent
 from pipeline.knowledge import FarmFacts
 
-__all__ = ["SOIL_TYPES", "FarmContext", "read_farm_context"]
+__all__ = ["SOIL_TYPES", "FarmContext", "read_farm_context", "read_region"]
 
 #: Sensor types that measure the soil's temperature, most specific first.
 SOIL_TYPES = ("soil_temperature",)
@@ -35,6 +35,14 @@ class FarmContext:
     previous_questions: tuple[str, ...] = ()
     #: The crops of the farm's journal dictionary (the profile's list comes first).
     crops: tuple[str, ...] = ()
+
+
+async def read_region(db: Database, user_id: str) -> str | None:
+    """The farm's region alone (``FarmContext.region`` without the rest)."""
+    async with db.read() as session:
+        return await session.scalar(
+            select(FarmProfileRow.region).where(FarmProfileRow.user_id == user_id)
+        )
 
 
 async def read_farm_context(

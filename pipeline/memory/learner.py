@@ -242,7 +242,11 @@ class ProfileLearner(ProfileWriter):
 
     async def _learn(self, user_id: str, learn: Lesson, what: str) -> FarmProfile | None:
         """Lock the user (every farm writer locks the user row first) and the farm,
-        ask ``learn`` for the changes, write them. Never raises."""
+        ask ``learn`` for the changes, write them. Never raises. The cache entry is
+        invalidated unless a commit wrote nothing (a lesson that changes nothing, as
+        most journal writes are, keeps the farmer's next message a cache hit)."""
+        learned: FarmProfile | None = None
+        committed = False
         try:
             async with self._db.write() as session:
                 if await repo.lock_user(session, user_id) is None:
@@ -251,14 +255,17 @@ class ProfileLearner(ProfileWriter):
                 if row is None:
                     return None
                 now = self._clock()
-                return apply_farm_changes(
+                learned = apply_farm_changes(
                     session, self._outbox, row, await learn(session, row, now), now
                 )
+            committed = True
+            return learned
         except Exception:
             logger.exception("memory: learning from %s failed user=%s", what, user_id)
             return None
         finally:
-            self._cache.invalidate(user_id)
+            if learned is not None or not committed:
+                self._cache.invalidate(user_id)
 
     def _iot_changes(
         self, row: FarmProfileRow, sources: Collection[str], sensor_types: Collection[str]

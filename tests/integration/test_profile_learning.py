@@ -184,6 +184,11 @@ async def test_operator_switches_sensors_on_and_off(
     on = await memory.learner.set_iot(USER, True)
     assert on is not None and on.has_iot and on.active_integrations == ["sensors"]
     assert await memory.learner.set_iot(USER, True) is None  # already so: nothing written
+    # Nothing written, nothing to forget: the cached profile stays.
+    await memory.profiles.load(USER)
+    assert memory.cache.get(USER) is not None
+    assert await memory.learner.set_iot(USER, True) is None
+    assert memory.cache.get(USER) is not None
     off = await memory.learner.set_iot(USER, False)
     assert off is not None and not off.has_iot and off.active_integrations == []
     assert (await _last_payload(session_factory, "farm_profile"))["iot_sensors"][
