@@ -22,6 +22,7 @@ from aiogram.methods import SetWebhook
 
 from bot.deferred import DeferredSends
 from bot.factory import Core
+from bot.fsm_storage import FallbackStorage
 from bot.inbox import Inbox, InboxMiddleware, Replayer
 from bot.metrics import Metrics
 from bot.polling import Poller
@@ -47,8 +48,11 @@ def build_metrics(core: Core, transport: str) -> Metrics:
 
 
 def redis_of(dispatcher: Dispatcher) -> Any:
-    """The Redis client of the FSM storage, if the dispatcher keeps state there."""
+    """The Redis client of the FSM storage, if the dispatcher keeps state there
+    (behind the memory fallback that bot/dispatcher.py's build_storage puts around it)."""
     storage = dispatcher.fsm.storage
+    if isinstance(storage, FallbackStorage):
+        storage = storage.primary
     return storage.redis if isinstance(storage, RedisStorage) else None
 
 

@@ -21,13 +21,14 @@ router = Router(name=__name__)
 
 
 async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool:
+    user_id = stepan_user_id(user)
     if key == "expertise_level" and value == AUTO:
         # The operator's lock goes: the expertise rule moves the level again.
-        return await editor.unlock_expertise(stepan_user_id(user))
+        return await editor.unlock_expertise(user_id)
     if key == "expertise_level" and value in PROFILE_KEYS[key]:
-        return await editor.set_expertise(stepan_user_id(user), value, by_operator=True)  # type: ignore[arg-type]
+        return await editor.set_expertise(user_id, value, by_operator=True)  # type: ignore[arg-type]
     if key == "preferred_style" and value in PROFILE_KEYS[key]:
-        return await editor.set_style(stepan_user_id(user), value)  # type: ignore[arg-type]
+        return await editor.set_style(user_id, value)  # type: ignore[arg-type]
     return False
 
 

@@ -66,3 +66,22 @@ def _agronomist_button(params: dict[str, Any]) -> AgronomistCD:
         b["callback_data"] for row in rows for b in row if b["callback_data"].startswith("ag")
     ]
     return AgronomistCD.unpack(data)
+
+
+async def test_the_agronomist_card_of_a_photo_names_the_farm_region(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    region = core.regions.read("Полтавська область")
+    assert region is not None
+    assert await core.regions.set(f"tg:{FARMER}", region)
+    stored = tg.telegram.register_file(b"\x89PNG picture", kind="photos")
+    update = tg.telegram.message_update(
+        FARMER, {"photo": [{**stored.as_dict(), "width": 1280, "height": 960}]}
+    )
+    [(_, params)] = requests(await tg.feed(update))
+    button = _agronomist_button(params)
+
+    calls = requests(await tg.press(FARMER, button.pack(), 1))
+
+    [card] = [p["text"] for m, p in calls if p.get("chat_id") == OPERATOR and m == "sendMessage"]
+    assert catalog.text("uk", "agronomist.context_region", region=region.id) in card

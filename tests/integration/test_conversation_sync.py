@@ -18,12 +18,12 @@ from pipeline.memory import Memory, build_memory
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
 from tests.fakes.memory_service import FakeMemoryService
-from tests.integration import test_memory_protocol as protocol
+from tests.integration import memory_world as world
 
 # The memory-service fixtures of the protocol tests: the fake over real HTTP and the
 # memory services talking to it.
-service, clock, http = protocol.service, protocol.clock, protocol.http
-make_memory, memory = protocol.make_memory, protocol.memory
+service, clock, http = world.service, world.clock, world.http
+make_memory, memory = world.make_memory, world.memory
 
 USER = "tg:77"
 START = datetime(2026, 5, 4, 7, 0, tzinfo=UTC)

@@ -1,145 +1,42 @@
 """The memory-service's real contract (issue 9) against the fake that follows it: the
 bearer token, what each status does to an outbox row, the merge after a missed
-hydration, /forget's tombstone, dialog summaries. Real HTTP on 127.0.0.1, a real
-migrated database; no timing assertions.
+hydration, /forget's tombstone (the dialog summaries are in test_memory_summaries.py).
+Real HTTP on 127.0.0.1, a real migrated database; no timing assertions.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
 
 import httpx
 import jwt
 import pytest
 from pydantic import SecretStr
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.config import Settings
-from bot.factory import build_pipeline
 from db.models import OutboxRow, TombstoneRow, UserProfileRow
 from db.uow import Database
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
-from pipeline.memory import DialogSummary, Memory, build_memory
+from pipeline.memory import Memory
 from pipeline.memory.auth import Credentials
-from pipeline.memory.breaker import CircuitBreaker
-from pipeline.memory.cache import ProfileCache
-from pipeline.memory.client import MemoryServiceClient
 from pipeline.platform_status import LlmHealth, PlatformStatus
-from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
-from pipeline.rulebook import Rulebook
-from pipeline.types import Incoming
+from pipeline.profiles import farm_fact_key, user_fact_key
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService, ManualClock
+from tests.integration import memory_world as world
+from tests.integration.memory_world import (
+    COOLDOWN,
+    Factory,
+    MakeMemory,
+    rich_profile,
+    rows,
+    send,
+    sql_user,
+)
 
-Factory = async_sessionmaker[AsyncSession]
-COOLDOWN = 30.0
-TEAM = "team-agro"
-MakeMemory = Callable[..., Memory]
-
-
-@pytest.fixture
-async def service() -> AsyncIterator[FakeMemoryService]:
-    async with FakeMemoryService(static_tokens={"static-token-1": "stepan:tg:s"}) as fake:
-        yield fake
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
-
-
-@pytest.fixture
-def make_memory(
-    service: FakeMemoryService, clock: ManualClock, http: httpx.AsyncClient, db: Database
-) -> MakeMemory:
-    def make(
-        *, secret: str | None = JWT_SECRET, token: str | None = None, timeout_s: float = 5.0
-    ) -> Memory:
-        credentials = Credentials(
-            jwt_secret=SecretStr(secret) if secret else None,
-            static_token=SecretStr(token) if token else None,
-        )
-        client = MemoryServiceClient(
-            service.base_url,
-            http,
-            credentials=credentials,
-            team_id=TEAM,
-            breaker=CircuitBreaker(failure_threshold=3, cooldown_s=COOLDOWN, clock=clock),
-            # Generous: the machine may be loaded; only a hanging test waits for it.
-            timeout_s=timeout_s,
-            attempts=2,
-            backoff_s=0,
-        )
-        return build_memory(db, client, cache=ProfileCache(clock=clock))
-
-    return make
-
-
-@pytest.fixture
-def memory(make_memory: MakeMemory) -> Memory:
-    return make_memory()
-
-
-@pytest.fixture
-def make_pipeline(
-    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook
-) -> Callable[[Memory], Pipeline]:
-    return lambda memory: build_pipeline(settings, db, catalog, memory=memory, rules=rules)
-
-
-async def send(pipeline: Pipeline, text: str, user: str = "tg:1") -> None:
-    trace = uuid.uuid4().hex[:16]
-    await pipeline.handle_message(
-        Incoming(user_id=user, chat_id=1, text=text, trace_id=trace, first_name="Оксана")
-    )
-
-
-async def rows(factory: Factory, user: str | None = None) -> list[OutboxRow]:
-    async with factory() as session:
-        query = select(OutboxRow).where(OutboxRow.sent_at.is_(None)).order_by(OutboxRow.id)
-        if user is not None:
-            query = query.where(OutboxRow.user_id == user)
-        return list((await session.execute(query)).scalars())
-
-
-async def sql_user(factory: Factory, user: str) -> UserProfileRow | None:
-    async with factory() as session:
-        return await session.get(UserProfileRow, user)
-
-
-def rich_profile(service: FakeMemoryService, user: str) -> None:
-    """What the service holds for a farmer SQL has lost: name, level, 11 interactions,
-    a farm with a name, thresholds and crops."""
-    profile = UserProfile.default(user).model_copy(
-        update={
-            "name": "Марія Іванівна",
-            "expertise_level": "expert",
-            "interaction_count": 11,
-            "known_intents": ["greeting", "recording"],
-            "preferred_style": "brief",
-            "updated_at": datetime(2026, 1, 5, tzinfo=UTC),
-        }
-    )
-    farm = FarmProfile(
-        farm_id="farm:remote",
-        user_id=user,
-        farm_name="Степове",
-        crop_ids=["wheat", "sunflower"],
-        alert_thresholds={"soil_moisture_min": 27.5, "temperature_min": -3, "temperature_max": 35},
-    )
-    service.put_fact(f"stepan:{user}", user_fact_key(user), profile.to_seed_json())
-    service.put_fact(f"stepan:{user}", farm_fact_key(user), farm.to_seed_json())
+#: The memory-service world's fixtures: the fake, the clock, the client, the memory, the pipeline.
+service, clock, http = world.service, world.clock, world.http
+make_memory, memory, make_pipeline = world.make_memory, world.memory, world.make_pipeline
 
 
 # -- 1. auth -------------------------------------------------------------------------------
@@ -303,6 +200,21 @@ async def test_the_breaker_stays_closed_while_a_healthy_service_answers_404s(
     assert service.requests[-1].path == "/health" and memory.sync.breaker_state == "closed"
 
 
+async def test_rows_left_when_the_breaker_opens_mid_flush_are_not_counted(
+    service: FakeMemoryService, memory: Memory, session_factory: Factory
+) -> None:
+    for n in range(5):
+        await memory.editor.update_user(f"tg:b{n}", name=f"B{n}")
+    await memory.sync.flush()  # merged and sent
+    for n in range(5):
+        await memory.editor.update_user(f"tg:b{n}", name=f"B{n}!")
+    await service.set_mode("error500")
+    await memory.sync.flush()  # three users fail (threshold 3), then the breaker is open
+    assert memory.sync.breaker_state == "open"
+    attempts = sorted(r.attempts for r in await rows(session_factory))
+    assert attempts == [0, 0, 1, 1, 1]  # the two never tried carry no failed attempt
+
+
 # -- 4. no overwrite after a missed hydration ----------------------------------------------
 
 
@@ -430,61 +342,3 @@ async def test_a_tombstone_stops_hydration_until_the_delete_is_confirmed(
     loaded = await memory.profiles.load("tg:9")
     assert not loaded.known and loaded.profile.name is None
     assert service.count("GET") == reads  # not even asked
-
-
-# -- 6. dialog summaries --------------------------------------------------------------------
-
-
-async def test_summaries_are_sent_listed_deleted_and_purged_by_forget(
-    service: FakeMemoryService, memory: Memory, db: Database
-) -> None:
-    start = datetime(2026, 5, 1, 8, tzinfo=UTC)
-    summary = DialogSummary(
-        start, start + timedelta(hours=1), "Полив на Північному", 6, ("irrigation",)
-    )
-    async with db.write() as session:
-        memory.summaries.queue(session, "tg:1", summary, start)
-        memory.summaries.queue(session, "tg:2", summary, start)
-    assert (await memory.sync.flush()).sent == 2
-    (stored,) = service.summaries_of("stepan:tg:1")
-    assert (stored["team_id"], stored["agent_id"]) == (TEAM, "agromatrix")
-    assert stored["summary_text"] == "Полив на Північному" and stored["message_count"] == 6
-
-    recent = await memory.summaries.recent("tg:1")
-    assert recent is not None and [s.text for s in recent] == ["Полив на Північному"]
-    async with db.write() as session:
-        memory.summaries.queue_delete(session, "tg:1", recent[0].id, start)
-    await memory.sync.flush()
-    assert service.summaries_of("stepan:tg:1") == []
-
-    await memory.editor.forget("tg:2")
-    await memory.sync.flush()
-    assert service.summaries_of("stepan:tg:2") == []
-
-
-async def test_summaries_follow_the_same_status_rules(
-    service: FakeMemoryService, make_memory: MakeMemory, db: Database, session_factory: Factory
-) -> None:
-    memory = make_memory(secret="another-secret-another-secret-another")
-    start = datetime(2026, 5, 1, 8, tzinfo=UTC)
-    async with db.write() as session:
-        memory.summaries.queue(session, "tg:1", DialogSummary(start, start, "x"), start)
-    await memory.sync.flush()
-    (row,) = await rows(session_factory)
-    assert row.state == "config_error" and service.summaries == {}
-    assert await memory.summaries.recent("tg:1") is None  # refused: unknown, not empty
-
-
-async def test_rows_left_when_the_breaker_opens_mid_flush_are_not_counted(
-    service: FakeMemoryService, memory: Memory, session_factory: Factory
-) -> None:
-    for n in range(5):
-        await memory.editor.update_user(f"tg:b{n}", name=f"B{n}")
-    await memory.sync.flush()  # merged and sent
-    for n in range(5):
-        await memory.editor.update_user(f"tg:b{n}", name=f"B{n}!")
-    await service.set_mode("error500")
-    await memory.sync.flush()  # three users fail (threshold 3), then the breaker is open
-    assert memory.sync.breaker_state == "open"
-    attempts = sorted(r.attempts for r in await rows(session_factory))
-    assert attempts == [0, 0, 1, 1, 1]  # the two never tried carry no failed attempt

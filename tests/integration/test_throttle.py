@@ -83,6 +83,8 @@ async def test_the_redis_bucket_is_shared_by_instances(redis: Redis) -> None:
 async def test_a_flood_through_the_bot(sqlite_url: str, shared: bool, redis: Redis) -> None:
     if shared:
         await redis.flushdb()
+    bucket_key = f"stepan:throttle:{FLOODER}"
+    await redis.delete(bucket_key)
     settings = Settings(
         stepan=StepanSettings(  # type: ignore[call-arg]
             _env_file=None,
@@ -109,6 +111,8 @@ async def test_a_flood_through_the_bot(sqlite_url: str, shared: bool, redis: Red
         assert replies.count(note) == 1
         assert len(replies) == 29 + 1  # the burst's remaining 29, then one note
         assert [call.method for call in await tg.say(NEIGHBOUR, "привіт")] == ["sendMessage"]
+        # Several instances count a flood in Redis, not each in its own memory.
+        assert bool(await redis.exists(bucket_key)) is shared
         async with core.db.read() as session:
             pending = await session.scalar(
                 select(func.count())

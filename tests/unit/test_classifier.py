@@ -20,7 +20,6 @@ import pytest
 from pipeline.classifier import DEFAULT_RULES, Classifier
 from pipeline.gate import select_crew
 from pipeline.grammar import Grammar
-from pipeline.intents import RULE_INTENTS, Intent
 from pipeline.text import NormalizedText, tokenize
 from pipeline.types import CREW_NAMES, ClassifierContext, DepthDecision
 
@@ -417,52 +416,6 @@ def test_token_cache_does_not_change_decisions() -> None:
     ctx = ClassifierContext()
     for case in LIGHT + DEEP:
         assert cold.classify(case[0], ctx) == warm.classify(case[0], ctx)
-
-
-def test_invalid_rules_are_rejected_at_load_time() -> None:
-    raw = tomllib.loads(DEFAULT_RULES.read_text("utf-8"))
-    raw["intents"]["recording"]["crew"] = ["tractor"]
-    with pytest.raises(ValueError, match="unknown crew"):
-        Classifier.from_mapping(raw)
-
-
-def test_an_intent_the_enum_does_not_know_is_rejected_at_load_time() -> None:
-    raw = tomllib.loads(DEFAULT_RULES.read_text("utf-8"))
-    raw["intents"]["recordings"] = raw["intents"].pop("recording")
-    with pytest.raises(ValueError, match="unknown intent 'recordings'"):
-        Classifier.from_mapping(raw)
-
-
-def test_an_enum_intent_missing_from_the_rules_is_rejected_at_load_time() -> None:
-    raw = tomllib.loads(DEFAULT_RULES.read_text("utf-8"))
-    del raw["intents"]["summary"]
-    raw["settings"]["deep_priority"] = [
-        tier for tier in raw["settings"]["deep_priority"] if tier != ["analysis", "summary"]
-    ] + ["analysis"]
-    with pytest.raises(ValueError, match=r"intents missing from the rules .*'summary'"):
-        Classifier.from_mapping(raw)
-
-
-def test_the_rules_define_exactly_the_enum_intents(clf: Classifier) -> None:
-    assert set(clf.intents) == RULE_INTENTS
-    assert all(isinstance(name, Intent) for name in clf.intents)
-
-
-def test_every_intent_has_a_known_crew_and_mode(clf: Classifier) -> None:
-    assert clf.intents
-    for spec in clf.intents.values():
-        assert spec.mode in ("light", "deep")
-        assert set(spec.crew) <= set(CREW_NAMES)
-        if spec.mode == "light":
-            assert spec.crew == ()
-
-
-def test_no_keywords_live_in_the_python_code() -> None:
-    sources = sorted((REPO / "pipeline/classifier").glob("*.py"))
-    assert sources
-    for path in sources:
-        source = path.read_text("utf-8")
-        assert not any("\u0400" <= ch <= "\u04ff" for ch in source), path
 
 
 # =========================================================================== the dev corpus
