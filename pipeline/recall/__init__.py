@@ -67,11 +67,14 @@ class Recall:
                 hit = None
             if hit is not None:
                 return DeepAnswer(hit.decision, (), hit.reply, deep=False)
+        conversations = self.conversations
         try:
-            await self.conversations.close_ended(incoming.user_id, str(decision.intent))
+            lines = await conversations.close_ended_for_prompt(
+                incoming.user_id, str(decision.intent)
+            )
         except Exception:
             logger.exception("recall: compacting failed trace=%s", incoming.trace_id)
-        lines = await self.conversations.for_prompt(incoming.user_id)
+            lines = await conversations.for_prompt(incoming.user_id)
         reply = await deep(replace(request, recall=lines))
         try:
             await self.shortcuts.remember(

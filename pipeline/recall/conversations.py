@@ -96,6 +96,21 @@ class Conversations:
     async def close_ended(self, user_id: str, next_intent: str | None = None) -> int:
         """Compact the user's conversations that have ended by now (silence), and the
         open one too when ``next_intent`` changes the subject. Returns how many."""
+        made, _ = await self._close_ended(user_id, next_intent, prompt=False)
+        return made
+
+    async def close_ended_for_prompt(self, user_id: str, next_intent: str) -> tuple[str, ...]:
+        """:meth:`close_ended`, then :meth:`for_prompt`: what a deep request gets. When
+        nothing ends (the usual deep message) both are one read: on SQLite every
+        transaction waits its turn. Raises what compacting raises."""
+        _, lines = await self._close_ended(user_id, next_intent, prompt=True)
+        return lines if lines is not None else await self.for_prompt(user_id)
+
+    async def _close_ended(
+        self, user_id: str, next_intent: str | None, *, prompt: bool
+    ) -> tuple[int, tuple[str, ...] | None]:
+        """How many were compacted, and (``prompt``, none compacted) the prompt's
+        summaries, read in the same transaction."""
         now = self._clock()
         async with self._db.read() as session:
             since = await repo.last_summary_end(session, user_id)
@@ -103,7 +118,7 @@ class Conversations:
             since = floor if since is None or as_utc(since) < floor else since
             rows = await repo.deep_since(session, user_id, since)
             if not rows:
-                return 0
+                return 0, await self._prompt_lines(session, user_id) if prompt else None
             talks = self._split(user_id, rows)
             last = talks[-1]
             silent = now - last.end >= self._rules.silence
@@ -115,13 +130,13 @@ class Conversations:
             if not talks:
                 # The usual deep message: its conversation goes on. The farm's
                 # dictionary (five reads and a matcher) is built only to compact.
-                return 0
+                return 0, await self._prompt_lines(session, user_id) if prompt else None
             context = await self._context(session, user_id)
             talks = [await self._with_decisions(session, talk, now) for talk in talks]
         made = 0
         for talk in talks:
             made += await self._store(talk, context)
-        return made
+        return made, None
 
     async def close_idle(self) -> int:
         """The job: every conversation silent for ``silence_minutes`` is compacted.
@@ -224,6 +239,10 @@ class Conversations:
         return 1
 
     # --- reading ------------------------------------------------------------------------
+
+    async def _prompt_lines(self, session: AsyncSession, user_id: str) -> tuple[str, ...]:
+        rows = await repo.summaries(session, user_id, self._rules.window)
+        return tuple(row.text for row in rows[: self._rules.in_prompt])
 
     async def window(self, user_id: str, limit: int | None = None) -> list[SummaryView]:
         """The user's summaries, newest first (at most the window)."""

@@ -6,6 +6,7 @@ deleting one, /forget and the memory-service copy."""
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 
 import pytest
@@ -14,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import ConversationSummaryRow, OutboxRow, UserProfileRow
 from db.repositories import recall as repo
+from db.uow import Database
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
@@ -120,6 +122,42 @@ async def test_a_conversation_going_on_builds_nothing_to_compact_with(
     monkeypatch.setattr(conversations, "_context", no_context)
     clock.advance(minutes=3)
     assert await conversations.close_ended(USER, "iot") == 0
+
+
+class CountingReads:
+    """A Database that counts its read transactions."""
+
+    def __init__(self, db: Database) -> None:
+        self.db, self.reads = db, 0
+
+    def read(self) -> AbstractAsyncContextManager[AsyncSession]:
+        self.reads += 1
+        return self.db.read()
+
+    def write(self) -> AbstractAsyncContextManager[AsyncSession]:
+        return self.db.write()
+
+
+async def test_a_deep_message_in_a_conversation_reads_its_memory_once(
+    pipeline: Pipeline,
+    deep: CountingDeep,
+    clock: MovingClock,
+    session_factory: Factory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing ends: what ended and the prompt's summaries are one read transaction
+    (on SQLite every transaction waits its turn), and the summaries still come."""
+    await one_finished_conversation(pipeline, clock)
+    (row,) = await summaries(session_factory)
+    conversations = recall_of(pipeline).conversations
+    await pipeline.handle_message(incoming("яка вологість на полі 3"))
+    counting = CountingReads(conversations._db)
+    monkeypatch.setattr(conversations, "_db", counting)
+    clock.advance(minutes=2)
+    reply = await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    assert reply.mode == "deep" and len(deep.requests) == 3
+    assert counting.reads == 1
+    assert deep.requests[-1].recall == (row.text,)
 
 
 async def test_decisions_written_in_a_conversation_are_in_its_summary(
