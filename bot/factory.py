@@ -128,9 +128,9 @@ def build_pipeline(
     """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
     benchmark's scripted one, bench/scale.py); None: the settings decide."""
     catalog = catalog or Catalog.load()
-    memory = memory or build_memory(db)
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
+    memory = memory or build_memory(db, learning=rules.profiles)
     learnings = learnings or Learnings(db, rules.learning)
     # The packaged routing rules plus the overlay operators approved (docs/learning.md).
     classifier = classifier or LiveClassifier(rules.classifier, rules.grammar, db)
@@ -225,7 +225,7 @@ def build_core(
     engine = create_engine(url, timeouts=DbTimeouts(), checkpoint_by_job=True)
     db = Database.of(engine)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
-    memory = build_memory_layer(settings, db, http)
+    memory = build_memory_layer(settings, db, http, rules.profiles)
     llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)

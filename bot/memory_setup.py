@@ -11,11 +11,17 @@ import httpx
 
 from bot.config import Settings
 from db.uow import Database
-from pipeline.memory import Credentials, Memory, build_memory, memory_client
+from pipeline.memory import Credentials, LearningRules, Memory, build_memory, memory_client
 from pipeline.memory.cache import ProfileCache
 
 
-def build_memory_layer(settings: Settings, db: Database, http: httpx.AsyncClient) -> Memory:
+def build_memory_layer(
+    settings: Settings,
+    db: Database,
+    http: httpx.AsyncClient,
+    learning: LearningRules | None = None,
+) -> Memory:
+    """``learning``: the rules profiles learn by (the bot passes its Rulebook's)."""
     url = settings.agx.memory_service_url
     credentials = Credentials(
         jwt_secret=settings.agx.memory_service_jwt_secret,
@@ -27,7 +33,7 @@ def build_memory_layer(settings: Settings, db: Database, http: httpx.AsyncClient
         credentials=credentials,
         team_id=settings.agx.memory_team_id,
     )
-    return build_memory(db, client, cache=profile_cache(settings))
+    return build_memory(db, client, cache=profile_cache(settings), learning=learning)
 
 
 def profile_cache(settings: Settings, clock: Callable[[], float] = time.monotonic) -> ProfileCache:

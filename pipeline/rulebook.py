@@ -37,6 +37,8 @@ from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
 from pipeline.language import LANGUAGE_RULES, LanguageRules
 from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
+from pipeline.memory.learning_rules import RULES_FILE as PROFILES_RULES
+from pipeline.memory.learning_rules import LearningRules as ProfileRules
 from pipeline.onboarding_reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
@@ -76,6 +78,8 @@ class Rulebook:
     onboarding: OnboardingRules
     #: The shortcuts and the conversation memory (rules/recall.toml).
     recall: RecallRules
+    #: What farm profiles learn from use (rules/profiles.toml; the memory layer).
+    profiles: ProfileRules
 
     @property
     def units(self) -> Units:
@@ -111,6 +115,7 @@ class Rulebook:
         language: Path = LANGUAGE_RULES,
         onboarding: Path = ONBOARDING_RULES,
         recall: Path = RECALL_RULES,
+        profiles: Path = PROFILES_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -146,4 +151,5 @@ class Rulebook:
             language=LanguageRules.load(language),
             onboarding=OnboardingRules.load(thresholds, onboarding),
             recall=RecallRules.load(recall),
+            profiles=ProfileRules.load(profiles),
         )

@@ -97,7 +97,8 @@ def build_memory(
     learning: LearningRules | None = None,
 ) -> Memory:
     """No client: SQL only (no outbox rows, the flush does nothing). ``learning``:
-    the rules profiles learn by (default: the packaged rules/profiles.toml)."""
+    the rules profiles learn by (the bot passes ``Rulebook.profiles``; default: the
+    packaged rules/profiles.toml, read here)."""
     cache = cache if cache is not None else ProfileCache()
     outbox = Outbox(enabled=client is not None)
     learning = learning if learning is not None else LearningRules.load()
