@@ -171,8 +171,10 @@ class Classifier:
         outranked: set[Intent] = set()
         weight = self._settings.trigger_weight
         for name, probe in self._probes.items():
-            score = probe(text)
             spec = self._intents[name]
+            if any(n in a.matched and a.triggers.get(n, 0) for n in spec.yields_to):
+                continue
+            score = probe(text)
             # Words of the outranked intents (a quantity: moisture, a threshold) do not
             # make a question about something else, unless a sensor word says so.
             can_outrank = bool(spec.outranks) and spec.outranks_unless not in a.lexicons

@@ -55,6 +55,9 @@ class IntentSpec:
     #: is not.
     outranks: tuple[Intent, ...] = ()
     outranks_unless: str | None = None
+    #: The probe's score is dropped when one of these intents matched on a trigger:
+    #: "statistics of the irrigations" asks for the farm's data, not agronomy.
+    yields_to: tuple[Intent, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +199,7 @@ def _parse_intent(name: Intent, table: Mapping[str, Any], settings: Settings) ->
         label=_intents([table["label"]], f"{name}.label")[0] if "label" in table else None,
         outranks=_intents(table.get("outranks", []), f"{name}.outranks"),
         outranks_unless=str(table["outranks_unless"]) if "outranks_unless" in table else None,
+        yields_to=_intents(table.get("yields_to", []), f"{name}.yields_to"),
     )
 
 
