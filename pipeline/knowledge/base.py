@@ -222,10 +222,17 @@ class KnowledgeBase:
         predecessor ("після соняшнику") say; and which topics were named outright."""
         scores = dict(reading.topic_scores)
         strong = set(reading.strong_topics)
+        subjects: set[str] = set()
         for label in dict.fromkeys(reading.keywords):
             for topic in {self.cards[ref.card].topic for ref in self.reader.keyword_refs[label]}:
                 scores[topic] = scores.get(topic, 0.0) + 1.0
                 strong.add(topic)
+                subjects.add(topic)
+        topics = self.data.topics
+        for topic in [t for t in scores if subjects and topics[t].yields_to_subject]:
+            if topic not in subjects:
+                del scores[topic]
+                strong.discard(topic)
         words = self.data.words
         for named, marked in (
             (reading.after_crops, words.after_topic),

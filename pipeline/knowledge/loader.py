@@ -196,7 +196,13 @@ def _topics(raw: Mapping[str, Any], p: parse.Problems) -> dict[str, TopicSpec]:
         if scope not in ("crop", "general") or not terms:
             p.add(f"questions.toml [topics.{name}]", "needs scope crop|general and terms")
             continue
-        found[name] = TopicSpec(name, scope, terms, parse.strings(spec.get("weak")))
+        found[name] = TopicSpec(
+            name,
+            scope,
+            terms,
+            parse.strings(spec.get("weak")),
+            bool(spec.get("yields_to_subject", False)),
+        )
     return found
 
 

@@ -71,3 +71,17 @@ def test_a_finishing_prefix_keeps_the_operation(farm: Dictionary, text: str, op_
 def test_spoken_thousands_are_a_seeding_rate(farm: Dictionary, text: str) -> None:
     op = parse_operation(text, farm, TODAY)
     assert op is not None and (op.rate, op.rate_unit) == (70, "k/ha")
+
+
+@pytest.mark.parametrize(
+    "text", ["гречку коли косити у валки", "Гірку чим обробити від бур'янів", "ячмінь коли збирати"]
+)
+def test_a_crop_or_field_put_before_the_question_is_still_a_question(
+    farm: Dictionary, text: str
+) -> None:
+    assert parse_operation(text, farm, TODAY) is None
+
+
+def test_a_crop_put_first_in_a_told_operation_is_recorded(farm: Dictionary) -> None:
+    op = parse_operation("кукурудзу як завжди обприскали на Гірці", farm, TODAY)
+    assert op is not None and op.op_type == "spraying"
