@@ -52,6 +52,9 @@ class QuestionWords:
     #: Words that make the next crop a weed ("падалиця соняшнику"), and its topic.
     volunteer: tuple[str, ...] = ()
     volunteer_topic: str | None = None
+    #: Words that ask ("коли", "how", "порадь"): a general topic told next to a field,
+    #: a day or an amount without one of these is an operation, not a question.
+    asks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +348,7 @@ def load_knowledge(
             after_topic=after_topic,
             volunteer=parse.strings(words.get("volunteer")),
             volunteer_topic=volunteer_topic,
+            asks=parse.strings(words.get("asks")),
         ),
         answer_confidence=float(settings.get("answer_confidence", 0.5)),
         max_cards=int(settings.get("max_cards", 3)),

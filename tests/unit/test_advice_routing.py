@@ -108,3 +108,26 @@ def test_a_follow_up_about_storage_moisture_goes_on_with_the_question(rules: Rul
     for text in ("що показують датчики вологості", "яка вологість на полі 3"):
         decision = rules.classifier.classify(text, after)
         assert decision.intent == Intent.IOT and not wants_advice(decision), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "полив 20 мм на полі 3",
+        "spraying tomorrow on field 2",
+        "буде полив на Північному в суботу",
+        "вчора обприскування на Гірці",
+    ],
+)
+def test_an_operation_told_with_its_field_day_or_amount_is_no_question(
+    rules: Rulebook, text: str
+) -> None:
+    assert rules.knowledge.claim(text) == 0
+    assert not wants_advice(rules.classifier.classify(text, ClassifierContext(grows_crops=True)))
+
+
+@pytest.mark.parametrize(
+    "text", ["умови обприскування", "коли краще полив на полі 3?", "чи можна обприскувати завтра"]
+)
+def test_the_same_topic_asked_is_a_question(rules: Rulebook, text: str) -> None:
+    assert rules.knowledge.claim(text) == 2
