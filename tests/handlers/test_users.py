@@ -169,9 +169,7 @@ async def test_forget_asks_first_and_keep_deletes_nothing(
     assert await user_row(core, FARMER) is None
 
 
-async def test_forget_also_drops_the_replies_kept_for_the_farmer(
-    tg: LocalBot, core: Core
-) -> None:
+async def test_forget_also_drops_the_replies_kept_for_the_farmer(tg: LocalBot, core: Core) -> None:
     """Replies waiting out flood control (and one sent whose delete did not commit) hold
     the farmer's words: /forget takes them, another chat's stay."""
     await tg.say(FARMER, "привіт")
