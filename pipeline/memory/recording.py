@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import InteractionRow, UserProfileRow
 from db.repositories import profiles as repo
+from db.repositories import recall as recall_repo
 from db.uow import Database
 from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
@@ -60,6 +61,9 @@ class InteractionRecord:
     #: The sender is in AGX_OPERATOR_IDS: the profile's ``operator`` flag mirrors it
     #: (None: the channel does not know, the flag stays).
     operator: bool | None = None
+    #: The reply was a card (it may write to the journal): the user's remembered
+    #: answers (pipeline/recall/shortcuts.py) are dropped in this transaction.
+    forget_answers: bool = False
 
 
 class InteractionRecorder(ProfileWriter):
@@ -162,6 +166,8 @@ class InteractionRecorder(ProfileWriter):
         counts_before = {user_id: rows[user_id].interaction_count or 0 for user_id in user_ids}
         for record in records:
             _apply(session, rows[record.user_id], record, now)
+        for user_id in dict.fromkeys(r.user_id for r in records if r.forget_answers):
+            await recall_repo.drop_answers(session, user_id)
         # Profiles first: the farm query below autoflushes, which expires
         # server-generated columns of the rows on PostgreSQL.
         profiles = {
