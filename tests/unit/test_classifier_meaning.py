@@ -81,3 +81,20 @@ def test_a_plan_for_the_day_is_still_planning(rules: Rulebook) -> None:
 @pytest.mark.parametrize(("text", "intent"), [("що вмієш?", "help"), ("what can u do", "help")])
 def test_a_left_out_or_texted_pronoun(rules: Rulebook, text: str, intent: str) -> None:
     assert routed(rules, text) == ("light", intent, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("здарова", "greeting"),
+        ("мои данные", "whoami"),
+        ("как жизнь", "smalltalk"),
+        ("как приготовить шашлык", "offtopic"),
+    ],
+)
+def test_colloquial_pleasantries(rules: Rulebook, text: str, intent: str) -> None:
+    assert routed(rules, text) == ("light", intent, ())
+
+
+def test_why_a_sensor_shows_something_is_an_alert(rules: Rulebook) -> None:
+    assert routed(rules, "почему датчик на поле 2 показывает 80 градусов")[1] == "iot_alert"
