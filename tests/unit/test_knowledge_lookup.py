@@ -204,3 +204,9 @@ def test_a_crops_symptom_is_a_sure_question_without_a_card(question: str) -> Non
     assert KB.claim(question) == 2
     lookup = KB.lookup(question)
     assert lookup.topic == "symptoms" and lookup.cards == ()
+
+
+def test_the_best_time_to_sow_is_the_window_not_now() -> None:
+    assert KB.lookup("best time to sow sunflower in Kherson").mode == "answer"
+    for question in ("is it too cold to sow sunflower", "чи не холодно сіяти сою"):
+        assert KB.lookup(question).mode == "sow_now", question
