@@ -32,6 +32,7 @@ from bot.readiness import readiness_checks
 from bot.scheduler import JobRunner, JobSpec
 from bot.serving import build_deferred, build_inbox
 from db.engine import create_engine
+from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.clock import utcnow
 from pipeline.farm.sensors import parse_batch
@@ -173,7 +174,7 @@ async def script(core: Core) -> None:
     outcomes = {spec.job_id: await runner.run(spec) for spec in specs}
     # Each job ran to its end, so every statement of it was sent.
     assert len(outcomes) > 5 and set(outcomes.values()) == {"ok"}, outcomes
-    for _, check in readiness_checks(core.db, core.settings.stepan.database_url):
+    for _, check in readiness_checks(core.db, SchemaCheck.load()):
         await check()
 
 
