@@ -37,13 +37,7 @@ from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
-from pipeline.language import (
-    LanguageChoice,
-    LanguageRules,
-    choose_language,
-    detect_language,
-    language_from_telegram,
-)
+from pipeline.language import LanguageChoice, LanguageRules, message_language, reply_language
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.evals import EvalContext, EvalResult, EvalRules
 from pipeline.memory import (
@@ -103,13 +97,6 @@ class PipelineConfig:
     force_deep: bool = False
 
 
-def message_language(incoming: Incoming, known: Language | None = None) -> Language:
-    """The reply language: the message's own script, else the profile's, else Telegram's."""
-    fallback = known or language_from_telegram(incoming.language_code)
-    text = "" if incoming.text.startswith("/") else incoming.text
-    return detect_language(text, fallback=fallback)
-
-
 class Pipeline:
     def __init__(
         self,
@@ -162,25 +149,12 @@ class Pipeline:
     def _language(
         self, incoming: Incoming, profile: UserProfile, *, known: bool, now: datetime
     ) -> LanguageChoice:
-        """The reply language: the profile's and the conversation's; one short message
-        in another language does not switch it (pipeline/language.py)."""
-        if self._languages is None:
-            return LanguageChoice(
-                message_language(incoming, profile.preferred_language if known else None)
-            )
-        # A new user has no profile language yet: their own script, else Telegram's.
-        preferred = (
-            profile.preferred_language
-            if known
-            else message_language(incoming, language_from_telegram(incoming.language_code))
-        )
-        return choose_language(
-            incoming.text,
-            preferred=preferred,
-            recent=profile.recent_topics,
-            now=now,
-            rules=self._languages,
-        )
+        return reply_language(incoming, profile, known=known, now=now, rules=self._languages)
+
+    async def _action_language(self, incoming: Incoming) -> Language:
+        """A button's reply speaks the conversation's language, as a message would."""
+        loaded = await self._profiles.load(incoming.user_id)
+        return self._language(incoming, loaded.profile, known=loaded.known, now=self._clock()).reply
 
     async def handle_message(self, incoming: Incoming, *, fresh: bool = False) -> Reply:
         """Never raises: a failure anywhere still gives the user a polite reply.
@@ -237,7 +211,7 @@ class Pipeline:
             if decision.mode == "deep"
             else ()
         )
-        answered_deep = False
+        answered_deep = forgets = False
         if route is not None and route.own_text is None:
             reply = Reply("")  # the offer below is the whole answer
         # A light intent forced deep (AGX_FORCE_DEEP, --deep, an alert, pending terms) is
@@ -268,6 +242,7 @@ class Pipeline:
             else:
                 answer = await self.recall.answer(request, self._deep, fresh=fresh)
                 decision, crew, reply, answered_deep = answer
+                forgets = answered_deep and self.recall.shortcuts.forgets(reply)
         text = reflection.reflect(reply.text, profile, incoming.trace_id) if reply.text else ""
         evals = self._evaluate(text, decision, lang, profile.preferred_style, incoming.trace_id)
         await self._interactions.record(
@@ -287,6 +262,7 @@ class Pipeline:
                 written_in=spoken.written_in,
                 lasting_language=spoken.lasting,
                 operator=incoming.is_operator,
+                forget_answers=forgets,
             ),
         )
         buttons = reply.buttons
@@ -372,6 +348,7 @@ class Pipeline:
         """A pressed button. It comes from a client, so it is checked again here."""
         lang = message_language(incoming)
         try:
+            lang = await self._action_language(incoming)
             match action:
                 case OnboardingAction(choice=OnboardingChoice.LATER):
                     return Reply(self.catalog.text(lang, "onboarding.later_reply"))

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import InteractionRow, UserProfileRow
 from db.repositories import profiles as repo
+from db.repositories import recall as recall_repo
 from db.uow import Database
 from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
@@ -61,6 +62,9 @@ class InteractionRecord:
     #: The sender is in AGX_OPERATOR_IDS: the profile's ``operator`` flag mirrors it
     #: (None: the channel does not know, the flag stays).
     operator: bool | None = None
+    #: The reply was a card (it may write to the journal): the user's remembered
+    #: answers (pipeline/recall/shortcuts.py) are dropped in this transaction.
+    forget_answers: bool = False
 
 
 class InteractionRecorder(ProfileWriter):
@@ -136,6 +140,8 @@ class InteractionRecorder(ProfileWriter):
         seq = self._cache.sequence()
         counts_before = {user_id: rows[user_id].interaction_count or 0 for user_id in user_ids}
         interactions = [_apply(rows[record.user_id], record, now) for record in records]
+        for user_id in dict.fromkeys(r.user_id for r in records if r.forget_answers):
+            await recall_repo.drop_answers(session, user_id)
         # Profiles first: the statements below autoflush, which expires
         # server-generated columns of the rows on PostgreSQL.
         profiles = {

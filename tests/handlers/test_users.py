@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
 from unittest.mock import ANY
 
 import pytest
+from sqlalchemy import select
 
 from bot.factory import Core
 from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import JournalCD, OnboardingCD, StyleCD
 from bot.local_session import LocalBot
+from db.models import TelegramOutboxRow
+from db.repositories import telegram_outbox
 from pipeline.actions import JournalVerb, OnboardingChoice
 from pipeline.i18n import Catalog
-from tests.handlers.conftest import FARMER, keyboard, message_id, requests, user_row
+from tests.handlers.conftest import FARMER, INTRUDER, keyboard, message_id, requests, user_row
+
+OTHER = INTRUDER  # another chat, whose kept reply stays
 
 
 async def test_start_greets_a_new_farmer_and_offers_onboarding(
@@ -162,6 +169,25 @@ async def test_forget_asks_first_and_keep_deletes_nothing(
     assert await user_row(core, FARMER) is None
 
 
+async def test_forget_also_drops_the_replies_kept_for_the_farmer(tg: LocalBot, core: Core) -> None:
+    """Replies waiting out flood control (and one sent whose delete did not commit) hold
+    the farmer's words: /forget takes them, another chat's stay."""
+    await tg.say(FARMER, "привіт")
+    now = datetime.now(UTC)
+    async with core.db.write() as session:
+        for chat, text in ((FARMER, "Полив 20 мм записано"), (FARMER, "sent"), (OTHER, "інше")):
+            await telegram_outbox.keep(
+                session, method="SendMessage", payload=json.dumps({"chat_id": chat, "text": text}),
+                chat_id=chat, update_id=None, not_before=now + timedelta(minutes=5),
+                owner="someone", until=now + timedelta(minutes=6),
+            )  # fmt: skip
+    [confirm] = await tg.say(FARMER, "/forget")
+    await tg.press(FARMER, ForgetCD(confirm=True).pack(), message_id(confirm))
+    async with core.db.read() as session:
+        left = (await session.execute(select(TelegramOutboxRow.chat_id))).scalars().all()
+    assert left == [OTHER]
+
+
 async def test_a_sticker_gets_the_polite_line(tg: LocalBot, catalog: Catalog) -> None:
     sticker = {"file_id": "x", "file_unique_id": "y", "type": "regular", "width": 1, "height": 1}
     update = tg.telegram.message_update(
@@ -171,3 +197,20 @@ async def test_a_sticker_gets_the_polite_line(tg: LocalBot, catalog: Catalog) ->
     assert requests(calls) == [
         ("sendMessage", {"chat_id": FARMER, "text": catalog.text("uk", "bot.non_text")})
     ]
+
+
+async def test_a_button_answers_in_the_conversations_language(
+    tg: LocalBot, catalog: Catalog
+) -> None:
+    """A farmer whose Telegram speaks Ukrainian writes in English: the card's button
+    and a short follow-up answer in English too (the conversation's language), not
+    in the client's or the not-yet-switched profile's."""
+    [card] = await tg.say(FARMER, "record irrigation 20 mm on field 3 today", language_code="uk")
+    markup = card.params["reply_markup"]["inline_keyboard"][0]
+    assert markup[0]["text"] == catalog.text("en", "journal.write")
+    draft = JournalCD.unpack(markup[0]["callback_data"]).draft
+    cancel = JournalCD(verb=JournalVerb.CANCEL, draft=draft).pack()
+    calls = await tg.press(FARMER, cancel, message_id(card))
+    assert calls[1].params["text"] == catalog.text("en", "journal.cancelled")
+    [reply] = await tg.say(FARMER, "thanks", language_code="uk")
+    assert reply.params["text"].startswith(("Always glad", "You're welcome", "Any time"))
