@@ -33,7 +33,8 @@ async def farms_with_readings(
     until: datetime | None = None,
 ) -> list[WatchedFarm]:
     """Farms with a reading of one of ``types`` at or after ``since`` (and before
-    ``until``, when given), by farm id.
+    ``until``, when given), by farm id, less those whose sensors an operator switched
+    off (their readings are kept, nobody is alerted by them).
 
     One range over the window of readings (``ix_sensor_readings_recent``, read from
     the index alone), then each of those farms by its key: the cost follows the
@@ -48,11 +49,20 @@ async def farms_with_readings(
     # index in farm order to make it distinct instead of the window's range.
     recent = select(readings.farm_id).where(*window, readings.sensor_type.in_(list(types)))
     result = await session.execute(
-        select(FarmProfileRow.farm_id, FarmProfileRow.user_id, FarmProfileRow.alert_thresholds)
+        select(
+            FarmProfileRow.farm_id,
+            FarmProfileRow.user_id,
+            FarmProfileRow.alert_thresholds,
+            FarmProfileRow.iot_sensors,
+        )
         .where(FarmProfileRow.farm_id.in_(recent))
         .order_by(FarmProfileRow.farm_id)
     )
-    return [WatchedFarm(r.farm_id, r.user_id, r.alert_thresholds) for r in result]
+    return [
+        WatchedFarm(r.farm_id, r.user_id, r.alert_thresholds)
+        for r in result
+        if not (r.iot_sensors or {}).get("switched_off")
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@
   interaction a chunk of 100 farmers held SQLite for 30-80 ms at 5,000,000
   interactions (12 ms from the index).
 
-Revision ID: 0020_query_plan_indexes
-Revises: 0019_phase_lock
+Revision ID: 0021_query_plan_indexes
+Revises: 0020_inbox_replies_sent
 Create Date: 2026-12-01 15:30:00.000000
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0020_query_plan_indexes"
-down_revision: str | None = "0019_phase_lock"
+revision: str = "0021_query_plan_indexes"
+down_revision: str | None = "0020_inbox_replies_sent"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
