@@ -110,6 +110,10 @@ async def test_an_operator_reads_the_technical_voice_with_the_trace(
         pipeline, memory, clock, "яка вологість на полі 2", "novice", operator=True
     )
     body, footer = reply.text.rsplit("\n\n", 1)
+    # The same subject after the silence: first where that talk stopped (issue 11
+    # point 5), in the expert's voice too.
+    note, body = body.split("\n\n", 1)
+    assert note.startswith(catalog.text("uk", "level.expert.compose.recall", summary=""))
     assert body == expert.text  # the expert's voice, whatever the operator's own level
     assert footer == catalog.text(
         "uk",
@@ -152,4 +156,7 @@ async def test_no_iot_is_terse_for_an_expert_and_explained_for_a_novice(
     novice, _ = await ask(pipeline, memory, clock, "яка вологість на полі 2", "novice")
     expert, _ = await ask(pipeline, memory, clock, "яка вологість на полі 2", "expert")
     assert catalog.text("uk", "compose.no_iot") in novice.text
-    assert expert.text == catalog.text("uk", "level.expert.compose.no_iot")
+    # The expert's ask recalls the novice's talk on the same subject (issue 11 point 5).
+    note, answer = expert.text.split("\n\n")
+    assert note.startswith(catalog.text("uk", "level.expert.compose.recall", summary=""))
+    assert answer == catalog.text("uk", "level.expert.compose.no_iot")
