@@ -267,6 +267,9 @@ class Composer:
         missing = self.missing_note(request, parts)
         if missing:
             blocks.append(missing)
+        if ctx.artifacts.card_text is not None:
+            # The card stays verbatim (consent); a novice reads what it is under it.
+            blocks += why(self._catalog, ctx.lang, ["journal_card"], ctx.voice)
         said = ctx.artifacts.journal_mood in ("question", "negated", "areas")
         if ctx.artifacts.card_text is None and wants_card(request) and not said:
             blocks.append(ctx.text_of("journal.not_understood"))

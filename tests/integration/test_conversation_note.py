@@ -52,7 +52,9 @@ async def test_a_new_conversation_starts_where_the_last_talk_on_it_stopped(
     clock: MovingClock,
     catalog: Catalog,
     session_factory: Factory,
+    memory: Memory,
 ) -> None:
+    assert await memory.editor.set_expertise(USER, "novice", by_operator=False)
     await pipeline.handle_message(incoming("яка вологість на полі 2"))
     clock.advance(minutes=31)  # silence ends the sensors talk
     await pipeline.handle_message(incoming("запиши полив 20 мм на Північному вчора"))
@@ -66,7 +68,7 @@ async def test_a_new_conversation_starts_where_the_last_talk_on_it_stopped(
     assert request.recall == (recording_talk, sensors_talk)
     assert request.recalled == sensors_talk
     note = catalog.text("uk", "compose.recall", summary=as_paragraph(sensors_talk))
-    # A new user is a novice: the note comes with why Stepan keeps them.
+    # A novice: the note comes with why Stepan keeps them.
     explained = f"{note}\n{catalog.text('uk', 'level.novice.why.recall')}"
     blocks = moisture.text.split("\n\n")
     assert explained in blocks
@@ -131,7 +133,7 @@ async def test_the_crew_prompt_has_the_window_after_the_profile(
     await pipeline.handle_message(incoming("план/факт за квітень"))
     summary = await newest_summary(session_factory)
     system = [call.system for call in llm.calls if STEPAN in call.role][-1]
-    profile = catalog.text("uk", "style.level.novice")  # the style prefix: the profile
+    profile = catalog.text("uk", "style.level.intermediate")  # the style prefix: the profile
     header = catalog.text("uk", "recall.prompt_header")
     assert profile in system and header in system
     assert system.index(profile) < system.index(header)
