@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
+import time
 import zlib
 from pathlib import Path
 from typing import Any, TextIO
@@ -34,6 +35,14 @@ def console_user_id(name: str) -> int:
     Telegram user id: a console user never shares a profile with a real one, and
     alerts never try to reach them in Telegram."""
     return CONSOLE_USER_IDS_FROM + zlib.crc32(name.encode())
+
+
+def session_update_ids() -> int:
+    """The first update id of a terminal session: milliseconds since the epoch, so a
+    session's ids follow the previous session's (and stay far above Telegram's own).
+    Starting at 1 every time, the second session's messages were taken for replays of
+    the first's and went unrecorded (interactions.update_id is unique)."""
+    return time.time_ns() // 1_000_000
 
 
 def as_operator(settings: Settings, user_id: int) -> Settings:
@@ -133,7 +142,7 @@ async def chat(
     user_id = console_user_id(user)
     if operator:
         core = dataclasses.replace(core, settings=as_operator(core.settings, user_id))
-    local = LocalBot(build_dispatcher(core))
+    local = LocalBot(build_dispatcher(core), first_update_id=session_update_ids())
     catalog = core.pipeline.catalog
     # As at the bot's start-up: the command menu (the console's user sees it in /help).
     await set_commands(local.bot, catalog, core.settings.agx.operator_ids)

@@ -136,7 +136,13 @@ class LocalBot:
     user sends, get back the requests the bot made in answer (one update at a time,
     through `Dispatcher.feed_update`, exactly as polling hands updates over)."""
 
-    def __init__(self, dispatcher: Dispatcher, telegram: LocalTelegram | None = None) -> None:
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        telegram: LocalTelegram | None = None,
+        *,
+        first_update_id: int = 1,
+    ) -> None:
         self.dispatcher = dispatcher
         self.session = LocalBotSession(telegram)
         self.telegram = self.session.telegram
@@ -144,7 +150,7 @@ class LocalBot:
         self.bot = Bot(
             LOCAL_TOKEN, session=self.session, default=DefaultBotProperties(parse_mode=None)
         )
-        self._update_ids = itertools.count(1)
+        self._update_ids = itertools.count(first_update_id)
 
     async def feed(self, update: JsonDict) -> list[ApiCall]:
         """Run one update (a dict from LocalTelegram) through the dispatcher."""

@@ -37,13 +37,7 @@ from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
-from pipeline.language import (
-    LanguageChoice,
-    LanguageRules,
-    choose_language,
-    detect_language,
-    language_from_telegram,
-)
+from pipeline.language import LanguageChoice, LanguageRules, message_language, reply_language
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.evals import EvalContext, EvalResult, EvalRules
 from pipeline.memory import (
@@ -103,13 +97,6 @@ class PipelineConfig:
     force_deep: bool = False
 
 
-def message_language(incoming: Incoming, known: Language | None = None) -> Language:
-    """The reply language: the message's own script, else the profile's, else Telegram's."""
-    fallback = known or language_from_telegram(incoming.language_code)
-    text = "" if incoming.text.startswith("/") else incoming.text
-    return detect_language(text, fallback=fallback)
-
-
 class Pipeline:
     def __init__(
         self,
@@ -162,25 +149,12 @@ class Pipeline:
     def _language(
         self, incoming: Incoming, profile: UserProfile, *, known: bool, now: datetime
     ) -> LanguageChoice:
-        """The reply language: the profile's and the conversation's; one short message
-        in another language does not switch it (pipeline/language.py)."""
-        if self._languages is None:
-            return LanguageChoice(
-                message_language(incoming, profile.preferred_language if known else None)
-            )
-        # A new user has no profile language yet: their own script, else Telegram's.
-        preferred = (
-            profile.preferred_language
-            if known
-            else message_language(incoming, language_from_telegram(incoming.language_code))
-        )
-        return choose_language(
-            incoming.text,
-            preferred=preferred,
-            recent=profile.recent_topics,
-            now=now,
-            rules=self._languages,
-        )
+        return reply_language(incoming, profile, known=known, now=now, rules=self._languages)
+
+    async def _action_language(self, incoming: Incoming) -> Language:
+        """A button's reply speaks the conversation's language, as a message would."""
+        loaded = await self._profiles.load(incoming.user_id)
+        return self._language(incoming, loaded.profile, known=loaded.known, now=self._clock()).reply
 
     async def handle_message(self, incoming: Incoming, *, fresh: bool = False) -> Reply:
         """Never raises: a failure anywhere still gives the user a polite reply.
@@ -372,6 +346,7 @@ class Pipeline:
         """A pressed button. It comes from a client, so it is checked again here."""
         lang = message_language(incoming)
         try:
+            lang = await self._action_language(incoming)
             match action:
                 case OnboardingAction(choice=OnboardingChoice.LATER):
                     return Reply(self.catalog.text(lang, "onboarding.later_reply"))

@@ -12,9 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from pipeline.types import Language
+from pipeline.types import Incoming, Language
+
+if TYPE_CHECKING:
+    from pipeline.profiles import UserProfile
 
 
 def detect_language(text: str, *, fallback: Language = "uk") -> Language:
@@ -128,3 +131,36 @@ def choose_language(
         ):
             lasting = own
     return LanguageChoice(own, written_in=own, lasting=lasting)
+
+
+def message_language(incoming: Incoming, known: Language | None = None) -> Language:
+    """The reply language: the message's own script, else the profile's, else Telegram's."""
+    fallback = known or language_from_telegram(incoming.language_code)
+    text = "" if incoming.text.startswith("/") else incoming.text
+    return detect_language(text, fallback=fallback)
+
+
+def reply_language(
+    incoming: Incoming,
+    profile: UserProfile,
+    *,
+    known: bool,
+    now: datetime,
+    rules: LanguageRules | None,
+) -> LanguageChoice:
+    """The reply language: the profile's and the conversation's; one short message in
+    another language does not switch it. A button press (no text) speaks the
+    conversation's language. Without ``rules`` each message's own script decides."""
+    if rules is None:
+        return LanguageChoice(
+            message_language(incoming, profile.preferred_language if known else None)
+        )
+    # A new user has no profile language yet: their own script, else Telegram's.
+    preferred = (
+        profile.preferred_language
+        if known
+        else message_language(incoming, language_from_telegram(incoming.language_code))
+    )
+    return choose_language(
+        incoming.text, preferred=preferred, recent=profile.recent_topics, now=now, rules=rules
+    )

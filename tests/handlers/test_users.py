@@ -178,3 +178,20 @@ async def test_a_sticker_gets_the_polite_line(tg: LocalBot, catalog: Catalog) ->
     assert requests(calls) == [
         ("sendMessage", {"chat_id": FARMER, "text": catalog.text("uk", "bot.non_text")})
     ]
+
+
+async def test_a_button_answers_in_the_conversations_language(
+    tg: LocalBot, catalog: Catalog
+) -> None:
+    """A farmer whose Telegram speaks Ukrainian writes in English: the card's button
+    and a short follow-up answer in English too (the conversation's language), not
+    in the client's or the not-yet-switched profile's."""
+    [card] = await tg.say(FARMER, "record irrigation 20 mm on field 3 today", language_code="uk")
+    markup = card.params["reply_markup"]["inline_keyboard"][0]
+    assert markup[0]["text"] == catalog.text("en", "journal.write")
+    draft = JournalCD.unpack(markup[0]["callback_data"]).draft
+    cancel = JournalCD(verb=JournalVerb.CANCEL, draft=draft).pack()
+    calls = await tg.press(FARMER, cancel, message_id(card))
+    assert calls[1].params["text"] == catalog.text("en", "journal.cancelled")
+    [reply] = await tg.say(FARMER, "thanks", language_code="uk")
+    assert reply.params["text"].startswith(("Always glad", "You're welcome", "Any time"))

@@ -9,9 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import create_async_engine
+
 from bot.commands import help_text
 from bot.console import chat, console_user_id
 from bot.factory import build_core
+from db.models import InteractionRow, UserProfileRow
 from tests.conftest import REPO, make_settings
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook
@@ -133,6 +137,25 @@ async def test_files_the_bot_sends_are_saved(sqlite_url: str, tmp_path: Path) ->
     [saved] = list(files.iterdir())
     assert saved.suffix == ".xlsx" and saved.read_bytes()[:2] == b"PK"  # a zip: xlsx
     assert f"  (file: {saved})" in out
+
+
+async def test_every_session_on_one_database_is_recorded(sqlite_url: str) -> None:
+    """A second terminal session's updates are not taken for replays of the first's."""
+    first = ["привіт", "яка вологість на полі 2", "дякую"]
+    second = ["добрий ранок", "сплануй тиждень", "дякую"]
+    await _chat(sqlite_url, first)
+    await _chat(sqlite_url, second)
+    engine = create_async_engine(sqlite_url)
+    try:
+        async with engine.connect() as connection:
+            texts = (await connection.execute(select(InteractionRow.text))).scalars().all()
+            count = (
+                await connection.execute(select(UserProfileRow.interaction_count))
+            ).scalar_one()
+    finally:
+        await engine.dispose()
+    assert sorted(texts) == sorted(first + second)
+    assert count == len(first + second)
 
 
 def test_cli_with_piped_input(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ def _interaction(n: int, at: datetime, text: str | None) -> InteractionRow:
     return InteractionRow(
         trace_id=f"t{n}", user_id=f"tg:{n % 3}", chat_id=n, mode="light", intent="greeting",
         crew=[], confidence=1.0, reason="r", latency_ms=1.0, text=text, created_at=at,
+        update_id=500_000 + n,
     )  # fmt: skip
 
 
@@ -57,6 +58,19 @@ async def test_old_text_is_cleared_in_chunks_and_metadata_stays(db: Database) ->
         assert list(intents) == ["greeting"] * 28
     again = await TextRetention(db, clock=lambda: NOW, chunk=5).run()
     assert (again.cleared, again.transactions) == (0, 3)
+
+
+async def test_old_interactions_forget_their_update_id(db: Database) -> None:
+    """After a week Telegram may reuse an update id; an old record must not make the
+    new update look like a replay."""
+    await _seed(db, old=3, fresh=2)
+    await TextRetention(db, clock=lambda: NOW, chunk=5).run()
+    async with db.read() as session:
+        rows = await session.execute(select(InteractionRow.trace_id, InteractionRow.update_id))
+        update_ids = {trace: update_id for trace, update_id in rows.all()}
+    assert {trace: update_ids[trace] for trace in ("t0", "t1", "t2", "t3", "t4")} == {
+        "t0": None, "t1": None, "t2": None, "t3": 500_003, "t4": 500_004,
+    }  # fmt: skip
 
 
 async def test_a_chunk_clears_the_oldest_first_and_at_most_its_size(db: Database) -> None:
