@@ -61,7 +61,8 @@ class PromptMemory:
     #: The newest summaries, newest first (prompts and the composer's context).
     lines: tuple[str, ...]
     #: When this message opens a conversation: the newest of ``lines`` on its subject
-    #: (where the last talk about it stopped, for the offline composer to say).
+    #: that ended at least ``silence_minutes`` ago (where the last talk about it
+    #: stopped, for the offline composer to say).
     related: str | None = None
 
 
@@ -268,8 +269,16 @@ class Conversations:
         rows = await repo.summaries(session, user_id, self._rules.in_prompt)
         related = None
         if opens and next_intent is not None:
+            # Only a talk that ended a while ago is worth recalling: one that ended a
+            # minute ago, by a question in between, is still in the farmer's mind.
+            before = self._clock() - self._rules.silence
             related = next(
-                (r.text for r in rows if any(self.same_subject(i, next_intent) for i in r.intents)),
+                (
+                    r.text
+                    for r in rows
+                    if as_utc(r.period_end) <= before
+                    and any(self.same_subject(i, next_intent) for i in r.intents)
+                ),
                 None,
             )
         return PromptMemory(tuple(row.text for row in rows), related)

@@ -138,3 +138,19 @@ async def test_the_crew_prompt_has_the_window_after_the_profile(
     assert profile in system and header in system
     assert system.index(profile) < system.index(header)
     assert "- " + "; ".join(summary.splitlines()) in system
+
+
+async def test_a_talk_that_just_ended_is_not_recalled(
+    pipeline: Pipeline, deep: CountingDeep, clock: MovingClock, session_factory: Factory
+) -> None:
+    """A question in between ends the talk, but it is still in the farmer's mind: only
+    a talk that ended ``silence_minutes`` ago is brought up again."""
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    clock.advance(minutes=1)
+    await pipeline.handle_message(incoming("план/факт за квітень"))  # ends the sensors talk
+    clock.advance(minutes=1)
+    await pipeline.handle_message(incoming("яка вологість на Північному"))
+    # Both talks are in the window (prompts read them), neither is recalled.
+    assert len(deep.requests[-1].recall) == 2
+    assert await newest_summary(session_factory) in deep.requests[-1].recall
+    assert deep.requests[-1].recalled is None
