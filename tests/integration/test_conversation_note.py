@@ -6,14 +6,18 @@ With an LLM, Stepan's consolidation prompt has the window after the style prefix
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import ConversationSummaryRow
+from db.models import ConversationSummaryRow, InteractionRow
+from db.uow import Database
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
+from pipeline.recall import Recall
+from pipeline.retention import RAW_TEXT_RETENTION, TextRetention
 from tests.fakes.llm import ScriptedLLM
 from tests.integration import crew_world
 from tests.integration import test_shortcuts as shared
@@ -40,6 +44,11 @@ async def newest_summary(factory: Factory) -> str:
             ConversationSummaryRow.period_end.desc()
         )
         return (await session.execute(query.limit(1))).scalar_one()
+
+
+def recall_of(pipeline: Pipeline) -> Recall:
+    assert pipeline.recall is not None
+    return pipeline.recall
 
 
 def as_paragraph(summary: str) -> str:
@@ -154,3 +163,28 @@ async def test_a_talk_that_just_ended_is_not_recalled(
     assert len(deep.requests[-1].recall) == 2
     assert await newest_summary(session_factory) in deep.requests[-1].recall
     assert deep.requests[-1].recalled is None
+
+
+async def test_the_raw_text_goes_after_a_week_and_the_summary_stays(
+    pipeline: Pipeline,
+    deep: CountingDeep,
+    clock: MovingClock,
+    catalog: Catalog,
+    session_factory: Factory,
+    db: Database,
+) -> None:
+    """AGENT-PLAN's two levels (issue 11 point 5): the nightly retention blanks the
+    farmer's words after 7 days; the summary is what Stepan still knows of that talk."""
+    await pipeline.handle_message(incoming("яка вологість на Північному? поріг 25 %"))
+    clock.advance(minutes=31)
+    await recall_of(pipeline).conversations.close_idle()
+    summary = await newest_summary(session_factory)
+    clock.advance(seconds=(RAW_TEXT_RETENTION + timedelta(hours=1)).total_seconds())
+    assert (await TextRetention(db, clock=clock).run()).cleared
+    async with session_factory() as session:
+        texts = (await session.execute(select(InteractionRow.text))).scalars().all()
+    assert texts and all(text is None for text in texts)
+    assert await newest_summary(session_factory) == summary and "25 %" in summary
+    reply = await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    assert deep.requests[-1].recall == (summary,) and deep.requests[-1].recalled == summary
+    assert as_paragraph(summary) in reply.text
