@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ if str(REPO) not in sys.path:
 
 from sqlalchemy import text  # noqa: E402
 
+from bench.cpu_usage import CpuMeter, per_message  # noqa: E402
 from bench.scale_instance import CALLS_LINE  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
@@ -82,6 +83,19 @@ class Run:
     duplicated: int
     #: Calls the instances' scripted LLMs answered (0 without an LLM).
     llm_calls: int = 0
+    #: CPU seconds per part during the load (bench/cpu_usage.py), and ``wall``.
+    cpu: dict[str, float] = field(default_factory=dict)
+    #: The same over ``--idle-seconds`` with no load, before it.
+    idle_cpu: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def bot_busy_ms(self) -> float:
+        """The instances' CPU per message less what they burn idle over as long."""
+        if not self.messages or not self.idle_cpu.get("wall"):
+            return 0.0
+        idle_rate = self.idle_cpu["bot"] / self.idle_cpu["wall"]
+        busy = self.cpu["bot"] - idle_rate * self.cpu["wall"]
+        return max(0.0, busy) * 1000 / self.messages
 
     @property
     def msgs_per_s(self) -> float:
@@ -187,7 +201,8 @@ async def run_config(instances: int, args: argparse.Namespace, workdir: Path) ->
             ]
             for port, proc in zip(ports, procs, strict=True):
                 await wait_ready(http, port, proc)
-            run = await load(api, http, ports, url, instances, args)
+            meter = CpuMeter([proc.pid for proc in procs], name)
+            run = await load(api, http, ports, url, instances, args, meter)
             await stop(procs)
             return replace(run, llm_calls=llm_calls(workdir, ports))
     finally:
@@ -224,13 +239,16 @@ async def load(
     url: str,
     instances: int,
     args: argparse.Namespace,
+    meter: CpuMeter,
 ) -> Run:
     rng = random.Random(14)
     update_ids = itertools.count(1)
     targets = itertools.cycle(ports)
     sent: dict[int, int] = {}
     latencies: list[float] = []
-    remaining = args.messages
+    # Warm-up first (each instance's first messages pay for lazy imports, caches and
+    # new database connections): answered and checked, but neither timed nor metered.
+    remaining = args.warmup * instances
 
     async def loop(index: int) -> None:
         nonlocal remaining
@@ -254,9 +272,19 @@ async def load(
                                              timeout=REPLY_TIMEOUT_S))[-1]  # fmt: skip
             latencies.append((call.at - started) * 1000)
 
+    await asyncio.gather(*(loop(index) for index in range(args.concurrency)))
+    latencies.clear()
+    # What the instances burn doing nothing (heartbeats, sweeps, jobs), to tell it
+    # apart from what the messages cost.
+    meter.start()
+    await asyncio.sleep(args.idle_seconds)
+    idle = meter.stop()
+    remaining = args.messages
     started = time.monotonic()
+    meter.start()
     await asyncio.gather(*(loop(index) for index in range(args.concurrency)))
     seconds = time.monotonic() - started
+    cpu = meter.stop()
     lost, duplicated = await check(url, sent)
     latencies.sort()
     return Run(
@@ -267,6 +295,8 @@ async def load(
         p99_ms=latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
         lost=lost,
         duplicated=duplicated,
+        cpu=cpu,
+        idle_cpu=idle,
     )
 
 
@@ -292,6 +322,30 @@ async def check(url: str, sent: dict[int, int]) -> tuple[int, int]:
     return max(0, messages - int(distinct)), int(total) - int(distinct) + over
 
 
+def cpu_figures(one: Run, two: Run) -> dict[str, Any]:
+    """CPU per message of each configuration (bench/cpu_usage.py) and what it says of
+    scaling. ``instance_capacity_ratio``: two instances' capacity over one's when
+    each instance has a core of its own and the shared parts keep up, from the
+    instances' CPU per message, less what they burn idle (2.0: a second instance
+    costs no extra CPU per message). ``cpu_bound_msgs_per_s_*``: this machine's ceiling for the
+    configuration if nothing else ran (its cores over all our parts' CPU per message)."""
+    cores = os.cpu_count() or 1
+    figures: dict[str, Any] = {"cores": cores}
+    for name, run in (("one", one), ("two", two)):
+        cpu = per_message(run.cpu, run.messages)
+        figures[f"cpu_ms_per_msg_{name}"] = cpu
+        ours = cpu.get("ours_ms", 0.0)
+        figures[f"cpu_bound_msgs_per_s_{name}"] = round(cores * 1000 / ours, 1) if ours else 0.0
+        idle = run.idle_cpu
+        figures[f"bot_idle_ms_per_s_{name}"] = (
+            round(idle["bot"] * 1000 / idle["wall"], 1) if idle.get("wall") else 0.0
+        )
+        figures[f"bot_busy_ms_per_msg_{name}"] = round(run.bot_busy_ms, 2)
+    bot_one, bot_two = one.bot_busy_ms, two.bot_busy_ms
+    figures["instance_capacity_ratio"] = round(2 * bot_one / bot_two, 2) if bot_two else 0.0
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--users", type=int, default=10_000, help="simulated users (pool)")
@@ -304,8 +358,15 @@ def main(argv: list[str] | None = None) -> int:
         default=300.0,
         help="the scripted LLM's time per call; -1: no LLM (templates, offline composer)",
     )
+    parser.add_argument(
+        "--warmup", type=int, default=30, help="messages per instance before the measured load"
+    )
+    parser.add_argument(
+        "--idle-seconds", type=float, default=5.0, help="idle CPU measured before the load"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="stepan-scale-") as tmp:
         one = asyncio.run(run_config(1, args, Path(tmp)))
         two = asyncio.run(run_config(2, args, Path(tmp)))
@@ -320,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         "duplicated": one.duplicated + two.duplicated,
         "llm_calls_one": one.llm_calls,
         "llm_calls_two": two.llm_calls,
+        **cpu_figures(one, two),
+        "load_average": [round(x, 2) for x in load_before],
     }
     if args.json:
         print(json.dumps(result))
@@ -330,7 +393,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"p50 {run.p50_ms:.0f} ms, p99 {run.p99_ms:.0f} ms, "
                 f"lost {run.lost}, duplicated {run.duplicated}, LLM calls {run.llm_calls}"
             )
+            cpu = per_message(run.cpu, run.messages)
+            print(
+                "  CPU ms per message: "
+                + ", ".join(
+                    f"{k.removesuffix('_ms')} {v}" for k, v in cpu.items() if k.endswith("_ms")
+                )
+                + f"; cores busy {cpu.get('cores_busy', 0)} of {os.cpu_count()}"
+                + f"; instances busy {run.bot_busy_ms:.1f} ms per message"
+            )
         print(f"2 / 1 instances: {ratio:.2f}x (goal 1.6x, 0 lost, 0 duplicated)")
+        print(
+            f"2 / 1 by the instances' CPU per message (each instance on a core of its own): "
+            f"{result['instance_capacity_ratio']}x"
+        )
     return 0 if result["lost"] == 0 and result["duplicated"] == 0 else 1
 
 

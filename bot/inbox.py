@@ -12,9 +12,13 @@ A lease, not a lock: the instance handling an update renews the lease of what it
 holds (a heartbeat every third of the lease), so a live instance keeps its updates
 however long the deep path takes, and a dead one's updates come back within one
 lease. What a replay repeats is made harmless where it counts: the interaction row
-carries the update_id (a replayed message is not counted twice). The reply itself
-can still go out twice if the process dies in the moment between Telegram taking
-it and the row being marked done: the Bot API has no idempotency key.
+carries the update_id (a replayed message is not counted twice), and a reply in
+several parts records each part Telegram took but the last (``replies_sent``), so
+a replay sends only the parts that had not gone through. What remains is
+at-least-once for one Bot API call: the part in flight when the process died, or
+the last part if it died between Telegram taking it and the row being marked done,
+goes out twice (the Bot API has no idempotency key). docs/OPERATIONS.md
+"Delivery guarantees" states it exactly.
 
 On SIGTERM (``Inbox.stop_intake``) the updates already being handled finish, and the
 ones this instance claimed but has not started (queued behind a user's earlier
@@ -84,6 +88,11 @@ class Inbox:
         self._replaying: set[int] = set()
         #: Shutting down: what has not started is given back (``stop_intake``).
         self._draining = False
+        #: Updates marked done are group-committed with the other end-of-message
+        #: writes of concurrent updates (db/group_commit.py).
+        self._finishes = db.group.lane(self._finish_all, failed=self._finish_failed, name="inbox")
+        #: Replays: the parts of the reply a previous try got through.
+        self._sent_before: dict[int, int] = {}
 
     @property
     def owner(self) -> str:
@@ -131,10 +140,13 @@ class Inbox:
                 session, [repo.Stored(update_id, update_json(update))], self._owner, now, until
             )
             won = bool(new) or await repo.reclaim(session, update_id, self._owner, now, until)
-            attempts = 0
+            attempts = sent = 0
             if won and not new:
-                attempts = await self._attempts(session, update_id)
+                attempts, sent = await self._attempts(session, update_id)
+        if sent:
+            self._sent_before[update_id] = sent
         if won and attempts > MAX_ATTEMPTS:
+            self._sent_before.pop(update_id, None)
             logger.error("inbox: update %s failed %d times, given up", update_id, attempts - 1)
             await self._finish(update_id, "poison")
             return False
@@ -143,11 +155,33 @@ class Inbox:
         return won
 
     @staticmethod
-    async def _attempts(session: AsyncSession, update_id: int) -> int:
+    async def _attempts(session: AsyncSession, update_id: int) -> tuple[int, int]:
+        """(tries so far, parts of the reply a previous try got through)."""
         result = await session.execute(
-            select(UpdateInboxRow.attempts).where(UpdateInboxRow.update_id == update_id)
+            select(UpdateInboxRow.attempts, UpdateInboxRow.replies_sent).where(
+                UpdateInboxRow.update_id == update_id
+            )
         )
-        return int(result.scalar_one())
+        attempts, sent = result.one()
+        return int(attempts), int(sent or 0)
+
+    def delivery(self, update_id: int) -> update_context.Delivery:
+        """The reply's parts of a held update: what a previous try sent is skipped,
+        each part that goes through now is recorded (``progress``)."""
+
+        async def record(sent: int) -> None:
+            await self.progress(update_id, sent)
+
+        return update_context.Delivery(self._sent_before.pop(update_id, 0), record)
+
+    async def progress(self, update_id: int, sent: int) -> None:
+        """``sent`` parts of the update's reply went through. A failure is logged: a
+        replay then repeats those parts, as it did before this was recorded."""
+        try:
+            async with self._db.write() as session:
+                await repo.progress(session, update_id, self._owner, sent)
+        except Exception:
+            logger.exception("inbox: could not record the reply's progress of %s", update_id)
 
     def holds(self, update_id: int) -> bool:
         return update_id in self._held
@@ -179,11 +213,19 @@ class Inbox:
         await self._finish(update_id, outcome)
 
     async def _finish(self, update_id: int, outcome: str) -> None:
-        try:
-            async with self._db.write() as session:
-                await repo.finish(session, [update_id], self._owner, self._clock(), outcome)
-        except Exception:
-            logger.exception("inbox: could not mark update %s done", update_id)
+        await self._finishes.submit((update_id, outcome))
+
+    async def _finish_all(self, session: AsyncSession, finished: list[tuple[int, str]]) -> None:
+        by_outcome: dict[str, list[int]] = {}
+        for update_id, outcome in finished:
+            by_outcome.setdefault(outcome, []).append(update_id)
+        now = self._clock()
+        for outcome, update_ids in by_outcome.items():
+            await repo.finish(session, update_ids, self._owner, now, outcome)
+
+    @staticmethod
+    def _finish_failed(finished: tuple[int, str], _exc: BaseException) -> None:
+        logger.exception("inbox: could not mark update %s done", finished[0])
 
     async def heartbeat(self) -> None:
         """Renew the leases of the updates held here."""
@@ -251,11 +293,13 @@ class InboxMiddleware(BaseMiddleware):
         outcome = "error"
         # A reply kept while it waits out flood control names this update.
         token = update_context.handling(event.update_id)
+        parts = update_context.delivering(inbox.delivery(event.update_id))
         try:
             result = await handler(event, data)
             outcome = "ok"
             return result
         finally:
+            update_context.delivered(parts)
             update_context.done(token)
             await inbox.finish(event.update_id, outcome)
             self._observe(event.event_type, outcome)

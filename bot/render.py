@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup
 
+from bot import update_context
 from bot.keyboards.pipeline import keyboard
 from pipeline.types import Attachment, Reply
 
@@ -15,6 +18,8 @@ logger = logging.getLogger(__name__)
 
 TELEGRAM_TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
+#: One Bot API call of a reply.
+Part = Callable[[], Awaitable[None]]
 
 
 def split_text(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str]:
@@ -96,19 +101,39 @@ async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> None:
         if attachment is not None
     ]
     caption = chunks[0] if len(chunks) == 1 and len(chunks[0]) <= CAPTION_LIMIT else None
+    parts: list[Part] = []
     if files and (caption is not None or not chunks):
         for index, (kind, attachment) in enumerate(files):
             last = index == len(files) - 1
-            await _send_file(
-                bot, chat_id, kind, attachment, caption if index == 0 else None,
+            parts.append(partial(
+                _send_file, bot, chat_id, kind, attachment, caption if index == 0 else None,
                 markup if last else None,
-            )  # fmt: skip
-        return
-    for kind, attachment in files:
-        await _send_file(bot, chat_id, kind, attachment, None, None)
-    for index, chunk in enumerate(chunks):
-        # Buttons belong under the last part, where the user reads the question.
-        await _send_text(bot, chat_id, chunk, markup if index == len(chunks) - 1 else None)
+            ))  # fmt: skip
+    else:
+        for kind, attachment in files:
+            parts.append(partial(_send_file, bot, chat_id, kind, attachment, None, None))
+        for index, chunk in enumerate(chunks):
+            # Buttons belong under the last part, where the user reads the question.
+            last = index == len(chunks) - 1
+            parts.append(partial(_send_text, bot, chat_id, chunk, markup if last else None))
+    await _send_parts(parts)
+
+
+async def _send_parts(parts: list[Part]) -> None:
+    """Send the parts in order. While a Telegram update is handled (bot/inbox.py), the
+    parts a previous try of it got through are skipped, and every part but the last
+    is recorded once Telegram took it: a crash in the middle of a long reply repeats
+    at most the part in flight. The last part is covered by the update being marked
+    done (one write either way; a one-part reply costs no extra write)."""
+    delivery = update_context.current_delivery()
+    for index, part in enumerate(parts):
+        if delivery is not None:
+            delivery.position += 1
+            if delivery.position <= delivery.skip:
+                continue
+        await part()
+        if delivery is not None and index < len(parts) - 1:
+            await delivery.record(delivery.position)
 
 
 async def edit_text(

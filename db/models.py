@@ -167,6 +167,9 @@ class UpdateInboxRow(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "poison"
+    #: Parts of a reply in several parts that Telegram took before the last one
+    #: (bot/render.py): a replay after a crash sends only the rest.
+    replies_sent: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class TelegramOutboxRow(Base):

@@ -31,13 +31,27 @@ SENSOR_SWITCH = {"on": True, "off": False}
 FARM_KEYS = ("current_phase", "sensors", "timezone", "region", *THRESHOLD_KEYS)
 
 
+#: What an operator typed (a ``key`` or a ``value``), echoed in a refusal, is cut to
+#: this many characters: a 5,000-character timezone once made the refusal longer than
+#: a Telegram message may be, and the operator got an error code instead.
+ECHO_LIMIT = 64
+_ECHOED = frozenset({"key", "value"})
+
+
+def _echo(text: str) -> str:
+    return text if len(text) <= ECHO_LIMIT else f"{text[: ECHO_LIMIT - 1]}…"
+
+
 class AdminError(ValueError):
-    """A user-facing error: ``key`` is a catalog key, ``params`` fill it."""
+    """A user-facing error: ``key`` is a catalog key, ``params`` fill it (what the
+    operator typed cut to ``ECHO_LIMIT`` characters)."""
 
     def __init__(self, message_key: str, **params: str) -> None:
         super().__init__(message_key)
         self.key = message_key
-        self.params = params
+        self.params = {
+            name: _echo(value) if name in _ECHOED else value for name, value in params.items()
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,7 +211,7 @@ class Pipeline:
             if decision.mode == "deep"
             else ()
         )
-        answered_deep = False
+        answered_deep = forgets = False
         if route is not None and route.own_text is None:
             reply = Reply("")  # the offer below is the whole answer
         # A light intent forced deep (AGX_FORCE_DEEP, --deep, an alert, pending terms) is
@@ -242,6 +242,7 @@ class Pipeline:
             else:
                 answer = await self.recall.answer(request, self._deep, fresh=fresh)
                 decision, crew, reply, answered_deep = answer
+                forgets = answered_deep and self.recall.shortcuts.forgets(reply)
         text = reflection.reflect(reply.text, profile, incoming.trace_id) if reply.text else ""
         evals = self._evaluate(text, decision, lang, profile.preferred_style, incoming.trace_id)
         await self._interactions.record(
@@ -261,6 +262,7 @@ class Pipeline:
                 written_in=spoken.written_in,
                 lasting_language=spoken.lasting,
                 operator=incoming.is_operator,
+                forget_answers=forgets,
             ),
         )
         buttons = reply.buttons

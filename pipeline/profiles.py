@@ -123,6 +123,10 @@ class IotSensors(_Model):
     has_iot_integration: bool = False
     sensor_types: list[str] = Field(default_factory=list)
     last_alert: UtcDatetime | None = None
+    #: An operator switched the sensors off: readings are still stored, but they
+    #: neither switch the integration back on nor raise alerts (Stepan's own
+    #: bookkeeping, like ``phase_locked``; stays in SQL, out of the seed's shape).
+    switched_off: bool = False
 
 
 class AlertThresholds(_Model):
@@ -182,7 +186,15 @@ class FarmProfile(_Model):
 
     def to_seed_json(self) -> dict[str, Any]:
         """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
-        body = self.model_dump(mode="json", exclude={"schema_version", "timezone", "phase_locked"})
+        body = self.model_dump(
+            mode="json",
+            exclude={
+                "schema_version": True,
+                "timezone": True,
+                "phase_locked": True,
+                "iot_sensors": {"switched_off"},
+            },
+        )
         return {"_version": self.schema_version, "_fact_key": self.fact_key, **body}
 
     @classmethod

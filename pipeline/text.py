@@ -80,13 +80,28 @@ _EMOJI_RE = re.compile(
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+#: Characters that show nothing: format characters (zero-width space, joiners, bidi
+#: marks, the BOM, soft hyphen), combining marks with nothing to combine with,
+#: separators; and the letters and symbols fonts draw blank (Hangul fillers,
+#: the blank Braille pattern), which Python counts as letters.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
+_BLANK_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(char: str) -> bool:
+    return char not in _BLANK_FILLERS and unicodedata.category(char) not in _INVISIBLE_CATEGORIES
+
+
 def clean_input(text: str) -> str:
     """Text as it may be stored and shown: control characters gone (a carriage return
     becomes a newline), surrounding whitespace trimmed. Whitespace of any kind (U+00A0,
-    U+3000 ...) that is all there is leaves ``""``."""
+    U+3000 ...) or invisible characters (U+200B, U+FEFF, U+3164 ...) that are all
+    there is leave ``""``."""
     if _CONTROL_RE.search(text):
         text = _CONTROL_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    return text.strip()
+    text = text.strip()
+    # The first visible character ends the scan: one look for nearly every text.
+    return text if any(map(_visible, text)) else ""
 
 
 def fold(text: str) -> str:

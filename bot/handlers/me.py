@@ -79,7 +79,10 @@ async def on_forget_answer(
     if callback_data.confirm:
         # Only the presser's own data: the callback carries no user id to forge.
         try:
-            await profile_editor.forget(telegram_user_id(query.from_user))
+            # Their private chat: replies still kept for it (flood control) go too.
+            await profile_editor.forget(
+                telegram_user_id(query.from_user), chat_id=query.from_user.id
+            )
             await _clear_states(state, query.from_user.id)
             text = catalog.text(lang, "me.forgotten")
         except Exception:

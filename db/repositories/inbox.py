@@ -114,6 +114,19 @@ async def release(session: AsyncSession, update_ids: Sequence[int], owner: str) 
     )
 
 
+async def progress(session: AsyncSession, update_id: int, owner: str, sent: int) -> None:
+    """``sent`` parts of the update's reply went through (while ``owner`` holds it)."""
+    await session.execute(
+        update(UpdateInboxRow)
+        .where(
+            UpdateInboxRow.update_id == update_id,
+            UpdateInboxRow.claimed_by == owner,
+            UpdateInboxRow.status == HANDLING,
+        )
+        .values(replies_sent=sent)
+    )
+
+
 async def finish(
     session: AsyncSession, update_ids: Sequence[int], owner: str, now: datetime, outcome: str
 ) -> None:

@@ -28,7 +28,9 @@ class WatchedFarm:
 async def farms_with_readings(
     session: AsyncSession, types: Collection[str], *, since: datetime
 ) -> list[WatchedFarm]:
-    """Farms with a reading of one of ``types`` at or after ``since``, by farm id.
+    """Farms with a reading of one of ``types`` at or after ``since``, by farm id,
+    less those whose sensors an operator switched off (their readings are kept,
+    nobody is alerted by them).
 
     One range over the recent window of readings (``ix_sensor_readings_recent``, read
     from the index alone), then each of those farms by its key: the cost follows the
@@ -41,11 +43,20 @@ async def farms_with_readings(
         readings.measured_at >= as_utc(since), readings.sensor_type.in_(list(types))
     )
     result = await session.execute(
-        select(FarmProfileRow.farm_id, FarmProfileRow.user_id, FarmProfileRow.alert_thresholds)
+        select(
+            FarmProfileRow.farm_id,
+            FarmProfileRow.user_id,
+            FarmProfileRow.alert_thresholds,
+            FarmProfileRow.iot_sensors,
+        )
         .where(FarmProfileRow.farm_id.in_(recent))
         .order_by(FarmProfileRow.farm_id)
     )
-    return [WatchedFarm(r.farm_id, r.user_id, r.alert_thresholds) for r in result]
+    return [
+        WatchedFarm(r.farm_id, r.user_id, r.alert_thresholds)
+        for r in result
+        if not (r.iot_sensors or {}).get("switched_off")
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -108,6 +108,16 @@ async def claim(
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
+async def forget_chat(session: AsyncSession, chat_id: int) -> int:
+    """/forget: every kept call to that chat goes, waiting or already sent (a row
+    whose send went through but whose delete did not commit), held or not: the
+    user asked to be forgotten, and a reply to them is their words."""
+    result = await session.execute(
+        delete(TelegramOutboxRow).where(TelegramOutboxRow.chat_id == chat_id)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
 async def backlog(session: AsyncSession) -> int:
     result = await session.execute(select(func.count()).select_from(TelegramOutboxRow))
     return int(result.scalar_one())

@@ -36,7 +36,9 @@ _ADVICE_CREW = frozenset({"iot"})
 
 
 def wants_advice(decision: DepthDecision) -> bool:
-    if decision.intent == Intent.ADVICE:
+    # The classifier reports a primary advice match under its routing label
+    # (``decision``, LABELS.md) and names it first among the matched intents.
+    if decision.intent == Intent.ADVICE or decision.matched_intents[:1] == (Intent.ADVICE,):
         return True
     return (
         Intent.ADVICE in decision.matched_intents

@@ -52,8 +52,11 @@ MAX_BATCH = 20_000
 MAX_AHEAD = timedelta(minutes=5)
 #: Nothing was measured by a sensor of this farm before this (a wrong clock or year).
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
-#: Control characters: PostgreSQL refuses NUL in text, the rest is noise.
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Control characters: PostgreSQL refuses NUL in text, the rest is noise; and the
+#: invisible ones that change how an id is shown where a farmer reads it (zero-width
+#: characters, bidi controls such as U+202E that reverse the text after them, line
+#: and paragraph separators, the BOM).
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 #: Errors returned for one batch; the rest are only counted.
 MAX_REPORTED_ERRORS = 100
 
@@ -133,6 +136,20 @@ def _types(info: ValidationInfo) -> SensorTypes:
     return types
 
 
+def _not_utf8(value: str) -> bool:
+    """A lone surrogate (JSON's ``"\\ud800"`` decodes to one): not text anything can
+    store or show, and rendering an error message with it used to fail (HTTP 500)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _not_text() -> PydanticCustomError:
+    return PydanticCustomError("not_text", "must be valid text (UTF-8, no lone surrogates)")
+
+
 def _number(value: float) -> str:
     return f"{value:g}"
 
@@ -167,6 +184,8 @@ class ReadingIn(BaseModel):
     def _known_type(cls, value: Any, info: ValidationInfo) -> Any:
         if not isinstance(value, str):
             return value  # the str check reports it
+        if _not_utf8(value):
+            raise _not_text()
         types = _types(info)
         known = types.resolve(value)
         if known is None:
@@ -210,6 +229,8 @@ class ReadingIn(BaseModel):
         if not isinstance(value, str):
             # A number would be turned into the text "5" and stored as a unit.
             raise PydanticCustomError("not_text", "unit must be a string such as '%'")
+        if _not_utf8(value):
+            raise _not_text()
         if kind is None:
             return value
         unit = kind.units.get(value.strip().casefold())
@@ -267,6 +288,7 @@ _PYDANTIC_CODES = {
     "float_type": "not_a_number",
     "finite_number": "not_a_number",
     "string_type": "not_text",
+    "string_unicode": "not_text",  # a lone surrogate in sensor_id or field_id
     "string_too_short": "empty",
     "string_too_long": "too_long",
     "model_type": "not_object",

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UserProfileRow
 from db.repositories import profiles as repo
+from db.repositories import telegram_outbox
 from pipeline.memory.ensure import ensure_farm_row, ensure_user, note_edit, note_farm_edit
 from pipeline.memory.errors import StoreUnavailable
 from pipeline.memory.rows import (
@@ -168,13 +169,16 @@ class ProfileEditor(ProfileWriter):
         except Exception:
             logger.exception("memory: set_active failed user=%s", user_id)
 
-    async def forget(self, user_id: str) -> None:
+    async def forget(self, user_id: str, chat_id: int | None = None) -> None:
         """Delete everything Stepan keeps about the user, in one transaction, and queue
-        deletes for the memory-service. Raises if the database failed (after rolling
-        back), so nobody is told their data is gone when it is not."""
+        deletes for the memory-service; with ``chat_id`` (their private chat) also the
+        replies to it still kept in ``telegram_outbox``. Raises if the database failed
+        (after rolling back), so nobody is told their data is gone when it is not."""
         try:
             async with self._db.write() as session:
                 await repo.delete_user_data(session, user_id)
+                if chat_id is not None:
+                    await telegram_outbox.forget_chat(session, chat_id)
                 await self._outbox.forget(session, user_id, self._clock())
             logger.info("memory: forgot user=%s", user_id)
         except Exception:

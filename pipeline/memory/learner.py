@@ -133,7 +133,8 @@ class ProfileLearner(ProfileWriter):
         self, farm_id: str, *, sources: Collection[str], sensor_types: Collection[str]
     ) -> FarmProfile | None:
         """Readings of a farm were stored. The first one sets has_iot_integration and
-        adds the integration its source means; new sensor types join. Readings come
+        adds the integration its source means; new sensor types join (none of it
+        while an operator has the farm's sensors switched off). Readings come
         every few minutes: a read decides first, and only a farm that learns
         something takes a write transaction. Never raises."""
         try:
@@ -155,7 +156,8 @@ class ProfileLearner(ProfileWriter):
 
     async def set_iot(self, user_id: str, on: bool) -> FarmProfile | None:
         """An operator's switch on the /farm card: sensors on adds the operator's
-        integration, off removes every sensor integration. None when nothing changed
+        integration, off removes every sensor integration and stays off (readings no
+        longer switch it on, nor raise alerts) until an operator's on. None when nothing changed
         or the database failed."""
         integrations = self._rules.integrations
 
@@ -171,7 +173,12 @@ class ProfileLearner(ProfileWriter):
                 )
             else:
                 wanted = [name for name in current if name not in integrations.sensor_integrations]
-            return {"has_iot_integration": on, "active_integrations": wanted}
+            # Off stays off: the next reading must not switch it back on.
+            return {
+                "has_iot_integration": on,
+                "active_integrations": wanted,
+                "switched_off": not on,
+            }
 
         return await self._learn(user_id, learn, "set_iot")
 
@@ -272,6 +279,8 @@ class ProfileLearner(ProfileWriter):
     ) -> dict[str, Any]:
         changes: dict[str, Any] = {}
         sensors = row.iot_sensors or {}
+        if sensors.get("switched_off"):  # an operator's off: readings teach nothing
+            return changes
         if not sensors.get("has_iot_integration"):
             changes["has_iot_integration"] = True
         current = list(row.active_integrations or [])

@@ -43,6 +43,7 @@ FARM_NESTED = {
     "has_iot_integration": "iot_sensors",
     "sensor_types": "iot_sensors",
     "last_alert": "iot_sensors",
+    "switched_off": "iot_sensors",
     "soil_moisture_min": "alert_thresholds",
     "temperature_min": "alert_thresholds",
     "temperature_max": "alert_thresholds",

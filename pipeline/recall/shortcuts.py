@@ -8,7 +8,8 @@
 
 Both are answered light, recorded with the reason ``shortcut:repeat`` or
 ``shortcut:status``. The answers live in SQL (``answer_cache``), so every instance
-sees them; /forget deletes them, the retention job drops week-old ones.
+sees them; a deep card reply drops them (with its interaction record), /forget
+deletes them, the retention job drops week-old ones.
 """
 
 from __future__ import annotations
@@ -95,14 +96,9 @@ class Shortcuts:
         trace_id: str, now: datetime,
     ) -> None:  # fmt: skip
         """Keep a deep answer for the shortcuts: one that only read the farm's data (no
-        card, no buttons, no file). A card may write to the journal: then what is
-        remembered may be out of date («сплануй тиждень» before and after a recorded
-        operation), so it is forgotten."""
-        if reply.buttons:
-            async with self._db.write() as session:
-                await repo.drop_answers(session, user_id)
-            return
-        if not reply.text or reply.document or reply.photo:
+        card, no buttons, no file). A card is not kept, and makes the pipeline forget
+        what was remembered (:meth:`forgets`)."""
+        if self.forgets(reply) or not reply.text or reply.document or reply.photo:
             return
         slots = []
         if decision.reason == STATUS_REASON:
@@ -123,6 +119,14 @@ class Shortcuts:
                     created_at=now,
                 )
                 await repo.keep_answer(session, row)
+
+    @staticmethod
+    def forgets(reply: Reply) -> bool:
+        """A card may write to the journal: then what is remembered may be out of date
+        («сплануй тиждень» before and after a recorded operation), so the user's
+        remembered answers go, in the transaction that records the interaction
+        (``InteractionRecord.forget_answers``), not one of their own."""
+        return bool(reply.buttons)
 
     async def original(self, user_id: str, trace_id: str) -> str | None:
         """The question a refresh button re-asks: the presser's own message only."""

@@ -15,6 +15,7 @@ from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from bot.keyboards.pipeline import HandoffCD, JournalCD
 from bot.local_session import LocalBot
 from db.models import InteractionRow, UserProfileRow
+from pipeline.admin import FARM_KEYS
 from pipeline.i18n import Catalog
 from tests.conftest import make_settings
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests, user_row
@@ -33,8 +34,33 @@ BIG = "99999999999999999999999"
         "\x00\x00 \x07",
         "\x1b\x07\x7f\x9b",
         "\r\n\r",
+        "\u200b",
+        "\ufeff\u2060\u200d",
+        "\u200e\u200f\u202e",
+        "\u00ad",
+        "\u0301\ufe0f",
+        "\u3164",
+        "\u2800 \u115f",
+        "\u2028\u2029",
     ],
-    ids=["space", "ideographic", "nbsp", "mixed", "nul", "nuls-bell", "c0-c1", "crlf"],
+    ids=[
+        "space",
+        "ideographic",
+        "nbsp",
+        "mixed",
+        "nul",
+        "nuls-bell",
+        "c0-c1",
+        "crlf",
+        "zero-width-space",
+        "bom-joiners",
+        "bidi-marks",
+        "soft-hyphen",
+        "lone-marks",
+        "hangul-filler",
+        "braille-blank",
+        "line-separators",
+    ],
 )
 async def test_an_empty_message_gets_a_prompt_and_counts_nothing(
     tg: LocalBot, core: Core, catalog: Catalog, text: str
@@ -111,6 +137,30 @@ async def test_oversized_integers_in_commands_are_refused_cleanly(
 
     assert requests(calls) == [
         ("sendMessage", {"chat_id": OPERATOR, "text": catalog.text("uk", usage)})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("command", "key", "params"),
+    [
+        ("/farm update timezone=" + "A" * 5000, "admin.bad_timezone", {"value": "a" * 63 + "…"}),
+        ("/farm update region=" + "ы" * 5000, "admin.bad_region", {"value": "ы" * 63 + "…"}),
+        (
+            "/farm update " + "k" * 5000 + "=1",
+            "admin.bad_key",
+            {"key": "k" * 63 + "…", "allowed": ", ".join(FARM_KEYS)},
+        ),
+    ],
+    ids=["timezone", "region", "key"],
+)
+async def test_a_huge_value_is_refused_in_a_message_telegram_takes(
+    tg: LocalBot, catalog: Catalog, command: str, key: str, params: dict[str, str]
+) -> None:
+    """Echoed whole, a 5,000-character value made the refusal too long to send."""
+    await tg.say(OPERATOR, "привіт")
+    calls = await tg.say(OPERATOR, command)
+    assert requests(calls) == [
+        ("sendMessage", {"chat_id": OPERATOR, "text": catalog.text("uk", key, **params)})
     ]
 
 

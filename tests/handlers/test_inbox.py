@@ -5,7 +5,7 @@ the inbox middleware, as in `stepan run`."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -27,6 +27,7 @@ from db.models import (
     UpdateInboxRow,
 )
 from pipeline.actions import JournalVerb
+from pipeline.types import Incoming, Reply
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, user_row
 
 
@@ -147,3 +148,58 @@ async def test_a_reply_kept_for_flood_control_marks_its_update_done(core: Core) 
     async with core.db.read() as session:
         row = await session.get(UpdateInboxRow, 77)
     assert row is not None and (row.status, row.outcome) == ("done", "deferred")
+
+
+#: A reply in three parts (each near Telegram's 4,096-character limit but the last).
+LONG = ("а" * 4000, "б" * 4000, "в" * 100)
+
+
+@pytest.fixture
+def long_reply(core: Core, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def answer(incoming: Incoming, *, fresh: bool = False) -> Reply:
+        return Reply("\n\n".join(LONG))
+
+    monkeypatch.setattr(core.pipeline, "handle_message", answer)
+
+
+async def test_a_long_reply_records_each_part_but_the_last(
+    inboxed: tuple[LocalBot, Inbox], core: Core, long_reply: None
+) -> None:
+    tg, _ = inboxed
+    calls = await tg.feed({"update_id": 905, **say(tg, FARMER, "розкажи все")})
+    assert [call.text for call in calls] == list(LONG)
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 905)
+    # The last part needs no record of its own: the update is done.
+    assert row is not None and (row.status, row.replies_sent) == ("done", 2)
+
+
+async def test_a_replay_sends_only_the_parts_telegram_had_not_taken(
+    inboxed: tuple[LocalBot, Inbox], core: Core, long_reply: None
+) -> None:
+    """The process died after Telegram took the first part of three: the replay
+    sends the second and the third, not the first again."""
+    tg, inbox = inboxed
+    async with core.db.write() as session:
+        session.add(
+            UpdateInboxRow(
+                update_id=906, payload="{}", status="handling", claimed_by="dead:1",
+                claimed_until=None, attempts=1, received_at=datetime.now(UTC), replies_sent=1,
+            )
+        )  # fmt: skip
+    calls = await tg.feed({"update_id": 906, **say(tg, FARMER, "розкажи все")})
+    assert [call.text for call in calls] == list(LONG[1:])
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 906)
+    assert row is not None and (row.status, row.outcome) == ("done", "ok")
+    assert inbox.held == 0
+
+
+async def test_a_one_part_reply_records_no_progress(
+    inboxed: tuple[LocalBot, Inbox], core: Core
+) -> None:
+    tg, _ = inboxed
+    await tg.feed({"update_id": 907, **say(tg, FARMER, "привіт")})
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 907)
+    assert row is not None and (row.status, row.replies_sent) == ("done", 0)

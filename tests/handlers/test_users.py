@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
 from unittest.mock import ANY
 
 import pytest
+from sqlalchemy import select
 
 from bot.factory import Core
 from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import JournalCD, OnboardingCD, StyleCD
 from bot.local_session import LocalBot
+from db.models import TelegramOutboxRow
+from db.repositories import telegram_outbox
 from pipeline.actions import JournalVerb, OnboardingChoice
 from pipeline.i18n import Catalog
-from tests.handlers.conftest import FARMER, keyboard, message_id, requests, user_row
+from tests.handlers.conftest import FARMER, INTRUDER, keyboard, message_id, requests, user_row
+
+OTHER = INTRUDER  # another chat, whose kept reply stays
 
 
 async def test_start_greets_a_new_farmer_and_offers_onboarding(
@@ -167,6 +174,25 @@ async def test_forget_asks_first_and_keep_deletes_nothing(
     calls = await tg.press(FARMER, ForgetCD(confirm=True).pack(), message_id(confirm))
     assert requests(calls)[-1][1]["text"] == catalog.text("uk", "me.forgotten")
     assert await user_row(core, FARMER) is None
+
+
+async def test_forget_also_drops_the_replies_kept_for_the_farmer(tg: LocalBot, core: Core) -> None:
+    """Replies waiting out flood control (and one sent whose delete did not commit) hold
+    the farmer's words: /forget takes them, another chat's stay."""
+    await tg.say(FARMER, "привіт")
+    now = datetime.now(UTC)
+    async with core.db.write() as session:
+        for chat, text in ((FARMER, "Полив 20 мм записано"), (FARMER, "sent"), (OTHER, "інше")):
+            await telegram_outbox.keep(
+                session, method="SendMessage", payload=json.dumps({"chat_id": chat, "text": text}),
+                chat_id=chat, update_id=None, not_before=now + timedelta(minutes=5),
+                owner="someone", until=now + timedelta(minutes=6),
+            )  # fmt: skip
+    [confirm] = await tg.say(FARMER, "/forget")
+    await tg.press(FARMER, ForgetCD(confirm=True).pack(), message_id(confirm))
+    async with core.db.read() as session:
+        left = (await session.execute(select(TelegramOutboxRow.chat_id))).scalars().all()
+    assert left == [OTHER]
 
 
 async def test_a_sticker_gets_the_polite_line(tg: LocalBot, catalog: Catalog) -> None:

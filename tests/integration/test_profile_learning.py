@@ -10,12 +10,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine
 from db.migrate import upgrade
-from db.models import FarmProfileRow, OutboxRow, UserProfileRow
+from db.models import FarmProfileRow, OutboxRow, SensorReadingRow, UserProfileRow
+from db.repositories.sensor_watch import farms_with_readings
 from db.uow import Database
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.sensors import ReadingIn, SensorTypes, parse_batch
@@ -194,6 +195,48 @@ async def test_operator_switches_sensors_on_and_off(
     assert (await _last_payload(session_factory, "farm_profile"))["iot_sensors"][
         "has_iot_integration"
     ] is False
+
+
+async def test_sensors_switched_off_stay_off_when_readings_come(
+    db: Database, memory: Memory, session_factory: Factory
+) -> None:
+    """An operator's off holds: the next readings are stored but switch nothing back
+    on, add no integration or type, and raise no alert; on again, they teach again."""
+    await memory.interactions.record(_record("greeting", NOW))
+    types = SensorTypes.load()
+    store = SensorStore(db, types, learner=memory.learner)
+    farm = await _farm(session_factory)
+    await store.ingest(farm.farm_id, _readings(types, "p1", "soil_moisture", 31.5, 0), source="api")
+    off = await memory.learner.set_iot(USER, False)
+    assert off is not None and not off.has_iot and off.iot_sensors.switched_off
+    # Stepan's own bookkeeping: not in the seed's shape the memory-service keeps.
+    synced = await _last_payload(session_factory, "farm_profile")
+    assert "switched_off" not in synced["iot_sensors"]
+    # A dry field (5 % under the 20 % threshold) from a new source and a new type.
+    await store.ingest(farm.farm_id, _readings(types, "p1", "soil_moisture", 5, 5), source="csv")
+    await store.ingest(farm.farm_id, _readings(types, "t1", "temperature", 14, 5), source="api")
+    farm = await _farm(session_factory)
+    assert farm.iot_sensors["has_iot_integration"] is False
+    assert farm.active_integrations == [] and farm.iot_sensors["sensor_types"] == ["soil_moisture"]
+    async with session_factory() as session:
+        stored = await session.scalar(
+            select(func.count()).where(SensorReadingRow.farm_id == farm.farm_id)
+        )
+        watched = await farms_with_readings(
+            session, ["soil_moisture", "temperature"], since=NOW - timedelta(hours=1)
+        )
+    assert stored == 3  # kept all the same
+    assert watched == []  # no alerts from a switched-off farm
+    on = await memory.learner.set_iot(USER, True)
+    assert on is not None and on.has_iot and not on.iot_sensors.switched_off
+    await store.ingest(farm.farm_id, _readings(types, "t1", "temperature", 15, 1), source="api")
+    farm = await _farm(session_factory)
+    assert farm.iot_sensors["sensor_types"] == ["soil_moisture", "temperature"]
+    async with session_factory() as session:
+        watched = await farms_with_readings(
+            session, ["soil_moisture"], since=NOW - timedelta(hours=1)
+        )
+    assert [w.farm_id for w in watched] == [farm.farm_id]
 
 
 # -- the journal -----------------------------------------------------------------------

@@ -118,6 +118,16 @@ async def test_a_clock_a_little_ahead_is_accepted(
         ({"measured_at": None}, "measured_at", "bad_datetime"),
         ({"sensor_type": ["soil_moisture"]}, "sensor_type", "not_text"),
         ({"sensor_id": {"id": 1}}, "sensor_id", "not_text"),
+        # JSON's "\ud800" is a lone surrogate: no text; it made the error message 500.
+        ({"sensor_type": "\ud800"}, "sensor_type", "not_text"),
+        ({"unit": "%\udfff"}, "unit", "not_text"),
+        ({"sensor_id": "p\ud800"}, "sensor_id", "not_text"),
+        ({"field_id": "\udc00"}, "field_id", "not_text"),
+        # Invisible characters that change how an id reads in a chart or a report.
+        ({"sensor_id": "\u202eprobe-1"}, "sensor_id", "control_chars"),
+        ({"sensor_id": "\u200b"}, "sensor_id", "control_chars"),
+        ({"field_id": "nor\u2028th"}, "field_id", "control_chars"),
+        ({"sensor_id": "\ufeffprobe"}, "sensor_id", "control_chars"),
     ],
 )
 async def test_bad_fields_get_422_with_a_code(

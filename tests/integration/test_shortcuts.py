@@ -6,11 +6,14 @@ their reason, and the deep path is not run for them."""
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
+
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import AnswerCacheRow, InteractionRow
+from db.uow import Database
 from pipeline.actions import RefreshAction
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -145,6 +148,39 @@ async def test_a_card_in_between_forgets_the_remembered_answers(
     again = await pipeline.handle_message(incoming("сплануй тиждень"))
     status = await pipeline.handle_message(incoming("що зараз?"))
     assert again.mode == status.mode == "deep" and len(deep.requests) == 5
+
+
+class CountingWrites:
+    """The shortcuts' Database, counting its write transactions."""
+
+    def __init__(self, db: Database) -> None:
+        self.db, self.writes = db, 0
+
+    def read(self) -> AbstractAsyncContextManager[AsyncSession]:
+        return self.db.read()
+
+    def write(self) -> AbstractAsyncContextManager[AsyncSession]:
+        self.writes += 1
+        return self.db.write()
+
+
+async def test_a_card_forgets_in_the_transaction_that_records_it(
+    pipeline: Pipeline, deep: CountingDeep, session_factory: Factory
+) -> None:
+    """A card reply takes no write transaction of its own to drop the remembered
+    answers: the interaction's record drops them."""
+    await pipeline.handle_message(incoming("сплануй тиждень"))
+    async with session_factory() as session:
+        assert (await session.execute(select(AnswerCacheRow))).scalars().all() != []
+    assert pipeline.recall is not None
+    shortcuts = pipeline.recall.shortcuts
+    counting = CountingWrites(shortcuts._db)
+    shortcuts._db = counting  # type: ignore[assignment]
+    card = await pipeline.handle_message(incoming("запиши обприскування на полі 2 завтра"))
+    assert card.buttons and counting.writes == 0
+    async with session_factory() as session:
+        assert (await session.execute(select(AnswerCacheRow))).scalars().all() == []
+    assert (await last_interaction(session_factory)).mode == "deep"
 
 
 async def test_a_status_question_is_answered_from_a_fresh_status(

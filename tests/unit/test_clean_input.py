@@ -25,6 +25,11 @@ from pipeline.types import Incoming
         ("\u00a0\u3000\u2007 ", ""),
         ("👍🏽 ok", "👍🏽 ok"),
         ("👨\u200d🌾", "👨\u200d🌾"),  # a joiner inside an emoji is not a control character
+        ("\u200b\u2060\ufeff", ""),  # nothing visible: as empty as spaces
+        ("\u3164", ""),  # a Hangul filler is a "letter" drawn blank
+        ("\u200bпривіт", "\u200bпривіт"),  # invisible characters among words stay
+        ("❤\ufe0f", "❤\ufe0f"),
+        ("\u0301", ""),
     ],
 )
 def test_clean_input(raw: str, clean: str) -> None:
