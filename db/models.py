@@ -41,7 +41,7 @@ class UserProfileRow(Base):
     schema_version: Mapped[int] = mapped_column(Integer, default=1)
     agent: Mapped[str] = mapped_column(String(32), default="agromatrix")
     name: Mapped[str | None] = mapped_column(String(128))
-    expertise_level: Mapped[str] = mapped_column(String(16), default="intermediate")
+    expertise_level: Mapped[str] = mapped_column(String(16), default="novice")
     # True once an operator set the level by hand: auto-upgrade never overrides it.
     expertise_locked: Mapped[bool] = mapped_column(default=False, server_default=false())
     preferred_language: Mapped[str] = mapped_column(String(8), default="uk")
