@@ -30,7 +30,16 @@ from pipeline.gate import select_crew  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.types import ClassifierContext  # noqa: E402
 
-DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "routing-dev.jsonl"
+#: The shared corpus sits next to the checkout (``/work/shared`` for ``/work/main``); a
+#: worktree deeper down finds it in the nearest parent that has it.
+DEFAULT_CORPUS = next(
+    (
+        parent / "shared" / "corpus" / "routing-dev.jsonl"
+        for parent in REPO.parents
+        if (parent / "shared" / "corpus" / "routing-dev.jsonl").is_file()
+    ),
+    REPO.parent / "shared" / "corpus" / "routing-dev.jsonl",
+)
 #: LABELS.md: "Missing keys take these defaults".
 CTX_DEFAULTS: dict[str, Any] = {
     "interaction_count": 5,

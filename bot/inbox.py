@@ -88,6 +88,9 @@ class Inbox:
         self._replaying: set[int] = set()
         #: Shutting down: what has not started is given back (``stop_intake``).
         self._draining = False
+        #: Updates marked done are group-committed with the other end-of-message
+        #: writes of concurrent updates (db/group_commit.py).
+        self._finishes = db.group.lane(self._finish_all, failed=self._finish_failed, name="inbox")
         #: Replays: the parts of the reply a previous try got through.
         self._sent_before: dict[int, int] = {}
 
@@ -210,11 +213,19 @@ class Inbox:
         await self._finish(update_id, outcome)
 
     async def _finish(self, update_id: int, outcome: str) -> None:
-        try:
-            async with self._db.write() as session:
-                await repo.finish(session, [update_id], self._owner, self._clock(), outcome)
-        except Exception:
-            logger.exception("inbox: could not mark update %s done", update_id)
+        await self._finishes.submit((update_id, outcome))
+
+    async def _finish_all(self, session: AsyncSession, finished: list[tuple[int, str]]) -> None:
+        by_outcome: dict[str, list[int]] = {}
+        for update_id, outcome in finished:
+            by_outcome.setdefault(outcome, []).append(update_id)
+        now = self._clock()
+        for outcome, update_ids in by_outcome.items():
+            await repo.finish(session, update_ids, self._owner, now, outcome)
+
+    @staticmethod
+    def _finish_failed(finished: tuple[int, str], _exc: BaseException) -> None:
+        logger.exception("inbox: could not mark update %s done", finished[0])
 
     async def give_up(self, update_id: int) -> None:
         """A stored update that cannot even be read (its JSON, or a shape this aiogram

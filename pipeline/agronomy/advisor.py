@@ -36,7 +36,9 @@ _ADVICE_CREW = frozenset({"iot"})
 
 
 def wants_advice(decision: DepthDecision) -> bool:
-    if decision.intent == Intent.ADVICE:
+    # The classifier reports a primary advice match under its routing label
+    # (``decision``, LABELS.md) and names it first among the matched intents.
+    if decision.intent == Intent.ADVICE or decision.matched_intents[:1] == (Intent.ADVICE,):
         return True
     return (
         Intent.ADVICE in decision.matched_intents
@@ -190,7 +192,8 @@ class Advisor:
 
 def detail_level(profile: UserProfile) -> Expertise:
     """How much of the why a reply carries: the level, and only numbers for a farmer
-    who asked for brief answers."""
-    if profile.preferred_style == "brief":
+    who asked for brief answers and for an operator (the terse, technical voice of
+    pipeline/voice.py; ``operator`` mirrors AGX_OPERATOR_IDS)."""
+    if profile.preferred_style == "brief" or profile.operator:
         return "expert"
     return profile.expertise_level

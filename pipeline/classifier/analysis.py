@@ -133,16 +133,29 @@ class Matcher:
             blocked=frozenset(tally.blocked),
         )
 
-    def with_scores(self, a: Analysis, extra: Mapping[Intent, tuple[int, int]]) -> Analysis:
+    def with_scores(
+        self,
+        a: Analysis,
+        extra: Mapping[Intent, tuple[int, int]],
+        outranked: Iterable[Intent] = (),
+    ) -> Analysis:
         """``a`` with more points (score, triggers) per intent from another reader (a
-        probe), matched again by the same rules: minimum score, blockers, requirements."""
-        tally = _Tally(scores=dict(a.scores), triggers=dict(a.triggers), blocked=set(a.blocked))
+        probe), matched again by the same rules: minimum score, blockers, requirements;
+        ``outranked`` intents are un-matched as a blocker would."""
+        blocked = set(a.blocked).union(outranked)
+        tally = _Tally(scores=dict(a.scores), triggers=dict(a.triggers), blocked=blocked)
         for name, (score, triggers) in extra.items():
             tally.scores[name] = tally.scores.get(name, 0) + score
             if triggers:
                 tally.triggers[name] = tally.triggers.get(name, 0) + triggers
         matched = self._matched_intents(tally, a.lexicons)
-        return replace(a, scores=tally.scores, triggers=tally.triggers, matched=matched)
+        return replace(
+            a,
+            scores=tally.scores,
+            triggers=tally.triggers,
+            matched=matched,
+            blocked=frozenset(tally.blocked),
+        )
 
     def _token_hits(self, token: str) -> Hits:
         cached = self._token_cache.get(token)

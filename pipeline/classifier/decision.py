@@ -168,17 +168,29 @@ class Classifier:
 
     def _probed(self, a: Analysis, text: str, ctx: ClassifierContext) -> Analysis:
         extra: dict[Intent, tuple[int, int]] = {}
+        outranked: set[Intent] = set()
         weight = self._settings.trigger_weight
         for name, probe in self._probes.items():
-            score = probe(text)
             spec = self._intents[name]
+            if any(n in a.matched and a.triggers.get(n, 0) for n in spec.yields_to):
+                continue
+            score = probe(text)
+            # Words of the outranked intents (a quantity: moisture, a threshold) do not
+            # make a question about something else, unless a sensor word says so.
+            can_outrank = bool(spec.outranks) and spec.outranks_unless not in a.lexicons
             if 0 < score < weight and (ctx.recent_advice or ctx.grows_crops):
                 others = {n for n in a.matched if self._intents[n].mode == "deep"}
+                if can_outrank and ctx.recent_advice:
+                    # Right after an agronomy question, "and the storage moisture?"
+                    # goes on with it.
+                    others -= set(spec.outranks)
                 if others <= set(spec.context_yields):
                     score += spec.context_bonus
             if score:
                 extra[name] = (score, 1 if score >= weight else 0)
-        return self._matcher.with_scores(a, extra) if extra else a
+            if score >= weight and can_outrank:
+                outranked.update(spec.outranks)
+        return self._matcher.with_scores(a, extra, outranked) if extra else a
 
     def _strip_force_prefix(self, text: str) -> tuple[str, bool]:
         stripped = text.lstrip()
@@ -234,7 +246,7 @@ class Classifier:
         ]
         return DepthDecision(
             "deep",
-            primary,
+            self._intents[primary].label or primary,
             self._union_crew([primary, *helpers]),
             self._confidence(a, primary, ctx),
             f"rule:{primary} score={a.scores[primary]}",

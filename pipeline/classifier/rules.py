@@ -43,6 +43,21 @@ class IntentSpec:
     #: or the farm grows crops) and no deep intent but ``context_yields`` matched.
     context_bonus: int = 0
     context_yields: tuple[Intent, ...] = ()
+    #: The routing label (LABELS.md) a primary match of this intent is reported
+    #: under; ``matched_intents`` still names the intent itself first. An agronomy
+    #: question ("how deep to sow sunflower") is a ``decision`` the knowledge base
+    #: answers: the pipeline hands it to the advisor (``pipeline.agronomy.wants_advice``).
+    label: Intent | None = None
+    #: Intents this one outranks when it is sure (a probe's full score, or its half
+    #: made whole right after another such question) and no word of the
+    #: ``outranks_unless`` lexicon is in the message: "at what moisture to harvest
+    #: soybeans" is about the crop, not a sensor; "what do the moisture sensors show"
+    #: is not.
+    outranks: tuple[Intent, ...] = ()
+    outranks_unless: str | None = None
+    #: The probe's score is dropped when one of these intents matched on a trigger:
+    #: "statistics of the irrigations" asks for the farm's data, not agronomy.
+    yields_to: tuple[Intent, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +196,10 @@ def _parse_intent(name: Intent, table: Mapping[str, Any], settings: Settings) ->
         probe=str(table["probe"]) if "probe" in table else None,
         context_bonus=int(table.get("context_bonus", 0)),
         context_yields=_intents(table.get("context_yields", []), f"{name}.context_yields"),
+        label=_intents([table["label"]], f"{name}.label")[0] if "label" in table else None,
+        outranks=_intents(table.get("outranks", []), f"{name}.outranks"),
+        outranks_unless=str(table["outranks_unless"]) if "outranks_unless" in table else None,
+        yields_to=_intents(table.get("yields_to", []), f"{name}.yields_to"),
     )
 
 
@@ -222,6 +241,11 @@ def _validate(settings: Settings, intents: Mapping[Intent, IntentSpec], lexicons
             known = req[1:] in lexicons if req.startswith("@") else req in intents
             if not known:
                 raise ValueError(f"intent {spec.name}: unknown requirement {req!r}")
+        if spec.outranks_unless is not None and spec.outranks_unless not in lexicons:
+            raise ValueError(f"intent {spec.name}: unknown lexicon {spec.outranks_unless!r}")
+        target = intents.get(spec.label) if spec.label is not None else spec
+        if target is None or target.mode != spec.mode:
+            raise ValueError(f"intent {spec.name}: label {spec.label!r} is no {spec.mode} intent")
     for lex in (settings.domain_lexicon, settings.filler_lexicon):
         if lex not in lexicons:
             raise ValueError(f"lexicon {lex!r} is not defined")

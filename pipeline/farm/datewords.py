@@ -40,6 +40,8 @@ class DateWords:
     offset_ahead: TermSet
     offset_back: TermSet
     offset_units: TermSet
+    #: Singular unit words ("тиждень", "day"): only "one" counts them.
+    offset_singular: TermSet
     month: TermSet
     week: TermSet
     season: TermSet
@@ -98,6 +100,7 @@ class DateWords:
                 {"1": _strings(days.get("offset_days")), "7": _strings(days.get("offset_weeks"))},
                 grammar,
             ),
+            offset_singular=flat(days, "offset_singular"),
             month=flat(periods, "month"),
             week=flat(periods, "week"),
             season=flat(periods, "season"),

@@ -24,6 +24,7 @@ from pipeline.knowledge.index import CardIndex, crop_tag, documents, topic_tag
 from pipeline.knowledge.loader import KNOWLEDGE_DIR, KnowledgeData, load_knowledge
 from pipeline.knowledge.model import Card, Region, Text, Zone
 from pipeline.knowledge.reader import QuestionReader, Reading, ReadOnce
+from pipeline.text import is_number
 
 __all__ = ["KnowledgeBase", "Lookup", "Reason"]
 
@@ -222,10 +223,17 @@ class KnowledgeBase:
         predecessor ("після соняшнику") say; and which topics were named outright."""
         scores = dict(reading.topic_scores)
         strong = set(reading.strong_topics)
+        subjects: set[str] = set()
         for label in dict.fromkeys(reading.keywords):
             for topic in {self.cards[ref.card].topic for ref in self.reader.keyword_refs[label]}:
                 scores[topic] = scores.get(topic, 0.0) + 1.0
                 strong.add(topic)
+                subjects.add(topic)
+        topics = self.data.topics
+        for topic in [t for t in scores if subjects and topics[t].yields_to_subject]:
+            if topic not in subjects:
+                del scores[topic]
+                strong.discard(topic)
         words = self.data.words
         for named, marked in (
             (reading.after_crops, words.after_topic),
@@ -276,8 +284,19 @@ class KnowledgeBase:
             return 0
         topics = self.data.topics
         subject = bool(reading.crops or reading.keywords or reading.after_crops)
-        if subject or any(topics[t].scope == "general" for t in strong):
+        if subject:
             return 2
+        if any(topics[t].scope == "general" for t in strong):
+            # "полив 20 мм на полі 3", "spraying tomorrow on field 2": an operation
+            # told with its field, day or amount is a record, unless something asks.
+            told = (
+                reading.field_words
+                or reading.today
+                or reading.dated
+                or reading.day
+                or any(is_number(token) for token in reading.tokens)
+            )
+            return 0 if told and not (reading.asks or reading.can) else 2
         return 1
 
     # ------------------------------------------------------------------ lookup

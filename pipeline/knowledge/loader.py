@@ -52,6 +52,9 @@ class QuestionWords:
     #: Words that make the next crop a weed ("падалиця соняшнику"), and its topic.
     volunteer: tuple[str, ...] = ()
     volunteer_topic: str | None = None
+    #: Words that ask ("коли", "how", "порадь"): a general topic told next to a field,
+    #: a day or an amount without one of these is an operation, not a question.
+    asks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +199,13 @@ def _topics(raw: Mapping[str, Any], p: parse.Problems) -> dict[str, TopicSpec]:
         if scope not in ("crop", "general") or not terms:
             p.add(f"questions.toml [topics.{name}]", "needs scope crop|general and terms")
             continue
-        found[name] = TopicSpec(name, scope, terms, parse.strings(spec.get("weak")))
+        found[name] = TopicSpec(
+            name,
+            scope,
+            terms,
+            parse.strings(spec.get("weak")),
+            bool(spec.get("yields_to_subject", False)),
+        )
     return found
 
 
@@ -339,6 +348,7 @@ def load_knowledge(
             after_topic=after_topic,
             volunteer=parse.strings(words.get("volunteer")),
             volunteer_topic=volunteer_topic,
+            asks=parse.strings(words.get("asks")),
         ),
         answer_confidence=float(settings.get("answer_confidence", 0.5)),
         max_cards=int(settings.get("max_cards", 3)),

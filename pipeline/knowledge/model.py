@@ -159,6 +159,9 @@ class TopicSpec:
     scope: Scope
     terms: tuple[str, ...]
     weak: tuple[str, ...] = ()
+    #: Yields to the topic a named pest, weed or disease points at: "попелиця на
+    #: пшениці, коли обприскувати" asks the aphid's threshold, not spraying weather.
+    yields_to_subject: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,10 @@ class Reading:
     zone: Zone | None = None
     today: bool = False
     can: bool = False
+    #: A word that asks ("коли", "how", "порадь") or a question mark.
+    asks: bool = False
+    #: A weekday or a day relative to today ("в суботу", "вчора", "tomorrow").
+    dated: bool = False
     winter_at: list[int] = field(default_factory=list)
     spring_at: list[int] = field(default_factory=list)
     area_ha: float | None = None
@@ -123,6 +127,7 @@ class QuestionReader:
         words = data.words
         self._today = TermSet.flat(words.today, "today", grammar)
         self._can = TermSet.flat(words.can, "can", grammar)
+        self._asks = TermSet.flat(words.asks, "asks", grammar)
         self._after = TermSet.flat(words.after, "after", grammar)
         self._volunteer = TermSet.flat(words.volunteer, "volunteer", grammar)
         self._season = TermSet.labelled({"winter": words.winter, "spring": words.spring}, grammar)
@@ -168,7 +173,7 @@ class QuestionReader:
 
     def read(self, text: str) -> Reading:
         tokens = tokenize(text)
-        reading = Reading(tokens=tokens)
+        reading = Reading(tokens=tokens, asks="?" in text)
         used = [False] * len(tokens)
         self._numbers(reading, used)
         scores: dict[str, float] = {}
@@ -196,6 +201,7 @@ class QuestionReader:
                 scores[topic] = scores.get(topic, 0.0) + _WEAK
             used[:] = [u or f for u, f in zip(used, free, strict=True)]
         reading.topic_scores = scores
+        self._field_in(reading, used)
         reading.crops.sort(key=lambda hit: hit[1])
         self._flags_in(reading)
         # "рапс озимий": the season word qualifies the crop named next to it; read as
@@ -264,8 +270,13 @@ class QuestionReader:
                 reading.temperature_c = -_number(token) if negative else _number(token)
                 for j in range(i, i + 1 + unit[1]):
                     used[j] = True
+
+    def _field_in(self, reading: Reading, used: Sequence[bool]) -> None:
+        """ "поле 3", "на полі Північне": a field noun no topic term took ("field
+        capacity" is a soil's property)."""
+        tokens = reading.tokens
         for i, token in enumerate(tokens):
-            if self._names.is_generic("field", token):
+            if not used[i] and self._names.is_generic("field", token):
                 reading.field_words = tuple(tokens[i : i + 1 + _FIELD_WORDS])
                 break
 
@@ -284,6 +295,11 @@ class QuestionReader:
                 reading.today = True
             if self._can.match_at(tokens, i) is not None:
                 reading.can = True
+            if self._asks.match_at(tokens, i) is not None:
+                reading.asks = True
+            dates = self._dates
+            if dates is not None and (tokens[i] in dates.weekdays or tokens[i] in dates.relative):
+                reading.dated = True
             season = self._season.match_at(tokens, i)
             if season is not None:
                 (reading.winter_at if season[0] == "winter" else reading.spring_at).append(i)

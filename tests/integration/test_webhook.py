@@ -17,6 +17,7 @@ from bot.readiness import readiness_checks
 from bot.serving import build_inbox, build_metrics
 from bot.webhook import SECRET_HEADER, WebhookServer
 from db.models import InteractionRow, UpdateInboxRow
+from db.schema import SchemaCheck
 from tests.conftest import make_settings
 
 SECRET = "s3cret-Token_1"
@@ -47,7 +48,7 @@ async def served(
         inbox=inbox,
         secret=SECRET,
         path=PATH,
-        checks=readiness_checks(core.db, sqlite_url),
+        checks=readiness_checks(core.db, SchemaCheck.load()),
         metrics=metrics,
     )
     async with TestClient(TestServer(server.app())) as client:

@@ -58,7 +58,21 @@ def test_a_topic_alone_needs_the_context(rules: Rulebook) -> None:
     alone = rules.classifier.classify("норма висіву", ClassifierContext())
     assert not wants_advice(alone)
     for ctx in (ClassifierContext(grows_crops=True), ClassifierContext(recent_advice=True)):
-        assert rules.classifier.classify("норма висіву", ctx).intent == Intent.ADVICE
+        decision = rules.classifier.classify("норма висіву", ctx)
+        assert wants_advice(decision)
+        assert decision.matched_intents[0] == Intent.ADVICE
+
+
+@pytest.mark.parametrize(
+    "text", ["how deep to sow sunflower", "норма висіву кукурудзи?", "вологість сої при збиранні"]
+)
+def test_an_agronomy_question_is_routed_as_a_decision(rules: Rulebook, text: str) -> None:
+    # LABELS.md knows no "advice": an agronomy question is a decision, which the
+    # pipeline hands to the advisor because advice is the primary match.
+    decision = rules.classifier.classify(text, ClassifierContext())
+    assert (decision.mode, decision.intent, decision.crew_needed) == ("deep", "decision", ())
+    assert decision.matched_intents[0] == Intent.ADVICE
+    assert wants_advice(decision)
 
 
 def test_the_probe_is_the_knowledge_reader(rules: Rulebook) -> None:
@@ -67,3 +81,53 @@ def test_the_probe_is_the_knowledge_reader(rules: Rulebook) -> None:
     assert kb.claim("умови обприскування") == 2  # a general topic needs no crop
     assert kb.claim("а на яку глибину?") == 1  # a topic alone
     assert kb.claim("привіт, як справи") == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "при якій вологості збирати сою",
+        "стебловий метелик на кукурудзі поріг",
+        "температура ґрунту для сої",
+        "soybean storage moisture",
+    ],
+)
+def test_a_crops_norm_is_no_sensor_reading(rules: Rulebook, text: str) -> None:
+    # A quantity ("вологість", "поріг") in a sure agronomy question is the crop's norm:
+    # no IoT agent, whatever sensor words the quantity shares.
+    decision = rules.classifier.classify(text, ClassifierContext())
+    assert (decision.intent, decision.crew_needed) == ("decision", ())
+    assert wants_advice(decision)
+
+
+def test_a_follow_up_about_storage_moisture_goes_on_with_the_question(rules: Rulebook) -> None:
+    after = ClassifierContext(recent_advice=True)
+    for text in ("what moisture should it be stored at?", "а до якої вологості сушити?"):
+        assert wants_advice(rules.classifier.classify(text, after)), text
+    # A sensor, a field or "now" keeps it a reading, even right after a question.
+    for text in ("що показують датчики вологості", "яка вологість на полі 3"):
+        decision = rules.classifier.classify(text, after)
+        assert decision.intent == Intent.IOT and not wants_advice(decision), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "полив 20 мм на полі 3",
+        "spraying tomorrow on field 2",
+        "буде полив на Північному в суботу",
+        "вчора обприскування на Гірці",
+    ],
+)
+def test_an_operation_told_with_its_field_day_or_amount_is_no_question(
+    rules: Rulebook, text: str
+) -> None:
+    assert rules.knowledge.claim(text) == 0
+    assert not wants_advice(rules.classifier.classify(text, ClassifierContext(grows_crops=True)))
+
+
+@pytest.mark.parametrize(
+    "text", ["умови обприскування", "коли краще полив на полі 3?", "чи можна обприскувати завтра"]
+)
+def test_the_same_topic_asked_is_a_question(rules: Rulebook, text: str) -> None:
+    assert rules.knowledge.claim(text) == 2

@@ -145,3 +145,39 @@ def test_the_full_text_index_ranks_on_words_alone() -> None:
 def test_nothing_understood_is_not_answered() -> None:
     lookup = KB.lookup("яка погода завтра")
     assert lookup.cards == () and not lookup.confident
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("попелиця на пшениці, коли обприскувати", "pests"),
+        ("чим обприскати соняшник від вовчка", "weeds"),
+        ("фомоз на ріпаку чим обприскати", "diseases"),
+    ],
+)
+def test_a_named_pest_weed_or_disease_says_what_a_spraying_is_against(
+    question: str, topic: str
+) -> None:
+    assert KB.lookup(question).topic == topic
+    # ... while spraying alone is about the weather to spray in.
+    assert KB.lookup("коли краще обприскувати пшеницю").topic == "spraying"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "при якій вологості косити ріпак",
+        "коли косити ячмінь у валки",
+        "when to combine soybeans",
+        "при какой влажности молотить пшеницу",
+    ],
+)
+def test_any_harvest_verb_asks_about_the_harvest(question: str) -> None:
+    assert KB.lookup(question).topic == "harvest"
+    assert KB.claim(question) == 2
+
+
+@pytest.mark.parametrize("question", ["чи не рано сіяти сою?", "чи не пізно садити картоплю"])
+def test_too_early_or_late_to_sow_is_a_sow_now_question(question: str) -> None:
+    lookup = KB.lookup(question)
+    assert (lookup.topic, lookup.mode) == ("sowing_window", "sow_now")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.farm.parsing.operations import Marker, OpHit
+from pipeline.farm.parsing.operations import Marker, OpHit, verb_tense
 from pipeline.farm.parsing.rules import OperationRules
 from pipeline.farm.parsing.scan import Scan
 from pipeline.grammar import TermSet
@@ -118,6 +118,11 @@ def split_clauses(
 
 # =========================================================================== questions
 
+#: Names a question may put before its question word ("гречку коли косити").
+_TOPICS = frozenset({"crop", "field"})
+#: How far after that question word the operation asked about may stand.
+_REACH = 2
+
 
 def _sentence_start(bounds: Sequence[tuple[int, int, int]], sentence: int) -> int:
     return min(s for s, _, k in bounds if k == sentence)
@@ -192,7 +197,24 @@ def _starts_question(scan: Scan, rules: OperationRules, start: int, end: int) ->
         return False
     if scan.norms[i] in rules.questions:
         return True
+    if _asks_about_topic(scan, rules, i, end):
+        return True
     return scan.norms[i] in rules.auxiliaries and scan.norm(i + 1) in rules.pronouns
+
+
+def _asks_about_topic(scan: Scan, rules: OperationRules, i: int, end: int) -> bool:
+    """ "гречку коли косити", "поле 3 чим обробити": a crop or a field put first, then
+    a question word right before the operation asked about (not a past one)."""
+    j = i
+    while j < end and scan.claimed[j] in _TOPICS:
+        j += 1
+    if j == i or j >= end or scan.norms[j] not in rules.questions:
+        return False
+    # "кукурудзу як завжди обприскали": a past operation is told, not asked about.
+    return any(
+        scan.claimed[k] == "operation" and verb_tense(scan.norms[k], rules) != "past"
+        for k in range(j + 1, min(end, j + 1 + _REACH))
+    )
 
 
 # =========================================================================== mood

@@ -76,6 +76,7 @@ def _numbers_after(scan: Scan, rules: OperationRules, noun: int) -> list[tuple[s
         j is not None
         and _field_number(scan, j)
         and not (found and (_dated(scan, rules, j) or _before_field(scan, rules, j)))
+        and not _counts_days(scan, rules, j)
     ):
         numbers = _split_numbers(scan.norms[j]) if plural else [scan.norms[j]]
         if not plural and not scan.norms[j].isdigit():
@@ -86,6 +87,15 @@ def _numbers_after(scan: Scan, rules: OperationRules, noun: int) -> list[tuple[s
     if found:
         scan.claim(noun, end, "field")
     return found
+
+
+def _counts_days(scan: Scan, rules: OperationRules, i: int) -> bool:
+    """ "the steppe field 2 days ago": a count of days is a date, not field 2 (but
+    "поле 3 тиждень тому" is field 3: a singular unit counts only one)."""
+    unit = scan.norm(i + 1)
+    if unit not in rules.dates.offset_units:
+        return False
+    return unit not in rules.dates.offset_singular or scan.norms[i] == "1"
 
 
 def _field_number(scan: Scan, i: int) -> bool:

@@ -141,6 +141,12 @@ def _operation_at(
             if label is not None:
                 return label, 1
             start = norm.find(written, start + 1)
+    for prefix in rules.completive_prefixes:
+        rest = norm[len(prefix) :]
+        if norm.startswith(prefix) and len(rest) >= _MIN_VERB_LEN:
+            label = terms.label(rest)
+            if label is not None:
+                return label, 1
     return None
 
 

@@ -40,6 +40,9 @@ class OperationRules:
     crop_object_ops: frozenset[str]
     application_ops: frozenset[str]
     letter_swaps: tuple[tuple[str, str], ...]
+    #: "досіяли", "дообприскали": a prefix that finishes the work an operation word
+    #: names; tried when the word matches nothing as written.
+    completive_prefixes: tuple[str, ...]
     record: TermSet
     plan: TermSet
     future: TermSet
@@ -134,6 +137,9 @@ class OperationRules:
             letter_swaps=tuple(
                 (str(pair[0]), str(pair[1]))
                 for pair in raw.get("settings", {}).get("letter_swaps", [])
+            ),
+            completive_prefixes=tuple(
+                str(prefix) for prefix in raw.get("settings", {}).get("completive_prefixes", [])
             ),
             record=flat(status, "record"),
             plan=flat(status, "plan"),
