@@ -46,7 +46,7 @@ from pipeline.learning.overlay import LiveClassifier, RuleOverlays
 from pipeline.learning.proposals import load_examples
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
-from pipeline.naming import NameBook
+from pipeline.naming import NameBook, region_names
 from pipeline.onboarding import OnboardingFlow
 from pipeline.onboarding_reading import OnboardingReader
 from pipeline.peers.answer import StrangerAnswerer
@@ -305,7 +305,11 @@ def build_core(
             breaker=lambda: memory.sync.breaker_state,
             timezone=settings.stepan.farm_timezone,
         ),
-        names=NameBook(db, rules.vocabulary),
+        names=NameBook(
+            db,
+            rules.vocabulary,
+            region_names(rules.knowledge),
+        ),
         peer_link=link,
         peer_server=server,
     )

@@ -29,6 +29,17 @@ class HasText(BaseFilter):
         return message.text is not None
 
 
+class IsImage(BaseFilter):
+    """A photo, or an image sent as a file (``F.photo | F.document.mime_type
+    .startswith("image/")`` without the thread hop on every text message)."""
+
+    async def __call__(self, message: Message) -> bool:
+        if message.photo:
+            return True
+        document = message.document
+        return bool(document and document.mime_type and document.mime_type.startswith("image/"))
+
+
 class PlainText(BaseFilter):
     """Text that is not a command."""
 

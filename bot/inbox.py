@@ -88,6 +88,9 @@ class Inbox:
         self._replaying: set[int] = set()
         #: Shutting down: what has not started is given back (``stop_intake``).
         self._draining = False
+        #: Updates marked done are group-committed with the other end-of-message
+        #: writes of concurrent updates (db/group_commit.py).
+        self._finishes = db.group.lane(self._finish_all, failed=self._finish_failed, name="inbox")
         #: Replays: the parts of the reply a previous try got through.
         self._sent_before: dict[int, int] = {}
 
@@ -210,11 +213,31 @@ class Inbox:
         await self._finish(update_id, outcome)
 
     async def _finish(self, update_id: int, outcome: str) -> None:
+        await self._finishes.submit((update_id, outcome))
+
+    async def _finish_all(self, session: AsyncSession, finished: list[tuple[int, str]]) -> None:
+        by_outcome: dict[str, list[int]] = {}
+        for update_id, outcome in finished:
+            by_outcome.setdefault(outcome, []).append(update_id)
+        now = self._clock()
+        for outcome, update_ids in by_outcome.items():
+            await repo.finish(session, update_ids, self._owner, now, outcome)
+
+    @staticmethod
+    def _finish_failed(finished: tuple[int, str], _exc: BaseException) -> None:
+        logger.exception("inbox: could not mark update %s done", finished[0])
+
+    async def give_up(self, update_id: int) -> None:
+        """A stored update that cannot even be read (its JSON, or a shape this aiogram
+        does not know): claimed and marked ``poison`` at once, never replayed again."""
+        self._replaying.discard(update_id)
+        now = self._clock()
         try:
             async with self._db.write() as session:
-                await repo.finish(session, [update_id], self._owner, self._clock(), outcome)
+                if await repo.reclaim(session, update_id, self._owner, now, now + self._lease):
+                    await repo.finish(session, [update_id], self._owner, now, "poison")
         except Exception:
-            logger.exception("inbox: could not mark update %s done", update_id)
+            logger.exception("inbox: could not give up update %s", update_id)
 
     async def heartbeat(self) -> None:
         """Renew the leases of the updates held here."""
@@ -328,8 +351,14 @@ class Replayer:
 
     async def _replay(self, update_id: int, payload: str) -> None:
         try:
-            raw = json.loads(payload)
-            await self._dispatcher.feed_raw_update(self._bot, raw)
+            try:
+                update = Update.model_validate(json.loads(payload), context={"bot": self._bot})
+            except ValueError:  # not JSON, or not an Update (pydantic's errors included)
+                # Replaying it would fail every sweep, on every instance, forever.
+                logger.error("inbox: stored update %s cannot be read, given up", update_id)
+                await self._inbox.give_up(update_id)
+                return
+            await self._dispatcher.feed_update(self._bot, update)
         except Exception:
             logger.exception("inbox: replay of update %s failed", update_id)
         finally:

@@ -13,7 +13,9 @@ Transactions stay short: on SQLite every transaction holds the single writer loc
 (``BEGIN IMMEDIATE``, db/engine.py), so no network call or LLM call may run inside one.
 On SQLite transactions also take turns first come, first served (db/turns.py), so a
 job working in chunks of short transactions lets a waiting conversation in between
-two chunks.
+two chunks. Small writes that many concurrent messages make (an interaction record,
+an inbox row marked done) go through ``db.group`` instead: one transaction for all
+of them that are waiting (db/group_commit.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcon
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from db.engine import SQLITE_BUSY_TIMEOUT_MS
+from db.group_commit import GroupCommit
 from db.turns import WriterTurns
 
 
@@ -38,6 +41,8 @@ class Database:
             turns = WriterTurns(SQLITE_BUSY_TIMEOUT_MS / 1000)
         #: SQLite's first-come-first-served writer queue; None on PostgreSQL.
         self.turns = turns
+        #: Small writes of concurrent use cases committed together (db/group_commit.py).
+        self.group = GroupCommit(self.write)
 
     @classmethod
     def of(cls, engine: AsyncEngine) -> Database:

@@ -102,6 +102,7 @@ def farm_card(farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Langu
         farm_name=farm.farm_name or catalog.text(lang, "cards.unknown"),
         fields=_items(names.field_list(farm.field_ids), catalog, lang),
         crops=_items(names.crop_list(farm.crop_ids), catalog, lang),
+        region=names.region or catalog.text(lang, "style.none"),
         integrations=_items(_integrations(farm, catalog, lang), catalog, lang),
         iot=_sensors(farm, catalog, lang, prefix="cards.sensors"),
         phase=_phase(farm, catalog, lang),
@@ -145,6 +146,8 @@ def _about_farm(farm: FarmProfile, names: FarmNames, catalog: Catalog, lang: Lan
     lines.append(
         _line(catalog, lang, "crops", _items(names.crop_list(farm.crop_ids), catalog, lang))
     )
+    if names.region:
+        lines.append(_line(catalog, lang, "region", names.region))
     sensors = _sensors(farm, catalog, lang, prefix="me.sensors")
     lines.append(_line(catalog, lang, "sensors", sensors))
     if integrations := _integrations(farm, catalog, lang):

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from sqlalchemy import select
+
+from db.models import FarmProfileRow
 from db.uow import Database
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.farm.journal_card import crop_label
+from pipeline.knowledge import KnowledgeBase
 from pipeline.profiles import FarmProfile
 from pipeline.types import Language
 
@@ -34,6 +38,8 @@ class FarmNames:
 
     fields: Mapping[str, str] = field(default_factory=dict)
     crops: Mapping[str, str] = field(default_factory=dict)
+    #: The farm's oblast by name (onboarding, ``/farm update region=``), if known.
+    region: str | None = None
 
     def field(self, field_id: str) -> str:
         return self.fields.get(field_id) or readable_id(field_id)
@@ -49,24 +55,42 @@ class FarmNames:
         return list(dict.fromkeys(self.crop(item) for item in ids))
 
 
+def region_names(kb: KnowledgeBase) -> dict[str, dict[Language, str]]:
+    """Every oblast's name in both languages, by id (what NameBook shows)."""
+    return {rid: {"uk": r.name.uk, "en": r.name.en} for rid, r in kb.data.regions.items()}
+
+
 class NameBook:
     """Reads a farm's names (its fields, crops and approved terms, the shared crops)
     for the cards people read (/me, operators' /farm). One short read per card."""
 
-    def __init__(self, db: Database, vocabulary: Vocabulary) -> None:
+    def __init__(
+        self,
+        db: Database,
+        vocabulary: Vocabulary,
+        regions: Mapping[str, Mapping[Language, str]] | None = None,
+    ) -> None:
         self._db = db
         self._vocabulary = vocabulary
+        #: Oblast id -> its name in each language (pipeline/rules/knowledge/zones.toml).
+        self._regions = regions or {}
 
     async def of(self, farm: FarmProfile, lang: Language) -> FarmNames:
         """Never raises: with the database down the shared crops still name crops and
         ids are shown as words."""
+        region_id = None
         try:
             async with self._db.read() as session:
                 dictionary = await farm_dictionary(session, farm.farm_id, self._vocabulary)
+                region_id = await session.scalar(
+                    select(FarmProfileRow.region).where(FarmProfileRow.farm_id == farm.farm_id)
+                )
         except Exception:
             logger.warning("names: farm dictionary unavailable farm=%s", farm.farm_id)
             dictionary = self._vocabulary.shared()
-        return names_in(farm, dictionary, lang)
+        names = names_in(farm, dictionary, lang)
+        region = self._regions.get(region_id) if region_id else None
+        return replace(names, region=region.get(lang)) if region is not None else names
 
 
 def names_in(farm: FarmProfile, dictionary: Dictionary, lang: Language) -> FarmNames:

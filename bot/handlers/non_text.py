@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.types import Message, Update
 
 from bot.config import Settings
-from bot.filters import HasText
+from bot.filters import HasText, IsImage
 from bot.handlers._common import deliver, message_incoming, user_language
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
@@ -20,7 +20,7 @@ from pipeline.types import Reply
 router = Router(name=__name__)
 
 
-@router.message(F.photo | F.document.mime_type.startswith("image/"))
+@router.message(IsImage())
 async def on_photo(
     message: Message,
     bot: Bot,

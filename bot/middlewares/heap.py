@@ -11,7 +11,10 @@ The heap is frozen when the bot is up (after a collection, so no garbage is kept
 and again after the 1st, 10th, 100th and 1,000th update: the first updates import
 modules lazily and fill caches (pydantic's validators, aiogram's resolved handlers,
 SQLAlchemy's compiled statements) that live as long as the process. Later freezes
-are cheap because a collection only walks what is not frozen yet.
+are cheap because a collection only walks what is not frozen yet. Nothing here asks
+``gc.get_freeze_count()``: CPython counts the permanent generation by walking its
+list, 70-165 ms for ~370,000 objects, which was a pause of its own in the middle of
+the 100th and 1,000th update (docs/BENCHMARKS.md, light path).
 """
 
 from __future__ import annotations
@@ -39,20 +42,24 @@ class HeapFreezer(BaseMiddleware):
         self.handled = 0
         #: How many times the heap was frozen.
         self.freezes = 0
+        #: Objects this freezer moved to the permanent generation, all freezes.
+        self.frozen = 0
 
     def freeze(self) -> int:
-        """Collect, then freeze everything alive; returns the frozen object count."""
+        """Collect, then freeze everything alive; returns how many objects this call
+        froze (what a collection walked until now: cheap, it is not frozen yet)."""
         gc.collect()
+        moved = len(gc.get_objects())
         gc.freeze()
         self.freezes += 1
-        frozen = gc.get_freeze_count()
+        self.frozen += moved
         logger.info(
-            "heap frozen (#%d): %d objects skipped by collections, %d left to scan",
+            "heap frozen (#%d): %d objects more, %d in all skipped by collections",
             self.freezes,
-            frozen,
-            len(gc.get_objects()),
+            moved,
+            self.frozen,
         )
-        return frozen
+        return moved
 
     async def on_startup(self) -> None:
         self.freeze()

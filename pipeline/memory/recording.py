@@ -2,22 +2,23 @@
 
 ``InteractionRecorder.record`` returns once the record is committed: the profile
 counters, the ``interactions`` row and (with a memory-service) the outbox row, all or
-nothing. Concurrent calls are written together: while one batch is written the next
-ones queue, and the next batch takes all of them in one transaction. On SQLite every
+nothing. Concurrent calls are written together (db/group_commit.py): while one batch
+is written the next ones queue, and the next batch takes all of them, with the other
+end-of-message writes (inbox rows marked done), in one transaction. On SQLite every
 transaction serialises on the one writer, so one transaction for N messages instead
 of N is what keeps the light path fast under load (docs/BENCHMARKS.md). A batch that
-fails is retried record by record, so one bad record costs only itself.
+fails is retried item by item, so one bad record costs only itself.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import InteractionRow, UserProfileRow
@@ -80,9 +81,11 @@ class InteractionRecorder(ProfileWriter):
         #: Typical intents are learned on the spot every ``refresh_every``
         #: interactions (rules/profiles.toml); None: only by the daily sweep.
         self._typical = learning.typical_intents if learning is not None else None
-        self._queue: list[tuple[InteractionRecord, asyncio.Future[None]]] = []
-        self._writer: asyncio.Task[None] | None = None
         self._observers: list[Callable[[InteractionRecord], None]] = []
+        #: Records are group-committed with the other end-of-message writes.
+        self._lane = db.group.lane(
+            self._apply_all, committed=self._committed, failed=self._failed, name="interactions"
+        )
 
     def observe(self, observer: Callable[[InteractionRecord], None]) -> None:
         """Call ``observer`` with every record (the bot's metrics); it must not raise."""
@@ -90,51 +93,19 @@ class InteractionRecorder(ProfileWriter):
 
     async def record(self, record: InteractionRecord) -> None:
         """Returns once ``record`` is committed (or has failed, which is logged and
-        invalidates the user's cache entry). Never raises."""
+        invalidates the user's cache entry). Never raises; a caller that is cancelled
+        does not take its record with it."""
         for observer in self._observers:
             observer(record)
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.append((record, future))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._drain())
-        # Shielded: a caller that is cancelled must not take its record with it.
-        await asyncio.shield(future)
+        await self._lane.submit(record)
 
     async def drain(self) -> None:
-        """Wait for every queued interaction to be written (call before shutdown)."""
-        while self._writer is not None and not self._writer.done():
-            await asyncio.gather(self._writer, return_exceptions=True)
+        """Wait for every queued write to be committed (call before shutdown)."""
+        await self._db.group.drain()
 
-    async def _drain(self) -> None:
-        queue = self._queue
-        while queue:
-            batch = queue[:]
-            del queue[:]
-            try:
-                await self._write_batch([record for record, _ in batch])
-            finally:
-                # Even if the writer itself is cancelled (shutdown), nobody may be
-                # left waiting for a batch that will not be written.
-                for _, future in batch:
-                    if not future.done():
-                        future.set_result(None)
-
-    async def _write_batch(self, records: list[InteractionRecord]) -> None:
-        try:
-            async with self._db.write() as session:
-                written = await self._apply_all(session, records)
-        except Exception:
-            if len(records) > 1:
-                # One bad record must not cost the others: write them one by one.
-                for record in records:
-                    await self._write_batch([record])
-                return
-            record = records[0]
-            logger.exception(
-                "memory: update failed user=%s trace=%s", record.user_id, record.trace_id
-            )
-            self._cache.invalidate(record.user_id)
-            return
+    def _committed(
+        self, records: list[InteractionRecord], written: dict[str, tuple[CachedProfiles, int]]
+    ) -> None:
         for user_id in {record.user_id for record in records}:
             cached = written.get(user_id)
             if cached is None:
@@ -142,6 +113,10 @@ class InteractionRecorder(ProfileWriter):
             else:
                 # The next message's load is served from the cache: no SQL read.
                 self._cache.write_through(user_id, *cached)
+
+    def _failed(self, record: InteractionRecord, _exc: BaseException) -> None:
+        logger.exception("memory: update failed user=%s trace=%s", record.user_id, record.trace_id)
+        self._cache.invalidate(record.user_id)
 
     async def _apply_all(
         self, session: AsyncSession, records: Sequence[InteractionRecord]
@@ -164,15 +139,17 @@ class InteractionRecorder(ProfileWriter):
                 )
         seq = self._cache.sequence()
         counts_before = {user_id: rows[user_id].interaction_count or 0 for user_id in user_ids}
-        for record in records:
-            _apply(session, rows[record.user_id], record, now)
+        interactions = [_apply(rows[record.user_id], record, now) for record in records]
         for user_id in dict.fromkeys(r.user_id for r in records if r.forget_answers):
             await recall_repo.drop_answers(session, user_id)
-        # Profiles first: the farm query below autoflushes, which expires
+        # Profiles first: the statements below autoflush, which expires
         # server-generated columns of the rows on PostgreSQL.
         profiles = {
             user_id: self._outbox.upsert_user(session, rows[user_id], now) for user_id in user_ids
         }
+        if interactions:
+            # One executemany for the batch (ORM objects would be one INSERT each).
+            await session.execute(insert(InteractionRow), interactions)
         cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
         learned = await self._learn_typical(session, rows, counts_before, now)
         missing = [
@@ -246,9 +223,8 @@ async def _not_yet_recorded(
     return [record for record in records if record.update_id not in seen]
 
 
-def _apply(
-    session: AsyncSession, row: UserProfileRow, record: InteractionRecord, now: datetime
-) -> None:
+def _apply(row: UserProfileRow, record: InteractionRecord, now: datetime) -> dict[str, Any]:
+    """Count the interaction on the (locked) profile row; returns its interactions row."""
     intent = record.decision.intent
     # The row is locked (FOR UPDATE / BEGIN IMMEDIATE) until commit, so these
     # read-modify-writes cannot interleave with another writer's.
@@ -277,22 +253,21 @@ def _apply(
         row.expertise_level = level
     row.updated_at = now
     evals = record.evals
-    session.add(
-        InteractionRow(
-            trace_id=record.trace_id,
-            user_id=row.user_id,
-            chat_id=record.chat_id,
-            mode=record.decision.mode,
-            intent=intent,
-            crew=list(record.crew),
-            confidence=record.decision.confidence,
-            reason=record.decision.reason[:128],
-            latency_ms=record.latency_ms,
-            text=record.text,
-            created_at=record.at,
-            update_id=record.update_id,
-            eval_warnings=None if evals is None else evals.warnings,
-            eval_infos=None if evals is None else evals.infos,
-            eval_failed=None if evals is None else list(evals.failed_ids),
-        )
-    )
+    return {
+        "trace_id": record.trace_id,
+        "user_id": row.user_id,
+        "chat_id": record.chat_id,
+        "mode": record.decision.mode,
+        "intent": intent,
+        "crew": list(record.crew),
+        "crew_size": len(record.crew),
+        "confidence": record.decision.confidence,
+        "reason": record.decision.reason[:128],
+        "latency_ms": record.latency_ms,
+        "text": record.text,
+        "created_at": record.at,
+        "update_id": record.update_id,
+        "eval_warnings": None if evals is None else evals.warnings,
+        "eval_infos": None if evals is None else evals.infos,
+        "eval_failed": None if evals is None else list(evals.failed_ids),
+    }

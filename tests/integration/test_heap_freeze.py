@@ -62,3 +62,24 @@ def test_stepan_run_freezes_at_start_up_and_after_the_first_updates() -> None:
     freezer = install_heap_freezer(dispatcher)
     assert any(h.callback == freezer.on_startup for h in dispatcher.startup.handlers)
     assert freezer in dispatcher.update.outer_middleware
+
+
+@pytest.mark.usefixtures("unfrozen")
+def test_a_freeze_never_walks_the_frozen_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gc.get_freeze_count()`` walks the whole permanent generation (70-165 ms at
+    370,000 objects): the freezes in the middle of the 100th and 1,000th update must
+    not ask it."""
+
+    def walk() -> int:
+        raise AssertionError("the permanent generation was walked")
+
+    monkeypatch.setattr(gc, "get_freeze_count", walk)
+    freezer = HeapFreezer()
+    kept = [object() for _ in range(3)], {"x": [1]}
+    first = freezer.freeze()
+    more = [[n] for n in range(100)]
+    second = freezer.freeze()
+    assert first > 0
+    assert second >= len(more)  # the lists built in between, frozen by the second
+    assert freezer.frozen == first + second
+    assert _scanned([kept[1], more[0]]) == []

@@ -118,6 +118,16 @@ def test_operator_cards_show_names_and_a_plain_telegram_id(catalog: Catalog) -> 
     assert "Поле 10, Північне, Поле 2" in farm_text and "соняшник, соя" in farm_text
 
 
+def test_the_farms_oblast_is_shown_by_name_when_known(catalog: Catalog) -> None:
+    profile, farm, names = _farmer()
+    assert "Область" not in my_memory(profile, farm, names, catalog, "uk")
+    placed = FarmNames(names.fields, names.crops, region="Вінницька область")
+    text = my_memory(profile, farm, placed, catalog, "uk")
+    assert catalog.text("uk", "me.line.region", value="Вінницька область") in text
+    assert "Область: Вінницька область" in farm_card(farm, placed, catalog, "uk")
+    assert "Oblast: none" in farm_card(farm, names, catalog, "en")
+
+
 def test_ids_nothing_names_are_shown_as_words() -> None:
     names = FarmNames()
     assert names.field("field:pole-3") == "pole 3"
