@@ -116,7 +116,12 @@ class Inbox:
 
     async def store_raw(self, update_id: int, payload: dict[str, Any]) -> bool:
         """Store one update as received (a webhook body); True if it was new."""
-        stored = repo.Stored(update_id, json.dumps(payload, ensure_ascii=False))
+        raw = json.dumps(payload, ensure_ascii=False)
+        try:
+            raw.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate ("\ud800"): no database takes it
+            raw = json.dumps(payload)  # kept escaped; unreadable, it is given up later
+        stored = repo.Stored(update_id, raw)
         return update_id in await self._store([stored])
 
     async def _store(self, payloads: list[repo.Stored]) -> set[int]:

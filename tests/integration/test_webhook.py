@@ -163,3 +163,19 @@ async def test_an_update_failing_before_the_inbox_is_given_back_for_a_replay(
     async with core.db.read() as session:
         row = await session.get(UpdateInboxRow, 30)
     assert row is not None and (row.status, row.claimed_by) == ("handling", None)
+
+
+async def test_a_lone_surrogate_is_stripped_and_the_message_answered(
+    served: tuple[TestClient, LocalBot, WebhookServer], core: Core
+) -> None:
+    """JSON's "\\ud800" decodes to a lone surrogate that no database stores: the
+    interaction was lost (and the inbox could not keep the update: 503 forever)."""
+    client, tg, server = served
+    body = update(tg, 22, "при\ud800віт")
+    response = await client.post(PATH, json=body, headers={SECRET_HEADER: SECRET})
+    assert response.status == 200
+    await server.drain()
+    assert [call.method for call in tg.session.calls] == ["sendMessage"]
+    async with core.db.read() as session:
+        texts = (await session.execute(select(InteractionRow.text))).scalars().all()
+    assert texts == ["привіт"]
