@@ -139,6 +139,23 @@ def _one_hop_statements(engine: AsyncEngine) -> None:
         )
 
 
+def _has_nul(params: Any) -> bool:
+    """Any NUL in these parameters: one loop over a row, nothing copied."""
+    if isinstance(params, str):
+        return "\x00" in params
+    if isinstance(params, dict):
+        params = params.values()
+    elif not isinstance(params, tuple | list):
+        return False
+    for param in params:
+        if type(param) is str:
+            if "\x00" in param:
+                return True
+        elif isinstance(param, str | tuple | list | dict) and _has_nul(param):
+            return True
+    return False
+
+
 def _without_nul(params: Any) -> Any:
     if isinstance(params, str):
         return params.replace("\x00", "") if "\x00" in params else params
@@ -162,4 +179,5 @@ def _strip_nul(engine: AsyncEngine) -> None:
     def _before(
         conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
     ) -> tuple[str, Any]:
-        return statement, _without_nul(parameters)
+        # Checked before copied: almost no statement carries a NUL.
+        return statement, _without_nul(parameters) if _has_nul(parameters) else parameters
