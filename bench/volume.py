@@ -29,8 +29,10 @@ worst prober latency while it ran.
 "jobs": {name: wall_s}}`` plus the sizes and absolute figures; ``job_wait_ms`` has
 each job's worst prober latency and, as ``"(no job)"``, the prober's worst over two
 seconds with no job running: on a loaded machine that floor is what scheduling
-costs, and a job's figure means something only above it. Ratios are big/small of
-light messages. ``--database-url`` (PostgreSQL: a server URL whose user may create
+costs, and a job's figure means something only above it; ``job_max_transaction_ms``
+has each job's longest transaction (BEGIN to COMMIT, the job's or a probe's): on
+SQLite what a waiting message waits for at most per turn, load or not. Ratios are
+big/small of light messages. ``--database-url`` (PostgreSQL: a server URL whose user may create
 databases) builds both databases there instead of SQLite files; they are dropped
 afterwards.
 """
@@ -62,7 +64,8 @@ from pipeline.crewai_env import silence_crewai  # noqa: E402
 silence_crewai()
 
 from light_path import percentile  # noqa: E402
-from sqlalchemy import text  # noqa: E402
+from sqlalchemy import event, text  # noqa: E402
+from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 from volume_data import Sizes, build_database, chat_id, user_id  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
@@ -128,17 +131,45 @@ async def interleaved(small: Side, big: Side, messages: int) -> dict[str, list[f
     return light
 
 
+class TransactionTimes:
+    """How long each transaction on ``engine`` held its connection (BEGIN to COMMIT or
+    ROLLBACK), in ms: on SQLite the time a waiting message may have to wait, whatever
+    the machine's load does to the prober."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.held: list[float] = []
+        self._started: dict[int, float] = {}
+        sync = engine.sync_engine
+        event.listen(sync, "begin", self._begin)
+        event.listen(sync, "commit", self._end)
+        event.listen(sync, "rollback", self._end)
+
+    def _begin(self, connection: Any) -> None:
+        self._started[id(connection)] = time.perf_counter()
+
+    def _end(self, connection: Any) -> None:
+        started = self._started.pop(id(connection), None)
+        if started is not None:
+            self.held.append((time.perf_counter() - started) * 1000)
+
+    def worst_since(self, index: int) -> float:
+        return round(max(self.held[index:], default=0.0), 1)
+
+
 async def jobs_with_prober(
     side: Side, only: set[str] | None = None
-) -> tuple[dict[str, float], dict[str, float]]:
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """Each scheduled job once (those in ``only`` when given), a light-message prober
-    running alongside; returns wall seconds and the worst prober latency (ms) per job."""
+    running alongside; returns wall seconds, the worst prober latency (ms) and the
+    longest transaction (ms, the job's or a probe's) per job."""
     dispatcher = build_dispatcher(side.core)
     specs: list[JobSpec] = [
         job.args[0] for job in dispatcher["scheduler"].get_jobs() if only is None or job.id in only
     ]
     runner = JobRunner(side.core.db, "bench-volume")
+    times = TransactionTimes(side.core.engine)
     walls: dict[str, float] = {}
+    holds: dict[str, float] = {}
     # The floor to read the waits against: the prober alone for two seconds.
     done = asyncio.Event()
     prober = asyncio.create_task(_probe(side, done))
@@ -149,6 +180,7 @@ async def jobs_with_prober(
         done = asyncio.Event()
         prober = asyncio.create_task(_probe(side, done))
         await asyncio.sleep(0)
+        first = len(times.held)
         started = time.perf_counter()
         outcome = await runner.run(spec)
         walls[spec.job_id] = round(time.perf_counter() - started, 3)
@@ -157,8 +189,12 @@ async def jobs_with_prober(
         if outcome != "ok":
             raise RuntimeError(f"job {spec.job_id}: {outcome}")
         waits[spec.job_id] = round(max(probes), 1)
-        progress(f"job {spec.job_id}: {walls[spec.job_id]} s, prober max {waits[spec.job_id]} ms")
-    return walls, waits
+        holds[spec.job_id] = times.worst_since(first)
+        progress(
+            f"job {spec.job_id}: {walls[spec.job_id]} s, prober max {waits[spec.job_id]} ms, "
+            f"longest transaction {holds[spec.job_id]} ms"
+        )
+    return walls, waits, holds
 
 
 def progress(line: str) -> None:
@@ -241,7 +277,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 f"p99 {percentile(light['small'], 99):.2f}/{percentile(light['big'], 99):.2f}"
             )
             only = None if args.jobs is None else {j for j in args.jobs.split(",") if j}
-            walls, waits = await jobs_with_prober(big, only)
+            walls, waits, holds = await jobs_with_prober(big, only)
         finally:
             for task in checkpoints:
                 task.cancel()
@@ -257,6 +293,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         job_max_wait_ms=max((ms for job, ms in waits.items() if job != IDLE), default=0.0),
         jobs=walls,
         job_wait_ms=waits,
+        job_max_transaction_ms=holds,
         p50_ms={k: round(v, 2) for k, v in p50.items()},
         p99_ms={k: round(v, 2) for k, v in p99.items()},
         database="postgresql" if args.database_url else "sqlite",

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from bot.webhook import Check
-from db.migrate import alembic_config
+from db.schema import SchemaCheck
 from db.uow import Database
 
 
@@ -16,9 +15,9 @@ class SchemaBehind(RuntimeError):
     """The database is not at the migrations' head."""
 
 
-def readiness_checks(db: Database, database_url: str, redis: Any = None) -> list[Check]:
-    """The database answers, its schema is at head, and Redis answers (when used)."""
-    head = ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+def readiness_checks(db: Database, schema: SchemaCheck, redis: Any = None) -> list[Check]:
+    """The database answers, its schema is at head (the revision question /status
+    asks too, db/schema.py), and Redis answers (when used)."""
 
     async def database() -> None:
         async with db.read() as session:
@@ -26,11 +25,9 @@ def readiness_checks(db: Database, database_url: str, redis: Any = None) -> list
 
     async def migrations() -> None:
         async with db.read() as session:
-            current = (
-                await session.execute(text("SELECT version_num FROM alembic_version"))
-            ).scalar()
-        if current != head:
-            raise SchemaBehind(f"{current} != {head}")
+            problem = await schema.revision_problem(session)
+        if problem is not None:
+            raise SchemaBehind(problem)
 
     checks: list[Check] = [("database", database), ("migrations", migrations)]
     if redis is not None:

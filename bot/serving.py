@@ -30,6 +30,7 @@ from bot.readiness import readiness_checks
 from bot.scheduler import instance_id
 from bot.throttle import Bucket, MemoryBucket, RedisBucket, ThrottleMiddleware
 from bot.webhook import WebhookServer
+from db.schema import SchemaCheck
 
 logger = logging.getLogger(__name__)
 
@@ -147,7 +148,7 @@ def webhook(
         inbox=inbox,
         secret=settings.webhook_secret.get_secret_value(),
         path=settings.webhook_path,
-        checks=readiness_checks(core.db, settings.database_url, redis_of(dispatcher)),
+        checks=readiness_checks(core.db, SchemaCheck.load(), redis_of(dispatcher)),
         metrics=metrics,
     )
 

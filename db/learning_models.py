@@ -160,6 +160,8 @@ class ProposalRow(Base):
     """A routing change the nightly job proposed, with the accuracy it measured."""
 
     __tablename__ = "rule_proposals"
+    #: The nightly job skips terms already proposed and waiting (status "pending").
+    __table_args__ = (Index("ix_rule_proposals_status", "status"),)
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     intent: Mapped[str] = mapped_column(String(32))

@@ -33,19 +33,24 @@ class SchemaCheck:
         except CommandError:  # two heads (a merge in progress): tables still checked
             return cls(head=None)
 
-    async def problems(self, session: AsyncSession) -> list[str]:
-        """What is wrong, in a few words each; empty when the schema is whole."""
-        problems: list[str] = []
+    async def revision_problem(self, session: AsyncSession) -> str | None:
+        """None when the database's Alembic revision is the head; else what is wrong
+        (also the readiness check's question, bot/readiness.py)."""
         try:
             revision = (
                 await session.execute(text("SELECT version_num FROM alembic_version"))
             ).scalar()
         except Exception as exc:  # no alembic_version: never migrated, or dropped
-            problems.append(f"no migration revision ({type(exc).__name__})")
             await session.rollback()
-        else:
-            if self.head is not None and revision != self.head:
-                problems.append(f"revision {revision}, code needs {self.head}")
+            return f"no migration revision ({type(exc).__name__})"
+        if self.head is not None and revision != self.head:
+            return f"revision {revision}, code needs {self.head}"
+        return None
+
+    async def problems(self, session: AsyncSession) -> list[str]:
+        """What is wrong, in a few words each; empty when the schema is whole."""
+        revision = await self.revision_problem(session)
+        problems = [revision] if revision is not None else []
         connection = await session.connection()
         problems.extend(await connection.run_sync(_missing))
         return problems

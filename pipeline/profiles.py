@@ -70,7 +70,7 @@ class UserProfile(_Model):
     schema_version: int = SCHEMA_VERSION
     agent: str = AGENT
     name: str | None = Field(default=None, max_length=128)
-    expertise_level: Expertise = "intermediate"
+    expertise_level: Expertise = "novice"
     #: Set when an operator chose the level by hand; auto-upgrade leaves it alone.
     expertise_locked: bool = False
     preferred_language: Language = "uk"

@@ -130,3 +130,7 @@ class DeepRequest:
     #: The newest conversation summaries (pipeline/recall/), newest first: they go
     #: into the LLM prompts and the composer's context after the profile.
     recall: tuple[str, ...] = ()
+    #: When this message opens a new conversation: the newest of ``recall`` on its
+    #: subject; the offline composer says where that talk stopped
+    #: (pipeline/crew/recall_note.py).
+    recalled: str | None = None

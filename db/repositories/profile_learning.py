@@ -17,7 +17,7 @@ async def intent_counts(
     session: AsyncSession, user_ids: Sequence[str], since: datetime
 ) -> Sequence[Row[str, str, int, datetime]]:
     """(user_id, intent, count, last time) of each user's interactions since ``since``
-    (ix_interactions_user_created serves it)."""
+    (from ix_interactions_user_created_intent alone)."""
     if not user_ids:
         return []
     result = await session.execute(

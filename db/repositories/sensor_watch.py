@@ -26,22 +26,28 @@ class WatchedFarm:
 
 
 async def farms_with_readings(
-    session: AsyncSession, types: Collection[str], *, since: datetime
+    session: AsyncSession,
+    types: Collection[str],
+    *,
+    since: datetime,
+    until: datetime | None = None,
 ) -> list[WatchedFarm]:
-    """Farms with a reading of one of ``types`` at or after ``since``, by farm id,
-    less those whose sensors an operator switched off (their readings are kept,
-    nobody is alerted by them).
+    """Farms with a reading of one of ``types`` at or after ``since`` (and before
+    ``until``, when given), by farm id, less those whose sensors an operator switched
+    off (their readings are kept, nobody is alerted by them).
 
-    One range over the recent window of readings (``ix_sensor_readings_recent``, read
-    from the index alone), then each of those farms by its key: the cost follows the
+    One range over the window of readings (``ix_sensor_readings_recent``, read from
+    the index alone), then each of those farms by its key: the cost follows the
     readings of the window, not the number of farms (a probe per farm was 100,000
-    subqueries at 100,000 farms)."""
+    subqueries at 100,000 farms). The watcher asks for its lookback a slice at a time
+    (pipeline/farm/alerts.py), so no one transaction walks a week of readings."""
     readings = SensorReadingRow
+    window = [readings.measured_at >= as_utc(since)]
+    if until is not None:
+        window.append(readings.measured_at < as_utc(until))
     # No DISTINCT: IN already treats the list as a set, and SQLite would walk a whole
     # index in farm order to make it distinct instead of the window's range.
-    recent = select(readings.farm_id).where(
-        readings.measured_at >= as_utc(since), readings.sensor_type.in_(list(types))
-    )
+    recent = select(readings.farm_id).where(*window, readings.sensor_type.in_(list(types)))
     result = await session.execute(
         select(
             FarmProfileRow.farm_id,

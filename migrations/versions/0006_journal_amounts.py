@@ -81,8 +81,9 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("operation_drafts", schema=None) as batch_op:
         batch_op.drop_index("ix_operation_drafts_user_created")
-    with op.batch_alter_table("farm_profiles", schema=None) as batch_op:
-        batch_op.drop_column("timezone")
+    # DROP COLUMN in place, not batch mode: re-creating farm_profiles on SQLite
+    # would cascade-delete every farm's children (see 0011_farm_region.downgrade).
+    op.drop_column("farm_profiles", "timezone")
     with op.batch_alter_table("operations", schema=None) as batch_op:
         batch_op.drop_index("ix_operations_author_created")
         batch_op.drop_column("yield_t_ha")

@@ -35,7 +35,8 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("memory_tombstones")
-    with op.batch_alter_table("user_profiles", schema=None) as batch_op:
-        batch_op.drop_column("remote_merge")
+    # DROP COLUMN in place, not batch mode: re-creating user_profiles on SQLite
+    # would cascade-delete every farm and its children (see 0011_farm_region).
+    op.drop_column("user_profiles", "remote_merge")
     with op.batch_alter_table("memory_outbox", schema=None) as batch_op:
         batch_op.drop_column("state")

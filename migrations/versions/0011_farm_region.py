@@ -23,5 +23,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("farm_profiles") as batch:
-        batch.drop_column("region")
+    # DROP COLUMN in place (SQLite >= 3.35, PostgreSQL), never batch mode's "move
+    # and copy": on SQLite that drops farm_profiles, and with foreign keys on
+    # (db/engine.py) dropping it cascades to every farm's fields, crops, operations
+    # and readings (tests/integration/test_migration_round_trip.py).
+    op.drop_column("farm_profiles", "region")

@@ -19,6 +19,7 @@ from typing import Any
 from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.crew.context import RunContext
+from pipeline.crew.recall_note import recall_note
 from pipeline.crew.tools import FarmTools, ToolResult
 from pipeline.crew.words import field_in_text
 from pipeline.farm.journal import Journal
@@ -118,6 +119,7 @@ class Composer:
             now=request.now,
             profile=request.profile,
             recall=request.recall,
+            recalled=request.recalled,
             voice=voice_of(request.profile.expertise_level, operator=request.incoming.is_operator),
             farm=request.farm,
             catalog=self._catalog,
@@ -265,16 +267,22 @@ class Composer:
         missing = self.missing_note(request, parts)
         if missing:
             blocks.append(missing)
+        if ctx.artifacts.card_text is not None:
+            # The card stays verbatim (consent); a novice reads what it is under it.
+            blocks += why(self._catalog, ctx.lang, ["journal_card"], ctx.voice)
         said = ctx.artifacts.journal_mood in ("question", "negated", "areas")
         if ctx.artifacts.card_text is None and wants_card(request) and not said:
             blocks.append(ctx.text_of("journal.not_understood"))
+        # The summaries window after the profile's part (the opener): where the last
+        # conversation stopped, once, when this message opens a new one.
+        recalled = [note] if (note := recall_note(ctx)) else []
         if lead:
-            return [lead, *blocks]
+            return [lead, *recalled, *blocks]
         if texts and ctx.artifacts.card_text is None:
             opener = self.opener(request, "\n".join(blocks))
             if opener:
-                return [opener, *blocks]
-        return blocks
+                return [opener, *recalled, *blocks]
+        return [*recalled, *blocks]
 
     def finish(self, request: DeepRequest, ctx: RunContext, text: str) -> Reply:
         """The reply around ``text``: the consent card (verbatim: what is written must be

@@ -64,6 +64,9 @@ class RunContext:
     vocabulary: Vocabulary
     #: The newest conversation summaries (pipeline/recall/), after the profile.
     recall: tuple[str, ...] = ()
+    #: The summary of the last talk on this subject, when this message opens a new
+    #: conversation (pipeline/crew/recall_note.py).
+    recalled: str | None = None
     #: Whom the parts are written for (pipeline/voice.py): the level, or operator.
     voice: str = INTERMEDIATE
     artifacts: Artifacts = field(default_factory=Artifacts)

@@ -62,6 +62,8 @@ __all__ = ["AlertSender", "AlertWatcher", "RecipientGone", "WatchResult", "breac
 #: Older readings open no threshold episode: a reading a day old says nothing about
 #: now (silence says it instead), and an alert about last week's dry spell is noise.
 MAX_READING_AGE = timedelta(hours=24)
+#: The farms to watch are read this much of the lookback per transaction.
+FARMS_SLICE = timedelta(hours=1)
 #: A recovery not sent within this long after the episode ended is not sent at all.
 RECOVERY_MAX_AGE = timedelta(hours=24)
 
@@ -178,13 +180,25 @@ class AlertWatcher:
         return max(self._max_age, self._policy.silent_lookback)
 
     async def _farms(self, now: datetime) -> list[_Farm]:
-        async with self._db.read() as session:
-            farms = await farms_with_readings(
-                session, list(self._types.types), since=now - self._lookback()
-            )
-        return [
-            _Farm(f.farm_id, f.user_id, thresholds_of(f.alert_thresholds, f.farm_id)) for f in farms
-        ]
+        """Farms with readings in the lookback, read a slice of it per transaction:
+        a week of 10,000 farms' readings is a million index entries, which in one
+        read held SQLite's single connection for a second."""
+        found: dict[str, _Farm] = {}
+        start = now - self._lookback()
+        while True:
+            end = start + FARMS_SLICE
+            last = end >= now  # the newest slice is open (a probe's clock may run ahead)
+            async with self._db.read() as session:
+                farms = await farms_with_readings(
+                    session, list(self._types.types), since=start, until=None if last else end
+                )
+            for f in farms:
+                found[f.farm_id] = _Farm(
+                    f.farm_id, f.user_id, thresholds_of(f.alert_thresholds, f.farm_id)
+                )
+            if last:
+                return [found[farm_id] for farm_id in sorted(found)]
+            start = end
 
     async def _update_episodes(self, farm: _Farm, now: datetime) -> tuple[int, int]:
         policy = self._policy

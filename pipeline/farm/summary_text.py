@@ -11,6 +11,7 @@ from pipeline.farm.summary import (
 from pipeline.i18n import Catalog
 from pipeline.slugs import natural
 from pipeline.types import Language
+from pipeline.voice import INTERMEDIATE, leveled
 
 
 def format_number(value: float, lang: Language) -> str:
@@ -109,14 +110,17 @@ def _harvest_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> s
     return catalog.text(lang, "reports.summary_harvest", items="; ".join(items))
 
 
-def summary_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> str:
+def summary_text(
+    summary: SeasonSummary, lang: Language, catalog: Catalog, voice: str = INTERMEDIATE
+) -> str:
     """A few short lines a farmer reads in a chat: period, water per field, products
-    spent, harvest, fields lacking an area, work, plan."""
+    spent, harvest, fields lacking an area, work, plan; the period, work and plan
+    lines in the reader's voice (pipeline/voice.py)."""
     worked = sum(1 for item in summary.operations_by_field if item.done and item.field_id)
     lines = [
         catalog.text(
             lang,
-            "reports.summary_period",
+            leveled(catalog, lang, "reports.summary_period", voice),
             start=summary.start.strftime("%d.%m.%Y"),
             end=summary.end.strftime("%d.%m.%Y"),
         ),
@@ -134,7 +138,10 @@ def summary_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> st
         )
     lines.append(
         catalog.text(
-            lang, "reports.summary_operations", done=summary.operations_done, fields=worked
+            lang,
+            leveled(catalog, lang, "reports.summary_operations", voice),
+            done=summary.operations_done,
+            fields=worked,
         )
     )
     pct = summary.completion_pct
@@ -144,7 +151,7 @@ def summary_text(summary: SeasonSummary, lang: Language, catalog: Catalog) -> st
         lines.append(
             catalog.text(
                 lang,
-                "reports.summary_plan",
+                leveled(catalog, lang, "reports.summary_plan", voice),
                 pct=format_number(pct, lang),
                 matched=summary.matched,
                 planned=summary.planned,

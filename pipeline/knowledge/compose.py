@@ -16,6 +16,7 @@ from typing import Literal
 from pipeline.farm.dictionary import DictionaryEntry, Vocabulary
 from pipeline.i18n import Catalog
 from pipeline.knowledge.base import KnowledgeBase, Lookup
+from pipeline.knowledge.glossary import glossary
 from pipeline.knowledge.model import Card, FarmFacts, Item, Value
 from pipeline.knowledge.render import ValueText
 from pipeline.knowledge.sow_now import sow_now_section
@@ -78,6 +79,10 @@ class Composer:
                 section, ask = self._card(card, lookup, out, facts, level)
             lines += [*section, ""]
             asks_region = asks_region or ask
+        if level == "novice":
+            # What the answer's terms mean, before the question back and the source.
+            terms = glossary(self.catalog, lang, lookup.cards, "\n".join(lines))
+            lines += [*terms, ""] if terms else []
         if asks_region:
             lines.append(out.text("knowledge.ask_region"))
         lines += self._sources(lookup.cards, out)
@@ -151,14 +156,16 @@ class Composer:
             value_lines, unknown_zone = self._value_lines(value, lookup, out)
             lines += value_lines
             asks = asks or unknown_zone
-        lines += self._items(card, lookup, out)
+        lines += self._items(card, lookup, out, level)
         lines += self._scaled(card, lookup, out, facts)
         lines += self._why(card, out, level)
         return lines, asks
 
     # ------------------------------------------------------------------ items
 
-    def _item_lines(self, item: Item, out: ValueText, *, named: bool = True) -> list[str]:
+    def _item_lines(
+        self, item: Item, out: ValueText, level: Expertise, *, named: bool = True
+    ) -> list[str]:
         lines = [out.text("knowledge.item", name=item.name.get(out.lang))] if named else []
         for value in item.values:
             text = out.value(value, None) or ""
@@ -168,7 +175,8 @@ class Composer:
                 lines.append(
                     out.text("knowledge.item_values", label=out.label(value.key), value=text)
                 )
-        if item.note is not None:
+        # The note explains; an expert reads the numbers, the window and the substances.
+        if item.note is not None and level != "expert":
             lines.append(out.text("knowledge.item_note", text=item.note.get(out.lang)))
         if item.window is not None:
             lines.append(out.text("knowledge.item_window", text=item.window.get(out.lang)))
@@ -177,16 +185,18 @@ class Composer:
             lines.append(out.text("knowledge.item_actives", list=out.join(names)))
         return lines
 
-    def _items(self, card: Card, lookup: Lookup, out: ValueText) -> list[str]:
+    def _items(self, card: Card, lookup: Lookup, out: ValueText, level: Expertise) -> list[str]:
         if not card.items:
             return []
         if card.crop is None and any(item.crop for item in card.items):
-            return self._crop_items(card, lookup, out)
+            return self._crop_items(card, lookup, out, level)
         named = lookup.items.get(card.id)
         chosen = [card.items[i] for i in named] if named else list(card.items)
-        return [line for item in chosen for line in self._item_lines(item, out)]
+        return [line for item in chosen for line in self._item_lines(item, out, level)]
 
-    def _crop_items(self, card: Card, lookup: Lookup, out: ValueText) -> list[str]:
+    def _crop_items(
+        self, card: Card, lookup: Lookup, out: ValueText, level: Expertise
+    ) -> list[str]:
         """A general card's line for the crop asked about, or every crop's in short."""
         if lookup.crop is not None:
             mine = [item for item in card.items if item.crop == lookup.crop]
@@ -195,7 +205,7 @@ class Composer:
                 return [out.text("knowledge.no_crop_item", crop=crop)]
             lines = [out.text("knowledge.crop_item", crop=self._crop(lookup.crop, out.lang))]
             for item in mine:
-                lines += self._item_lines(item, out, named=False)
+                lines += self._item_lines(item, out, level, named=False)
             return lines
         rows: list[str] = []
         for item in card.items:

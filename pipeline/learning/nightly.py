@@ -76,7 +76,14 @@ async def weak_intents(db: Database, since: datetime, rules: NightlyRules) -> li
                     func.sum(up),
                     func.sum(down),
                 )
-                .join(FeedbackRow, FeedbackRow.trace_id == InteractionRow.trace_id, isouter=True)
+                # A verdict is given after its reply, so only the window's feedback
+                # can match: bounded by ix_feedback_created, not read whole.
+                .join(
+                    FeedbackRow,
+                    (FeedbackRow.trace_id == InteractionRow.trace_id)
+                    & (FeedbackRow.created_at >= since),
+                    isouter=True,
+                )
                 .where(InteractionRow.created_at >= since)
                 .group_by(InteractionRow.intent)
                 .order_by(InteractionRow.intent)

@@ -53,7 +53,7 @@ logger = logging.getLogger(__name__)
 Lesson = Callable[[AsyncSession, FarmProfileRow, datetime], Awaitable[dict[str, Any]]]
 
 #: Farms per sweep transaction (keeps SQLite's write lock short).
-SWEEP_CHUNK = 100
+SWEEP_CHUNK = 20
 
 
 def apply_farm_changes(

@@ -105,8 +105,14 @@ class StrangerAnswerer:
                 f"{decision.intent} needs the farmer's own data in Stepan: ask them to write to it",
             )
         style = FORMAT_STYLES.get(question.format, "conversational")
+        # A peer bot relays the answer: the reference voice, not a new farmer's
+        # (a novice's explanations talk about Stepan's own journal and /me).
         profile = UserProfile.default(STRANGER_ID).model_copy(
-            update={"preferred_style": style, "preferred_language": question.lang}
+            update={
+                "preferred_style": style,
+                "preferred_language": question.lang,
+                "expertise_level": "intermediate",
+            }
         )
         farm = FarmProfile.default(STRANGER_ID)
         # As the pipeline does: a light intent sent deep (low confidence) is still

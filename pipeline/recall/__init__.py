@@ -14,12 +14,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import NamedTuple
 
-from pipeline.recall.conversations import Conversations, SummaryView
+from pipeline.recall.conversations import Conversations, PromptMemory, SummaryView
 from pipeline.recall.rules import RecallRules
 from pipeline.recall.shortcuts import Shortcuts
 from pipeline.types import DeepRequest, DepthDecision, Reply
 
-__all__ = ["Conversations", "DeepAnswer", "Recall", "RecallRules", "Shortcuts", "SummaryView"]
+__all__ = [
+    "Conversations",
+    "DeepAnswer",
+    "PromptMemory",
+    "Recall",
+    "RecallRules",
+    "Shortcuts",
+    "SummaryView",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -69,13 +77,13 @@ class Recall:
                 return DeepAnswer(hit.decision, (), hit.reply, deep=False)
         conversations = self.conversations
         try:
-            lines = await conversations.close_ended_for_prompt(
+            memory = await conversations.close_ended_for_prompt(
                 incoming.user_id, str(decision.intent)
             )
         except Exception:
             logger.exception("recall: compacting failed trace=%s", incoming.trace_id)
-            lines = await conversations.for_prompt(incoming.user_id)
-        reply = await deep(replace(request, recall=lines))
+            memory = PromptMemory(await conversations.for_prompt(incoming.user_id))
+        reply = await deep(replace(request, recall=memory.lines, recalled=memory.related))
         try:
             await self.shortcuts.remember(
                 incoming.user_id,

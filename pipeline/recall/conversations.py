@@ -55,6 +55,18 @@ class SummaryView:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptMemory:
+    """What a deep request gets of the conversation memory."""
+
+    #: The newest summaries, newest first (prompts and the composer's context).
+    lines: tuple[str, ...]
+    #: When this message opens a conversation: the newest of ``lines`` on its subject
+    #: that ended at least ``silence_minutes`` ago (where the last talk about it
+    #: stopped, for the offline composer to say).
+    related: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _Context:
     lang: Language
     timezone: str
@@ -96,21 +108,24 @@ class Conversations:
     async def close_ended(self, user_id: str, next_intent: str | None = None) -> int:
         """Compact the user's conversations that have ended by now (silence), and the
         open one too when ``next_intent`` changes the subject. Returns how many."""
-        made, _ = await self._close_ended(user_id, next_intent, prompt=False)
+        made, _, _ = await self._close_ended(user_id, next_intent, prompt=False)
         return made
 
-    async def close_ended_for_prompt(self, user_id: str, next_intent: str) -> tuple[str, ...]:
+    async def close_ended_for_prompt(self, user_id: str, next_intent: str) -> PromptMemory:
         """:meth:`close_ended`, then :meth:`for_prompt`: what a deep request gets. When
         nothing ends (the usual deep message) both are one read: on SQLite every
         transaction waits its turn. Raises what compacting raises."""
-        _, lines = await self._close_ended(user_id, next_intent, prompt=True)
-        return lines if lines is not None else await self.for_prompt(user_id)
+        _, memory, going_on = await self._close_ended(user_id, next_intent, prompt=True)
+        if memory is not None:
+            return memory
+        async with self._db.read() as session:
+            return await self._prompt_memory(session, user_id, next_intent, opens=not going_on)
 
     async def _close_ended(
         self, user_id: str, next_intent: str | None, *, prompt: bool
-    ) -> tuple[int, tuple[str, ...] | None]:
-        """How many were compacted, and (``prompt``, none compacted) the prompt's
-        summaries, read in the same transaction."""
+    ) -> tuple[int, PromptMemory | None, bool]:
+        """How many were compacted, (``prompt``, none compacted) the prompt's
+        summaries, read in the same transaction, and whether a conversation goes on."""
         now = self._clock()
         async with self._db.read() as session:
             since = await repo.last_summary_end(session, user_id)
@@ -118,25 +133,33 @@ class Conversations:
             since = floor if since is None or as_utc(since) < floor else since
             rows = await repo.deep_since(session, user_id, since)
             if not rows:
-                return 0, await self._prompt_lines(session, user_id) if prompt else None
+                if not prompt:
+                    return 0, None, False
+                return 0, await self._prompt_memory(session, user_id, next_intent), False
             talks = self._split(user_id, rows)
             last = talks[-1]
             silent = now - last.end >= self._rules.silence
             moved_on = next_intent is not None and not self.same_subject(
                 last.turns[-1].intent, next_intent
             )
-            if not (silent or moved_on):
+            going_on = not (silent or moved_on)
+            if going_on:
                 talks = talks[:-1]
             if not talks:
                 # The usual deep message: its conversation goes on. The farm's
                 # dictionary (five reads and a matcher) is built only to compact.
-                return 0, await self._prompt_lines(session, user_id) if prompt else None
+                if not prompt:
+                    return 0, None, going_on
+                memory = await self._prompt_memory(
+                    session, user_id, next_intent, opens=not going_on
+                )
+                return 0, memory, going_on
             context = await self._context(session, user_id)
             talks = [await self._with_decisions(session, talk, now) for talk in talks]
         made = 0
         for talk in talks:
             made += await self._store(talk, context)
-        return made, None
+        return made, None, going_on
 
     async def close_idle(self) -> int:
         """The job: every conversation silent for ``silence_minutes`` is compacted.
@@ -240,9 +263,25 @@ class Conversations:
 
     # --- reading ------------------------------------------------------------------------
 
-    async def _prompt_lines(self, session: AsyncSession, user_id: str) -> tuple[str, ...]:
-        rows = await repo.summaries(session, user_id, self._rules.window)
-        return tuple(row.text for row in rows[: self._rules.in_prompt])
+    async def _prompt_memory(
+        self, session: AsyncSession, user_id: str, next_intent: str | None, *, opens: bool = True
+    ) -> PromptMemory:
+        rows = await repo.summaries(session, user_id, self._rules.in_prompt)
+        related = None
+        if opens and next_intent is not None:
+            # Only a talk that ended a while ago is worth recalling: one that ended a
+            # minute ago, by a question in between, is still in the farmer's mind.
+            before = self._clock() - self._rules.silence
+            related = next(
+                (
+                    r.text
+                    for r in rows
+                    if as_utc(r.period_end) <= before
+                    and any(self.same_subject(i, next_intent) for i in r.intents)
+                ),
+                None,
+            )
+        return PromptMemory(tuple(row.text for row in rows), related)
 
     async def window(self, user_id: str, limit: int | None = None) -> list[SummaryView]:
         """The user's summaries, newest first (at most the window)."""

@@ -33,6 +33,13 @@ def _variants(catalog: Catalog, lang: str, key: str, **params: str) -> set[str]:
     return {catalog.variant(lang, key, seed, **params) for seed in range(12)}  # type: ignore[arg-type]
 
 
+def _novice(catalog: Catalog, lang: str, key: str, **params: str) -> set[str]:
+    """The variants of a light template as a new user (a novice, issue 11 point 2)
+    reads them: each followed by what its terms mean."""
+    why = catalog.text(lang, "level.novice.why.light." + key.rsplit(".", 1)[-1])  # type: ignore[arg-type]
+    return {f"{text}\n\n{why}" for text in _variants(catalog, lang, key, **params)}
+
+
 def _attempts(api: FakeBotAPI, method: str, chat_id: int) -> list[SentCall]:
     return [call for call in api.sent if call.method == method and call.chat_id == chat_id]
 
@@ -88,7 +95,7 @@ async def test_greeting_is_personal_and_a_style_button_works(
     # The chosen style shows in the next reply.
     api.push_message(user, "привіт", first_name="Олена")
     third = await _reply(api, user, 4)
-    assert third.params["text"] in _variants(catalog, "uk", "light.brief.greeting", name="Олена")
+    assert third.params["text"] in _novice(catalog, "uk", "light.brief.greeting", name="Олена")
 
 
 async def test_forged_button_data_is_refused_politely(
@@ -120,7 +127,10 @@ async def test_start_and_help(
     api.push_message(user, "/help", first_name="Марія")
     help_reply = await _reply(api, user, 2)
     # The intro, what Stepan can do, then the commands a farmer may use (the registry).
-    expected = help_text(catalog, "uk", catalog.text("uk", "light.help"), operator=False)
+    intro = "\n\n".join(
+        [catalog.text("uk", "light.help"), catalog.text("uk", "level.novice.why.light.help")]
+    )
+    expected = help_text(catalog, "uk", intro, operator=False)
     assert help_reply.params["text"] == expected
 
     # The command menu was set for both languages at start-up.
@@ -204,7 +214,7 @@ async def test_flood_control_is_waited_out(
 
     reply = await _reply(api, user)
 
-    assert reply.params["text"] in _variants(catalog, "uk", "light.thanks", name="Тарас")
+    assert reply.params["text"] in _novice(catalog, "uk", "light.thanks", name="Тарас")
     assert [c.error_code for c in _attempts(api, "sendMessage", user)] == [429, None]
     assert bot_process.running
 

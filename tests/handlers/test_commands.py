@@ -69,7 +69,13 @@ async def test_help_teaches_a_farmer(tg: LocalBot, catalog: Catalog) -> None:
     farmer_lines = [line for line, c in zip(lines, COMMANDS, strict=True) if not c.operator_only]
     can = [catalog.text("uk", f"help.can.{name}") for name in CAPABILITIES]
     expected = "\n\n".join(
-        [catalog.text("uk", "light.help"), "\n".join(can), "\n".join(["Команди:", *farmer_lines])]
+        [
+            catalog.text("uk", "light.help"),
+            # A new user is a novice (issue 11 point 2): the terms explained.
+            catalog.text("uk", "level.novice.why.light.help"),
+            "\n".join(can),
+            "\n".join(["Команди:", *farmer_lines]),
+        ]
     )
     assert requests(calls) == [
         (

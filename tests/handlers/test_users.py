@@ -27,7 +27,13 @@ async def test_start_greets_a_new_farmer_and_offers_onboarding(
 ) -> None:
     calls = await tg.say(FARMER, "/start", first_name="Марія")
 
-    greeting = catalog.text("uk", "light.greeting_new", name="Марія")
+    greeting = "\n\n".join(
+        [
+            catalog.text("uk", "light.greeting_new", name="Марія"),
+            # A new user is a novice (issue 11 point 2): what an operation is, and why.
+            catalog.text("uk", "level.novice.why.light.greeting_new"),
+        ]
+    )
     offer = catalog.text("uk", "onboarding.offer")
     buttons = keyboard(
         [
@@ -50,6 +56,7 @@ async def test_start_greets_a_new_farmer_and_offers_onboarding(
     row = await user_row(core, FARMER)
     assert row is not None
     assert (row.name, row.interaction_count, row.known_intents) == ("Марія", 1, ["greeting"])
+    assert (row.expertise_level, row.expertise_locked) == ("novice", False)
 
 
 async def test_onboarding_later_then_the_next_message_goes_to_the_pipeline(

@@ -85,6 +85,9 @@ async def seed_farm(
 ) -> str:
     """A farm with two fields, a crop, a journal, sensor readings and an open alert."""
     await say(pipeline, factory, "привіт")
+    # The reference voice (catalogs as they are): a new user would be a novice, whose
+    # list lines and explanations the voice tests check on their own.
+    assert await memory.editor.set_expertise(USER, "intermediate", by_operator=False)
     await memory.editor.update_farm(USER, has_iot_integration=iot, farm_name="Калинівка")
     async with factory() as session:
         farm = (

@@ -136,3 +136,20 @@ async def test_a_crop_without_cards_is_not_answered_with_another(
     reply = await say(pipeline, "коли сіяти льон?")
     assert reply.intent == Intent.ADVICE
     assert "агроном" in reply.text and "квітня" not in reply.text and "травня" not in reply.text
+
+
+async def test_an_operator_reads_a_card_answer_in_the_technical_voice(
+    pipeline: Pipeline, db: Database, memory: Memory
+) -> None:
+    """Operators get the terse voice (issue 11 point 3), whatever their own level: the
+    numbers, no why and no explanations of terms."""
+    await farm(pipeline, db, memory, level="novice")
+
+    def operator_says(text: str) -> Incoming:
+        trace = uuid.uuid4().hex[:16]
+        return Incoming(user_id=USER, chat_id=710, text=text, trace_id=trace, is_operator=True)
+
+    await pipeline.handle_message(operator_says("дякую"))  # the profile mirrors the role
+    reply = await pipeline.handle_message(operator_says("норма висіву соняшнику"))
+    assert reply.intent == Intent.ADVICE and "50–60 тис. насінин/га" in reply.text
+    assert "Чому так:" not in reply.text and "💡" not in reply.text

@@ -71,8 +71,11 @@ async def test_operator_button_changes_style_and_next_reply_follows(harness: Har
     edited = await harness.api.wait_for(lambda c: c.method == "editMessageText", timeout=10)
     assert "коротко" in (edited.text or "")
     reply = await harness.say(FARMER, "привіт", first_name="Оксана")
+    catalog = harness.core.pipeline.catalog
+    # Brief, and still a new farmer's (novice's) one-line explanation after it.
+    why = catalog.text("uk", "level.novice.why.light.greeting")
     brief = [
-        harness.core.pipeline.catalog.variant("uk", "light.brief.greeting", n, name="Оксана")
+        catalog.variant("uk", "light.brief.greeting", n, name="Оксана") + f"\n\n{why}"
         for n in range(2)
     ]
     assert reply.text in brief
@@ -309,7 +312,8 @@ async def test_forged_operator_callbacks_change_nothing(harness: Harness, data: 
     answer = await harness.press(INTRUDER, data, harness.message_id(own))
     assert answer.params.get("text") == _not_operator(harness)
     row = await _user(harness, FARMER)
-    assert row.preferred_style == "conversational" and row.expertise_level == "intermediate"
+    # A new farmer's defaults (novice since issue 11 point 2), untouched.
+    assert row.preferred_style == "conversational" and row.expertise_level == "novice"
     assert not row.expertise_locked
     farm = await _farm(harness, FARMER)
     assert farm.seasonal_context.get("current_phase") is None and not farm.phase_locked

@@ -100,7 +100,9 @@ async def test_a_button_number_out_of_range_is_just_text(sqlite_url: str) -> Non
 
 async def test_commands_work_as_in_telegram(sqlite_url: str) -> None:
     out = await _chat(sqlite_url, ["привіт", "/help", "/whoami", "/me", "#1", "/profile"])
-    assert help_text(CATALOG, "uk", _text("light.help"), operator=False) in out
+    # A new user is a novice (issue 11 point 2): the intro explains its terms.
+    intro = "\n\n".join([_text("light.help"), _text("level.novice.why.light.help")])
+    assert help_text(CATALOG, "uk", intro, operator=False) in out
     role = _text("admin.role_user")
     assert _text("admin.whoami", telegram_id=console_user_id("olena"), role=role) in out
     assert _text("me.header") in out

@@ -76,7 +76,9 @@ async def test_light_reply_falls_back_to_the_template_when_the_llm_fails(
     use_llm(fail={"": ValueError("model refused")})
     reply = await say(pipeline, session_factory, "дякую")
     thanks = pipeline.catalog.templates("uk", "light.thanks")
-    assert any(option.format(name="Оксана") == reply.text for option in thanks)
+    # The template a new user (a novice) reads: with its explanation.
+    why = pipeline.catalog.text("uk", "level.novice.why.light.thanks")
+    assert any(f"{option.format(name='Оксана')}\n\n{why}" == reply.text for option in thanks)
 
 
 # --- the crew -----------------------------------------------------------------------------

@@ -47,6 +47,16 @@ async def _level(memory: Memory) -> tuple[str, bool, int]:
     return profile.expertise_level, profile.expertise_locked, profile.interaction_count
 
 
+async def test_a_new_user_starts_novice_and_the_rule_moves_them_on(db: Database) -> None:
+    """No onboarding answer: the seed's starting level, unlocked, and the upgrade rule
+    applies on the spot (issue 11 point 2)."""
+    memory = _memory(db)
+    await _say(memory, ["greeting"])
+    assert await _level(memory) == ("novice", False, 1)
+    await _say(memory, ["recording", "planning", *["thanks"] * 7])
+    assert await _level(memory) == ("intermediate", False, 10)
+
+
 async def test_a_novice_steps_up_at_ten_then_thirty(db: Database) -> None:
     memory = _memory(db)
     await _say(memory, ["greeting"])

@@ -29,7 +29,10 @@ async def _say(pipeline: Pipeline, text: str) -> Reply:
 
 
 def _variants(catalog: Catalog, lang: str, key: str) -> set[str]:
-    return {catalog.variant(lang, key, i, name="Оксана") for i in range(5)}  # type: ignore[arg-type]
+    """The template's variants as a new user (a novice) reads them: each with its
+    explanation, in the same language."""
+    why = catalog.text(lang, f"level.novice.why.{key}")  # type: ignore[arg-type]
+    return {f"{catalog.variant(lang, key, i, name='Оксана')}\n\n{why}" for i in range(5)}  # type: ignore[arg-type]
 
 
 async def _language(factory: async_sessionmaker[AsyncSession]) -> str:

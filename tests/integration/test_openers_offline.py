@@ -45,6 +45,8 @@ async def test_a_one_line_reply_has_no_opener(
 ) -> None:
     await seed_farm(pipeline, memory, session_factory)
     await memory.editor.set_style("tg:500", "detailed")
+    # The opener alone: a novice's explanation would make the reply two lines.
+    assert await memory.editor.set_expertise("tg:500", "intermediate", by_operator=False)
     reply = await say(pipeline, session_factory, "яка температура повітря на полі 2")
     # Before issue 16: «Оксана, ось повна картина:\n\nПоказів датчиків поки немає.»
     assert reply.text == pipeline.catalog.text("uk", "compose.readings_none")

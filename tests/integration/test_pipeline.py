@@ -122,15 +122,17 @@ async def test_whoami_reports_count(
     await _send(pipeline, session_factory, "дякую")
     reply = await _send(pipeline, session_factory, "хто я")
     catalog = pipeline.catalog
-    assert reply.text == catalog.text(
+    whoami = catalog.text(
         "uk",
         "light.whoami",
         name="Оксана",
-        expertise=catalog.text("uk", "expertise.intermediate"),  # the default level
+        expertise=catalog.text("uk", "expertise.novice"),  # a new user's level
         style=catalog.text("uk", "styles.conversational"),
         times="2 рази",
         operator="",
     )
+    # A novice also reads what the level and the style mean.
+    assert reply.text == f"{whoami}\n\n{catalog.text('uk', 'level.novice.why.light.whoami')}"
 
 
 async def test_deep_request_answers_with_intent(

@@ -44,7 +44,10 @@ async def test_a_new_farmers_first_ten_minutes(harness: Harness) -> None:
     say = harness.say
     # 1. Greeting: who Stepan is, and an offer to get acquainted.
     hello = await say(FARMER, "привіт", first_name="Олена")
-    assert hello.text == f"{t('light.greeting_new', name='Олена')}\n\n{t('onboarding.offer')}"
+    # A new user is a novice until onboarding says otherwise: what an operation is.
+    explained = t("level.novice.why.light.greeting_new")
+    greeting = f"{t('light.greeting_new', name='Олена')}\n\n{explained}"
+    assert hello.text == f"{greeting}\n\n{t('onboarding.offer')}"
     start = OnboardingCD(choice=OnboardingChoice.START).pack()
     assert buttons(hello) == [start, OnboardingCD(choice=OnboardingChoice.LATER).pack()]
     # 2. Onboarding, with one interruption: a real question is answered, onboarding waits.

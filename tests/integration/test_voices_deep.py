@@ -1,8 +1,9 @@
 """The deep path's composed answer in each voice (issue 11 point 3), without an LLM,
-on a seeded farm: a novice reads each part's facts and what its terms mean and why;
-an intermediate the parts as they are, opened by style; an expert the facts alone
-(no opener, terse headers, no explanations); an operator the expert's voice with the
-trace code, intent and crew under it."""
+on a seeded farm, for every deep intent: a novice reads each part's facts in plain
+words and what its terms mean and why; an intermediate the parts as they are, opened
+by style; an expert the facts alone (no opener, terse headers and list lines, no
+explanations); an operator the expert's voice with the trace code, intent and crew
+under it. The consent card itself reads the same for everyone."""
 
 from __future__ import annotations
 
@@ -20,15 +21,29 @@ from tests.integration.deep_world import USER, incoming
 from tests.integration.learning_world import MovingClock
 
 Factory = async_sessionmaker[AsyncSession]
+LEVELS = ("novice", "intermediate", "expert")
 
-#: A deep question per kind of composed part, and the tools whose parts it writes.
+#: A deep question per deep intent and kind of composed part, and the novice's
+#: explanations it must carry (``level.novice.why.<name>``: a tool's part, or a term
+#: of an agronomy card answer).
 QUESTIONS = {
     "яка вологість на полі 2": ("latest_readings",),
+    "які тривоги?": ("open_alerts", "latest_readings"),
+    "графік вологості за тиждень": ("sensor_chart",),
     "план/факт за квітень": ("plan_vs_fact",),
+    "підсумок сезону": ("season_summary",),
     "сплануй тиждень": ("planned_operations", "season_hints"),
     "статус сервісів": ("platform_status",),
     "звіт в excel за жовтень": ("operations_report",),
+    "порадь, що робити з попелицею": ("knowledge.threshold", "knowledge.actives"),
+    "норма висіву соняшнику": ("knowledge.rate", "knowledge.zone"),
 }
+#: The questions whose parts list items (a line each).
+LISTED = frozenset(
+    {"яка вологість на полі 2", "які тривоги?", "план/факт за квітень", "сплануй тиждень"}
+)
+#: What an expert reads instead of the reference wording, where the part has a list.
+EXPERT_MARKS = (" · ", "/", "XLSX", "PNG", "Операцій:", "План:", "Покази (останні):", "Сервіси")
 
 
 # The seeded farm on a clock the test moves, no internet (the shortcut tests' fixtures).
@@ -73,14 +88,26 @@ async def test_each_deep_part_reads_differently_per_level(
     middle, _ = await ask(pipeline, memory, clock, question, "intermediate")
     expert, _ = await ask(pipeline, memory, clock, question, "expert")
     assert novice.mode == middle.mode == expert.mode == "deep"
-    assert len({novice.text, middle.text, expert.text}) == 3
+    # The same question after a silence recalls the last talk (issue 11 point 5): the
+    # voices are compared on the answer itself.
+    novice, middle, expert = (answer_of(r.text, catalog) for r in (novice, middle, expert))
+    assert len({novice, middle, expert}) == 3
+    # A list's lines (readings, alerts, plans, plan/fact) are worded per level too.
+    if question in LISTED:
+        bullets = [
+            {line for line in text.splitlines() if line.startswith("• ")}
+            for text in (novice, middle, expert)
+        ]
+        assert all(bullets) and not (bullets[0] & bullets[1] or bullets[1] & bullets[2]), bullets
 
     why = {tool: catalog.text("uk", f"level.novice.why.{tool}") for tool in QUESTIONS[question]}
     for tool, line in why.items():
-        assert line in novice.text, tool
+        assert novice.count(line) == 1, tool
     every_why = explanations(catalog)
-    assert not any(line in middle.text for line in every_why)
-    assert not any(line in expert.text for line in every_why)
+    assert not any(line in middle for line in every_why)
+    assert not any(line in expert for line in every_why)
+    # An expert reads no less than the numbers, in fewer words.
+    assert len(expert) < len(middle) < len(novice)
 
     # A long intermediate reply opens by style (pipeline/crew/openers.py: several
     # lines, not twice in a row); the expert's never does: it starts with the facts.
@@ -88,8 +115,8 @@ async def test_each_deep_part_reads_differently_per_level(
         o.format(name="Оксана") for o in catalog.templates("uk", "compose.opener.conversational")
     ]
     if question == "сплануй тиждень":
-        assert middle.text.split("\n", 1)[0] in openers
-    assert not any(expert.text.startswith(o) for o in openers)
+        assert middle.split("\n", 1)[0] in openers
+    assert not any(expert.startswith(o) for o in openers)
     # What the expert reads instead is the terse catalog line where there is one.
     terse = [
         catalog.text("uk", key)
@@ -97,9 +124,36 @@ async def test_each_deep_part_reads_differently_per_level(
         if key.startswith("level.expert.compose.") and "{" not in catalog.text("uk", key)
     ]
     headers = ("Покази (останні):", "План/факт ", "План ", "Сервіси:", "Збої:", "XLSX ")
-    assert any(line in expert.text for line in terse) or any(h in expert.text for h in headers), (
-        expert.text
+    assert (
+        any(line in expert for line in terse)
+        or any(h in expert for h in headers)
+        or any(mark in expert for mark in EXPERT_MARKS)
+        or "Чому так:" in middle  # a card answer: the expert's has no why
+    ), expert
+
+
+def answer_of(text: str, catalog: Catalog) -> str:
+    """The reply without the recalled talk's paragraph (when there is one)."""
+    recalls = tuple(
+        catalog.text("uk", key, summary="").rstrip()
+        for key in ("compose.recall", "level.expert.compose.recall")
     )
+    return "\n\n".join(p for p in text.split("\n\n") if not p.startswith(recalls))
+
+
+async def test_the_consent_card_is_the_same_for_everyone_a_novice_reads_what_it_is(
+    pipeline: Pipeline, memory: Memory, clock: MovingClock, catalog: Catalog, farm: object
+) -> None:
+    question = "запиши полив 20 мм на Північному вчора"
+    replies = [(await ask(pipeline, memory, clock, question, level))[0] for level in LEVELS]
+    cards = [reply.text.split("\n\n", 1)[0] for reply in replies]
+    # What is written must be exactly what the farmer saw, whoever they are.
+    assert cards[0] == cards[1] == cards[2] and cards[0].startswith(
+        catalog.text("uk", "journal.card_one")
+    )
+    why = catalog.text("uk", "level.novice.why.journal_card")
+    assert why in replies[0].text
+    assert why not in replies[1].text and why not in replies[2].text
 
 
 async def test_an_operator_reads_the_technical_voice_with_the_trace(
@@ -110,6 +164,10 @@ async def test_an_operator_reads_the_technical_voice_with_the_trace(
         pipeline, memory, clock, "яка вологість на полі 2", "novice", operator=True
     )
     body, footer = reply.text.rsplit("\n\n", 1)
+    # The same subject after the silence: first where that talk stopped (issue 11
+    # point 5), in the expert's voice too.
+    note, body = body.split("\n\n", 1)
+    assert note.startswith(catalog.text("uk", "level.expert.compose.recall", summary=""))
     assert body == expert.text  # the expert's voice, whatever the operator's own level
     assert footer == catalog.text(
         "uk",
@@ -152,4 +210,7 @@ async def test_no_iot_is_terse_for_an_expert_and_explained_for_a_novice(
     novice, _ = await ask(pipeline, memory, clock, "яка вологість на полі 2", "novice")
     expert, _ = await ask(pipeline, memory, clock, "яка вологість на полі 2", "expert")
     assert catalog.text("uk", "compose.no_iot") in novice.text
-    assert expert.text == catalog.text("uk", "level.expert.compose.no_iot")
+    # The expert's ask recalls the novice's talk on the same subject (issue 11 point 5).
+    note, answer = expert.text.split("\n\n")
+    assert note.startswith(catalog.text("uk", "level.expert.compose.recall", summary=""))
+    assert answer == catalog.text("uk", "level.expert.compose.no_iot")

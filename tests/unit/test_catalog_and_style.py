@@ -145,18 +145,26 @@ def test_whoami_shows_profile(catalog: Catalog) -> None:
 
 
 def test_unknown_intent_falls_back(catalog: Catalog) -> None:
-    text = TemplateResponder(catalog).answer(_light("no-such-intent"))
+    responder = TemplateResponder(catalog)
+    text = responder.answer(_light("no-such-intent", expertise_level="intermediate"))
     assert text == catalog.text("uk", "light.fallback")
+    # A new user is a novice (issue 11 point 2): the fallback comes with its explanation.
+    explained = catalog.text("uk", "level.novice.why.light.fallback")
+    assert responder.answer(_light("no-such-intent")) == f"{text}\n\n{explained}"
 
 
 def test_style_changes_the_template(catalog: Catalog) -> None:
     responder = TemplateResponder(catalog)
-    brief = responder.answer(_light("greeting", name="Іван", preferred_style="brief"))
-    detailed = responder.answer(_light("greeting", name="Іван", preferred_style="detailed"))
-    usual = responder.answer(_light("greeting", name="Іван"))
+    level = "intermediate"  # the style's own effect, without a novice's explanations
+    brief = responder.answer(
+        _light("greeting", name="Іван", preferred_style="brief", expertise_level=level)
+    )
+    detailed = responder.answer(
+        _light("greeting", name="Іван", preferred_style="detailed", expertise_level=level)
+    )
+    usual = responder.answer(_light("greeting", name="Іван", expertise_level=level))
     assert brief == "Привіт, Іван!"
     assert len(detailed) > len(usual) > len(brief)
     # A style without its own variant of an intent falls back to the usual one.
-    assert responder.answer(_light("ack", preferred_style="brief")) == catalog.variant(
-        "uk", "light.ack", 0
-    )
+    ack = _light("ack", preferred_style="brief", expertise_level=level)
+    assert responder.answer(ack) == catalog.variant("uk", "light.ack", 0)

@@ -29,6 +29,8 @@ ALLOWED_LATIN = frozenset(
         "g",
         "t",
         "pH",
+        # The growth-stage scale, as agronomists and the knowledge cards write it.
+        "BBCH",
         "NPK",
         "N",
         "P",

@@ -175,3 +175,42 @@ def test_asking_for_the_crop_names_the_farms_crops(composer: Composer) -> None:
     assert unlisted.asks == "crop" and "агроном" in unlisted.text
     listed = ask(composer, "коли сіяти кавуни?")
     assert listed.unsure and "«Кавуни»" in listed.text
+
+
+@pytest.mark.parametrize("lang", ["uk", "en"])
+def test_a_card_answer_per_level_terms_explained_or_numbers_alone(
+    composer: Composer, lang: Language
+) -> None:
+    """Issue 11 point 3: a novice reads what the card's terms mean (the threshold,
+    the active substances, the BBCH scale), once each; an intermediate the reference
+    answer; an expert the numbers and terms without the notes that explain them."""
+    question = {"uk": "поріг шкодочинності попелиці на пшениці", "en": "aphid threshold wheat"}
+    novice, middle, expert = (
+        ask(composer, question[lang], lang=lang, level=level).text
+        for level in ("novice", "intermediate", "expert")
+    )
+    assert len({novice, middle, expert}) == 3
+    catalog = composer.catalog
+    terms = [
+        catalog.text(lang, f"level.novice.why.knowledge.{term}")
+        for term in ("threshold", "actives")
+    ]
+    assert all(novice.count(term) == 1 for term in terms)
+    assert not any(term in middle or term in expert for term in terms)
+    assert all("5–10" in text for text in (novice, middle, expert))
+    # The item's note explains (the virus aphids carry): not for an expert.
+    (card,) = KB.lookup(question[lang]).cards
+    notes = [item.note.get(lang) for item in card.items if item.note is not None]
+    shown = [note for note in notes if note in middle]
+    assert shown and all(note in novice and note not in expert for note in shown)
+    assert len(expert) < len(middle) < len(novice)
+
+
+def test_a_novice_reads_the_bbch_scale_and_the_zone_explained(composer: Composer) -> None:
+    disease = ask(composer, "чим обробити пшеницю від септоріозу", level="novice")
+    assert composer.catalog.text("uk", "level.novice.why.knowledge.bbch") in disease.text
+    rate = ask(composer, "норма висіву озимої пшениці", level="novice", farm_region="Вінницька")
+    for term in ("zone", "rate"):
+        assert composer.catalog.text("uk", f"level.novice.why.knowledge.{term}") in rate.text
+    expert = ask(composer, "норма висіву озимої пшениці", level="expert", farm_region="Вінницька")
+    assert "💡" not in expert.text and "4,5–5 млн насінин/га" in expert.text

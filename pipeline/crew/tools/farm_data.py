@@ -101,11 +101,15 @@ class FarmDataTools:
         )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)
+        count = ctx.catalog.plural
         text = ctx.text_of(
             "compose.report_ready",
             start=long_date(period.start),
             end=long_date(period.end),
             rows=report.rows,
+            # Counted words by the language's CLDR rules (the voices say them).
+            rows_counted=count(ctx.lang, "plural.rows", report.rows),
+            operations=count(ctx.lang, "plural.operations", report.rows),
         )
         return ToolResult("operations_report", text, document=document)
 
@@ -159,7 +163,8 @@ class FarmDataTools:
             summary = await season_summary(
                 session, ctx.farm_id, period.start, period.end, self._units
             )
-        return ToolResult("season_summary", summary_text(summary, ctx.lang, ctx.catalog))
+        text = summary_text(summary, ctx.lang, ctx.catalog, ctx.voice)
+        return ToolResult("season_summary", text)
 
     def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:
         return parse_period(
