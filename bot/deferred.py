@@ -92,10 +92,6 @@ class DeferredSends:
     ) -> int | None:
         """Keep the call (held here) and mark ``update_id`` done; None if it could not
         be stored (it then waits in memory only, as before)."""
-        # The update's interaction record, deferred until the update is marked done
-        # (bot/inbox.py), is committed first: marking it done here must not leave
-        # the record behind if the process then dies.
-        await self._db.group.flush_deferred()
         now = self._clock()
         chat = getattr(method, "chat_id", None)
         try:

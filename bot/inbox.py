@@ -45,7 +45,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import update_context
-from db.group_commit import DeferredWrites
 from db.models import UpdateInboxRow
 from db.repositories import inbox as repo
 from db.uow import Database
@@ -207,23 +206,11 @@ class Inbox:
         except Exception:
             logger.exception("inbox: could not give back update %s", update_id)
 
-    def defer_writes(self) -> DeferredWrites:
-        """While the update is handled, its interaction record waits to be committed
-        with ``finish`` (one transaction, after the reply; db/group_commit.py)."""
-        return self._db.group.defer()
-
-    async def finish(
-        self, update_id: int, outcome: str, deferred: DeferredWrites | None = None
-    ) -> None:
-        """Mark the update handled, with the writes ``deferred`` while it was, in one
-        transaction. A failure is logged: the lease runs out and the update is
-        replayed (what it repeats is idempotent where it counts: the record of a
-        replayed message is not written twice)."""
+    async def finish(self, update_id: int, outcome: str) -> None:
+        """Mark the update handled. A failure is logged: the lease runs out and the
+        update is replayed (what it repeats is idempotent where it counts)."""
         self._held.discard(update_id)
-        if deferred is None:
-            await self._finish(update_id, outcome)
-        else:
-            await self._db.group.submit_with(deferred, self._finishes, (update_id, outcome))
+        await self._finish(update_id, outcome)
 
     async def _finish(self, update_id: int, outcome: str) -> None:
         await self._finishes.submit((update_id, outcome))
@@ -319,9 +306,6 @@ class InboxMiddleware(BaseMiddleware):
         # A reply kept while it waits out flood control names this update.
         token = update_context.handling(event.update_id)
         parts = update_context.delivering(inbox.delivery(event.update_id))
-        # The record is committed with the update marked done, after the reply: the
-        # reply does not wait for a commit, and the update costs one transaction.
-        deferred = inbox.defer_writes()
         try:
             result = await handler(event, data)
             outcome = "ok"
@@ -329,7 +313,7 @@ class InboxMiddleware(BaseMiddleware):
         finally:
             update_context.delivered(parts)
             update_context.done(token)
-            await inbox.finish(event.update_id, outcome, deferred)
+            await inbox.finish(event.update_id, outcome)
             self._observe(event.event_type, outcome)
 
 

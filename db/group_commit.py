@@ -15,13 +15,6 @@ fails is written again item by item, so one bad item costs only itself (its lane
 write; the lane's ``failed`` decides what a failure means (log, invalidate a cache).
 Exactly-once is unchanged: a submit returns only after its commit, and a crash before
 that commit leaves the item unwritten, as if it had had a transaction of its own.
-
-A use case may also *defer* its writes (``defer``): while it runs, a deferrable lane's
-``submit`` only notes the item, and the use case's last write (``submit_with``) takes
-them all into its own transaction. The bot does this for an update: the interaction
-record is committed with the inbox row marked done, after the reply, instead of
-holding the reply back for a commit of its own. Whoever commits something that must
-not come before them calls ``flush_deferred`` first.
 """
 
 from __future__ import annotations
@@ -30,7 +23,6 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -55,31 +47,11 @@ class Lane(Generic[T]):
     committed: Callable[[list[T], Any], None] | None = None
     failed: Callable[[T, BaseException], None] | None = None
     name: str = "lane"
-    #: Inside a deferral (``GroupCommit.defer``) an item is only noted, and committed
-    #: with the use case's last write.
-    deferrable: bool = False
 
     async def submit(self, item: T) -> None:
-        """Queue ``item``; returns once its transaction committed or failed (or, for a
-        deferrable lane inside a deferral, once noted). A caller that is cancelled
-        does not take its item with it (it is still written)."""
-        deferred = _DEFERRED.get()
-        if self.deferrable and deferred is not None and deferred.open:
-            deferred.items.append((self, item))
-            return
+        """Queue ``item``; returns once its transaction committed or failed. A caller
+        that is cancelled does not take its item with it (it is still written)."""
         await asyncio.shield(self.group.enqueue(self, item))
-
-
-@dataclass(eq=False)
-class DeferredWrites:
-    """The items one use case deferred (``GroupCommit.defer``)."""
-
-    items: list[tuple[Lane[Any], Any]] = field(default_factory=list)
-    open: bool = True
-    token: Token[DeferredWrites | None] | None = None
-
-
-_DEFERRED: ContextVar[DeferredWrites | None] = ContextVar("stepan_deferred_writes", default=None)
 
 
 @dataclass(eq=False)
@@ -106,39 +78,8 @@ class GroupCommit:
         committed: Callable[[list[T], Any], None] | None = None,
         failed: Callable[[T, BaseException], None] | None = None,
         name: str = "lane",
-        deferrable: bool = False,
     ) -> Lane[T]:
-        return Lane(self, apply, committed, failed, name, deferrable)
-
-    def defer(self) -> DeferredWrites:
-        """Defer the deferrable writes of the running task's context until
-        ``submit_with`` (which must be awaited in the same context, in a ``finally``)."""
-        deferred = DeferredWrites()
-        deferred.token = _DEFERRED.set(deferred)
-        return deferred
-
-    async def submit_with(self, deferred: DeferredWrites, lane: Lane[T], item: T) -> None:
-        """End the deferral: ``item`` and everything deferred, in one transaction
-        (shared with whatever else is queued); returns once committed."""
-        deferred.open = False
-        if deferred.token is not None:
-            _DEFERRED.reset(deferred.token)
-            deferred.token = None
-        items, deferred.items = [*deferred.items, (lane, item)], []
-        await self._commit(items)
-
-    async def flush_deferred(self) -> None:
-        """Commit what the running context deferred so far (before a write that must
-        not come first); returns once committed. Later items are deferred again."""
-        deferred = _DEFERRED.get()
-        if deferred is None or not deferred.items:
-            return
-        items, deferred.items = deferred.items, []
-        await self._commit(items)
-
-    async def _commit(self, items: list[tuple[Lane[Any], Any]]) -> None:
-        futures = [self.enqueue(lane, item) for lane, item in items]
-        await asyncio.shield(asyncio.gather(*futures))
+        return Lane(self, apply, committed, failed, name)
 
     def enqueue(self, lane: Lane[T], item: T) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()

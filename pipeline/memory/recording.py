@@ -84,11 +84,7 @@ class InteractionRecorder(ProfileWriter):
         self._observers: list[Callable[[InteractionRecord], None]] = []
         #: Records are group-committed with the other end-of-message writes.
         self._lane = db.group.lane(
-            self._apply_all,
-            committed=self._committed,
-            failed=self._failed,
-            name="interactions",
-            deferrable=True,
+            self._apply_all, committed=self._committed, failed=self._failed, name="interactions"
         )
 
     def observe(self, observer: Callable[[InteractionRecord], None]) -> None:
@@ -97,10 +93,8 @@ class InteractionRecorder(ProfileWriter):
 
     async def record(self, record: InteractionRecord) -> None:
         """Returns once ``record`` is committed (or has failed, which is logged and
-        invalidates the user's cache entry). Inside an update the bot's inbox holds,
-        the record is deferred instead: committed with the update marked done, after
-        the reply (bot/inbox.py). Never raises; a caller that is cancelled does not
-        take its record with it."""
+        invalidates the user's cache entry). Never raises; a caller that is cancelled
+        does not take its record with it."""
         for observer in self._observers:
             observer(record)
         await self._lane.submit(record)

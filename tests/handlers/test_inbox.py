@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from aiogram.methods import SendMessage
 from aiogram.types import Update
-from sqlalchemy import event, func, select
+from sqlalchemy import func, select
 
 from bot.dispatcher import build_dispatcher
 from bot.factory import Core
@@ -204,34 +204,6 @@ async def test_a_one_part_reply_records_no_progress(
     async with core.db.read() as session:
         row = await session.get(UpdateInboxRow, 907)
     assert row is not None and (row.status, row.replies_sent) == ("done", 0)
-
-
-async def test_a_light_message_ends_in_one_transaction(
-    inboxed: tuple[LocalBot, Inbox], core: Core
-) -> None:
-    """The claim, then one transaction for the interaction record and the update marked
-    done (the record waits for the update's end, after the reply; db/group_commit.py),
-    where it was a transaction each."""
-    tg, _ = inboxed
-    await feed_twice(tg, 960, say(tg, FARMER, "привіт"))  # first contact: the profile
-    begins: list[object] = []
-
-    def on_begin(conn: object) -> None:
-        begins.append(conn)
-
-    event.listen(core.engine.sync_engine, "begin", on_begin)
-    try:
-        calls = await feed_twice(tg, 961, say(tg, FARMER, "дякую"))
-    finally:
-        event.remove(core.engine.sync_engine, "begin", on_begin)
-    assert [call.method for call in calls] == ["sendMessage"]
-    # The update: its claim, its end. The duplicate: its (refused) claim.
-    assert len(begins) == 3
-    row = await user_row(core, FARMER)
-    assert row is not None and row.interaction_count == 2
-    async with core.db.read() as session:
-        inbox_row = await session.get(UpdateInboxRow, 961)
-    assert inbox_row is not None and (inbox_row.status, inbox_row.outcome) == ("done", "ok")
 
 
 @pytest.mark.parametrize(
