@@ -333,7 +333,7 @@ class Classifier:
             reasons.append("forced:ctx")
         if ctx.recent_alert:
             reasons.append("forced:recent_alert")
-        if ctx.pending_terms > 0:
+        if ctx.pending_terms > 0 and d.intent not in self._settings.termless_intents:
             reasons.append(f"forced:pending_terms={ctx.pending_terms}")
         if not reasons:
             return d

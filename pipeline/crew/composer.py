@@ -152,11 +152,20 @@ class Composer:
             if Intent.ANALYSIS in intents:
                 calls.append(ToolCall("plan_vs_fact", {"period": text}))
             if Intent.SUMMARY in intents:
-                calls.append(ToolCall("season_summary", {"period": text}))
+                calls.append(await self._summary_call(text, ctx))
             if intents & {Intent.PLANNING, Intent.MULTI_OPS}:
                 calls.append(ToolCall("season_hints"))
             return calls or [ToolCall("season_summary", {"period": text})]
         return []
+
+    async def _summary_call(self, text: str, ctx: RunContext) -> ToolCall:
+        """What the journal holds ("що записано за тиждень", "покажи журнал поля 3") is
+        its entries; totals and recaps are the season summary."""
+        if not self._tools.words.journal.wanted(text):
+            return ToolCall("season_summary", {"period": text})
+        entry = field_in_text(text, await ctx.dictionary())
+        field_id = entry.canonical_id if entry is not None else ""
+        return ToolCall("journal_entries", {"period": text, "field": field_id})
 
     async def _iot_calls(
         self, request: DeepRequest, intents: frozenset[str], ctx: RunContext
@@ -190,7 +199,11 @@ class Composer:
         except Exception as exc:
             logger.exception("composer: agent %s failed trace=%s", agent, request.incoming.trace_id)
             return AgentPart(agent, None, error=type(exc).__name__)
-        said = [call.tool for call, result in zip(calls, results, strict=True) if result.text]
+        said = [
+            call.tool
+            for call, result in zip(calls, results, strict=True)
+            if result.text and result.explained
+        ]
         lines = [result.text for result in results if result.text]
         # A novice also reads what the part's terms mean and why it matters.
         lines += why(self._catalog, ctx.lang, said, ctx.voice)
@@ -260,7 +273,8 @@ class Composer:
         lead: str | None = None,
     ) -> list[str]:
         ordered = sorted(parts, key=lambda part: _rank(part.agent))
-        texts = [part.text for part in ordered if part.text]
+        # Agents without a farm all say so: once is enough.
+        texts = list(dict.fromkeys(part.text for part in ordered if part.text))
         blocks: list[str] = list(texts)
         if own:
             blocks.append(own)
