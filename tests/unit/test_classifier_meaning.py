@@ -98,3 +98,8 @@ def test_colloquial_pleasantries(rules: Rulebook, text: str, intent: str) -> Non
 
 def test_why_a_sensor_shows_something_is_an_alert(rules: Rulebook) -> None:
     assert routed(rules, "почему датчик на поле 2 показывает 80 градусов")[1] == "iot_alert"
+
+
+def test_a_silent_weather_station_is_an_alert(rules: Rulebook) -> None:
+    assert routed(rules, "метеостанція на Гірці не передає дані")[1] == "iot_alert"
+    assert routed(rules, "покажи дані з метеостанції")[1] == "iot"
