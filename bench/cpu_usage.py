@@ -18,6 +18,7 @@ A part that cannot be read (no /proc, another operating system) counts 0.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Iterable
@@ -81,15 +82,26 @@ def machine_busy() -> float:
     return (sum(values[:8]) - idle) / TICK
 
 
+#: Seconds between two looks at the processes while the meter runs.
+SAMPLE_EVERY_S = 0.25
+
+
 @dataclass
 class CpuMeter:
-    """Per-part CPU seconds between ``start`` and ``stop``."""
+    """Per-part CPU seconds between ``start`` and ``stop``.
+
+    A database connection's backend may end before ``stop`` (a pool closing an
+    overflow connection) and take its CPU time with it, so while the meter runs
+    the processes are looked at every ``SAMPLE_EVERY_S`` and each one's last
+    reading counts (a backend that ends loses at most its last quarter second)."""
 
     bot_pids: list[int]
     database: str
     used: dict[str, float] = field(default_factory=dict)
     _before: dict[int, float] = field(default_factory=dict)
+    _last: dict[str, dict[int, float]] = field(default_factory=dict)
     _start: dict[str, float] = field(default_factory=dict)
+    _sampler: asyncio.Task[None] | None = None
 
     def _pids(self) -> dict[str, set[int]]:
         return {
@@ -99,20 +111,40 @@ class CpuMeter:
         }
 
     def start(self) -> None:
+        """Call from a running event loop (the sampler is a task of it)."""
         self._before = {pid: process_cpu(pid) for pids in self._pids().values() for pid in pids}
+        self._last = {}
         self._start = {
             "loadgen": time.process_time(),
             "machine": machine_busy(),
             "wall": time.monotonic(),
         }
+        self._sampler = asyncio.get_running_loop().create_task(self._sample_forever())
+
+    def _sample(self) -> None:
+        for part, pids in self._pids().items():
+            seen = self._last.setdefault(part, {})
+            for pid in pids:
+                now = process_cpu(pid)
+                if now or pid not in seen:  # 0: gone since the scan; keep its last reading
+                    seen[pid] = max(now, seen.get(pid, 0.0))
+
+    async def _sample_forever(self) -> None:
+        while True:
+            self._sample()
+            await asyncio.sleep(SAMPLE_EVERY_S)
 
     def stop(self) -> dict[str, float]:
         """CPU seconds per part (and ``wall``, the seconds in between)."""
+        if self._sampler is not None:
+            self._sampler.cancel()
+            self._sampler = None
+        self._sample()
         used: dict[str, float] = {}
-        for part, pids in self._pids().items():
+        for part, seen in self._last.items():
             # A process born meanwhile counts from 0 (a new connection's backend).
             used[part] = sum(
-                max(0.0, process_cpu(pid) - self._before.get(pid, 0.0)) for pid in pids
+                max(0.0, cpu - self._before.get(pid, 0.0)) for pid, cpu in seen.items()
             )
         used["loadgen"] = time.process_time() - self._start["loadgen"]
         used["machine"] = machine_busy() - self._start["machine"]

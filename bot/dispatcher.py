@@ -13,7 +13,7 @@ from aiogram.fsm.storage.memory import MemoryStorage
 from bot.alert_sender import TelegramAlertSender
 from bot.config import Settings
 from bot.factory import Core
-from bot.fsm_storage import FallbackIsolation, FallbackStorage
+from bot.fsm_storage import FallbackIsolation, FallbackStorage, RenewingRedisIsolation
 from bot.handlers import build_root_router
 from bot.handlers.operator_rules import proposal_keyboard
 from bot.middlewares.clean_input import CleanInputMiddleware
@@ -45,19 +45,17 @@ def build_storage(settings: Settings) -> BaseStorage:
     return FallbackStorage(redis, errors=(RedisError, OSError, TimeoutError))
 
 
-#: The per-user Redis lock outlives the longest deep reply (an LLM crew).
-ISOLATION_LOCK_TIMEOUT_S = 300
-
-
-def isolation(storage: BaseStorage) -> BaseEventIsolation | None:
+def isolation(storage: BaseStorage, ttl: float) -> BaseEventIsolation | None:
+    """The per-user Redis lock: renewed while its update runs (the longest deep reply
+    keeps it), lost within ``ttl`` when its instance dies (bot/fsm_storage.py)."""
     from aiogram.fsm.storage.redis import RedisStorage
 
     if isinstance(storage, FallbackStorage) and isinstance(storage.primary, RedisStorage):
-        redis = storage.primary.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+        redis = RenewingRedisIsolation(storage.primary.redis, ttl, storage.primary.key_builder)
         return FallbackIsolation(redis, errors=storage.errors)
     if not isinstance(storage, RedisStorage):
         return None
-    return storage.create_isolation(lock_kwargs={"timeout": ISOLATION_LOCK_TIMEOUT_S})
+    return RenewingRedisIsolation(storage.redis, ttl, storage.key_builder)
 
 
 def build_dispatcher(core: Core) -> Dispatcher:
@@ -69,7 +67,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         storage=storage,
         # Several instances: one user's updates one at a time across all of them (a
         # Redis lock per user and chat), as UserOrderMiddleware does within one.
-        events_isolation=isolation(storage),
+        events_isolation=isolation(storage, core.settings.stepan.inbox_lease_s),
         settings=core.settings,
         catalog=core.pipeline.catalog,
         pipeline=core.pipeline,  # handle_message / handle_action

@@ -10,6 +10,8 @@ is down, an onboarding step begun on one instance is not seen by another.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
@@ -121,4 +123,49 @@ class FallbackIsolation(BaseEventIsolation):
             await self.fallback.close()
 
 
-__all__ = ["FallbackIsolation", "FallbackStorage"]
+class RenewingRedisIsolation(BaseEventIsolation):
+    """aiogram's RedisEventIsolation with a lock a dead holder loses within ``ttl``.
+
+    A fixed lock timeout must outlast the longest update (a deep reply: minutes), so
+    an instance killed while handling a user's update (SIGKILL, OOM) left that user's
+    lock standing that long, and every other instance held all of the user's updates
+    behind it, the replay of the dead instance's own included. Here the lock lives
+    ``ttl`` seconds (the inbox lease: the dead instance's updates come back as soon)
+    and is extended every third of it while its update runs."""
+
+    def __init__(self, redis: Any, ttl: float, key_builder: Any = None) -> None:
+        from aiogram.fsm.storage.base import DefaultKeyBuilder
+
+        self.redis = redis
+        self.ttl = ttl
+        self.key_builder = key_builder or DefaultKeyBuilder()
+
+    @asynccontextmanager
+    async def lock(self, key: StorageKey) -> AsyncGenerator[None, None]:
+        lock = self.redis.lock(name=self.key_builder.build(key, "lock"), timeout=self.ttl)
+        await lock.acquire()  # waits while a live holder renews it
+        renewal = asyncio.create_task(self._renew(lock))
+        try:
+            yield
+        finally:
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewal
+            try:
+                await lock.release()
+            except Exception as exc:  # expired meanwhile (Redis was gone): nothing to free
+                logger.warning("event isolation lock not released (%s)", type(exc).__name__)
+
+    async def _renew(self, lock: Any) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            try:
+                await lock.extend(self.ttl, replace_ttl=True)
+            except Exception as exc:  # Redis gone for a moment: tried again next time
+                logger.warning("event isolation lock not extended (%s)", type(exc).__name__)
+
+    async def close(self) -> None:
+        pass
+
+
+__all__ = ["FallbackIsolation", "FallbackStorage", "RenewingRedisIsolation"]

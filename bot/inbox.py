@@ -227,6 +227,18 @@ class Inbox:
     def _finish_failed(finished: tuple[int, str], _exc: BaseException) -> None:
         logger.exception("inbox: could not mark update %s done", finished[0])
 
+    async def give_up(self, update_id: int) -> None:
+        """A stored update that cannot even be read (its JSON, or a shape this aiogram
+        does not know): claimed and marked ``poison`` at once, never replayed again."""
+        self._replaying.discard(update_id)
+        now = self._clock()
+        try:
+            async with self._db.write() as session:
+                if await repo.reclaim(session, update_id, self._owner, now, now + self._lease):
+                    await repo.finish(session, [update_id], self._owner, now, "poison")
+        except Exception:
+            logger.exception("inbox: could not give up update %s", update_id)
+
     async def heartbeat(self) -> None:
         """Renew the leases of the updates held here."""
         if not self._held:
@@ -339,8 +351,14 @@ class Replayer:
 
     async def _replay(self, update_id: int, payload: str) -> None:
         try:
-            raw = json.loads(payload)
-            await self._dispatcher.feed_raw_update(self._bot, raw)
+            try:
+                update = Update.model_validate(json.loads(payload), context={"bot": self._bot})
+            except ValueError:  # not JSON, or not an Update (pydantic's errors included)
+                # Replaying it would fail every sweep, on every instance, forever.
+                logger.error("inbox: stored update %s cannot be read, given up", update_id)
+                await self._inbox.give_up(update_id)
+                return
+            await self._dispatcher.feed_update(self._bot, update)
         except Exception:
             logger.exception("inbox: replay of update %s failed", update_id)
         finally:

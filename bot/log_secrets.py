@@ -16,16 +16,27 @@ import traceback
 
 #: ``bot<digits>:<secret>`` (in URLs) or a bare ``<digits>:<secret>`` token; Telegram's
 #: secret part is 30+ URL-safe characters, the tests' fake ones are shorter.
-_BOT_TOKEN = re.compile(r"(?<![\w])(bot)?(\d{3,}):[A-Za-z0-9_-]{6,}")
+#: The colon may be URL-encoded (``%3A``: a URL quoted by a proxy's error page or a
+#: client's log). A real token's shape (6+ digits, 30+ characters) is masked even
+#: glued to a word (``token_123456789:AAH…``), where the short shape is not.
+_BOT_TOKEN = re.compile(
+    r"(?:(?<![\w])(bot)?(\d{3,})|()(\d{6,})(?=(?::|%3[Aa])[A-Za-z0-9_-]{30,}))"
+    r"(?::|%3[Aa])[A-Za-z0-9_-]{6,}"
+)
 #: Sensor tokens (pipeline/farm/sensor_store.py: "stp_" + token_urlsafe).
 _SENSOR_TOKEN = re.compile(r"\bstp_[A-Za-z0-9_-]{4,}")
 MASK = "***"
 
 
+def _masked_bot_token(match: re.Match[str]) -> str:
+    prefix, bot_id = match.group(1) or "", match.group(2) or match.group(4)
+    return f"{prefix}{bot_id}:{MASK}"
+
+
 def mask_secrets(text: str) -> str:
     """``text`` with every token-shaped substring masked; the bot id stays readable."""
-    if ":" in text:
-        text = _BOT_TOKEN.sub(lambda m: f"{m.group(1) or ''}{m.group(2)}:{MASK}", text)
+    if ":" in text or "%3" in text:
+        text = _BOT_TOKEN.sub(_masked_bot_token, text)
     if "stp_" in text:
         text = _SENSOR_TOKEN.sub(f"stp_{MASK}", text)
     return text

@@ -5,7 +5,8 @@ aiogram's own polling asks again as soon as it has started the handlers of a bat
 so an update is confirmed before it is handled and a crash loses it for good. Here
 the order is fetch, store (bot/inbox.py: one transaction for the batch, claimed by
 this instance), then confirm (the next ``getUpdates``): if the store fails, the offset
-does not move and the same batch is fetched again.
+does not move and the same batch is fetched again. An update aiogram cannot read is
+kept as ``poison`` and passed, instead of failing its whole batch forever.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from aiogram import Bot, Dispatcher
-from aiogram.exceptions import TelegramRetryAfter
+from aiogram.exceptions import ClientDecodeError, TelegramRetryAfter
 from aiogram.methods import GetUpdates
 from aiogram.types import Update
 
@@ -32,6 +33,27 @@ BACKOFF_START_S = 0.5
 BACKOFF_MAX_S = 15.0
 
 T = TypeVar("T")
+
+
+def salvage(data: Any, bot: Bot) -> tuple[list[Update], list[tuple[int, dict[str, Any]]]] | None:
+    """A getUpdates answer aiogram could not read as a whole (one update of a shape it
+    does not know fails the batch, and polling would ask for the same batch forever):
+    the updates it can read, and the ``(update_id, raw)`` of those it cannot. None if
+    the answer is no batch of updates with ids at all."""
+    items = data.get("result") if isinstance(data, dict) and data.get("ok") is True else None
+    if not isinstance(items, list):
+        return None
+    readable: list[Update] = []
+    unreadable: list[tuple[int, dict[str, Any]]] = []
+    for item in items:
+        update_id = item.get("update_id") if isinstance(item, dict) else None
+        if not isinstance(update_id, int) or isinstance(update_id, bool):
+            return None  # nothing to move the offset past
+        try:
+            readable.append(Update.model_validate(item, context={"bot": bot}))
+        except ValueError:
+            unreadable.append((update_id, item))
+    return readable, unreadable
 
 
 async def until_stopped(awaitable: Awaitable[T], stop: asyncio.Event) -> T | None:
@@ -70,13 +92,21 @@ class Poller:
         delay = BACKOFF_START_S
         while not stop.is_set():
             request = GetUpdates(offset=offset, timeout=self._timeout_s, allowed_updates=allowed)
+            unreadable: list[tuple[int, dict[str, Any]]] = []
             try:
-                updates = await until_stopped(
-                    self._bot(request, request_timeout=self._timeout_s + 10), stop
-                )
+                try:
+                    updates = await until_stopped(
+                        self._bot(request, request_timeout=self._timeout_s + 10), stop
+                    )
+                except ClientDecodeError as exc:
+                    batch = salvage(exc.data, self._bot)
+                    if batch is None:
+                        raise
+                    updates, unreadable = batch
                 if updates is None:
                     return
                 new = await self._inbox.store(updates) if updates else []
+                await self._give_up(unreadable)
             except TelegramRetryAfter as exc:
                 logger.warning("getUpdates: flood control, waiting %ss", exc.retry_after)
                 await until_stopped(asyncio.sleep(exc.retry_after), stop)
@@ -89,11 +119,20 @@ class Poller:
                 delay = min(delay * 2, BACKOFF_MAX_S)
                 continue
             delay = BACKOFF_START_S
-            if updates:
+            if updates or unreadable:
                 # Stored: the next getUpdates may confirm them.
-                offset = updates[-1].update_id + 1
+                last = max([u.update_id for u in updates] + [uid for uid, _ in unreadable])
+                offset = last + 1
             for update in new:
                 self._spawn(update)
+
+    async def _give_up(self, unreadable: list[tuple[int, dict[str, Any]]]) -> None:
+        """Updates of a batch this aiogram cannot read (a newer Bot API's shape): kept
+        in the inbox as ``poison`` (so the offset may pass them) and logged."""
+        for update_id, raw in unreadable:
+            logger.error("polling: update %s could not be read, given up", update_id)
+            if await self._inbox.store_raw(update_id, raw):
+                await self._inbox.finish(update_id, "poison")
 
     def _spawn(self, update: Update) -> None:
         task = asyncio.create_task(self._feed(update))

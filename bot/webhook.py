@@ -36,6 +36,9 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 #: Telegram's updates are small; a file arrives as a file_id, not its bytes.
 CLIENT_MAX_SIZE = 1024 * 1024
 
+#: Update ids are positive and fit the inbox's BIGINT.
+MAX_UPDATE_ID = 2**63
+
 #: A readiness check: its name and a coroutine raising if the dependency is not ready.
 Check = tuple[str, Callable[[], Awaitable[None]]]
 
@@ -100,6 +103,8 @@ class WebhookServer:
             update_id = payload["update_id"]
             if not isinstance(update_id, int) or isinstance(update_id, bool):
                 raise TypeError("update_id")
+            if not 0 <= update_id < MAX_UPDATE_ID:  # no BIGINT holds it: 503 forever
+                raise ValueError("update_id")
         except (ValueError, KeyError, TypeError, RecursionError):
             # RecursionError: JSON nested thousands deep.
             return web.json_response({"error": "bad_update"}, status=400)
@@ -122,6 +127,13 @@ class WebhookServer:
             await self._dispatcher.feed_raw_update(self._bot, payload, **{CLAIMED: True})
         except Exception:
             logger.exception("update %s: handler failed", update_id)
+        finally:
+            if self._inbox.holds(update_id):
+                # It never reached the inbox middleware: an update this aiogram cannot
+                # read (a newer Bot API's shape). Held, it would be renewed forever;
+                # replayed, it would fail the same way: given up instead.
+                logger.error("webhook: update %s could not be read, given up", update_id)
+                await self._inbox.finish(update_id, "poison")
 
     async def healthz(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})

@@ -190,7 +190,11 @@ class Composer:
         except Exception as exc:
             logger.exception("composer: agent %s failed trace=%s", agent, request.incoming.trace_id)
             return AgentPart(agent, None, error=type(exc).__name__)
-        said = [call.tool for call, result in zip(calls, results, strict=True) if result.text]
+        said = [
+            call.tool
+            for call, result in zip(calls, results, strict=True)
+            if result.text and result.explained
+        ]
         lines = [result.text for result in results if result.text]
         # A novice also reads what the part's terms mean and why it matters.
         lines += why(self._catalog, ctx.lang, said, ctx.voice)
@@ -260,7 +264,8 @@ class Composer:
         lead: str | None = None,
     ) -> list[str]:
         ordered = sorted(parts, key=lambda part: _rank(part.agent))
-        texts = [part.text for part in ordered if part.text]
+        # Agents without a farm all say so: once is enough.
+        texts = list(dict.fromkeys(part.text for part in ordered if part.text))
         blocks: list[str] = list(texts)
         if own:
             blocks.append(own)

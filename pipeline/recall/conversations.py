@@ -131,7 +131,10 @@ class Conversations:
             since = await repo.last_summary_end(session, user_id)
             floor = now - self._rules.lookback
             since = floor if since is None or as_utc(since) < floor else since
-            rows = await repo.deep_since(session, user_id, since)
+            ignore = self._rules.ignore
+            rows = [
+                r for r in await repo.deep_since(session, user_id, since) if r.intent not in ignore
+            ]
             if not rows:
                 if not prompt:
                     return 0, None, False
@@ -139,8 +142,10 @@ class Conversations:
             talks = self._split(user_id, rows)
             last = talks[-1]
             silent = now - last.end >= self._rules.silence
-            moved_on = next_intent is not None and not self.same_subject(
-                last.turns[-1].intent, next_intent
+            moved_on = (
+                next_intent is not None
+                and next_intent not in ignore
+                and not self.same_subject(last.turns[-1].intent, next_intent)
             )
             going_on = not (silent or moved_on)
             if going_on:

@@ -48,6 +48,8 @@ class ConversationRules:
     lookback: timedelta
     #: intent -> its subject group: moving within a group is not a change of subject.
     groups: dict[str, int]
+    #: Social intents: they neither make a conversation nor end one.
+    ignore: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +106,7 @@ class RecallRules:
                         for number, group in enumerate(talk["subject_groups"])
                         for name in group
                     },
+                    ignore=frozenset(Intent(name).value for name in talk["ignore_intents"]),
                 ),
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -5,6 +5,7 @@ the inbox middleware, as in `stepan run`."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,7 +16,7 @@ from sqlalchemy import func, select
 
 from bot.dispatcher import build_dispatcher
 from bot.factory import Core
-from bot.inbox import Inbox
+from bot.inbox import Inbox, Replayer
 from bot.keyboards.pipeline import JournalCD
 from bot.local_session import ApiCall, LocalBot
 from bot.serving import build_deferred, build_inbox
@@ -203,3 +204,31 @@ async def test_a_one_part_reply_records_no_progress(
     async with core.db.read() as session:
         row = await session.get(UpdateInboxRow, 907)
     assert row is not None and (row.status, row.replies_sent) == ("done", 0)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    ['{"update_id": 908, "message": "привіт"}', "not json", ""],
+    ids=["unknown-shape", "not-json", "blank"],
+)
+async def test_a_stored_update_that_cannot_be_read_is_given_up_not_replayed_forever(
+    inboxed: tuple[LocalBot, Inbox], core: Core, payload: str
+) -> None:
+    """A shape this aiogram cannot read (a newer Bot API's) used to fail every sweep,
+    on every instance, with a traceback each time, and never count an attempt."""
+    tg, inbox = inboxed
+    async with core.db.write() as session:
+        session.add(
+            UpdateInboxRow(
+                update_id=908, payload=payload, status="handling", claimed_by="dead:1",
+                claimed_until=None, attempts=1, received_at=datetime.now(UTC),
+            )
+        )  # fmt: skip
+    replayer = Replayer(inbox, tg.dispatcher, tg.bot)
+    assert await replayer.sweep() == 1
+    await asyncio.gather(*replayer._tasks)
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 908)
+    assert row is not None and (row.status, row.outcome) == ("done", "poison")
+    assert await replayer.sweep() == 0
+    assert tg.session.calls == [] and inbox.held == 0

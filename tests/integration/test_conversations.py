@@ -265,3 +265,26 @@ async def test_the_job_visits_only_farmers_with_an_ended_talk_not_yet_compacted(
     async with session_factory() as session:
         assert await repo.users_with_ended_talk(session, *window()) == [USER]
     assert await recall_of(pipeline).conversations.close_idle() == 1
+
+
+async def test_a_thanks_sent_deep_neither_makes_nor_ends_a_conversation(
+    pipeline: Pipeline,
+    deep: CountingDeep,
+    clock: MovingClock,
+    memory: Memory,
+    session_factory: Factory,
+) -> None:
+    """Terms waiting for the operator send every message deep, «дякую» too; a social
+    message is no part of the conversation memory (no summary of «Теми: не
+    називались»), and it does not end the talk it interrupts."""
+    await memory.editor.update_farm(USER, dict_pending_count=2)
+    await pipeline.handle_message(incoming("яка вологість на полі 2"))
+    clock.advance(minutes=1)
+    thanks = await pipeline.handle_message(incoming("дякую"))
+    assert thanks.mode == "deep"
+    clock.advance(minutes=1)
+    await pipeline.handle_message(incoming("а на Північному яка вологість?"))
+    clock.advance(minutes=31)
+    assert await recall_of(pipeline).conversations.close_idle() == 1
+    (row,) = await summaries(session_factory)
+    assert row.message_count == 2 and row.intents == ["iot"]

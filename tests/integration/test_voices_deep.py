@@ -214,3 +214,19 @@ async def test_no_iot_is_terse_for_an_expert_and_explained_for_a_novice(
     note, answer = expert.text.split("\n\n")
     assert note.startswith(catalog.text("uk", "level.expert.compose.recall", summary=""))
     assert answer == catalog.text("uk", "level.expert.compose.no_iot")
+
+
+async def test_without_a_farm_a_novice_reads_so_once_without_explanations(
+    pipeline: Pipeline, catalog: Catalog
+) -> None:
+    """A new user (a novice) with no farm yet asks for a plan: the agents that need a
+    farm find none, and the reply says so once; the explanation of data there is none
+    of stays out."""
+    reply = await pipeline.handle_message(incoming("сплануй тиждень"))
+    assert reply.mode == "deep" and len(reply.crew) >= 2
+    no_farm = catalog.text("uk", "compose.no_farm")
+    assert reply.text.count(no_farm) == 1
+    # What planned jobs are is not explained where there are none to show; the
+    # season's hints (they need no farm) still are.
+    assert catalog.text("uk", "level.novice.why.planned_operations") not in reply.text
+    assert catalog.text("uk", "level.novice.why.season_hints") in reply.text

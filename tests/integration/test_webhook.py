@@ -88,7 +88,14 @@ async def test_an_update_is_answered_once_however_often_it_comes(
     await server.drain()
     assert [call.method for call in tg.session.calls] == ["sendMessage"]
     assert await count(core, InteractionRow) == 1
-    for junk in (b"{not json", b"[1, 2]", b'{"update_id": "7"}', b"[" * 100_000 + b"]" * 100_000):
+    for junk in (
+        b"{not json",
+        b"[1, 2]",
+        b'{"update_id": "7"}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"update_id": 1180591620717411303424}',  # 2**70: no BIGINT holds it
+        b'{"update_id": -1}',
+    ):
         bad = await client.post(PATH, data=junk, headers={SECRET_HEADER: SECRET})
         assert bad.status == 400
 
@@ -115,3 +122,23 @@ async def test_health_readiness_and_metrics(
     broken = await client.get("/readyz")
     assert broken.status == 503
     assert (await broken.json())["checks"]["migrations"].startswith("failed")
+
+
+async def test_an_update_this_aiogram_cannot_read_is_given_up_not_held(
+    served: tuple[TestClient, LocalBot, WebhookServer], core: Core
+) -> None:
+    """Stored, then unreadable (a newer Bot API's shape): it used to stay held by
+    the instance, its lease renewed forever, the inbox backlog never falling."""
+    client, tg, server = served
+    body = {"update_id": 20, "message": "привіт"}
+    response = await client.post(PATH, json=body, headers={SECRET_HEADER: SECRET})
+    assert response.status == 200  # taken: Telegram must not send it again and again
+    await server.drain()
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 20)
+    assert row is not None and (row.status, row.outcome) == ("done", "poison")
+    assert tg.session.calls == []
+    # The next update is handled as usual.
+    response = await client.post(PATH, json=update(tg, 21), headers={SECRET_HEADER: SECRET})
+    await server.drain()
+    assert [call.method for call in tg.session.calls] == ["sendMessage"]

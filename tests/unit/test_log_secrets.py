@@ -51,6 +51,10 @@ def test_bot_token_in_a_url_is_masked_and_the_bot_id_kept() -> None:
         f"https://api.telegram.org/file/bot{TOKEN}/documents/file_1.csv",
         f"issued {SENSOR} for farm 3",
         f"Authorization: Bearer {SENSOR}",
+        # A URL quoted by a proxy's error page or a client's log: the colon encoded.
+        "http://127.0.0.1:8081/bot" + TOKEN.replace(":", "%3A") + "/getUpdates",
+        "bot" + TOKEN.replace(":", "%3a"),
+        f"STEPAN_BOT_TOKEN_{TOKEN}",  # glued to a word
     ],
 )
 def test_token_shapes_are_masked(text: str) -> None:
@@ -64,6 +68,7 @@ def test_token_shapes_are_masked(text: str) -> None:
         "2025-05-01 12:30:45 polled 12:30",
         "ratio 3:2, field 17, trace=ab12cd34",
         "http://127.0.0.1:8081/bot/getUpdates",
+        "next=http%3A%2F%2Fexample.org%3A8080",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:

@@ -27,6 +27,9 @@ class ToolResult:
     text: str
     document: Attachment | None = None
     photo: Attachment | None = None
+    #: False when the text only says why there is nothing to show (no farm yet): a
+    #: novice's explanation of the part's data would explain nothing there.
+    explained: bool = True
 
 
 #: One tool: the request's context and its validated arguments in, text (and a file) out.

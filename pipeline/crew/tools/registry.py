@@ -73,7 +73,7 @@ class FarmTools:
         KeyError for a bad call, which an agent sees as a failed tool call)."""
         parsed = ARGS[name].model_validate(dict(args))
         if ctx.farm_id is None and name not in FARMLESS:
-            return ToolResult(name, ctx.text_of("compose.no_farm"))
+            return ToolResult(name, ctx.text_of("compose.no_farm"), explained=False)
         return await self._tools[name](ctx, parsed)
 
     async def crop_names(self, ctx: RunContext) -> list[str]:
