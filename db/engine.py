@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from db import sqlite_driver
 from db.checkpoint import WAL_SIZE_LIMIT
 
 #: How long a SQLite writer waits for the lock before giving up (ms).
@@ -65,6 +66,8 @@ def create_engine(
             database_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}, **kwargs
         )
         _configure_sqlite(engine, wal_size_limit if checkpoint_by_job else None)
+        if database_url.startswith("sqlite+aiosqlite"):
+            _one_hop_statements(engine)
         _strip_nul(engine)
         return engine
     if timeouts is not None and database_url.startswith("postgresql+asyncpg"):
@@ -125,6 +128,34 @@ def _configure_sqlite(engine: AsyncEngine, wal_size_limit: int | None) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _one_hop_statements(engine: AsyncEngine) -> None:
+    """aiosqlite, one trip to its thread per statement (db/sqlite_driver.py), with
+    the connect arguments the dialect worked out from the URL."""
+
+    @event.listens_for(engine.sync_engine, "do_connect")
+    def _connect(dialect: Any, _record: Any, cargs: list[Any], cparams: dict[str, Any]) -> Any:
+        return dialect.loaded_dbapi.connect(
+            *cargs, async_creator_fn=sqlite_driver.connect, **cparams
+        )
+
+
+def _has_nul(params: Any) -> bool:
+    """Any NUL in these parameters: one loop over a row, nothing copied."""
+    if isinstance(params, str):
+        return "\x00" in params
+    if isinstance(params, dict):
+        params = params.values()
+    elif not isinstance(params, tuple | list):
+        return False
+    for param in params:
+        if type(param) is str:
+            if "\x00" in param:
+                return True
+        elif isinstance(param, str | tuple | list | dict) and _has_nul(param):
+            return True
+    return False
+
+
 def _without_nul(params: Any) -> Any:
     if isinstance(params, str):
         return params.replace("\x00", "") if "\x00" in params else params
@@ -148,4 +179,5 @@ def _strip_nul(engine: AsyncEngine) -> None:
     def _before(
         conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool
     ) -> tuple[str, Any]:
-        return statement, _without_nul(parameters)
+        # Checked before copied: almost no statement carries a NUL.
+        return statement, _without_nul(parameters) if _has_nul(parameters) else parameters

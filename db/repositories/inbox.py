@@ -55,11 +55,13 @@ async def store_claimed(
         }
         for update in updates
     ]
+    # Rows as executemany parameters, not .values(rows): one cached statement
+    # whatever the batch size (a multi-row VALUES is compiled anew every time).
     result = await session.execute(
         insert(UpdateInboxRow)
-        .values(rows)
         .on_conflict_do_nothing(index_elements=["update_id"])
-        .returning(UpdateInboxRow.update_id)
+        .returning(UpdateInboxRow.update_id),
+        rows,
     )
     return set(result.scalars().all())
 

@@ -274,10 +274,10 @@ async def test_a_thanks_sent_deep_neither_makes_nor_ends_a_conversation(
     memory: Memory,
     session_factory: Factory,
 ) -> None:
-    """Terms waiting for the operator send every message deep, «дякую» too; a social
+    """A recent sensor alert sends every message deep, «дякую» too; a social
     message is no part of the conversation memory (no summary of «Теми: не
     називались»), and it does not end the talk it interrupts."""
-    await memory.editor.update_farm(USER, dict_pending_count=2)
+    await memory.editor.update_farm(USER, last_alert=clock())
     await pipeline.handle_message(incoming("яка вологість на полі 2"))
     clock.advance(minutes=1)
     thanks = await pipeline.handle_message(incoming("дякую"))
