@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiogram import Bot, Dispatcher
+from aiogram.types import Update
 from aiohttp import web
 
 from bot.inbox import CLAIMED, Inbox
@@ -124,16 +125,22 @@ class WebhookServer:
 
     async def _feed(self, update_id: int, payload: dict[str, Any]) -> None:
         try:
-            await self._dispatcher.feed_raw_update(self._bot, payload, **{CLAIMED: True})
+            update = Update.model_validate(payload, context={"bot": self._bot})
+        except ValueError:
+            # A shape this aiogram cannot read (a newer Bot API's): held, it would be
+            # renewed forever; replayed, it would fail the same way. Given up.
+            logger.error("webhook: update %s could not be read, given up", update_id)
+            await self._inbox.finish(update_id, "poison")
+            return
+        try:
+            await self._dispatcher.feed_update(self._bot, update, **{CLAIMED: True})
         except Exception:
             logger.exception("update %s: handler failed", update_id)
         finally:
             if self._inbox.holds(update_id):
-                # It never reached the inbox middleware: an update this aiogram cannot
-                # read (a newer Bot API's shape). Held, it would be renewed forever;
-                # replayed, it would fail the same way: given up instead.
-                logger.error("webhook: update %s could not be read, given up", update_id)
-                await self._inbox.finish(update_id, "poison")
+                # Failed before the inbox middleware took it: given back, for the
+                # next sweep to replay, rather than held and renewed forever.
+                await self._inbox.release(update_id)
 
     async def healthz(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})

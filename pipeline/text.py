@@ -76,8 +76,9 @@ _EMOJI_RE = re.compile(
 
 
 #: Control characters (C0 and C1) other than tab and newline: NUL is refused by
-#: PostgreSQL's text type, the rest are invisible noise or terminal escapes.
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: PostgreSQL's text type, the rest are invisible noise or terminal escapes. And lone
+#: surrogates (JSON's "\ud800" decodes to one): no database can store them.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 #: Characters that show nothing: format characters (zero-width space, joiners, bidi

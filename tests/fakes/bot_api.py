@@ -657,8 +657,13 @@ class FakeBotAPI:
 
     @staticmethod
     def _json_response(payload: JsonDict, status: int = 200) -> web.Response:
+        text = json.dumps(payload, ensure_ascii=False)
+        try:
+            body = text.encode()
+        except UnicodeEncodeError:  # a lone surrogate: sent escaped ("\ud800"), as JSON may
+            body = json.dumps(payload).encode()
         return web.Response(
-            body=json.dumps(payload, ensure_ascii=False).encode(),
+            body=body,
             status=status,
             content_type="application/json",
         )

@@ -59,3 +59,26 @@ async def test_an_unreadable_update_does_not_stall_polling(core: Core) -> None:
     async with core.db.read() as session:
         row = await session.get(UpdateInboxRow, unreadable)
     assert row is not None and (row.status, row.outcome) == ("done", "poison")
+
+
+async def test_a_lone_surrogate_does_not_stall_polling(core: Core) -> None:
+    """A text with a lone surrogate (JSON's "\\ud800") could not be stored as JSON:
+    the store of its batch failed, and polling asked for the same batch forever."""
+    async with FakeBotAPI() as api:
+        bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(api.base_url)))
+        dispatcher = build_dispatcher(core)
+        inbox = build_inbox(core, dispatcher)
+        poller = Poller(dispatcher, bot, inbox, timeout_s=1)
+        stop = asyncio.Event()
+        api.push_message(FARMER, "при\ud800віт")
+        api.push_message(FARMER + 1, "привіт")
+        task = asyncio.create_task(poller.run(stop))
+        try:
+            for chat in (FARMER, FARMER + 1):
+                await api.wait_for_count("sendMessage", 1, chat_id=chat, timeout=20)
+        finally:
+            stop.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(task, 10)
+            await asyncio.gather(*poller._tasks)
+            await bot.session.close()

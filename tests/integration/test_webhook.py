@@ -142,3 +142,40 @@ async def test_an_update_this_aiogram_cannot_read_is_given_up_not_held(
     response = await client.post(PATH, json=update(tg, 21), headers={SECRET_HEADER: SECRET})
     await server.drain()
     assert [call.method for call in tg.session.calls] == ["sendMessage"]
+
+
+async def test_an_update_failing_before_the_inbox_is_given_back_for_a_replay(
+    served: tuple[TestClient, LocalBot, WebhookServer],
+    core: Core,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Readable, but something before the inbox middleware failed (a transient error):
+    given back to the inbox for the next sweep, not held (and renewed) forever."""
+    client, tg, server = served
+
+    async def broken(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("a dependency blinked")
+
+    monkeypatch.setattr(tg.dispatcher, "feed_update", broken)
+    response = await client.post(PATH, json=update(tg, 30), headers={SECRET_HEADER: SECRET})
+    assert response.status == 200
+    await server.drain()
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 30)
+    assert row is not None and (row.status, row.claimed_by) == ("handling", None)
+
+
+async def test_a_lone_surrogate_is_stripped_and_the_message_answered(
+    served: tuple[TestClient, LocalBot, WebhookServer], core: Core
+) -> None:
+    """JSON's "\\ud800" decodes to a lone surrogate that no database stores: the
+    interaction was lost (and the inbox could not keep the update: 503 forever)."""
+    client, tg, server = served
+    body = update(tg, 22, "при\ud800віт")
+    response = await client.post(PATH, json=body, headers={SECRET_HEADER: SECRET})
+    assert response.status == 200
+    await server.drain()
+    assert [call.method for call in tg.session.calls] == ["sendMessage"]
+    async with core.db.read() as session:
+        texts = (await session.execute(select(InteractionRow.text))).scalars().all()
+    assert texts == ["привіт"]

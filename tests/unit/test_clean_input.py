@@ -30,6 +30,7 @@ from pipeline.types import Incoming
         ("\u200bпривіт", "\u200bпривіт"),  # invisible characters among words stay
         ("❤\ufe0f", "❤\ufe0f"),
         ("\u0301", ""),
+        ("при\ud800віт", "привіт"),  # a lone surrogate: no database stores it
     ],
 )
 def test_clean_input(raw: str, clean: str) -> None:
