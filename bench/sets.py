@@ -1,6 +1,7 @@
 """Accuracy on every labelled set: routing, journal and agronomy, set by set.
 
     python bench/sets.py [--bench routing|journal|agronomy] [--set NAME] [--json] [--misses]
+                         [--timing]
 
 The sets are files in ``bench/data`` named ``<bench>-<set>.jsonl`` (routing's ``dev``
 set is ``shared/corpus/routing-dev.jsonl``): ``dev`` is what the rules were written
@@ -11,8 +12,11 @@ tuning and never tuned on: its score is the one that predicts unseen messages.
 
 One line per set: routing's mode / intent / crew exact-set accuracy and the share of
 messages with all three right; journal's field accuracy and exact messages; agronomy's
-pass rate and wrong answers. No timing here: each bench's own script measures speed
-(``bench/routing.py``, ``bench/journal.py``, ``bench/agronomy.py``).
+pass rate and wrong answers. Each bench's own script measures speed
+(``bench/routing.py``, ``bench/journal.py``, ``bench/agronomy.py``); ``--timing`` adds,
+per routing set, the classifier's thread CPU time per message (best of 15 rounds of 5
+passes) next to a ``str.lower().split()`` baseline timed the same way in the same run:
+thread time is what a loaded machine's waiting for a core does not inflate.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +63,28 @@ def score_routing(path: Path, rules: Rulebook) -> dict[str, Any]:
         f"crew {report['crew_exact_accuracy']:.3f}  all {report['all_right']:.3f}"
     )
     return report
+
+
+def _cpu_us(fn: Callable[[routing.Case], object], cases: Sequence[routing.Case]) -> float:
+    for case in cases:
+        fn(case)
+    best = float("inf")
+    for _ in range(15):
+        start = time.thread_time()
+        for _ in range(5):
+            for case in cases:
+                fn(case)
+        best = min(best, time.thread_time() - start)
+    return best / (5 * len(cases)) * 1e6
+
+
+def time_routing(path: Path, rules: Rulebook) -> dict[str, float]:
+    cases = routing.load_corpus(path)
+    classifier = rules.classifier
+    cpu = _cpu_us(lambda case: routing.route(classifier, case), cases)
+    base = _cpu_us(lambda case: case.text.lower().split(), cases)
+    return {"cpu_us_per_message": round(cpu, 2), "cpu_baseline_us": round(base, 3),
+            "cpu_ratio": round(cpu / base, 1)}  # fmt: skip
 
 
 def score_journal(path: Path, rules: Rulebook) -> dict[str, Any]:
@@ -111,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", dest="sets", help="default: every set")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.add_argument("--misses", action="store_true", help="print every miss")
+    parser.add_argument("--timing", action="store_true", help="routing CPU time per message")
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     rules = Rulebook.load()
@@ -120,6 +148,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.sets and name not in args.sets:
                 continue
             report = SCORERS[bench](path, rules)
+            if args.timing and bench == "routing":
+                report.update(time_routing(path, rules))
+                report["headline"] += (
+                    f"  cpu {report['cpu_us_per_message']:.2f} µs/msg"
+                    f" (x{report['cpu_ratio']} of split)"
+                )
             results[f"{bench}/{name}"] = report
             if not args.json:
                 print(f"{bench + '/' + name:<20} {report['headline']}", flush=True)

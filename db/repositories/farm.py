@@ -203,6 +203,30 @@ async def operations_between(
     return result.scalars().all()
 
 
+async def journal_page(
+    session: AsyncSession,
+    farm_id: str,
+    start: date,
+    end: date,
+    *,
+    field_id: str | None = None,
+    limit: int,
+) -> tuple[Sequence[OperationRow], int]:
+    """The newest ``limit`` journal entries of ``start``..``end`` (one field's, when
+    given) and how many there are in all: "what is in the journal this week"."""
+    where = [OperationRow.farm_id == farm_id, OperationRow.op_date.between(start, end)]
+    if field_id is not None:
+        where.append(OperationRow.field_id == field_id)
+    rows = await session.execute(
+        select(OperationRow)
+        .where(*where)
+        .order_by(OperationRow.op_date.desc(), OperationRow.id.desc())
+        .limit(limit)
+    )
+    total = await session.scalar(select(func.count()).select_from(OperationRow).where(*where))
+    return rows.scalars().all(), int(total or 0)
+
+
 async def recent_operations(
     session: AsyncSession, author: str, since: datetime
 ) -> Sequence[OperationRow]:

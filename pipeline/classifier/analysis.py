@@ -142,19 +142,15 @@ class Matcher:
         """``a`` with more points (score, triggers) per intent from another reader (a
         probe), matched again by the same rules: minimum score, blockers, requirements;
         ``outranked`` intents are un-matched as a blocker would."""
-        blocked = set(a.blocked).union(outranked)
-        tally = _Tally(scores=dict(a.scores), triggers=dict(a.triggers), blocked=blocked)
+        blocked = a.blocked.union(outranked) if outranked else a.blocked
+        tally = _Tally(scores=dict(a.scores), triggers=dict(a.triggers), blocked=set(blocked))
         for name, (score, triggers) in extra.items():
             tally.scores[name] = tally.scores.get(name, 0) + score
             if triggers:
                 tally.triggers[name] = tally.triggers.get(name, 0) + triggers
         matched = self._matched_intents(tally, a.lexicons)
         return replace(
-            a,
-            scores=tally.scores,
-            triggers=tally.triggers,
-            matched=matched,
-            blocked=frozenset(tally.blocked),
+            a, scores=tally.scores, triggers=tally.triggers, matched=matched, blocked=blocked
         )
 
     def _token_hits(self, token: str) -> Hits:

@@ -170,14 +170,15 @@ class Classifier:
         extra: dict[Intent, tuple[int, int]] = {}
         outranked: set[Intent] = set()
         weight = self._settings.trigger_weight
+        triggered = a.triggers
         for name, probe in self._probes.items():
             spec = self._intents[name]
-            if any(n in a.matched and a.triggers.get(n, 0) for n in spec.yields_to):
+            if triggered and self._yields(spec, a):
                 continue
             score = probe(text)
             # Words of the outranked intents (a quantity: moisture, a threshold) do not
             # make a question about something else, unless a sensor word says so.
-            can_outrank = bool(spec.outranks) and spec.outranks_unless not in a.lexicons
+            can_outrank = spec.outranks_unless not in a.lexicons if spec.outranks else False
             if 0 < score < weight and (ctx.recent_advice or ctx.grows_crops):
                 others = {n for n in a.matched if self._intents[n].mode == "deep"}
                 if can_outrank and ctx.recent_advice:
@@ -191,6 +192,11 @@ class Classifier:
             if score >= weight and can_outrank:
                 outranked.update(spec.outranks)
         return self._matcher.with_scores(a, extra, outranked) if extra else a
+
+    @staticmethod
+    def _yields(spec: IntentSpec, a: Analysis) -> bool:
+        """Another intent the probe yields to matched on a trigger."""
+        return any(a.triggers.get(other, 0) and other in a.matched for other in spec.yields_to)
 
     def _strip_force_prefix(self, text: str) -> tuple[str, bool]:
         stripped = text.lstrip()
@@ -327,7 +333,7 @@ class Classifier:
             reasons.append("forced:ctx")
         if ctx.recent_alert:
             reasons.append("forced:recent_alert")
-        if ctx.pending_terms > 0:
+        if ctx.pending_terms > 0 and d.intent not in self._settings.termless_intents:
             reasons.append(f"forced:pending_terms={ctx.pending_terms}")
         if not reasons:
             return d

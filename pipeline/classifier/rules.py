@@ -78,6 +78,8 @@ class Settings:
     min_score: int
     clarify_max_words: int
     social_intents: frozenset[Intent]
+    #: Intents that carry no farm term: the farm's pending terms do not force them deep.
+    termless_intents: frozenset[Intent]
     social_max_extra_words: int
     first_contact_max_extra_words: int
     first_contact_crew: tuple[str, ...]
@@ -149,6 +151,7 @@ def _parse_settings(raw: Mapping[str, Any]) -> Settings:
         min_score=int(s["min_score"]),
         clarify_max_words=int(s["clarify_max_words"]),
         social_intents=frozenset(_intents(s["social_intents"], "social_intents")),
+        termless_intents=frozenset(_intents(s["termless_intents"], "termless_intents")),
         social_max_extra_words=int(s["social_max_extra_words"]),
         first_contact_max_extra_words=int(s["first_contact_max_extra_words"]),
         first_contact_crew=_str_tuple(s["first_contact_crew"], "first_contact_crew"),

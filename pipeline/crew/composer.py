@@ -152,11 +152,20 @@ class Composer:
             if Intent.ANALYSIS in intents:
                 calls.append(ToolCall("plan_vs_fact", {"period": text}))
             if Intent.SUMMARY in intents:
-                calls.append(ToolCall("season_summary", {"period": text}))
+                calls.append(await self._summary_call(text, ctx))
             if intents & {Intent.PLANNING, Intent.MULTI_OPS}:
                 calls.append(ToolCall("season_hints"))
             return calls or [ToolCall("season_summary", {"period": text})]
         return []
+
+    async def _summary_call(self, text: str, ctx: RunContext) -> ToolCall:
+        """What the journal holds ("що записано за тиждень", "покажи журнал поля 3") is
+        its entries; totals and recaps are the season summary."""
+        if not self._tools.words.journal.wanted(text):
+            return ToolCall("season_summary", {"period": text})
+        entry = field_in_text(text, await ctx.dictionary())
+        field_id = entry.canonical_id if entry is not None else ""
+        return ToolCall("journal_entries", {"period": text, "field": field_id})
 
     async def _iot_calls(
         self, request: DeepRequest, intents: frozenset[str], ctx: RunContext

@@ -13,6 +13,7 @@ from typing import Any
 
 from pipeline.crew.openers import OpenerRule
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
+from pipeline.farm.periods import DefaultKind
 from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import Phase
 from pipeline.text import tokenize
@@ -60,6 +61,39 @@ class AdviceTopic:
     sensor: str | None
 
 
+_DEFAULT_KINDS: tuple[DefaultKind, ...] = ("month", "season", "week", "recent")
+
+
+@dataclass(frozen=True, slots=True)
+class JournalView:
+    """When a summary lists the journal's entries instead of the season's totals
+    (``[journal_view]`` in compose.toml)."""
+
+    asks: PhraseMatcher
+    totals: PhraseMatcher
+    lines: int
+    default_period: DefaultKind
+
+    def wanted(self, text: str) -> bool:
+        return self.asks.first(text) is not None and self.totals.first(text) is None
+
+    @classmethod
+    def from_rules(cls, raw: Mapping[str, Any], grammar: Grammar) -> JournalView:
+        default = str(raw["default_period"])
+        kind = next((k for k in _DEFAULT_KINDS if k == default), None)
+        if kind is None:
+            raise ValueError(f"compose.toml: [journal_view] unknown default_period {default!r}")
+        lines = int(raw["lines"])
+        if lines < 1:
+            raise ValueError("compose.toml: [journal_view] lines must be at least 1")
+        return cls(
+            asks=PhraseMatcher({"journal": raw["phrases"]}, grammar),
+            totals=PhraseMatcher({"totals": raw["totals"]}, grammar),
+            lines=lines,
+            default_period=kind,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Words:
     chart: PhraseMatcher
@@ -70,6 +104,8 @@ class Words:
     planning_days: int
     #: When a deep reply opens with the farmer's name ([opener]).
     opener: OpenerRule
+    #: When a summary is the journal's entries ([journal_view]).
+    journal: JournalView
 
     def wants_chart(self, text: str) -> bool:
         return self.chart.first(text) is not None
@@ -121,6 +157,7 @@ class Words:
             season_by_month=season,
             planning_days=int(raw["planning"]["days_ahead"]),
             opener=OpenerRule.from_rules(raw["opener"], light),
+            journal=JournalView.from_rules(raw["journal_view"], grammar),
         )
 
 

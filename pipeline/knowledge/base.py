@@ -229,11 +229,12 @@ class KnowledgeBase:
                 scores[topic] = scores.get(topic, 0.0) + 1.0
                 strong.add(topic)
                 subjects.add(topic)
-        topics = self.data.topics
-        for topic in [t for t in scores if subjects and topics[t].yields_to_subject]:
-            if topic not in subjects:
-                del scores[topic]
-                strong.discard(topic)
+        if subjects:
+            topics = self.data.topics
+            for topic in [t for t in scores if topics[t].yields_to_subject]:
+                if topic not in subjects:
+                    del scores[topic]
+                    strong.discard(topic)
         words = self.data.words
         for named, marked in (
             (reading.after_crops, words.after_topic),

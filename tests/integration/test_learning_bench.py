@@ -27,13 +27,13 @@ def _bench() -> ModuleType:
 def test_the_small_loop_learns_and_never_gets_worse() -> None:
     out = subprocess.run(
         [sys.executable, str(REPO / "bench" / "learning.py"), "--json", "--days", "2",
-         "--messages", "90"],
+         "--messages", "150"],
         check=True, capture_output=True, text=True, timeout=600, cwd=REPO,
     )  # fmt: skip
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert set(result) == KEYS
     per_version = result["per_version"]
-    assert result["held_out"] == 36  # 40 % of 90
+    assert result["held_out"] == 60  # 40 % of 150
     assert result["versions"] == len(per_version) - 1 >= 1
     assert (result["accuracy_before"], result["accuracy_after"]) == (
         per_version[0],

@@ -302,16 +302,26 @@ def test_ctx_force_deep(clf: Classifier) -> None:
     assert "forced:ctx" in decision.reason
 
 
-@pytest.mark.parametrize(
-    ("ctx", "marker"),
-    [({"recent_alert": True}, "forced:recent_alert"), ({"pending_terms": 3}, "pending_terms")],
-)
-def test_alerts_and_new_terms_force_deep_keeping_the_intent(
-    clf: Classifier, ctx: dict[str, Any], marker: str
-) -> None:
-    decision, _ = route(clf, "ок, зрозуміло", **ctx)
+def test_a_recent_alert_forces_deep_keeping_the_intent(clf: Classifier) -> None:
+    decision, _ = route(clf, "ок, зрозуміло", recent_alert=True)
     assert (decision.mode, decision.intent) == ("deep", "ack")
-    assert marker in decision.reason
+    assert "forced:recent_alert" in decision.reason
+
+
+@pytest.mark.parametrize("text", ["поле біля ставу", "а що на тому полі", "запиши полив 20 мм"])
+def test_new_terms_force_a_message_that_can_name_one_deep(clf: Classifier, text: str) -> None:
+    light, _ = route(clf, text, pending_terms=0)
+    decision, _ = route(clf, text, pending_terms=3)
+    assert (decision.mode, decision.intent) == ("deep", light.intent)
+    assert "forced:pending_terms=3" in decision.reason
+
+
+@pytest.mark.parametrize("text", ["ок, зрозуміло", "дякую", "привіт", "хто я", "як справи?"])
+def test_new_terms_leave_pleasantries_light(clf: Classifier, text: str) -> None:
+    """Seed 3.1 forces deep when the message's own normalisation finds new terms;
+    a pleasantry names none, so a field waiting for approval changes nothing."""
+    decision, _ = route(clf, text, pending_terms=3)
+    assert decision.mode == "light" and "pending_terms" not in decision.reason
 
 
 def test_zero_pending_terms_do_not_force(clf: Classifier) -> None:

@@ -59,3 +59,42 @@ def test_which_crop_pays_better_is_a_decision(rules: Rulebook) -> None:
     mode, intent, crew = routed(rules, "що вигідніше посіяти на 5 полі, глянь статистику")
     assert (mode, intent) == ("deep", "decision")
     assert "sustainability" in crew
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "полив на полі 5 завтра",
+        "spraying tomorrow on field 2",
+        "обприскування поля 5 в суботу",
+        "we are going to spray tomorrow",
+    ],
+)
+def test_an_operation_with_its_field_or_day_ahead_is_recorded(rules: Rulebook, text: str) -> None:
+    assert routed(rules, text) == ("deep", "recording", ("ops",))
+
+
+def test_a_plan_for_the_day_is_still_planning(rules: Rulebook) -> None:
+    assert routed(rules, "сплануй обприскування на суботу")[1] == "planning"
+
+
+@pytest.mark.parametrize(("text", "intent"), [("що вмієш?", "help"), ("what can u do", "help")])
+def test_a_left_out_or_texted_pronoun(rules: Rulebook, text: str, intent: str) -> None:
+    assert routed(rules, text) == ("light", intent, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("здарова", "greeting"),
+        ("мои данные", "whoami"),
+        ("как жизнь", "smalltalk"),
+        ("как приготовить шашлык", "offtopic"),
+    ],
+)
+def test_colloquial_pleasantries(rules: Rulebook, text: str, intent: str) -> None:
+    assert routed(rules, text) == ("light", intent, ())
+
+
+def test_why_a_sensor_shows_something_is_an_alert(rules: Rulebook) -> None:
+    assert routed(rules, "почему датчик на поле 2 показывает 80 градусов")[1] == "iot_alert"

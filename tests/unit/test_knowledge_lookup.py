@@ -181,3 +181,32 @@ def test_any_harvest_verb_asks_about_the_harvest(question: str) -> None:
 def test_too_early_or_late_to_sow_is_a_sow_now_question(question: str) -> None:
     lookup = KB.lookup(question)
     assert (lookup.topic, lookup.mode) == ("sowing_window", "sow_now")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("скільки фосфору під сою", "nutrition"),
+        ("калієм підживлювати картоплю?", "nutrition"),
+        ("на скільки сантиметрів заробляти кукурудзу", "depth_spacing"),
+    ],
+)
+def test_every_case_of_a_topic_word(question: str, topic: str) -> None:
+    assert KB.lookup(question).topic == topic
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["кукурудза вилягає, чому?", "чому соняшник погано зійшов", "why is my corn lodging"],
+)
+def test_a_crops_symptom_is_a_sure_question_without_a_card(question: str) -> None:
+    # Sure enough to route to the advisor, and answered honestly: no card, no numbers.
+    assert KB.claim(question) == 2
+    lookup = KB.lookup(question)
+    assert lookup.topic == "symptoms" and lookup.cards == ()
+
+
+def test_the_best_time_to_sow_is_the_window_not_now() -> None:
+    assert KB.lookup("best time to sow sunflower in Kherson").mode == "answer"
+    for question in ("is it too cold to sow sunflower", "чи не холодно сіяти сою"):
+        assert KB.lookup(question).mode == "sow_now", question

@@ -85,3 +85,14 @@ def test_a_crop_or_field_put_before_the_question_is_still_a_question(
 def test_a_crop_put_first_in_a_told_operation_is_recorded(farm: Dictionary) -> None:
     op = parse_operation("кукурудзу як завжди обприскали на Гірці", farm, TODAY)
     assert op is not None and op.op_type == "spraying"
+
+
+@pytest.mark.parametrize(
+    ("text", "rate"),
+    [("посіяли горох 1,1 млн насінин на гектар", 1100), ("sowed peas 1.2 million seeds/ha", 1200)],
+)
+def test_millions_of_seeds_are_thousands_per_hectare(
+    farm: Dictionary, text: str, rate: float
+) -> None:
+    op = parse_operation(text, farm, TODAY)
+    assert op is not None and (op.rate, op.rate_unit) == (rate, "k/ha")

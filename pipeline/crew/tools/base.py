@@ -71,6 +71,11 @@ class PeriodArgs(_Args):
     period: str = Field(default="", max_length=PERIOD_TEXT_MAX)
 
 
+class JournalArgs(PeriodArgs):
+    #: A field of the farm by name or id; empty: every field.
+    field: str = Field(default="", max_length=80)
+
+
 #: Each tool's argument model: what an LLM may pass, checked before the tool runs.
 ARGS: dict[str, type[_Args]] = {
     "journal_card": NoArgs,
@@ -82,6 +87,7 @@ ARGS: dict[str, type[_Args]] = {
     "operations_report": PeriodArgs,
     "plan_vs_fact": PeriodArgs,
     "season_summary": PeriodArgs,
+    "journal_entries": JournalArgs,
     "season_hints": NoArgs,
     # Stepan's own: rule-based advice on the farmer's question (never called by an LLM).
     "advice": NoArgs,

@@ -14,6 +14,7 @@ from typing import Any
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import ARGS, FARMLESS, Tool, ToolResult
 from pipeline.crew.tools.farm_data import FarmDataTools
+from pipeline.crew.tools.journal_view import JournalViewTools
 from pipeline.crew.tools.season import SeasonTools, crop_names
 from pipeline.crew.tools.sensors import SensorTools
 from pipeline.crew.tools.status import PlatformProbe, StatusTools
@@ -45,6 +46,7 @@ class FarmTools:
         """Every tool over the farm's services, with the rules loaded in the factory."""
         tools: dict[str, Tool] = {
             **FarmDataTools(dates=dates, units=units).tools(),
+            **JournalViewTools(dates=dates, view=words.journal).tools(),
             **SensorTools(words=words, sensors=sensors, dates=dates).tools(),
             **SeasonTools(words=words).tools(),
             **StatusTools(platform_probe).tools(),

@@ -1,0 +1,95 @@
+"""The journal read back: "що записано за тиждень?", "покажи журнал", "які роботи
+були на полі 3 у травні" list the period's entries, newest first (docs/journal.md,
+"Reading the journal back")."""
+
+from __future__ import annotations
+
+from db.models import OperationRow
+from db.repositories import farm as farm_repo
+from pipeline.actions import ExampleAction, HelpExample
+from pipeline.crew.context import RunContext
+from pipeline.crew.tools.base import (
+    JournalArgs,
+    Tool,
+    ToolResult,
+    amount_text,
+    field_label,
+    field_names,
+    hemisphere,
+    long_date,
+    short_date,
+)
+from pipeline.crew.words import JournalView, field_by_name
+from pipeline.farm.dates import DateWords, parse_period
+from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.journal_card import crop_label
+from pipeline.farm.reports import op_label
+from pipeline.types import Button
+
+#: The /help example the «і ще N» line offers: the month's Excel report.
+REPORT_EXAMPLE: HelpExample = "report"
+
+
+class JournalViewTools:
+    def __init__(self, *, dates: DateWords, view: JournalView) -> None:
+        self._dates = dates
+        self._view = view
+
+    def tools(self) -> dict[str, Tool]:
+        return {"journal_entries": self.journal_entries}
+
+    async def journal_entries(self, ctx: RunContext, args: JournalArgs) -> ToolResult:
+        assert ctx.farm_id is not None
+        period = parse_period(
+            args.period,
+            ctx.today,
+            self._dates,
+            default=self._view.default_period,
+            hemisphere=hemisphere(ctx),
+        )
+        dictionary = await ctx.dictionary()
+        field = field_by_name(args.field, dictionary) if args.field else None
+        field_id = field.canonical_id if field is not None else None
+        limit = self._view.lines
+        async with ctx.db.read() as session:
+            rows, total = await farm_repo.journal_page(
+                session, ctx.farm_id, period.start, period.end, field_id=field_id, limit=limit
+            )
+            names = await field_names(session, ctx.farm_id) if rows or field_id else {}
+        start, end = long_date(period.start), long_date(period.end)
+        # The field by the farm's name, never its id.
+        where = (
+            ctx.text_of("compose.journal.on_field", field=field_label(ctx, names, field_id))
+            if field_id is not None
+            else ""
+        )
+        if not rows:
+            text = ctx.text_of("compose.journal.none", start=start, end=end, where=where)
+            return ToolResult("journal_entries", text)
+        entries = ctx.catalog.plural(ctx.lang, "plural.operations", total)
+        lines = [
+            ctx.text_of("compose.journal.header", start=start, end=end, where=where, count=entries)
+        ]
+        lines += [self._line(ctx, row, names, dictionary) for row in rows]
+        if total > len(rows):
+            lines.append(ctx.text_of("compose.journal.more", count=total - len(rows)))
+            if not ctx.artifacts.buttons:
+                label = ctx.catalog.text(ctx.lang, f"help.button.{REPORT_EXAMPLE}")
+                ctx.artifacts.buttons = ((Button(label, ExampleAction(REPORT_EXAMPLE)),),)
+        return ToolResult("journal_entries", "\n".join(lines))
+
+    def _line(
+        self, ctx: RunContext, row: OperationRow, names: dict[str, str], dictionary: Dictionary
+    ) -> str:
+        name = crop_label(dictionary, row.crop_id, ctx.lang)
+        crop = ctx.text_of("compose.journal.crop", crop=name) if name else ""
+        planned = ctx.text_of("compose.journal.planned") if row.status == "planned" else ""
+        return ctx.text_of(
+            "compose.journal.item",
+            date=short_date(row.op_date),
+            field=field_label(ctx, names, row.field_id),
+            operation=op_label(ctx.catalog, ctx.lang, row.op_type),
+            crop=crop,
+            amount=amount_text(ctx, row.quantity, row.unit, row.product),
+            planned=planned,
+        )

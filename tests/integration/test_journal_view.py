@@ -1,0 +1,197 @@
+"""The journal read back in chat (brief journalview), offline (no LLM) on a real
+migrated database: a question about what is recorded lists the period's entries,
+newest first, at most ten lines and «і ще N» with the report button; the farm's
+local dates; one field's entries; an empty period said plainly."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.models import CropRow, OperationRow
+from pipeline.actions import ExampleAction
+from pipeline.clock import Clock
+from pipeline.crew.composer import ComposerParts
+from pipeline.deep import DeepTemplate
+from pipeline.farm.reports import op_label
+from pipeline.handle import Pipeline
+from pipeline.i18n import Catalog
+from pipeline.memory import Memory
+from tests.integration import deep_world as world
+from tests.integration.deep_world import USER, say
+
+no_internet, farm = world.no_internet, world.farm
+
+NORTH, TWO = "field:pivnichne", "field:pole-2"
+#: 22:30 UTC on 14 May is already 01:30 on 15 May on the farm's clock (Europe/Kyiv).
+LATE_EVENING = datetime(2025, 5, 14, 22, 30, tzinfo=UTC)
+
+
+@pytest.fixture
+def pipeline_clock() -> Clock:
+    return lambda: LATE_EVENING
+
+
+def _op(
+    farm_id: str, number: int, op_type: str, field_id: str, day: date, **extra: object
+) -> OperationRow:
+    return OperationRow(
+        farm_id=farm_id,
+        op_type=op_type,
+        field_id=field_id,
+        op_date=day,
+        status=str(extra.pop("status", "done")),
+        author=USER,
+        source_key=f"jv:{number}",
+        **extra,
+    )
+
+
+async def _add(factory: async_sessionmaker[AsyncSession], *rows: object) -> None:
+    async with factory() as session:
+        session.add_all(rows)
+        await session.commit()
+
+
+def _item(catalog: Catalog, day: str, field: str, op_type: str, tail: str = "") -> str:
+    return catalog.text(
+        "uk",
+        "compose.journal.item",
+        date=day,
+        field=field,
+        operation=op_label(catalog, "uk", op_type),
+        crop="",
+        amount=tail,
+        planned="",
+    )
+
+
+async def test_the_offline_composer_answers(pipeline: Pipeline) -> None:
+    assert isinstance(pipeline.deep, DeepTemplate)
+    assert isinstance(pipeline.deep.producer, ComposerParts)
+
+
+async def test_what_was_recorded_this_week_is_listed_newest_first(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    # Twelve sprayings of Поле 2, one a day up to the farm's today (15 May), and a
+    # sowing of wheat on Північне on the farm's today.
+    today = date(2025, 5, 15)
+    rows = [
+        _op(farm, n, "spraying", TWO, today - timedelta(days=n % 7), product="Децис")
+        for n in range(12)
+    ]
+    rows.append(
+        _op(farm, 99, "sowing", NORTH, today, crop_id="crop:wheat", quantity=220.0, unit="kg/ha")
+    )
+    await _add(session_factory, *rows)
+    reply = await say(pipeline, session_factory, "що записано за тиждень?")
+    assert (reply.intent, reply.crew) == ("summary", ("sustainability",))
+    catalog = pipeline.catalog
+    lines = reply.text.splitlines()
+    items = [line for line in lines if line.startswith("• ")]
+    assert len(items) == 10  # at most ten lines
+    # Newest first; the farm's 15 May (UTC still says the 14th) comes first.
+    dates = [line[2:7] for line in items]
+    assert dates == sorted(dates, key=lambda d: (d[3:], d[:2]), reverse=True)
+    assert dates[0] == "15.05"
+    # Names, never ids: the field, the crop, the operation, the amount with its unit.
+    assert any("Північне" in line and "Пшениця" in line and "220 кг/га" in line for line in items)
+    assert "field:" not in reply.text and "crop:" not in reply.text
+    assert _item(catalog, "15.05", "Поле 2", "spraying", ", Децис") in items
+    header = catalog.text(
+        "uk",
+        "compose.journal.header",
+        start="09.05.2025",
+        end="15.05.2025",
+        where="",
+        count=catalog.plural("uk", "plural.operations", 13),
+    )
+    assert header in lines
+    # 13 entries, 10 shown: the rest is in the report, a button away.
+    assert catalog.text("uk", "compose.journal.more", count=3) in lines
+    assert [b.action for row in reply.buttons for b in row] == [ExampleAction("report")]
+    # Not the season's totals.
+    assert catalog.text("uk", "reports.summary_no_water") not in reply.text
+
+
+async def test_one_fields_work_in_a_month(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    """The seeded farm's April: Північне was watered on the 10th (20 mm), two more
+    waterings planned on the 5th and the 12th; Поле 2 had nothing."""
+    reply = await say(pipeline, session_factory, "які роботи були на Північному у квітні")
+    catalog = pipeline.catalog
+    items = [line for line in reply.text.splitlines() if line.startswith("• ")]
+    planned = catalog.text("uk", "compose.journal.planned")
+    irrigation = op_label(catalog, "uk", "irrigation")
+    assert items == [
+        _item(catalog, "12.04", "Північне", "irrigation") + planned,
+        _item(catalog, "10.04", "Північне", "irrigation", ", 20 мм"),
+        _item(catalog, "05.04", "Північне", "irrigation") + planned,
+    ]
+    assert irrigation in items[0]
+    where = catalog.text("uk", "compose.journal.on_field", field="Північне")
+    assert f"01.04.2025–30.04.2025{where}" in reply.text
+    # Few lines: no "more", no report button.
+    actions = [b.action for row in reply.buttons for b in row]
+    assert ExampleAction("report") not in actions
+    assert catalog.text("uk", "compose.journal.more", count=1)[:8] not in reply.text
+
+
+async def test_an_empty_period_is_said_plainly(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "покажи журнал за березень")
+    none = pipeline.catalog.text(
+        "uk", "compose.journal.none", start="01.03.2025", end="31.03.2025", where=""
+    )
+    assert none in reply.text
+    assert "запиши" in none  # how to record is suggested
+    assert not any(line.startswith("• ") for line in reply.text.splitlines())
+
+
+async def test_an_expert_reads_the_terse_lines(
+    pipeline: Pipeline,
+    memory: Memory,
+    session_factory: async_sessionmaker[AsyncSession],
+    farm: str,
+) -> None:
+    assert await memory.editor.set_expertise(USER, "expert", by_operator=False)
+    reply = await say(pipeline, session_factory, "що записали у квітні на Північному")
+    catalog = pipeline.catalog
+    line = catalog.text(
+        "uk",
+        "level.expert.compose.journal.item",
+        date="10.04",
+        field="Північне",
+        operation=op_label(catalog, "uk", "irrigation"),
+        crop="",
+        amount=", 20 мм",
+        planned="",
+    )
+    assert line in reply.text.splitlines()
+
+
+async def test_totals_are_still_the_season_summary(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    reply = await say(pipeline, session_factory, "підсумки сезону")
+    assert "20 мм" in reply.text
+    assert not any(line.startswith("• 10.04") for line in reply.text.splitlines())
+
+
+async def test_a_crop_is_read_by_the_farms_own_name(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    await _add(
+        session_factory,
+        CropRow(farm_id=farm, crop_id="crop:sunflower", name="Соняшник Ясон"),
+        _op(farm, 7, "sowing", TWO, date(2025, 5, 2), crop_id="crop:sunflower"),
+    )
+    reply = await say(pipeline, session_factory, "покажи журнал")
+    assert any(
+        line.startswith("• 02.05") and "Соняшник Ясон" in line for line in reply.text.splitlines()
+    )
