@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow
+from db.repositories.reporting import as_utc
 
 # -- remembered answers ------------------------------------------------------------------
 
@@ -69,30 +70,45 @@ async def last_summary_end(session: AsyncSession, user_id: str) -> datetime | No
     )
 
 
+#: Users whose last summary is read per statement (the size of an IN list).
+ENDED_TALK_BATCH = 500
+
+
 async def users_with_ended_talk(
     session: AsyncSession, since: datetime, quiet_before: datetime
 ) -> list[str]:
     """Users whose conversation has ended and is not compacted yet: their newest deep
     interaction after ``since`` is older than ``quiet_before`` (the silence) and newer
-    than the end of their last summary. One grouped read of the deep messages since
-    ``since`` (ix_interactions_stats), so a farmer whose talks are all compacted costs
-    the job nothing."""
-    last_deep = func.max(InteractionRow.created_at)
-    compacted_until = (
-        select(func.max(ConversationSummaryRow.period_end))
-        .where(ConversationSummaryRow.user_id == InteractionRow.user_id)
-        .scalar_subquery()
-    )
-    rows = await session.scalars(
-        select(InteractionRow.user_id)
-        .where(InteractionRow.mode == "deep", InteractionRow.created_at > since)
-        .group_by(InteractionRow.user_id)
-        .having(
-            last_deep <= quiet_before,
-            or_(compacted_until.is_(None), last_deep > compacted_until),
+    than the end of their last summary, sorted.
+
+    Two reads, no grouping in SQL: the deep messages since ``since`` through the time
+    index (ix_interactions_stats), the newest per user taken here, then the last
+    summary of those candidates only, by key. Grouped by user in SQL, SQLite with
+    planner statistics walked every farmer's index instead (1.4 s at 100,000 farmers,
+    holding the connection). A farmer whose talks are all compacted costs one row."""
+    newest: dict[str, datetime] = {}
+    deep = await session.execute(
+        select(InteractionRow.user_id, InteractionRow.created_at).where(
+            InteractionRow.mode == "deep", InteractionRow.created_at > since
         )
     )
-    return list(rows)
+    for user_id, at in deep.all():
+        moment = as_utc(at)
+        if user_id not in newest or moment > newest[user_id]:
+            newest[user_id] = moment
+    quiet = as_utc(quiet_before)
+    candidates = sorted(user for user, at in newest.items() if at <= quiet)
+    ended: list[str] = []
+    for start in range(0, len(candidates), ENDED_TALK_BATCH):
+        chunk = candidates[start : start + ENDED_TALK_BATCH]
+        compacted = await session.execute(
+            select(ConversationSummaryRow.user_id, func.max(ConversationSummaryRow.period_end))
+            .where(ConversationSummaryRow.user_id.in_(chunk))
+            .group_by(ConversationSummaryRow.user_id)
+        )
+        until = {user: as_utc(end) for user, end in compacted.all() if end is not None}
+        ended += [user for user in chunk if user not in until or newest[user] > until[user]]
+    return ended
 
 
 async def summaries(

@@ -244,6 +244,32 @@ async def test_history_older_than_the_lookback_is_not_summarised(
     assert await summaries(session_factory) == []
 
 
+async def test_ended_talks_are_found_across_batches_of_farmers(
+    pipeline: Pipeline,
+    clock: MovingClock,
+    session_factory: Factory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The candidates' summaries are read a batch at a time; none is lost or doubled
+    at a batch's edge, and a compacted farmer who speaks again is a candidate again."""
+    monkeypatch.setattr(repo, "ENDED_TALK_BATCH", 2)
+    farmers = [f"tg:90{n}" for n in range(5)]
+    for farmer in farmers:
+        await pipeline.handle_message(incoming("яка вологість на полі 2", user=farmer))
+    clock.advance(minutes=35)
+    conversations = recall_of(pipeline).conversations
+    since, quiet = clock() - timedelta(hours=24), clock() - timedelta(minutes=30)
+    async with session_factory() as session:
+        assert await repo.users_with_ended_talk(session, since, quiet) == farmers
+    assert await conversations.close_idle() == 5
+    for farmer in (farmers[1], farmers[4]):
+        await pipeline.handle_message(incoming("а на полі 3?", user=farmer))
+    clock.advance(minutes=35)
+    since, quiet = clock() - timedelta(hours=24), clock() - timedelta(minutes=30)
+    async with session_factory() as session:
+        assert await repo.users_with_ended_talk(session, since, quiet) == [farmers[1], farmers[4]]
+
+
 async def test_the_job_visits_only_farmers_with_an_ended_talk_not_yet_compacted(
     pipeline: Pipeline, clock: MovingClock, session_factory: Factory
 ) -> None:
