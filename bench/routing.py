@@ -130,7 +130,7 @@ def measure(cases: Sequence[Case], rules: Rulebook, repeat: int) -> dict[str, fl
         rules.classifier.rules,
         rules.grammar,
         token_cache_size=0,
-        probes={"knowledge": rules.knowledge.claim},
+        probes=rules.classifier.probes,
     )
     base = per_message_us(_baseline, cases, repeat)
     warm_us = per_message_us(lambda c: route(warm, c), cases, repeat)

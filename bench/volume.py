@@ -32,9 +32,10 @@ seconds with no job running: on a loaded machine that floor is what scheduling
 costs, and a job's figure means something only above it; ``job_max_transaction_ms``
 has each job's longest transaction (BEGIN to COMMIT, the job's or a probe's): on
 SQLite what a waiting message waits for at most per turn, load or not. Ratios are
-big/small of light messages. ``--database-url`` (PostgreSQL: a server URL whose user may create
-databases) builds both databases there instead of SQLite files; they are dropped
-afterwards.
+big/small of light messages. ``default_profile_fallbacks`` counts messages answered
+with a default profile because theirs could not be read in time (the goal: none).
+``--database-url`` (PostgreSQL: a server URL whose user may create databases) builds
+both databases there instead of SQLite files; they are dropped afterwards.
 """
 
 from __future__ import annotations
@@ -244,7 +245,41 @@ async def databases(
         await admin.dispose()
 
 
+class Fallbacks(logging.Handler):
+    """Counts the messages answered with a default profile because their profile
+    could not be read (pipeline/memory/loading.py logs each): a conversation locked
+    out of the database until its turn timed out. Listens while in a ``with``."""
+
+    LOGGER = "pipeline.memory.loading"
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+        self._logger = logging.getLogger(self.LOGGER)
+        self._level = self._logger.level
+
+    def __enter__(self) -> Fallbacks:
+        self._logger.setLevel(logging.WARNING)
+        self._logger.addHandler(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "fallback to default profile" in record.getMessage():
+            self.count += 1
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    with Fallbacks() as fallbacks:
+        result = await _run(args)
+    result["default_profile_fallbacks"] = fallbacks.count
+    return result
+
+
+async def _run(args: argparse.Namespace) -> dict[str, Any]:
     now = datetime.now(UTC).replace(microsecond=0)
     per_user = args.interactions / args.users
     sizes = {

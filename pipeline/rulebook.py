@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
+from pipeline.classifier.lookback import LookBack
 from pipeline.crew.config import AGENTS_FILE, PROMPTS_FILE, CrewSpec, Prompts
 from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
 from pipeline.farm.dates import DEFAULT_DATES, DateWords
@@ -130,8 +131,12 @@ class Rulebook:
             thresholds, operation_rules.units, shared_crops, names, knowledge, date_words
         )
         # The knowledge base's question reader scores the advice intent.
+        classifier_rules = ClassifierRules.load(classifier)
+        look_back = LookBack.from_rules(classifier_rules, thresholds)
         depth = Classifier(
-            ClassifierRules.load(classifier), thresholds, probes={"knowledge": knowledge_base.claim}
+            classifier_rules,
+            thresholds,
+            probes={"knowledge": knowledge_base.claim, "lookback": look_back.claim},
         )
         return cls(
             grammar=thresholds,

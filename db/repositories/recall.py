@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow
+from db.repositories.reporting import as_utc
 
 # -- remembered answers ------------------------------------------------------------------
 
@@ -69,30 +70,36 @@ async def last_summary_end(session: AsyncSession, user_id: str) -> datetime | No
     )
 
 
-async def users_with_ended_talk(
-    session: AsyncSession, since: datetime, quiet_before: datetime
-) -> list[str]:
-    """Users whose conversation has ended and is not compacted yet: their newest deep
-    interaction after ``since`` is older than ``quiet_before`` (the silence) and newer
-    than the end of their last summary. One grouped read of the deep messages since
-    ``since`` (ix_interactions_stats), so a farmer whose talks are all compacted costs
-    the job nothing."""
-    last_deep = func.max(InteractionRow.created_at)
-    compacted_until = (
-        select(func.max(ConversationSummaryRow.period_end))
-        .where(ConversationSummaryRow.user_id == InteractionRow.user_id)
-        .scalar_subquery()
-    )
-    rows = await session.scalars(
-        select(InteractionRow.user_id)
-        .where(InteractionRow.mode == "deep", InteractionRow.created_at > since)
-        .group_by(InteractionRow.user_id)
-        .having(
-            last_deep <= quiet_before,
-            or_(compacted_until.is_(None), last_deep > compacted_until),
+async def newest_deep(
+    session: AsyncSession, after: datetime, until: datetime
+) -> dict[str, datetime]:
+    """Each user's newest deep interaction in (``after``, ``until``], in UTC. Read
+    through the time index (ix_interactions_stats) without grouping in SQL: grouped by
+    user, SQLite with planner statistics walked every farmer's index instead (1.4 s at
+    100,000 farmers)."""
+    newest: dict[str, datetime] = {}
+    rows = await session.execute(
+        select(InteractionRow.user_id, InteractionRow.created_at).where(
+            InteractionRow.mode == "deep",
+            InteractionRow.created_at > after,
+            InteractionRow.created_at <= until,
         )
     )
-    return list(rows)
+    for user_id, at in rows.all():
+        moment = as_utc(at)
+        if user_id not in newest or moment > newest[user_id]:
+            newest[user_id] = moment
+    return newest
+
+
+async def compacted_until(session: AsyncSession, users: Sequence[str]) -> dict[str, datetime]:
+    """The end of each of ``users``' last summary (users without one are absent)."""
+    rows = await session.execute(
+        select(ConversationSummaryRow.user_id, func.max(ConversationSummaryRow.period_end))
+        .where(ConversationSummaryRow.user_id.in_(users))
+        .group_by(ConversationSummaryRow.user_id)
+    )
+    return {user: as_utc(end) for user, end in rows.all() if end is not None}
 
 
 async def summaries(

@@ -34,13 +34,26 @@ async def farms_with_readings(
 ) -> list[WatchedFarm]:
     """Farms with a reading of one of ``types`` at or after ``since`` (and before
     ``until``, when given), by farm id, less those whose sensors an operator switched
-    off (their readings are kept, nobody is alerted by them).
+    off (their readings are kept, nobody is alerted by them): ``farm_ids_with_readings``
+    then ``watched_farms``."""
+    ids = await farm_ids_with_readings(session, types, since=since, until=until)
+    return await watched_farms(session, ids)
 
-    One range over the window of readings (``ix_sensor_readings_recent``, read from
-    the index alone), then each of those farms by its key: the cost follows the
-    readings of the window, not the number of farms (a probe per farm was 100,000
-    subqueries at 100,000 farms). The watcher asks for its lookback a slice at a time
-    (pipeline/farm/alerts.py), so no one transaction walks a week of readings."""
+
+async def farm_ids_with_readings(
+    session: AsyncSession,
+    types: Collection[str],
+    *,
+    since: datetime,
+    until: datetime | None = None,
+) -> list[str]:
+    """The ids of the farms with a reading of one of ``types`` in [since, until), in
+    order. One range over the window of readings (``ix_sensor_readings_recent``), the
+    farms' keys from their index alone: the cost follows the readings of the window,
+    not the number of farms (a probe per farm was 100,000 subqueries at 100,000
+    farms). The watcher asks for its lookback an hour at a time and reads the farms'
+    profiles afterwards, by key (``watched_farms``), so no one transaction walks a week
+    of readings or parses every farm's thresholds once per hour of it."""
     readings = SensorReadingRow
     window = [readings.measured_at >= as_utc(since)]
     if until is not None:
@@ -49,13 +62,26 @@ async def farms_with_readings(
     # index in farm order to make it distinct instead of the window's range.
     recent = select(readings.farm_id).where(*window, readings.sensor_type.in_(list(types)))
     result = await session.execute(
+        select(FarmProfileRow.farm_id)
+        .where(FarmProfileRow.farm_id.in_(recent))
+        .order_by(FarmProfileRow.farm_id)
+    )
+    return list(result.scalars())
+
+
+async def watched_farms(session: AsyncSession, farm_ids: Collection[str]) -> list[WatchedFarm]:
+    """What the alerts need of these farms' profiles, by farm id; a farm whose sensors
+    an operator switched off is left out."""
+    if not farm_ids:
+        return []
+    result = await session.execute(
         select(
             FarmProfileRow.farm_id,
             FarmProfileRow.user_id,
             FarmProfileRow.alert_thresholds,
             FarmProfileRow.iot_sensors,
         )
-        .where(FarmProfileRow.farm_id.in_(recent))
+        .where(FarmProfileRow.farm_id.in_(list(farm_ids)))
         .order_by(FarmProfileRow.farm_id)
     )
     return [

@@ -32,9 +32,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import AlertRow, FieldRow
 from db.repositories.sensor_watch import (
     due_alerts,
-    farms_with_readings,
+    farm_ids_with_readings,
     newest_per_probe,
     probe_activity,
+    watched_farms,
 )
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
@@ -62,8 +63,10 @@ __all__ = ["AlertSender", "AlertWatcher", "RecipientGone", "WatchResult", "breac
 #: Older readings open no threshold episode: a reading a day old says nothing about
 #: now (silence says it instead), and an alert about last week's dry spell is noise.
 MAX_READING_AGE = timedelta(hours=24)
-#: The farms to watch are read this much of the lookback per transaction.
+#: The farms to watch are read this much of the lookback per transaction...
 FARMS_SLICE = timedelta(hours=1)
+#: ...and then their profiles this many per transaction.
+FARMS_PER_READ = 500
 #: A recovery not sent within this long after the episode ended is not sent at all.
 RECOVERY_MAX_AGE = timedelta(hours=24)
 
@@ -180,25 +183,33 @@ class AlertWatcher:
         return max(self._max_age, self._policy.silent_lookback)
 
     async def _farms(self, now: datetime) -> list[_Farm]:
-        """Farms with readings in the lookback, read a slice of it per transaction:
-        a week of 10,000 farms' readings is a million index entries, which in one
-        read held SQLite's single connection for a second."""
-        found: dict[str, _Farm] = {}
+        """Farms with readings in the lookback: their ids a slice of the lookback per
+        read (a week of 10,000 farms' readings is a million index entries, a second
+        in one read), then their profiles by key, ``FARMS_PER_READ`` a read."""
+        found: set[str] = set()
         start = now - self._lookback()
         while True:
             end = start + FARMS_SLICE
             last = end >= now  # the newest slice is open (a probe's clock may run ahead)
             async with self._db.read() as session:
-                farms = await farms_with_readings(
-                    session, list(self._types.types), since=start, until=None if last else end
-                )
-            for f in farms:
-                found[f.farm_id] = _Farm(
-                    f.farm_id, f.user_id, thresholds_of(f.alert_thresholds, f.farm_id)
+                found.update(
+                    await farm_ids_with_readings(
+                        session, list(self._types.types), since=start, until=None if last else end
+                    )
                 )
             if last:
-                return [found[farm_id] for farm_id in sorted(found)]
+                break
             start = end
+        ordered = sorted(found)
+        farms: list[_Farm] = []
+        for first in range(0, len(ordered), FARMS_PER_READ):
+            async with self._db.read() as session:
+                watched = await watched_farms(session, ordered[first : first + FARMS_PER_READ])
+            farms += [
+                _Farm(f.farm_id, f.user_id, thresholds_of(f.alert_thresholds, f.farm_id))
+                for f in watched
+            ]
+        return farms
 
     async def _update_episodes(self, farm: _Farm, now: datetime) -> tuple[int, int]:
         policy = self._policy

@@ -121,4 +121,4 @@ async def test_the_watcher_reads_its_lookback_slice_by_slice_and_misses_no_farm(
     db.read = counted  # type: ignore[method-assign]
     farms = await watcher._farms(NOW)
     assert [f.farm_id for f in farms] == [f"farm:{n}" for n in range(len(ages) + 1)]
-    assert reads == lookback // FARMS_SLICE
+    assert reads == lookback // FARMS_SLICE + 1  # the slices, then the profiles

@@ -52,3 +52,29 @@ def test_a_question_about_the_journal_is_a_summary(rules: Rulebook, text: str) -
 )
 def test_new_work_is_still_a_record(rules: Rulebook, text: str) -> None:
     assert routed(rules, text) == ("deep", "recording", ("ops",))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["записали за тиждень?", "записано щось на Північному за травень?", "logged anything today?"],
+)
+def test_a_question_mark_asks_what_was_recorded(rules: Rulebook, text: str) -> None:
+    """No question word: the question mark (which the tokeniser drops) is read by the
+    look-back probe."""
+    assert routed(rules, text) == ("deep", "summary", ("sustainability",))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same words without the question mark: a record
+        "записали за тиждень",
+        # a record command, asked or not
+        "запиши полив 20 мм на полі 3?",
+        # work told as a question ("внесли" tells the work, not the writing)
+        "внесли 100 кг селітри на поле 2?",
+        "вчора посіяли кукурудзу на південному?",
+    ],
+)
+def test_a_question_mark_alone_does_not_undo_a_record(rules: Rulebook, text: str) -> None:
+    assert routed(rules, text)[1] == "recording"
