@@ -75,6 +75,20 @@ async def lock_farm(session: AsyncSession, user_id: str) -> FarmProfileRow | Non
     return result.scalar_one_or_none()
 
 
+async def lock_farms(session: AsyncSession, user_ids: Sequence[str]) -> Sequence[FarmProfileRow]:
+    """``lock_farm`` for several users in one statement (in user order)."""
+    if not user_ids:
+        return []
+    result = await session.execute(
+        select(FarmProfileRow)
+        .where(FarmProfileRow.user_id.in_(user_ids))
+        .order_by(FarmProfileRow.user_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return result.scalars().all()
+
+
 def dialect_insert(session: AsyncSession) -> Any:
     """The INSERT construct of the session's dialect (it has ON CONFLICT DO NOTHING)."""
     dialect = session.bind.dialect.name if session.bind is not None else "sqlite"

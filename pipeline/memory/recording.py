@@ -193,8 +193,9 @@ class InteractionRecorder(ProfileWriter):
             return {}
         typical = await learned_typical_intents(session, due, now, rules)
         learned: dict[str, FarmProfile] = {}
+        farm_rows = {row.user_id: row for row in await repo.lock_farms(session, due)}
         for user_id in due:
-            farm_row = await repo.lock_farm(session, user_id)
+            farm_row = farm_rows.get(user_id)
             if farm_row is None or typical[user_id] == list(farm_row.typical_intents or []):
                 continue
             farm = apply_farm_changes(
