@@ -39,6 +39,11 @@ from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
 
+#: How much of the lookback one read of the ended-talk search covers.
+ENDED_TALK_SLICE = timedelta(hours=1)
+#: Farmers whose last summary one read of the ended-talk search asks for.
+ENDED_TALK_BATCH = 500
+
 #: Names a summary's copy in the memory-service (``summary_json.stepan_key``).
 KEY_NAMESPACE = uuid.UUID("5f0c2a56-7c0e-4c55-9a59-2b1f1f0b7d11")
 
@@ -174,10 +179,9 @@ class Conversations:
         (a farmer whose talk ended by a change of subject while another is still open
         has it compacted on their next message, or here once that one falls silent)."""
         now = self._clock()
-        async with self._db.read() as session:
-            users = await repo.users_with_ended_talk(
-                session, now - self._rules.lookback, now - self._rules.silence
-            )
+        users = await self.users_with_ended_talk(
+            now - self._rules.lookback, now - self._rules.silence
+        )
         made = 0
         for user_id in users:
             await asyncio.sleep(0)
@@ -186,6 +190,32 @@ class Conversations:
             except Exception:
                 logger.exception("recall: compacting failed user=%s", user_id)
         return made
+
+    async def users_with_ended_talk(self, since: datetime, quiet_before: datetime) -> list[str]:
+        """Users whose conversation has ended and is not compacted yet, sorted: their
+        newest deep message after ``since`` is older than ``quiet_before`` (the silence)
+        and newer than the end of their last summary. Short reads, a turn for waiting
+        conversations between two: the lookback an hour per read, then the candidates'
+        last summaries ``ENDED_TALK_BATCH`` farmers per read (issue 17 point 4)."""
+        newest: dict[str, datetime] = {}
+        start, until = since, max(since, self._clock())
+        while start < until:
+            end = min(start + ENDED_TALK_SLICE, until)
+            async with self._db.read() as session:
+                for user, at in (await repo.newest_deep(session, start, end)).items():
+                    newest[user] = max(at, newest.get(user, at))
+            start = end
+            await asyncio.sleep(0)
+        quiet = as_utc(quiet_before)
+        candidates = sorted(user for user, at in newest.items() if at <= quiet)
+        ended: list[str] = []
+        for first in range(0, len(candidates), ENDED_TALK_BATCH):
+            chunk = candidates[first : first + ENDED_TALK_BATCH]
+            async with self._db.read() as session:
+                done = await repo.compacted_until(session, chunk)
+            ended += [user for user in chunk if user not in done or newest[user] > done[user]]
+            await asyncio.sleep(0)
+        return ended
 
     def _split(self, user_id: str, rows: Sequence[InteractionRow]) -> list[Conversation]:
         talks: list[list[Turn]] = []

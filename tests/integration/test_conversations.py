@@ -14,12 +14,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import ConversationSummaryRow, OutboxRow, UserProfileRow
-from db.repositories import recall as repo
 from db.uow import Database
 from pipeline.handle import Pipeline
 from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
+from pipeline.recall import conversations as conversations_module
 from tests.integration import test_shortcuts as shared
 from tests.integration.deep_world import USER, incoming
 from tests.integration.learning_world import MovingClock
@@ -245,52 +245,45 @@ async def test_history_older_than_the_lookback_is_not_summarised(
 
 
 async def test_ended_talks_are_found_across_batches_of_farmers(
-    pipeline: Pipeline,
-    clock: MovingClock,
-    session_factory: Factory,
-    monkeypatch: pytest.MonkeyPatch,
+    pipeline: Pipeline, clock: MovingClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The candidates' summaries are read a batch at a time; none is lost or doubled
     at a batch's edge, and a compacted farmer who speaks again is a candidate again."""
-    monkeypatch.setattr(repo, "ENDED_TALK_BATCH", 2)
+    monkeypatch.setattr(conversations_module, "ENDED_TALK_BATCH", 2)
     farmers = [f"tg:90{n}" for n in range(5)]
     for farmer in farmers:
         await pipeline.handle_message(incoming("яка вологість на полі 2", user=farmer))
     clock.advance(minutes=35)
     conversations = recall_of(pipeline).conversations
     since, quiet = clock() - timedelta(hours=24), clock() - timedelta(minutes=30)
-    async with session_factory() as session:
-        assert await repo.users_with_ended_talk(session, since, quiet) == farmers
+    assert await conversations.users_with_ended_talk(since, quiet) == farmers
     assert await conversations.close_idle() == 5
     for farmer in (farmers[1], farmers[4]):
         await pipeline.handle_message(incoming("а на полі 3?", user=farmer))
     clock.advance(minutes=35)
     since, quiet = clock() - timedelta(hours=24), clock() - timedelta(minutes=30)
-    async with session_factory() as session:
-        assert await repo.users_with_ended_talk(session, since, quiet) == [farmers[1], farmers[4]]
+    assert await conversations.users_with_ended_talk(since, quiet) == [farmers[1], farmers[4]]
 
 
 async def test_the_job_visits_only_farmers_with_an_ended_talk_not_yet_compacted(
-    pipeline: Pipeline, clock: MovingClock, session_factory: Factory
+    pipeline: Pipeline, clock: MovingClock
 ) -> None:
     """The 10-minute job must not walk every farmer who spoke in the last day: one
     whose talk is compacted, or still going, is not a candidate (issue 17 point 4)."""
     await one_finished_conversation(pipeline, clock)
+    conversations = recall_of(pipeline).conversations
 
     def window() -> tuple[datetime, datetime]:
         now = clock()
         return now - timedelta(hours=24), now - timedelta(minutes=30)
 
-    async with session_factory() as session:
-        assert await repo.users_with_ended_talk(session, *window()) == []  # compacted
+    assert await conversations.users_with_ended_talk(*window()) == []  # compacted
     await pipeline.handle_message(incoming("яка вологість на полі 3"))
     clock.advance(minutes=5)
-    async with session_factory() as session:
-        assert await repo.users_with_ended_talk(session, *window()) == []  # still going
+    assert await conversations.users_with_ended_talk(*window()) == []  # still going
     clock.advance(minutes=30)
-    async with session_factory() as session:
-        assert await repo.users_with_ended_talk(session, *window()) == [USER]
-    assert await recall_of(pipeline).conversations.close_idle() == 1
+    assert await conversations.users_with_ended_talk(*window()) == [USER]
+    assert await conversations.close_idle() == 1
 
 
 async def test_a_thanks_sent_deep_neither_makes_nor_ends_a_conversation(

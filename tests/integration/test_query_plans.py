@@ -62,7 +62,7 @@ SAMPLES: dict[str, Any] = {
     "slot": "weather", "summary_id": 1, "window": 20, "offset": 0, "by_sensor": False,
     "readings": [("field:north", "p1", "soil_moisture", 14.0, NOW - timedelta(minutes=5))],
     "hours": (HOUR - 48, HOUR),
-    "row_id": 1, "method": "sendMessage", "not_before": NOW,
+    "row_id": 1, "method": "sendMessage", "not_before": NOW, "users": [USER, "tg:2"],
 }  # fmt: skip
 #: Arguments one function needs beyond (or instead of) the samples by name.
 OVERRIDES: dict[str, dict[str, Any]] = {
@@ -78,6 +78,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     },
     "profiles.insert_ignore": {"model": JobRunRow, "values": {"job_id": "new", "runs": 0}},
     "telegram_outbox.keep": {"payload": '{"chat_id": 1, "text": "ok"}'},
+    "recall.newest_deep": {"after": NOW - timedelta(hours=1)},
     "recall.keep_answer": {
         "row": AnswerCacheRow(
             user_id=USER,
