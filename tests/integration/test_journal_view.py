@@ -86,6 +86,10 @@ async def test_what_was_recorded_this_week_is_listed_newest_first(
     rows.append(
         _op(farm, 99, "sowing", NORTH, today, crop_id="crop:wheat", quantity=220.0, unit="kg/ha")
     )
+    # A dose is shown as written, never rounded (0,25 л/га is not 0,2).
+    rows.append(
+        _op(farm, 98, "spraying", NORTH, today, quantity=0.25, unit="l/ha", product="Децис")
+    )
     await _add(session_factory, *rows)
     reply = await say(pipeline, session_factory, "що записано за тиждень?")
     assert (reply.intent, reply.crew) == ("summary", ("sustainability",))
@@ -107,11 +111,11 @@ async def test_what_was_recorded_this_week_is_listed_newest_first(
         start="09.05.2025",
         end="15.05.2025",
         where="",
-        count=catalog.plural("uk", "plural.operations", 13),
+        count=catalog.plural("uk", "plural.operations", 14),
     )
     assert header in lines
-    # 13 entries, 10 shown: the rest is in the report, a button away.
-    assert catalog.text("uk", "compose.journal.more", count=3) in lines
+    # 14 entries, 10 shown: the rest is in the report, a button away.
+    assert catalog.text("uk", "compose.journal.more", count=4) in lines
     assert [b.action for row in reply.buttons for b in row] == [ExampleAction("report")]
     # Not the season's totals.
     assert catalog.text("uk", "reports.summary_no_water") not in reply.text

@@ -12,7 +12,6 @@ from pipeline.crew.tools.base import (
     JournalArgs,
     Tool,
     ToolResult,
-    amount_text,
     field_label,
     field_names,
     hemisphere,
@@ -22,7 +21,7 @@ from pipeline.crew.tools.base import (
 from pipeline.crew.words import JournalView, field_by_name
 from pipeline.farm.dates import DateWords, parse_period
 from pipeline.farm.dictionary import Dictionary
-from pipeline.farm.journal_card import crop_label
+from pipeline.farm.journal_card import crop_label, quantity_text
 from pipeline.farm.reports import op_label
 from pipeline.types import Button
 
@@ -90,6 +89,17 @@ class JournalViewTools:
             field=field_label(ctx, names, row.field_id),
             operation=op_label(ctx.catalog, ctx.lang, row.op_type),
             crop=crop,
-            amount=amount_text(ctx, row.quantity, row.unit, row.product),
+            amount=_amount(ctx, row),
             planned=planned,
         )
+
+
+def _amount(ctx: RunContext, row: OperationRow) -> str:
+    """The amount as the card showed it (a dose of 0,25 л/га stays 0,25), then the
+    product."""
+    parts: list[str] = []
+    if row.quantity is not None:
+        parts.append(quantity_text(ctx.catalog, ctx.lang, row.quantity, row.unit))
+    if row.product:
+        parts.append(row.product)
+    return (", " + ", ".join(parts)) if parts else ""
