@@ -111,7 +111,16 @@ async def seed_farm(
                     quantity=20.0,
                     unit="mm",
                 ),
-                _op(farm_id, "spraying", two, date(2025, 5, 16), "planned", product="Децис"),
+                _op(
+                    farm_id,
+                    "spraying",
+                    two,
+                    date(2025, 5, 16),
+                    "planned",
+                    product="Децис",
+                    quantity=0.25,
+                    unit="l/ha",
+                ),
                 _op(farm_id, "sowing", two, date(2025, 6, 30), "planned"),
                 _op(farm_id, "spraying", north, date(2024, 10, 3), "done", product="Фалькон"),
                 SensorReadingRow(
@@ -160,14 +169,15 @@ async def seed_farm(
 
 
 def planned_spraying(catalog: Catalog) -> str:
-    """The week plan's line for the seeded spraying of Поле 2 on 16 May (with Децис)."""
+    """The week plan's line for the seeded spraying of Поле 2 on 16 May (Децис at
+    0,25 л/га: a rate keeps its second decimal)."""
     return catalog.text(
         "uk",
         "compose.planned_item",
         date="16.05",
         operation=op_label(catalog, "uk", "spraying"),
         field="Поле 2",
-        amount=", Децис",
+        amount=", 0,25 л/га, Децис",
     )
 
 

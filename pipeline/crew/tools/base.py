@@ -17,7 +17,6 @@ from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
 from pipeline.farm.dates import Hemisphere
-from pipeline.farm.summary_text import format_number
 from pipeline.types import Attachment
 
 
@@ -126,7 +125,9 @@ def amount_text(
     if quantity is not None:
         unit_key = f"unit.{unit}"
         unit_text = ctx.text_of(unit_key) if unit and ctx.catalog.has(ctx.lang, unit_key) else unit
-        parts.append(f"{format_number(quantity, ctx.lang)} {unit_text or ''}".strip())
+        # As the language writes it (CLDR, up to three decimals): a planned 0,25 л/га
+        # must not read 0,2 (format_number rounds totals to one decimal).
+        parts.append(f"{ctx.catalog.number(ctx.lang, quantity)} {unit_text or ''}".strip())
     if product:
         parts.append(product)
     return (", " + ", ".join(parts)) if parts else ""
