@@ -133,7 +133,7 @@ class Journal:
         self._db = db
         self._farms = farms
         self._parser = parser
-        self._cards = CardWriter(catalog)
+        self._cards = CardWriter(catalog, parser.rules.nominative_endings)
         self.vocabulary = vocabulary
 
     async def propose(

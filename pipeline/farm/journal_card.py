@@ -80,8 +80,23 @@ def op_names(body: Mapping[str, Any], dictionary: Dictionary, lang: Language) ->
 class CardWriter:
     """Renders a draft's operations (payload ``ops``) as the card's text."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(
+        self, catalog: Catalog, nominative_endings: Sequence[tuple[str, str]] = ()
+    ) -> None:
         self._catalog = catalog
+        self._nominative = sorted(nominative_endings, key=lambda pair: -len(pair[0]))
+
+    def field_name(self, phrase: str) -> str:
+        """An unknown field as its name reads: capitalised, and a single adjective in
+        the nominative («північному» -> «Північне»)."""
+        words = phrase.split()
+        if len(words) == 1:
+            lowered = phrase.casefold()
+            for old, new in self._nominative:
+                if lowered.endswith(old) and len(lowered) > len(old) + 2:
+                    phrase = phrase[: -len(old)] + new
+                    break
+        return phrase[:1].upper() + phrase[1:]
 
     def _t(self, lang: Language, key: str, **params: object) -> str:
         return self._catalog.text(lang, f"journal.{key}", **params)
@@ -93,8 +108,9 @@ class CardWriter:
         if ids and all(shown):
             return ", ".join(name for name in shown if name)
         # An unknown field: the words the farmer wrote, never an id.
-        phrases = [name for name in body.get("field_names") or () if name]
-        return ", ".join(phrases) or body.get("field_phrase") or DASH
+        phrases = [self.field_name(name) for name in body.get("field_names") or () if name]
+        phrase = body.get("field_phrase")
+        return ", ".join(phrases) or (self.field_name(phrase) if phrase else DASH)
 
     def crop_of(self, body: Mapping[str, Any]) -> str:
         names: Mapping[str, str] = body.get("names", {})
@@ -176,7 +192,8 @@ class CardWriter:
             lines.append(self._t(lang, "duplicate"))
         for key in _pending(ops):
             kind, _, term = key.partition(":")
-            lines.append(self._t(lang, f"pending_{kind}", term=term))
+            shown = self.field_name(term) if kind == "field" else term
+            lines.append(self._t(lang, f"pending_{kind}", term=shown))
         return "\n".join(lines)
 
 

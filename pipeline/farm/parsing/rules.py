@@ -77,6 +77,8 @@ class OperationRules:
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
+    #: (oblique ending, nominative ending) for a field named by an adjective alone.
+    nominative_endings: tuple[tuple[str, str], ...]
     list_joiners: TermSet
     list_nouns: TermSet
     number_markers: TermSet
@@ -175,6 +177,9 @@ class OperationRules:
             name_prepositions=flat(fields, "name_prepositions"),
             adjective_endings=_endings(fields.get("adjective_endings")),
             noun_adjective_endings=_endings(fields.get("noun_adjective_endings")),
+            nominative_endings=tuple(
+                (str(old), str(new)) for old, new in fields.get("nominative_endings", ())
+            ),
             list_joiners=flat(fields, "list_joiners"),
             list_nouns=flat(fields, "list_nouns"),
             number_markers=flat(fields, "number_markers"),
