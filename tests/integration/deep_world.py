@@ -62,7 +62,7 @@ def pipeline_clock() -> Clock:
     return on_the_seeded_day
 
 
-def _op(
+def operation_row(
     farm_id: str, op_type: str, field_id: str, day: date, status: str, **extra: object
 ) -> OperationRow:
     return OperationRow(
@@ -100,9 +100,9 @@ async def seed_farm(
                 FieldRow(farm_id=farm_id, field_id=north, name="Північне", area_ha=12.0),
                 FieldRow(farm_id=farm_id, field_id=two, name="Поле 2", area_ha=8.0),
                 CropRow(farm_id=farm_id, crop_id="crop:wheat", name="Пшениця"),
-                _op(farm_id, "irrigation", north, date(2025, 4, 5), "planned"),
-                _op(farm_id, "irrigation", north, date(2025, 4, 12), "planned"),
-                _op(
+                operation_row(farm_id, "irrigation", north, date(2025, 4, 5), "planned"),
+                operation_row(farm_id, "irrigation", north, date(2025, 4, 12), "planned"),
+                operation_row(
                     farm_id,
                     "irrigation",
                     north,
@@ -111,7 +111,7 @@ async def seed_farm(
                     quantity=20.0,
                     unit="mm",
                 ),
-                _op(
+                operation_row(
                     farm_id,
                     "spraying",
                     two,
@@ -121,8 +121,10 @@ async def seed_farm(
                     quantity=0.25,
                     unit="l/ha",
                 ),
-                _op(farm_id, "sowing", two, date(2025, 6, 30), "planned"),
-                _op(farm_id, "spraying", north, date(2024, 10, 3), "done", product="Фалькон"),
+                operation_row(farm_id, "sowing", two, date(2025, 6, 30), "planned"),
+                operation_row(
+                    farm_id, "spraying", north, date(2024, 10, 3), "done", product="Фалькон"
+                ),
                 SensorReadingRow(
                     farm_id=farm_id,
                     field_id=two,

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import CropRow, OperationRow
+from db.models import CropRow
 from pipeline.actions import ExampleAction
 from pipeline.clock import Clock
 from pipeline.crew.composer import ComposerParts
@@ -32,21 +32,6 @@ LATE_EVENING = datetime(2025, 5, 14, 22, 30, tzinfo=UTC)
 @pytest.fixture
 def pipeline_clock() -> Clock:
     return lambda: LATE_EVENING
-
-
-def _op(
-    farm_id: str, number: int, op_type: str, field_id: str, day: date, **extra: object
-) -> OperationRow:
-    return OperationRow(
-        farm_id=farm_id,
-        op_type=op_type,
-        field_id=field_id,
-        op_date=day,
-        status=str(extra.pop("status", "done")),
-        author=USER,
-        source_key=f"jv:{number}",
-        **extra,
-    )
 
 
 async def _add(factory: async_sessionmaker[AsyncSession], *rows: object) -> None:
@@ -80,15 +65,43 @@ async def test_what_was_recorded_this_week_is_listed_newest_first(
     # sowing of wheat on Північне on the farm's today.
     today = date(2025, 5, 15)
     rows = [
-        _op(farm, n, "spraying", TWO, today - timedelta(days=n % 7), product="Децис")
+        world.operation_row(
+            farm,
+            "spraying",
+            TWO,
+            today - timedelta(days=n % 7),
+            "done",
+            source_key=f"jv:{n}",
+            product="Децис",
+        )
         for n in range(12)
     ]
     rows.append(
-        _op(farm, 99, "sowing", NORTH, today, crop_id="crop:wheat", quantity=220.0, unit="kg/ha")
+        world.operation_row(
+            farm,
+            "sowing",
+            NORTH,
+            today,
+            "done",
+            source_key="jv:99",
+            crop_id="crop:wheat",
+            quantity=220.0,
+            unit="kg/ha",
+        )
     )
     # A dose is shown as written, never rounded (0,25 л/га is not 0,2).
     rows.append(
-        _op(farm, 98, "spraying", NORTH, today, quantity=0.25, unit="l/ha", product="Децис")
+        world.operation_row(
+            farm,
+            "spraying",
+            NORTH,
+            today,
+            "done",
+            source_key="jv:98",
+            quantity=0.25,
+            unit="l/ha",
+            product="Децис",
+        )
     )
     await _add(session_factory, *rows)
     reply = await say(pipeline, session_factory, "що записано за тиждень?")
@@ -193,7 +206,15 @@ async def test_a_crop_is_read_by_the_farms_own_name(
     await _add(
         session_factory,
         CropRow(farm_id=farm, crop_id="crop:sunflower", name="Соняшник Ясон"),
-        _op(farm, 7, "sowing", TWO, date(2025, 5, 2), crop_id="crop:sunflower"),
+        world.operation_row(
+            farm,
+            "sowing",
+            TWO,
+            date(2025, 5, 2),
+            "done",
+            source_key="jv:7",
+            crop_id="crop:sunflower",
+        ),
     )
     reply = await say(pipeline, session_factory, "покажи журнал")
     assert any(
