@@ -46,7 +46,7 @@ from pipeline.learning.overlay import LiveClassifier, RuleOverlays
 from pipeline.learning.proposals import load_examples
 from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
-from pipeline.naming import NameBook, region_names
+from pipeline.naming import NameBook
 from pipeline.onboarding import OnboardingFlow
 from pipeline.onboarding_reading import OnboardingReader
 from pipeline.peers.answer import StrangerAnswerer
@@ -308,7 +308,7 @@ def build_core(
         names=NameBook(
             db,
             rules.vocabulary,
-            region_names(rules.knowledge),
+            rules.knowledge.data.regions,
         ),
         peer_link=link,
         peer_server=server,

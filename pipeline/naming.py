@@ -18,7 +18,7 @@ from db.uow import Database
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import farm_dictionary
 from pipeline.farm.journal_card import crop_label
-from pipeline.knowledge import KnowledgeBase
+from pipeline.knowledge.model import Region
 from pipeline.profiles import FarmProfile
 from pipeline.types import Language
 
@@ -55,11 +55,6 @@ class FarmNames:
         return list(dict.fromkeys(self.crop(item) for item in ids))
 
 
-def region_names(kb: KnowledgeBase) -> dict[str, dict[Language, str]]:
-    """Every oblast's name in both languages, by id (what NameBook shows)."""
-    return {rid: {"uk": r.name.uk, "en": r.name.en} for rid, r in kb.data.regions.items()}
-
-
 class NameBook:
     """Reads a farm's names (its fields, crops and approved terms, the shared crops)
     for the cards people read (/me, operators' /farm). One short read per card."""
@@ -68,11 +63,11 @@ class NameBook:
         self,
         db: Database,
         vocabulary: Vocabulary,
-        regions: Mapping[str, Mapping[Language, str]] | None = None,
+        regions: Mapping[str, Region] | None = None,
     ) -> None:
         self._db = db
         self._vocabulary = vocabulary
-        #: Oblast id -> its name in each language (pipeline/rules/knowledge/zones.toml).
+        #: The oblasts by id (pipeline/rules/knowledge/zones.toml), for their names.
         self._regions = regions or {}
 
     async def of(self, farm: FarmProfile, lang: Language) -> FarmNames:
@@ -90,7 +85,7 @@ class NameBook:
             dictionary = self._vocabulary.shared()
         names = names_in(farm, dictionary, lang)
         region = self._regions.get(region_id) if region_id else None
-        return replace(names, region=region.get(lang)) if region is not None else names
+        return replace(names, region=region.name.get(lang)) if region is not None else names
 
 
 def names_in(farm: FarmProfile, dictionary: Dictionary, lang: Language) -> FarmNames:

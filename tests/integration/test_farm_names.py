@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from db.models import FarmProfileRow, UserProfileRow
 from db.uow import Database
-from pipeline.naming import NameBook, region_names
+from pipeline.naming import NameBook
 from pipeline.profiles import FarmProfile
 from pipeline.rulebook import Rulebook
 
@@ -24,13 +24,13 @@ async def _farm(db: Database, region: str | None) -> FarmProfile:
 
 async def test_the_oblast_is_named_in_the_readers_language(db: Database, rules: Rulebook) -> None:
     farm = await _farm(db, "vinnytsia")
-    book = NameBook(db, rules.vocabulary, region_names(rules.knowledge))
+    book = NameBook(db, rules.vocabulary, rules.knowledge.data.regions)
     assert (await book.of(farm, "uk")).region == "Вінницька область"
     assert (await book.of(farm, "en")).region == "Vinnytsia oblast"
 
 
 async def test_without_an_oblast_nothing_is_named(db: Database, rules: Rulebook) -> None:
     farm = await _farm(db, None)
-    book = NameBook(db, rules.vocabulary, region_names(rules.knowledge))
+    book = NameBook(db, rules.vocabulary, rules.knowledge.data.regions)
     assert (await book.of(farm, "uk")).region is None
     assert (await NameBook(db, rules.vocabulary).of(farm, "uk")).region is None
