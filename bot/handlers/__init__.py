@@ -1,9 +1,20 @@
-"""The order of routers matters: aiogram stops at the first handler that matches."""
+"""The router tree. aiogram stops at the first handler that matches, and every router
+an update passes costs a copy of its data and a filter check per handler, so the tree
+is shaped by what a message is:
+
+- state-bound answers first (onboarding), so they don't reach the pipeline;
+- every command (``/...``) in one branch behind one ``IsCommand`` check: a farmer's
+  plain text skips all the command routers at once;
+- the operators' branch (IsOperator on messages AND callbacks);
+- the rest of the messages, the catch-all text last but one, then the routers that
+  only take callbacks (and the callback catch-all), then errors.
+"""
 
 from __future__ import annotations
 
 from aiogram import Router
 
+from bot.filters import IsCommand
 from bot.handlers import (
     actions,
     agronomist,
@@ -33,6 +44,28 @@ def _detach(router: Router) -> None:
         router._parent_router = None
 
 
+def _include(parent: Router, *routers: Router) -> None:
+    for router in routers:
+        _detach(router)
+    parent.include_routers(*routers)
+
+
+def build_command_router() -> Router:
+    """Every command a farmer or anyone may send; their callbacks pass unfiltered."""
+    branch = Router(name="commands")
+    branch.message.filter(IsCommand())
+    _include(
+        branch,
+        private_only.router,  # /token, /me, /profile... in a group: a pointer, nothing shown
+        whoami.router,
+        commands.router,  # /start, /help
+        refusal.router,  # operator commands/buttons from non-operators (~IsOperator)
+        me.router,  # /me, /forget
+        agronomist.router,  # /myquestions; «Передати агрономові» (a callback)
+    )
+    return branch
+
+
 def build_root_router() -> Router:
     root = Router(name="root")
     # A command during onboarding is answered as always, then onboarding waits.
@@ -43,22 +76,16 @@ def build_root_router() -> Router:
     )
     for feature in operators.FEATURES:
         _detach(feature)
-    routers = (
-        errors.router,
-        private_only.router,  # /token, /me, /profile... in a group: a pointer, nothing shown
+    _include(
+        root,
         onboarding.router,  # state-bound answers first, so they don't reach the pipeline
-        whoami.router,
-        commands.router,  # /start, /help
+        # Before the operators' branch: an operator's /token in a group gets the pointer.
+        build_command_router(),
         operators.build_operators_router(),  # IsOperator on messages and callbacks
-        refusal.router,  # operator commands/buttons from non-operators; after the above
-        me.router,  # /me, /forget
         me_edit.router,  # /me's buttons: name (the next message), language, level
-        agronomist.router,  # «Передати агрономові»: the card goes to the operators
-        actions.router,  # the pipeline's buttons; any other callback gets "expired"
+        text.router,  # catch-all for text: every other text goes to the pipeline
         non_text.router,  # photos, voice, stickers...: a polite line
-        text.router,  # catch-all: every other text goes to the pipeline; keep last
+        actions.router,  # the pipeline's buttons; any other callback gets "expired"
+        errors.router,  # errors only: no message or callback passes it
     )
-    for router in routers:
-        _detach(router)
-    root.include_routers(*routers)
     return root

@@ -1,7 +1,7 @@
 """Operator commands and buttons from anyone else: a polite refusal, nothing changed.
 
-Placed after the operators router: its IsOperator filter lets only operators in,
-so whatever reaches here for these commands or callback prefixes is not one.
+Its own ``~IsOperator`` filter (messages and callbacks) says who it is for, so it
+does not depend on sitting after the operators' branch.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
 from bot.commands import OPERATOR_ONLY
+from bot.filters import IsOperator
 from bot.handlers._common import user_language
 from bot.handlers.operator_learning import LearningCD
 from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, ProfileCD, TermCD
 from pipeline.i18n import Catalog
 
 router = Router(name=__name__)
+router.message.filter(~IsOperator())
+router.callback_query.filter(~IsOperator())
 
 
 @router.message(Command(*OPERATOR_ONLY))
