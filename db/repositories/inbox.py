@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import case, delete, func, or_, select, update
+from sqlalchemy import Table, case, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UpdateInboxRow
 from db.repositories.profiles import dialect_insert
+
+#: The table itself for the statements of every update (store, finish): Core, without
+#: the ORM's bulk bookkeeping and session synchronisation.
+_TABLE = cast(Table, UpdateInboxRow.__table__)
 
 HANDLING = "handling"
 DONE = "done"
@@ -58,9 +62,9 @@ async def store_claimed(
     # Rows as executemany parameters, not .values(rows): one cached statement
     # whatever the batch size (a multi-row VALUES is compiled anew every time).
     result = await session.execute(
-        insert(UpdateInboxRow)
+        insert(_TABLE)
         .on_conflict_do_nothing(index_elements=["update_id"])
-        .returning(UpdateInboxRow.update_id),
+        .returning(_TABLE.c.update_id),
         rows,
     )
     return set(result.scalars().all())
@@ -134,8 +138,8 @@ async def finish(
 ) -> None:
     """Mark handled; the payload (the farmer's raw text) is not kept."""
     await session.execute(
-        update(UpdateInboxRow)
-        .where(UpdateInboxRow.update_id.in_(update_ids), UpdateInboxRow.claimed_by == owner)
+        update(_TABLE)
+        .where(_TABLE.c.update_id.in_(update_ids), _TABLE.c.claimed_by == owner)
         .values(
             status=DONE,
             payload=None,

@@ -16,9 +16,9 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import InteractionRow, UserProfileRow
@@ -38,6 +38,8 @@ from pipeline.profiles import RECENT_TOPICS_KEPT, FarmProfile
 from pipeline.types import DepthDecision, Language
 
 logger = logging.getLogger(__name__)
+
+_INTERACTIONS = cast(Table, InteractionRow.__table__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +150,9 @@ class InteractionRecorder(ProfileWriter):
             user_id: self._outbox.upsert_user(session, rows[user_id], now) for user_id in user_ids
         }
         if interactions:
-            # One executemany for the batch (ORM objects would be one INSERT each).
-            await session.execute(insert(InteractionRow), interactions)
+            # One Core executemany for the batch (the table, not the entity: no ORM
+            # bulk-insert bookkeeping per row; ORM objects would be one INSERT each).
+            await session.execute(insert(_INTERACTIONS), interactions)
         cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
         learned = await self._learn_typical(session, rows, counts_before, now)
         missing = [
