@@ -38,6 +38,7 @@ _TRACE = re.compile(
     r"[\(\[]?\b(?:trace[_ -]?id|request[_ -]?id|span[_ -]?id|trace)\s*[:=]\s*[\w.-]+[\)\]]?",
     re.IGNORECASE,
 )
+_JSON_START = re.compile(r"[{\[]")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 _SPACES = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
@@ -124,20 +125,21 @@ def humanize_json(text: str) -> str:
     """Replace JSON objects/arrays embedded in the text by ``key: value`` lines."""
     decoder = json.JSONDecoder()
     out: list[str] = []
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char in "{[":
-            try:
-                value, end = decoder.raw_decode(text, index)
-            except ValueError:
-                value, end = None, index
-            if end > index and isinstance(value, dict | list) and value:
-                out.append(_render(value))
-                index = end
-                continue
-        out.append(char)
-        index += 1
+    copied = 0  # text[:copied] is in ``out``
+    for start in _JSON_START.finditer(text):
+        index = start.start()
+        if index < copied:
+            continue  # inside a JSON value already replaced
+        try:
+            value, end = decoder.raw_decode(text, index)
+        except ValueError:
+            continue
+        if isinstance(value, dict | list) and value:
+            out += (text[copied:index], _render(value))
+            copied = end
+    if not out:
+        return text
+    out.append(text[copied:])
     return "".join(out)
 
 

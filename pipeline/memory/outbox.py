@@ -52,7 +52,10 @@ class Outbox:
             # change (the truth) and skip the copy rather than lose the interaction.
             logger.warning("memory: profile of user=%s is invalid, not synced", row.user_id)
             return None
-        self.upsert(session, row.user_id, user_fact_key(row.user_id), profile.to_seed_json(), now)
+        if self._enabled:  # the seed JSON is only built for a memory-service to get
+            self.upsert(
+                session, row.user_id, user_fact_key(row.user_id), profile.to_seed_json(), now
+            )
         return profile
 
     async def forget(self, session: AsyncSession, user_id: str, now: datetime) -> None:
