@@ -57,6 +57,14 @@ class PlainText(BaseFilter):
         return message.text is not None and not message.text.startswith("/")
 
 
+class HasState(BaseFilter):
+    """The user is in some FSM state (onboarding, typing a new name...): the router-
+    level filter that lets every other message skip the state-bound routers."""
+
+    async def __call__(self, event: Message | CallbackQuery, raw_state: str | None) -> bool:
+        return raw_state is not None
+
+
 class InState(BaseFilter):
     """The user's FSM state is ``state`` (a bare State filter runs in a thread)."""
 

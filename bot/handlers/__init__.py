@@ -2,9 +2,10 @@
 an update passes costs a copy of its data and a filter check per handler, so the tree
 is shaped by what a message is:
 
-- state-bound answers first (onboarding), so they don't reach the pipeline;
 - every command (``/...``) in one branch behind one ``IsCommand`` check: a farmer's
   plain text skips all the command routers at once;
+- the answers bound to a state (onboarding's, a new name for /me) in one branch
+  behind one ``HasState`` check, before the catch-all so they don't reach the pipeline;
 - the operators' branch (IsOperator on messages AND callbacks);
 - the rest of the messages, the catch-all text last but one, then the routers that
   only take callbacks (and the callback catch-all), then errors.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from bot.filters import IsCommand
+from bot.filters import HasState, IsCommand
 from bot.handlers import (
     actions,
     agronomist,
@@ -57,11 +58,25 @@ def build_command_router() -> Router:
     _include(
         branch,
         private_only.router,  # /token, /me, /profile... in a group: a pointer, nothing shown
+        onboarding.commands,  # /cancel
         whoami.router,
         commands.router,  # /start, /help
         refusal.router,  # operator commands/buttons from non-operators (~IsOperator)
         me.router,  # /me, /forget
         agronomist.router,  # /myquestions; «Передати агрономові» (a callback)
+    )
+    return branch
+
+
+def build_state_router() -> Router:
+    """Messages that answer a question Stepan asked (the user is in an FSM state);
+    the callbacks of the same features pass unfiltered."""
+    branch = Router(name="states")
+    branch.message.filter(HasState())
+    _include(
+        branch,
+        onboarding.router,  # the onboarding step's answer, its buttons
+        me_edit.router,  # /me's buttons: name (the next message), language, level
     )
     return branch
 
@@ -78,11 +93,10 @@ def build_root_router() -> Router:
         _detach(feature)
     _include(
         root,
-        onboarding.router,  # state-bound answers first, so they don't reach the pipeline
         # Before the operators' branch: an operator's /token in a group gets the pointer.
         build_command_router(),
+        build_state_router(),
         operators.build_operators_router(),  # IsOperator on messages and callbacks
-        me_edit.router,  # /me's buttons: name (the next message), language, level
         text.router,  # catch-all for text: every other text goes to the pipeline
         non_text.router,  # photos, voice, stickers...: a polite line
         actions.router,  # the pipeline's buttons; any other callback gets "expired"

@@ -29,6 +29,9 @@ from pipeline.onboarding import ORDER, OnboardingFlow, Step, Turn
 from pipeline.types import Reply
 
 router = Router(name=__name__)
+#: /cancel, in the command branch (bot/handlers/__init__.py): it answers with or
+#: without a state, where ``router``'s messages are only looked at in some state.
+commands = Router(name=f"{__name__}.commands")
 
 
 class Onboarding(StatesGroup):
@@ -77,7 +80,7 @@ async def on_resume(
     await _show(onboarding.resume(step, user_language(query.from_user)), chat_id, bot, state)
 
 
-@router.message(Command("cancel"))
+@commands.message(Command("cancel"))
 async def on_cancel(message: Message, catalog: Catalog, state: FSMContext) -> None:
     lang = user_language(message.from_user)
     waiting = await state.get_state() in (Onboarding.active.state, Onboarding.paused.state)

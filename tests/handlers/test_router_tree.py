@@ -1,5 +1,6 @@
-"""The router tree's shape (bot/handlers/__init__.py): the branch only a command
-enters holds nothing but command handlers, since a plain text never enters it."""
+"""The router tree's shape (bot/handlers/__init__.py): a branch behind a router-level
+filter holds only handlers that filter's messages can reach, since every other
+message skips the branch without looking at its handlers."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from collections.abc import Iterator
 
 from aiogram import Router
 from aiogram.dispatcher.event.handler import HandlerObject
-from aiogram.filters import Command
+from aiogram.filters import Command, StateFilter
 
-from bot.handlers import build_command_router
+from bot.filters import InState
+from bot.handlers import build_command_router, build_state_router
 
 
 def _message_handlers(router: Router) -> Iterator[HandlerObject]:
@@ -18,16 +20,23 @@ def _message_handlers(router: Router) -> Iterator[HandlerObject]:
         yield from _message_handlers(sub)
 
 
-def _is_command_handler(handler: HandlerObject) -> bool:
-    return any(isinstance(flt.callback, Command) for flt in handler.filters or ())
+def _has_filter(handler: HandlerObject, *kinds: type) -> bool:
+    return any(isinstance(flt.callback, kinds) for flt in handler.filters or ())
 
 
 def test_the_command_branch_holds_only_command_handlers() -> None:
-    # A text handler put there would never see a plain text: the branch's IsCommand
-    # filter stops it before any handler is checked.
+    # A text handler put there would never see a plain text.
     strays = [
         handler.callback.__qualname__
         for handler in _message_handlers(build_command_router())
-        if not _is_command_handler(handler)
+        if not _has_filter(handler, Command)
     ]
     assert strays == []
+
+
+def test_the_state_branch_holds_only_handlers_bound_to_a_state() -> None:
+    # A handler without a state filter there would never see a message sent
+    # outside every state (a /cancel, say, must answer "nothing to cancel").
+    handlers = list(_message_handlers(build_state_router()))
+    strays = [h.callback.__qualname__ for h in handlers if not _has_filter(h, InState, StateFilter)]
+    assert handlers and strays == []
