@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -54,6 +54,49 @@ async def lock_users(session: AsyncSession, user_ids: Sequence[str]) -> Sequence
         .execution_options(populate_existing=True)
     )
     return result.scalars().all()
+
+
+_USERS = cast(Table, UserProfileRow.__table__)
+
+
+def user_values(row: UserProfileRow) -> dict[str, Any]:
+    """An ORM row's column values, as ``lock_user_values`` gives them."""
+    return {column.key: getattr(row, column.key) for column in _USERS.columns}
+
+
+async def lock_user_values(
+    session: AsyncSession, user_ids: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """``lock_users`` as plain column values by user id: a Core read, no ORM objects
+    to load (nor to flush afterwards). ``write_user_values`` writes changes back."""
+    if not user_ids:
+        return {}
+    result = await session.execute(
+        select(_USERS)
+        .where(_USERS.c.user_id.in_(user_ids))
+        .order_by(_USERS.c.user_id)  # one lock order: no deadlock on PostgreSQL
+        .with_for_update()
+    )
+    return {row.user_id: dict(row._mapping) for row in result}
+
+
+async def write_user_values(
+    session: AsyncSession, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]
+) -> None:
+    """Write ``columns`` of each row (found by its ``user_id``): one executemany
+    UPDATE, whatever changed in which row. Bypasses the session's ORM objects: use it
+    only on rows read with ``lock_user_values``."""
+    if not rows:
+        return
+    statement = (
+        update(_USERS)
+        .where(_USERS.c.user_id == bindparam("key_user_id"))
+        .values({column: bindparam(f"new_{column}") for column in columns})
+    )
+    await session.execute(
+        statement,
+        [{"key_user_id": row["user_id"], **{f"new_{c}": row[c] for c in columns}} for row in rows],
+    )
 
 
 async def get_farms(session: AsyncSession, user_ids: Sequence[str]) -> Sequence[FarmProfileRow]:

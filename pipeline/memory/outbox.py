@@ -5,13 +5,14 @@ all when no memory-service is configured."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import outbox as repo
-from pipeline.memory.rows import user_from_row, valid
+from pipeline.memory.rows import user_from_row, user_from_values, valid
 from pipeline.profiles import UserProfile, farm_fact_key, user_fact_key
 
 if TYPE_CHECKING:
@@ -46,16 +47,26 @@ class Outbox:
         self, session: AsyncSession, row: UserProfileRow, now: datetime
     ) -> UserProfile | None:
         """Queue the row's seed JSON; returns the validated profile (None if invalid)."""
-        profile = valid(user_from_row, row)
+        return self._upsert_profile(session, row.user_id, valid(user_from_row, row), now)
+
+    def upsert_user_values(
+        self, session: AsyncSession, values: Mapping[str, Any], now: datetime
+    ) -> UserProfile | None:
+        """``upsert_user`` for a row's column values (``repo.lock_user_values``)."""
+        return self._upsert_profile(
+            session, values["user_id"], valid(user_from_values, values), now
+        )
+
+    def _upsert_profile(
+        self, session: AsyncSession, user_id: str, profile: UserProfile | None, now: datetime
+    ) -> UserProfile | None:
         if profile is None:
             # A hand-edited row SQL accepts but the model does not: keep the SQL
             # change (the truth) and skip the copy rather than lose the interaction.
-            logger.warning("memory: profile of user=%s is invalid, not synced", row.user_id)
+            logger.warning("memory: profile of user=%s is invalid, not synced", user_id)
             return None
         if self._enabled:  # the seed JSON is only built for a memory-service to get
-            self.upsert(
-                session, row.user_id, user_fact_key(row.user_id), profile.to_seed_json(), now
-            )
+            self.upsert(session, user_id, user_fact_key(user_id), profile.to_seed_json(), now)
         return profile
 
     async def forget(self, session: AsyncSession, user_id: str, now: datetime) -> None:

@@ -21,7 +21,7 @@ from typing import Any, cast
 from sqlalchemy import Table, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import InteractionRow, UserProfileRow
+from db.models import InteractionRow
 from db.repositories import profiles as repo
 from db.repositories import recall as recall_repo
 from db.uow import Database
@@ -29,10 +29,11 @@ from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
 from pipeline.memory.cache import CachedProfiles, ProfileCache
 from pipeline.memory.ensure import ensure_user
+from pipeline.memory.expertise import upgraded_level
 from pipeline.memory.learner import apply_farm_changes, learned_typical_intents
 from pipeline.memory.learning_rules import LearningRules
 from pipeline.memory.outbox import Outbox
-from pipeline.memory.rows import farm_from_row, rule_level, valid
+from pipeline.memory.rows import farm_from_row, valid
 from pipeline.memory.writer import ProfileWriter
 from pipeline.profiles import RECENT_TOPICS_KEPT, FarmProfile
 from pipeline.types import DepthDecision, Language
@@ -40,6 +41,21 @@ from pipeline.types import DepthDecision, Language
 logger = logging.getLogger(__name__)
 
 _INTERACTIONS = cast(Table, InteractionRow.__table__)
+
+#: The user row's columns an interaction may change (``_apply``): every batch writes
+#: them back with one executemany UPDATE.
+COUNTED = (
+    "interaction_count",
+    "last_seen",
+    "active",
+    "name",
+    "operator",
+    "preferred_language",
+    "recent_topics",
+    "known_intents",
+    "expertise_level",
+    "updated_at",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +144,11 @@ class InteractionRecorder(ProfileWriter):
         now = self._clock()
         records = await _not_yet_recorded(session, records)
         user_ids = list(dict.fromkeys(record.user_id for record in records))
-        rows = {row.user_id: row for row in await repo.lock_users(session, user_ids)}
+        # The rows as plain values (Core): no ORM objects to load, track and flush.
+        rows = await repo.lock_user_values(session, user_ids)
         for record in records:
             if record.user_id not in rows:
-                rows[record.user_id] = await ensure_user(
+                created = await ensure_user(
                     session,
                     self._outbox,
                     record.user_id,
@@ -139,15 +156,16 @@ class InteractionRecorder(ProfileWriter):
                     name=record.name,
                     language=record.language,
                 )
+                rows[record.user_id] = repo.user_values(created)
         seq = self._cache.sequence()
-        counts_before = {user_id: rows[user_id].interaction_count or 0 for user_id in user_ids}
+        counts_before = {user_id: rows[user_id]["interaction_count"] or 0 for user_id in user_ids}
         interactions = [_apply(rows[record.user_id], record, now) for record in records]
+        await repo.write_user_values(session, COUNTED, [rows[user_id] for user_id in user_ids])
         for user_id in dict.fromkeys(r.user_id for r in records if r.forget_answers):
             await recall_repo.drop_answers(session, user_id)
-        # Profiles first: the statements below autoflush, which expires
-        # server-generated columns of the rows on PostgreSQL.
         profiles = {
-            user_id: self._outbox.upsert_user(session, rows[user_id], now) for user_id in user_ids
+            user_id: self._outbox.upsert_user_values(session, rows[user_id], now)
+            for user_id in user_ids
         }
         if interactions:
             # One Core executemany for the batch (the table, not the entity: no ORM
@@ -176,7 +194,7 @@ class InteractionRecorder(ProfileWriter):
     async def _learn_typical(
         self,
         session: AsyncSession,
-        rows: dict[str, UserProfileRow],
+        rows: dict[str, dict[str, Any]],
         counts_before: dict[str, int],
         now: datetime,
     ) -> dict[str, FarmProfile]:
@@ -189,7 +207,7 @@ class InteractionRecorder(ProfileWriter):
         due = [
             user_id
             for user_id, before in counts_before.items()
-            if (rows[user_id].interaction_count or 0) // rules.refresh_every
+            if (rows[user_id]["interaction_count"] or 0) // rules.refresh_every
             > before // rules.refresh_every
         ]
         if not due:
@@ -227,39 +245,48 @@ async def _not_yet_recorded(
     return [record for record in records if record.update_id not in seen]
 
 
-def _apply(row: UserProfileRow, record: InteractionRecord, now: datetime) -> dict[str, Any]:
-    """Count the interaction on the (locked) profile row; returns its interactions row."""
+def _apply(row: dict[str, Any], record: InteractionRecord, now: datetime) -> dict[str, Any]:
+    """Count the interaction on the (locked) profile row's values (only the ``COUNTED``
+    columns change); returns its interactions row."""
     intent = record.decision.intent
+    user_id = row["user_id"]
     # The row is locked (FOR UPDATE / BEGIN IMMEDIATE) until commit, so these
     # read-modify-writes cannot interleave with another writer's.
-    row.interaction_count = (row.interaction_count or 0) + 1
-    row.last_seen = record.at
+    row["interaction_count"] = (row["interaction_count"] or 0) + 1
+    row["last_seen"] = record.at
     # Whoever writes to us has not blocked us (any more).
-    row.active = True
-    if row.name is None and record.name:
-        row.name = record.name
-    if record.operator is not None and row.operator != record.operator:
-        logger.info("memory: operator flag -> %s user=%s", record.operator, row.user_id)
-        row.operator = record.operator
+    row["active"] = True
+    if row["name"] is None and record.name:
+        row["name"] = record.name
+    if record.operator is not None and row["operator"] != record.operator:
+        logger.info("memory: operator flag -> %s user=%s", record.operator, user_id)
+        row["operator"] = record.operator
     topic = {"intent": intent, "ts": record.at.isoformat()}
     if record.written_in is not None:
         topic["lang"] = record.written_in
-    if record.lasting_language is not None and record.lasting_language != row.preferred_language:
-        logger.info("memory: language -> %s user=%s", record.lasting_language, row.user_id)
-        row.preferred_language = record.lasting_language
-    topics = [*(row.recent_topics or []), topic]
-    row.recent_topics = topics[-RECENT_TOPICS_KEPT:]
-    if intent and intent not in (row.known_intents or []):
-        row.known_intents = [*(row.known_intents or []), intent]
-    level = rule_level(row)
+    language = record.lasting_language
+    if language is not None and language != row["preferred_language"]:
+        logger.info("memory: language -> %s user=%s", language, user_id)
+        row["preferred_language"] = language
+    topics = [*(row["recent_topics"] or []), topic]
+    row["recent_topics"] = topics[-RECENT_TOPICS_KEPT:]
+    known = row["known_intents"] or []
+    if intent and intent not in known:
+        row["known_intents"] = [*known, intent]
+    level = upgraded_level(
+        row["expertise_level"],
+        interaction_count=row["interaction_count"],
+        known_intents=row["known_intents"] or [],
+        locked=row["expertise_locked"],
+    )
     if level is not None:
-        logger.info("memory: expertise %s -> %s user=%s", row.expertise_level, level, row.user_id)
-        row.expertise_level = level
-    row.updated_at = now
+        logger.info("memory: expertise %s -> %s user=%s", row["expertise_level"], level, user_id)
+        row["expertise_level"] = level
+    row["updated_at"] = now
     evals = record.evals
     return {
         "trace_id": record.trace_id,
-        "user_id": row.user_id,
+        "user_id": user_id,
         "chat_id": record.chat_id,
         "mode": record.decision.mode,
         "intent": intent,

@@ -3,7 +3,7 @@ Pure functions: no session, no transaction."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -53,6 +53,11 @@ FARM_EDITABLE = FARM_TOP_LEVEL | frozenset(FARM_NESTED)
 
 def user_from_row(row: UserProfileRow) -> UserProfile:
     return UserProfile.model_validate({name: getattr(row, name) for name in _USER_FIELDS})
+
+
+def user_from_values(values: Mapping[str, Any]) -> UserProfile:
+    """``user_from_row`` for a row's column values (``repo.lock_user_values``)."""
+    return UserProfile.model_validate({name: values[name] for name in _USER_FIELDS})
 
 
 def farm_from_row(row: FarmProfileRow) -> FarmProfile:
