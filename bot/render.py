@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from functools import partial
+from dataclasses import dataclass
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramForbiddenError
+from aiogram.methods import SendDocument, SendMessage, SendPhoto
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup
 
 from bot import update_context
@@ -18,8 +18,6 @@ logger = logging.getLogger(__name__)
 
 TELEGRAM_TEXT_LIMIT = 4096
 CAPTION_LIMIT = 1024
-#: One Bot API call of a reply.
-Part = Callable[[], Awaitable[None]]
 
 
 def split_text(text: str, limit: int = TELEGRAM_TEXT_LIMIT) -> list[str]:
@@ -53,42 +51,56 @@ class AttachmentFailed(Exception):
     retries): the caller tells the farmer instead of leaving a promise of a file."""
 
 
-async def _send_text(
-    bot: Bot, chat_id: int, text: str, markup: InlineKeyboardMarkup | None
-) -> None:
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One Bot API call of a reply."""
+
+    call: SendMessage | SendDocument | SendPhoto
+    #: "document r.csv" for a file (its failure raises AttachmentFailed), else None.
+    file: str | None = None
+
+
+def _text(chat_id: int, text: str, markup: InlineKeyboardMarkup | None) -> Part:
     # No parse mode, ever: model text with a stray "_" or "<" must not turn into
     # "can't parse entities". Flood control and transient errors are retried by the
     # session (bot/telegram_retry.py).
-    await bot.send_message(chat_id, text, parse_mode=None, reply_markup=markup)
+    return Part(SendMessage(chat_id=chat_id, text=text, parse_mode=None, reply_markup=markup))
 
 
-async def _send_file(
-    bot: Bot,
+def _file(
     chat_id: int,
     kind: str,
     attachment: Attachment,
     caption: str | None,
     markup: InlineKeyboardMarkup | None,
-) -> None:
+) -> Part:
     upload = BufferedInputFile(attachment.content, filename=attachment.filename)
+    call: SendDocument | SendPhoto
+    if kind == "document":
+        call = SendDocument(
+            chat_id=chat_id, document=upload, caption=caption, parse_mode=None, reply_markup=markup
+        )
+    else:
+        call = SendPhoto(
+            chat_id=chat_id, photo=upload, caption=caption, parse_mode=None, reply_markup=markup
+        )
+    return Part(call, f"{kind} {attachment.filename}")
+
+
+async def _send(bot: Bot, part: Part) -> None:
+    if part.file is None:
+        await bot(part.call)
+        return
     try:
-        if kind == "document":
-            await bot.send_document(
-                chat_id, upload, caption=caption, parse_mode=None, reply_markup=markup
-            )
-        else:
-            await bot.send_photo(
-                chat_id, upload, caption=caption, parse_mode=None, reply_markup=markup
-            )
+        await bot(part.call)
     except TelegramForbiddenError:
         raise
     except TelegramAPIError as exc:
-        raise AttachmentFailed(f"{kind} {attachment.filename}: {exc}") from exc
+        raise AttachmentFailed(f"{part.file}: {exc}") from exc
 
 
-async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> None:
-    """Send every part of ``reply``. Raises TelegramForbiddenError if the user blocked
-    us, AttachmentFailed if a file could not be sent.
+def reply_parts(chat_id: int, reply: Reply) -> list[Part]:
+    """The calls of ``reply``, in the order they are sent.
 
     A file goes first, with the reply's text as its caption (one call: the text
     says "the report is attached" and must never arrive without the report); a text
@@ -101,39 +113,57 @@ async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> None:
         if attachment is not None
     ]
     caption = chunks[0] if len(chunks) == 1 and len(chunks[0]) <= CAPTION_LIMIT else None
-    parts: list[Part] = []
     if files and (caption is not None or not chunks):
-        for index, (kind, attachment) in enumerate(files):
-            last = index == len(files) - 1
-            parts.append(partial(
-                _send_file, bot, chat_id, kind, attachment, caption if index == 0 else None,
-                markup if last else None,
-            ))  # fmt: skip
-    else:
-        for kind, attachment in files:
-            parts.append(partial(_send_file, bot, chat_id, kind, attachment, None, None))
-        for index, chunk in enumerate(chunks):
-            # Buttons belong under the last part, where the user reads the question.
-            last = index == len(chunks) - 1
-            parts.append(partial(_send_text, bot, chat_id, chunk, markup if last else None))
-    await _send_parts(parts)
+        last = len(files) - 1
+        return [
+            _file(
+                chat_id,
+                kind,
+                attachment,
+                caption if i == 0 else None,
+                markup if i == last else None,
+            )
+            for i, (kind, attachment) in enumerate(files)
+        ]
+    parts = [_file(chat_id, kind, attachment, None, None) for kind, attachment in files]
+    for index, chunk in enumerate(chunks):
+        # Buttons belong under the last part, where the user reads the question.
+        last = index == len(chunks) - 1
+        parts.append(_text(chat_id, chunk, markup if last else None))
+    return parts
 
 
-async def _send_parts(parts: list[Part]) -> None:
+async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> None:
+    """Send every part of ``reply`` (``reply_parts``). Raises TelegramForbiddenError if
+    the user blocked us, AttachmentFailed if a file could not be sent."""
+    await _send_parts(bot, reply_parts(chat_id, reply))
+
+
+async def _send_parts(bot: Bot, parts: list[Part]) -> None:
     """Send the parts in order. While a Telegram update is handled (bot/inbox.py), the
     parts a previous try of it got through are skipped, and every part but the last
     is recorded once Telegram took it: a crash in the middle of a long reply repeats
     at most the part in flight. The last part is covered by the update being marked
-    done (one write either way; a one-part reply costs no extra write)."""
+    done (one write either way; a one-part reply costs no extra write).
+
+    Once a part met flood control, it and the parts after it are kept in
+    ``telegram_outbox`` and the update is done (bot/deferred.py): each part's row
+    goes when Telegram took it, nothing more is recorded in the inbox."""
     delivery = update_context.current_delivery()
-    for index, part in enumerate(parts):
-        if delivery is not None:
-            delivery.position += 1
-            if delivery.position <= delivery.skip:
-                continue
-        await part()
-        if delivery is not None and index < len(parts) - 1:
-            await delivery.record(delivery.position)
+    reply = update_context.Sending([part.call for part in parts])
+    token = update_context.sending(reply)
+    try:
+        for index, part in enumerate(parts):
+            reply.current = index
+            if delivery is not None:
+                delivery.position += 1
+                if delivery.position <= delivery.skip:
+                    continue
+            await _send(bot, part)
+            if delivery is not None and not delivery.deferred and index < len(parts) - 1:
+                await delivery.record(delivery.position)
+    finally:
+        update_context.sent(token)
 
 
 async def edit_text(

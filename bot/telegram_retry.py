@@ -1,10 +1,11 @@
 """Every Bot API call survives Telegram's transient failures (a session middleware).
 
 - 429 (flood control): the call waits ``retry_after``, however long, and is sent
-  again: a reply is late, never dropped; kept in the database meanwhile
-  (bot/deferred.py), so a restart does not lose it either. The update's task is the queue: the same
-  user's later updates wait behind it (UserOrderMiddleware), so replies keep their
-  order, and other users are not held up (each update is its own task).
+  again: a reply is late, never dropped; kept in the database meanwhile, with
+  the parts of its reply after it (bot/deferred.py), so a restart does not lose
+  them either. The update's task is the queue: the same user's later updates wait
+  behind it (UserOrderMiddleware), so replies keep their order, and other users
+  are not held up (each update is its own task).
 - 5xx, a dropped or refused connection, a timeout, a garbled answer (a proxy's HTML
   502): retried with exponential backoff and jitter, a bounded number of times, then
   the error goes to the caller.
@@ -38,8 +39,6 @@ from aiogram.exceptions import (
 )
 from aiogram.methods import GetUpdates, TelegramMethod
 from aiogram.methods.base import Response, TelegramType
-
-from bot.update_context import current_update
 
 if TYPE_CHECKING:
     from aiogram import Bot
@@ -92,21 +91,26 @@ class RetryMiddleware(BaseRequestMiddleware):
     ) -> Response[TelegramType]:
         if isinstance(method, GetUpdates):  # aiogram's polling loop backs off on its own
             return await make_request(bot, method)  # type: ignore[arg-type]
-        kept: list[int] = []  # the telegram_outbox row, once flood control was hit
+        deferred = self._deferred
+        # The telegram_outbox row of the call: kept at its first 429, or before it
+        # was even tried (a part of a reply whose earlier part met flood control).
+        kept: list[int] = []
+        ahead = deferred.kept_ahead(method) if deferred is not None else None
+        kept.extend([ahead] if ahead is not None else [])
         try:
             response = await self._retried(make_request, bot, method, kept)
         except (TelegramRetryAfter, *TRANSIENT) as exc:
-            if kept and self._deferred is not None:  # given up here: sent from the outbox
+            if deferred is not None:  # given up here: sent from the outbox, if kept
                 wait = exc.retry_after if isinstance(exc, TelegramRetryAfter) else 0
-                await self._deferred.later(kept[0], float(wait))
+                await deferred.gave_up(method, kept[0] if kept else None, float(wait))
             raise
         except Exception:
-            if kept and self._deferred is not None:  # refused (400...): never sent
-                await self._deferred.sent(kept[0])
+            if deferred is not None:  # refused (400...): never sent, nor the rest
+                await deferred.refused(method, kept[0] if kept else None)
             raise
-        # (Cancelled, as at shutdown: the row stays for the next start.)
-        if kept and self._deferred is not None:
-            await self._deferred.sent(kept[0])
+        # (Cancelled, as at shutdown: the rows stay for the next start.)
+        if kept and deferred is not None:
+            await deferred.sent(kept[0])
         return response
 
     async def _retried(
@@ -126,9 +130,8 @@ class RetryMiddleware(BaseRequestMiddleware):
                 if floods > self.policy.max_flood_waits:
                     raise
                 logger.warning("telegram flood control on %s: waiting %ss", name, exc.retry_after)
-                deferred = self._deferred
-                if not kept and deferred is not None and deferred.keeps(method):
-                    row = await deferred.keep(method, float(exc.retry_after), current_update())
+                if not kept and self._deferred is not None:
+                    row = await self._deferred.flooded(method, float(exc.retry_after))
                     kept.extend([row] if row is not None else [])
                 await self._sleep(float(exc.retry_after))
             except TRANSIENT as exc:

@@ -195,6 +195,9 @@ class TelegramOutboxRow(Base):
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    #: The row of the part before this one in the same reply (bot/render.py): this
+    #: one is sent only once that one is gone. None for a call kept alone.
+    after_id: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class OutboxRow(Base):

@@ -3,7 +3,9 @@
 A row is held by the instance that waits (``claimed_by`` until ``claimed_until``,
 renewed by its heartbeat); a row nobody holds is sent by whichever instance sweeps
 once ``not_before`` has passed. Claims are single conditional UPDATEs, so exactly
-one instance sends a row. Nothing here commits.
+one instance sends a row. The parts of one reply are a chain: each row names the
+one before it (``after_id``) and is not due while that one is still here, so they
+go in order. Nothing here commits.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from db.models import TelegramOutboxRow
 
@@ -35,7 +38,10 @@ async def keep(
     not_before: datetime,
     owner: str,
     until: datetime,
+    after_id: int | None = None,
 ) -> int:
+    """A new row, held by ``owner``; ``after_id``: the row of the part before it in the
+    same reply, which must go first."""
     row = TelegramOutboxRow(
         method=method,
         payload=payload,
@@ -45,6 +51,7 @@ async def keep(
         claimed_by=owner,
         claimed_until=until,
         attempts=0,
+        after_id=after_id,
     )
     session.add(row)
     await session.flush()
@@ -64,34 +71,54 @@ async def renew(session: AsyncSession, ids: Sequence[int], owner: str, until: da
         )
 
 
-async def postpone(session: AsyncSession, row_id: int, not_before: datetime) -> None:
+async def postpone(session: AsyncSession, ids: Sequence[int], not_before: datetime) -> None:
     """Not sent yet (flood control again, or the waiting instance gave up): free for
     any instance once ``not_before`` has passed."""
-    await session.execute(
-        update(TelegramOutboxRow)
-        .where(TelegramOutboxRow.id == row_id)
-        .values(
-            not_before=not_before,
-            claimed_by=None,
-            claimed_until=None,
-            attempts=TelegramOutboxRow.attempts + 1,
+    if ids:
+        await session.execute(
+            update(TelegramOutboxRow)
+            .where(TelegramOutboxRow.id.in_(ids))
+            .values(
+                not_before=not_before,
+                claimed_by=None,
+                claimed_until=None,
+                attempts=TelegramOutboxRow.attempts + 1,
+            )
         )
-    )
+
+
+_BEFORE = aliased(TelegramOutboxRow)
 
 
 async def due(session: AsyncSession, now: datetime, limit: int) -> list[Kept]:
-    """Rows nobody holds whose wait is over, oldest first (a chat's replies keep
-    their order)."""
+    """Rows nobody holds whose wait is over and whose part before (``after_id``) is
+    gone, oldest first (a chat's replies keep their order)."""
     result = await session.execute(
         select(TelegramOutboxRow.id, TelegramOutboxRow.method, TelegramOutboxRow.payload)
         .where(
             TelegramOutboxRow.not_before <= now,
             or_(TelegramOutboxRow.claimed_until.is_(None), TelegramOutboxRow.claimed_until < now),
+            or_(
+                TelegramOutboxRow.after_id.is_(None),
+                ~exists().where(_BEFORE.id == TelegramOutboxRow.after_id),
+            ),
         )
         .order_by(TelegramOutboxRow.id)
         .limit(limit)
     )
     return [Kept(int(row_id), method, payload) for row_id, method, payload in result.all()]
+
+
+async def following(session: AsyncSession, row_id: int) -> Kept | None:
+    """The row of the part right after ``row_id``'s in its reply."""
+    result = await session.execute(
+        select(TelegramOutboxRow.id, TelegramOutboxRow.method, TelegramOutboxRow.payload)
+        .where(TelegramOutboxRow.after_id == row_id)
+        .order_by(TelegramOutboxRow.id)
+        .limit(1)
+    )
+    row = result.first()
+    return Kept(int(row[0]), row[1], row[2]) if row is not None else None
 
 
 async def claim(

@@ -103,6 +103,8 @@ class _Fault:
     chat_id: int | str | None
     #: Close the connection without an answer instead of answering with error_code.
     drop: bool = False
+    #: Matching calls let through before the fault starts.
+    after: int = 0
 
 
 class _DroppedConnection(Exception):
@@ -491,11 +493,13 @@ class FakeBotAPI:
         retry_after: int | None = None,
         times: int = 1,
         chat_id: int | str | None = None,
+        after: int = 0,
     ) -> None:
         """Make the next ``times`` calls of ``method`` (to ``chat_id``, if given) fail with
-        HTTP ``error_code`` and the Bot API error envelope; ``method="file"`` fails
-        file downloads."""
-        fault = _Fault(error_code, description, retry_after, times, chat_id)
+        HTTP ``error_code`` and the Bot API error envelope, once ``after`` of them went
+        through (the 2nd part of a reply: ``after=1``); ``method="file"`` fails file
+        downloads."""
+        fault = _Fault(error_code, description, retry_after, times, chat_id, after=after)
         self._faults.setdefault(method.lower(), []).append(fault)
 
     def drop_next(self, method: str, *, times: int = 1, chat_id: int | str | None = None) -> None:
@@ -513,6 +517,9 @@ class FakeBotAPI:
         faults = self._faults.get(key, [])
         for index, fault in enumerate(faults):
             if fault.chat_id is None or fault.chat_id == chat_id:
+                if fault.after > 0:
+                    fault.after -= 1
+                    continue
                 fault.remaining -= 1
                 if fault.remaining <= 0:
                     del faults[index]
