@@ -58,6 +58,21 @@ def isolation(storage: BaseStorage, ttl: float) -> BaseEventIsolation | None:
     return RenewingRedisIsolation(storage.redis, ttl, storage.key_builder)
 
 
+def operator_services(core: Core) -> dict[str, object]:
+    """The services only operators' handlers use: given to their branch alone, not
+    carried by every update (bot/middlewares/services.py)."""
+    return {
+        "profile_learner": core.memory.learner,  # ProfileLearner: /farm sensors, phase
+        "terms": core.terms,
+        "sensors": core.sensors,
+        "platform": core.platform,
+        "regions": core.regions,  # FarmRegions: /farm update region=...
+        "learnings": core.learnings,  # /learnings
+        "quality": core.quality,  # /stats
+        "overlays": core.overlays,  # /rules
+    }
+
+
 def build_dispatcher(core: Core) -> Dispatcher:
     # Workflow data: a handler declares the services it uses by these names, and
     # aiogram passes exactly those. No handler opens a session or sees a repository:
@@ -73,15 +88,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         pipeline=core.pipeline,  # handle_message / handle_action
         profiles=core.memory.profiles,  # ProfileLoader: /me, operators' cards
         profile_editor=core.memory.editor,  # ProfileEditor: styles, operator edits, forget
-        profile_learner=core.memory.learner,  # ProfileLearner: /farm sensors, phase "auto"
         onboarding=core.onboarding,
-        terms=core.terms,
-        sensors=core.sensors,
-        platform=core.platform,
-        regions=core.regions,  # FarmRegions: /farm update region=...
-        learnings=core.learnings,  # /learnings
-        quality=core.quality,  # /stats
-        overlays=core.overlays,  # /rules
         # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
@@ -96,7 +103,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
     # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
     dispatcher.update.outer_middleware(CleanInputMiddleware())
     dispatcher.update.outer_middleware(UserOrderMiddleware())
-    dispatcher.include_router(build_root_router())
+    dispatcher.include_router(build_root_router(operator_services(core)))
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
     # the webhook) starts: the sender is bound by a startup hook, before the jobs run.
     alert_sender = TelegramAlertSender()

@@ -13,6 +13,8 @@ is shaped by what a message is:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from aiogram import Router
 
 from bot.filters import HasState, IsCommand
@@ -81,7 +83,9 @@ def build_state_router() -> Router:
     return branch
 
 
-def build_root_router() -> Router:
+def build_root_router(operator_services: Mapping[str, object]) -> Router:
+    """``operator_services``: what only the operators' handlers use (their branch gets
+    them, not every update; bot/middlewares/services.py)."""
     root = Router(name="root")
     # A command during onboarding is answered as always, then onboarding waits.
     root.message.outer_middleware(
@@ -96,7 +100,8 @@ def build_root_router() -> Router:
         # Before the operators' branch: an operator's /token in a group gets the pointer.
         build_command_router(),
         build_state_router(),
-        operators.build_operators_router(),  # IsOperator on messages and callbacks
+        # IsOperator on messages and callbacks.
+        operators.build_operators_router(operator_services),
         text.router,  # catch-all for text: every other text goes to the pipeline
         non_text.router,  # photos, voice, stickers...: a polite line
         actions.router,  # the pipeline's buttons; any other callback gets "expired"

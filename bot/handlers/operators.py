@@ -4,6 +4,8 @@ handlers (it goes on to the refusal router)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from aiogram import Router
 
 from bot.filters import IsOperator
@@ -18,6 +20,7 @@ from bot.handlers import (
     operator_status,
     operator_terms,
 )
+from bot.middlewares.services import ServicesMiddleware
 
 FEATURES: tuple[Router, ...] = (
     operator_profile.router,  # /profile and its buttons
@@ -32,9 +35,14 @@ FEATURES: tuple[Router, ...] = (
 )
 
 
-def build_operators_router(features: tuple[Router, ...] = FEATURES) -> Router:
+def build_operators_router(
+    services: Mapping[str, object], features: tuple[Router, ...] = FEATURES
+) -> Router:
+    """``services``: what only operators' handlers use (bot/middlewares/services.py)."""
     router = Router(name=__name__)
     router.message.filter(IsOperator())
     router.callback_query.filter(IsOperator())
+    router.message.middleware(ServicesMiddleware(services))
+    router.callback_query.middleware(ServicesMiddleware(services))
     router.include_routers(*features)
     return router

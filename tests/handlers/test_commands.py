@@ -31,7 +31,7 @@ def _commands_handled(router: Router) -> set[str]:
 
 
 def test_every_registered_command_has_a_handler_and_no_handler_is_unregistered() -> None:
-    assert _commands_handled(build_root_router()) == {c.name for c in COMMANDS}
+    assert _commands_handled(build_root_router({})) == {c.name for c in COMMANDS}
 
 
 def test_every_command_is_described_in_both_catalogs(catalog: Catalog) -> None:

@@ -10,8 +10,10 @@ from aiogram import Router
 from aiogram.dispatcher.event.handler import HandlerObject
 from aiogram.filters import Command, StateFilter
 
+from bot.dispatcher import operator_services
+from bot.factory import Core
 from bot.filters import InState
-from bot.handlers import build_command_router, build_state_router
+from bot.handlers import build_command_router, build_root_router, build_state_router
 
 
 def _message_handlers(router: Router) -> Iterator[HandlerObject]:
@@ -40,3 +42,26 @@ def test_the_state_branch_holds_only_handlers_bound_to_a_state() -> None:
     handlers = list(_message_handlers(build_state_router()))
     strays = [h.callback.__qualname__ for h in handlers if not _has_filter(h, InState, StateFilter)]
     assert handlers and strays == []
+
+
+def _handlers(router: Router) -> Iterator[HandlerObject]:
+    for observer in router.observers.values():
+        yield from observer.handlers
+    for sub in router.sub_routers:
+        yield from _handlers(sub)
+
+
+def test_only_the_operators_branch_declares_the_operator_services(core: Core) -> None:
+    # Those services are given to the operators' branch alone (bot/middlewares/
+    # services.py): a handler elsewhere that declared one would fail when called.
+    services = operator_services(core)
+    operator_only = set(services)
+    root = build_root_router(services)
+    strays = [
+        (handler.callback.__qualname__, sorted(handler.params & operator_only))
+        for sub in root.sub_routers
+        if sub.name != "bot.handlers.operators"
+        for handler in _handlers(sub)
+        if handler.params & operator_only
+    ]
+    assert operator_only and strays == []
