@@ -36,6 +36,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,16 @@ def update_json(update: Update) -> str:
         return json.dumps(update.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
+@dataclass(eq=False, slots=True)
+class _StoreBatch:
+    """Updates one caller stores, and what it learns once the transaction ended."""
+
+    payloads: list[repo.Stored]
+    #: The ids that were new (None: not written).
+    new: set[int] | None = None
+    error: BaseException | None = None
+
+
 class Inbox:
     """Claims, leases and replays updates; one per process, built by the app."""
 
@@ -97,6 +108,9 @@ class Inbox:
         #: Updates marked done are group-committed with the other end-of-message
         #: writes of concurrent updates (db/group_commit.py).
         self._finishes = db.group.lane(self._finish_all, failed=self._finish_failed, name="inbox")
+        self._stores = db.group.lane(
+            self._store_all, committed=self._stored, failed=self._store_failed, name="store"
+        )
         #: Replays: the parts of the reply a previous try got through.
         self._sent_before: dict[int, int] = {}
 
@@ -131,11 +145,32 @@ class Inbox:
         return update_id in await self._store([stored])
 
     async def _store(self, payloads: list[repo.Stored]) -> set[int]:
+        """Store and claim; the ids that were new. Group-committed: concurrent stores
+        (webhook requests, a getUpdates batch) and the end-of-message writes share a
+        transaction (db/group_commit.py). Raises if the database did."""
+        batch = _StoreBatch(payloads)
+        await self._stores.submit(batch)
+        if batch.new is None:
+            raise batch.error or RuntimeError("inbox: the updates were not stored")
+        return batch.new
+
+    async def _store_all(self, session: AsyncSession, batches: list[_StoreBatch]) -> set[int]:
         now = self._clock()
-        async with self._db.write() as session:
-            new = await repo.store_claimed(session, payloads, self._owner, now, now + self._lease)
+        payloads = [payload for batch in batches for payload in batch.payloads]
+        return await repo.store_claimed(session, payloads, self._owner, now, now + self._lease)
+
+    def _stored(self, batches: list[_StoreBatch], new: set[int]) -> None:
         self._held |= new
-        return new
+        unclaimed = set(new)
+        for batch in batches:
+            # An update two batches carried (a webhook retry racing its first try)
+            # is new to the first one only.
+            batch.new = {payload.update_id for payload in batch.payloads} & unclaimed
+            unclaimed -= batch.new
+
+    @staticmethod
+    def _store_failed(batch: _StoreBatch, exc: BaseException) -> None:
+        batch.error = exc
 
     async def claim(self, update: Update) -> bool:
         """Claim an update that was not stored by ``store`` (a replay, a direct feed):

@@ -232,3 +232,19 @@ async def test_a_stored_update_that_cannot_be_read_is_given_up_not_replayed_fore
     assert row is not None and (row.status, row.outcome) == ("done", "poison")
     assert await replayer.sweep() == 0
     assert tg.session.calls == [] and inbox.held == 0
+
+
+async def test_concurrent_stores_of_one_update_make_it_new_once(
+    core: Core, inboxed: tuple[LocalBot, Inbox]
+) -> None:
+    # A webhook retry racing its first try: both stores go in one group-committed
+    # transaction (db/group_commit.py), and only the first may handle the update.
+    tg, inbox = inboxed
+    raw = {"update_id": 4242, **say(tg, FARMER, "привіт")}
+    other = {"update_id": 4243, **say(tg, FARMER, "дякую")}
+    results = await asyncio.gather(
+        inbox.store_raw(4242, raw), inbox.store_raw(4242, raw), inbox.store_raw(4243, other)
+    )
+    assert sorted(results[:2]) == [False, True]
+    assert results[2] is True
+    assert await count(core, UpdateInboxRow) == 2
