@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import re
 from typing import Any
 
 import pytest
@@ -172,3 +174,62 @@ def test_footnote_lists_warnings_first_in_the_language() -> None:
     assert [rule.severity for rule in result.failed] == [Severity.INFO, Severity.WARNING]
     assert result.footnote("uk") == "⚠️ проблема\nℹ️ порада"
     assert result.footnote("en") == "⚠️ problem\nℹ️ advice"
+
+
+_LOOKAHEAD = re.compile(r"^\(\?=\[[^\]]+\]\)")
+
+
+def _texts(catalog: Catalog) -> list[str]:
+    """Real replies (every catalog text) and strings that mix what the patterns look
+    for with what a lookahead must not lose: Unicode digits, letters whose case folds
+    to ASCII (ſ, K), Cyrillic, punctuation."""
+    texts = [
+        template
+        for lang in ("uk", "en")
+        for key in catalog.keys(lang)
+        for template in catalog.templates(lang, key)
+    ]
+    pieces = [
+        "123456789:",
+        "٣٤٥٦٧٨٩:",
+        "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw5",
+        "Bearer abcdefghijkl1234",
+        "eyJhbGciOi.eyJzdWIiOi",
+        "ſk-0123456789abcdef",
+        "Kelvin_TOKEN=",
+        "STEPAN_LLM_KEY",
+        "agx_operator_ids",
+        "ſtepan_llm",
+        "://user:pw@",
+        "3f2b8c1e-9a7d-4e5f-b6c3-1d2e3f4a5b6c",
+        "trace id",
+        "Request-ID",
+        "none",
+        "ТРЕЙС",
+        "the field was watered today",
+        "полив на полі",
+        " ",
+        ", ",
+        "«",
+        "\n",
+    ]
+    rng = random.Random(14)
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(3000)]
+    return texts
+
+
+def test_a_leading_lookahead_changes_no_result(defaults: EvalRules, catalog: Catalog) -> None:
+    # evals.toml: a pattern may start with a lookahead of the characters its matches
+    # start with (a speed-up); without it the pattern must find exactly the same.
+    sped_up = [
+        rule for rule in defaults.rules if rule.pattern and _LOOKAHEAD.match(rule.pattern.pattern)
+    ]
+    texts = _texts(catalog)
+    for rule in sped_up:
+        assert rule.pattern is not None
+        plain = re.compile(_LOOKAHEAD.sub("", rule.pattern.pattern), rule.pattern.flags)
+        for text in texts:
+            found = rule.pattern.search(text)
+            expected = plain.search(text)
+            assert (found and found.span()) == (expected and expected.span()), (rule.id, text)
+    assert len(sped_up) >= 5
