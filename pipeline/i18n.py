@@ -95,8 +95,15 @@ class Catalog:
             template = raw[0] if isinstance(raw, list) else raw
         return template.format_map(_SafeDict(params))
 
+    @property
+    def languages(self) -> tuple[Language, ...]:
+        """The languages the catalog has messages in."""
+        return tuple(self._messages)
+
     def number(self, lang: Language, value: float) -> str:
         """A number as the language writes it: 12 500 and 2,5 in Ukrainian (CLDR)."""
+        if type(value) is int and 0 <= value < 1000:
+            return str(value)  # what CLDR writes in every language here, without Babel's cost
         return format_decimal(value, locale=self._locales.get(lang, self._locales[FALLBACK]))
 
     def plural(self, lang: Language, key: str, count: float, /, **params: Any) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from babel import Locale
+from babel.numbers import format_decimal
 
 from pipeline.i18n import Catalog
 from pipeline.language import detect_language, language_from_telegram
@@ -168,3 +170,13 @@ def test_style_changes_the_template(catalog: Catalog) -> None:
     # A style without its own variant of an intent falls back to the usual one.
     ack = _light("ack", preferred_style="brief", expertise_level=level)
     assert responder.answer(ack) == catalog.variant("uk", "light.ack", 0)
+
+
+def test_small_whole_numbers_are_written_as_babel_writes_them(catalog: Catalog) -> None:
+    # Catalog.number skips Babel for 0..999 (the counts of most replies): the short
+    # way must write them exactly as CLDR does in every catalog language.
+    assert catalog.languages
+    for lang in catalog.languages:
+        locale = Locale.parse(lang)
+        for value in (*range(1000), 1000, 12500, 2.5, -3):
+            assert catalog.number(lang, value) == format_decimal(value, locale=locale)
