@@ -77,6 +77,10 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         }
     },
     "profiles.insert_ignore": {"model": JobRunRow, "values": {"job_id": "new", "runs": 0}},
+    "profiles.write_user_values": {
+        "columns": ["interaction_count"],
+        "rows": [{"user_id": USER, "interaction_count": 3}],
+    },
     "telegram_outbox.keep": {"payload": '{"chat_id": 1, "text": "ok"}'},
     "recall.newest_deep": {"after": NOW - timedelta(hours=1)},
     "recall.keep_answer": {
