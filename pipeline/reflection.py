@@ -31,10 +31,14 @@ Complete = Callable[[str, str], Awaitable[str]]
 
 _reflecting: ContextVar[bool] = ContextVar("stepan_reflecting", default=False)
 
+# Each starts with a lookahead of the characters its match can start with: the regex
+# engine then skips the rest of a (Cyrillic) reply at once (pipeline/rules/evals.toml).
 _UUID = re.compile(
-    r"\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b", re.IGNORECASE
+    r"(?=[0-9a-f])\b[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}\b",
+    re.IGNORECASE,
 )
 _TRACE = re.compile(
+    r"(?=[\(\[trs])"
     r"[\(\[]?\b(?:trace[_ -]?id|request[_ -]?id|span[_ -]?id|trace)\s*[:=]\s*[\w.-]+[\)\]]?",
     re.IGNORECASE,
 )

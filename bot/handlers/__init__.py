@@ -7,6 +7,8 @@ is shaped by what a message is:
 - the answers bound to a state (onboarding's, a new name for /me) in one branch
   behind one ``HasState`` check, before the catch-all so they don't reach the pipeline;
 - the operators' branch (IsOperator on messages AND callbacks);
+- those three behind one check of all three (``build_special_router``): most updates
+  are a farmer's plain text, which then passes one filter on its way to the catch-all;
 - the rest of the messages, the catch-all text last but one, then the routers that
   only take callbacks (and the callback catch-all), then errors.
 """
@@ -16,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from aiogram import Router
+from aiogram.filters import or_f
 
-from bot.filters import HasState, IsCommand
+from bot.filters import HasState, IsCommand, IsOperator
 from bot.handlers import (
     actions,
     agronomist,
@@ -83,6 +86,24 @@ def build_state_router() -> Router:
     return branch
 
 
+def build_special_router(operator_services: Mapping[str, object]) -> Router:
+    """Messages that are not a farmer's plain chat: a command, an answer Stepan asked
+    for (a state), anything from an operator. Callbacks pass unfiltered."""
+    branch = Router(name="special")
+    branch.message.filter(or_f(IsCommand(), HasState(), IsOperator()))
+    for feature in operators.FEATURES:
+        _detach(feature)
+    _include(
+        branch,
+        # Before the operators' branch: an operator's /token in a group gets the pointer.
+        build_command_router(),
+        build_state_router(),
+        # IsOperator on messages and callbacks.
+        operators.build_operators_router(operator_services),
+    )
+    return branch
+
+
 def build_root_router(operator_services: Mapping[str, object]) -> Router:
     """``operator_services``: what only the operators' handlers use (their branch gets
     them, not every update; bot/middlewares/services.py)."""
@@ -93,15 +114,9 @@ def build_root_router(operator_services: Mapping[str, object]) -> Router:
             onboarding.Onboarding.active.state, onboarding.Onboarding.paused.state
         )
     )
-    for feature in operators.FEATURES:
-        _detach(feature)
     _include(
         root,
-        # Before the operators' branch: an operator's /token in a group gets the pointer.
-        build_command_router(),
-        build_state_router(),
-        # IsOperator on messages and callbacks.
-        operators.build_operators_router(operator_services),
+        build_special_router(operator_services),
         text.router,  # catch-all for text: every other text goes to the pipeline
         non_text.router,  # photos, voice, stickers...: a polite line
         actions.router,  # the pipeline's buttons; any other callback gets "expired"

@@ -44,24 +44,23 @@ def test_the_state_branch_holds_only_handlers_bound_to_a_state() -> None:
     assert handlers and strays == []
 
 
-def _handlers(router: Router) -> Iterator[HandlerObject]:
-    for observer in router.observers.values():
-        yield from observer.handlers
-    for sub in router.sub_routers:
-        yield from _handlers(sub)
-
-
 def test_only_the_operators_branch_declares_the_operator_services(core: Core) -> None:
     # Those services are given to the operators' branch alone (bot/middlewares/
     # services.py): a handler elsewhere that declared one would fail when called.
     services = operator_services(core)
     operator_only = set(services)
-    root = build_root_router(services)
+
+    def outside_operators(router: Router) -> Iterator[HandlerObject]:
+        if router.name == "bot.handlers.operators":
+            return
+        for observer in router.observers.values():
+            yield from observer.handlers
+        for sub in router.sub_routers:
+            yield from outside_operators(sub)
+
     strays = [
         (handler.callback.__qualname__, sorted(handler.params & operator_only))
-        for sub in root.sub_routers
-        if sub.name != "bot.handlers.operators"
-        for handler in _handlers(sub)
+        for handler in outside_operators(build_root_router(services))
         if handler.params & operator_only
     ]
     assert operator_only and strays == []
