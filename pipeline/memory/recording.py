@@ -235,9 +235,8 @@ async def _not_yet_recorded(
     update_ids = [record.update_id for record in records if record.update_id is not None]
     if not update_ids:
         return records
-    result = await session.execute(
-        select(InteractionRow.update_id).where(InteractionRow.update_id.in_(update_ids))
-    )
+    column = _INTERACTIONS.c.update_id
+    result = await session.execute(select(column).where(column.in_(update_ids)))
     seen = set(result.scalars().all())
     if not seen:
         return records
