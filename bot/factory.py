@@ -277,7 +277,7 @@ def build_core(
             OnboardingReader(rules.onboarding, pipeline.classifier),
         ),
         regions=regions,
-        terms=TermReview(db, memory.editor),
+        terms=TermReview(db, memory.editor, rules.vocabulary.rules),
         sensors=SensorStore(db, rules.sensors, learner=memory.learner),
         llm_health=llm_health,
         platform=PlatformStatus(

@@ -39,7 +39,7 @@ async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> N
                 "terms.item",
                 id=row.id,
                 kind=_kind(catalog, lang, row.kind),
-                term=row.term,
+                term=terms.shown(row),
                 times=catalog.plural(lang, "plural.times", row.times_seen),
                 message=row.first_message[:80],
             )
@@ -77,10 +77,14 @@ async def _decide(
         if approve:
             row = await terms.approve(term_id, canonical)
             return catalog.text(
-                lang, "terms.approved", id=row.id, term=row.term, canonical=row.canonical_id
+                lang,
+                "terms.approved",
+                id=row.id,
+                term=terms.shown(row),
+                canonical=row.canonical_id,
             )
         row = await terms.reject(term_id)
-        return catalog.text(lang, "terms.rejected", id=row.id, term=row.term)
+        return catalog.text(lang, "terms.rejected", id=row.id, term=terms.shown(row))
     except TermError as error:
         return catalog.text(lang, error.key)
 

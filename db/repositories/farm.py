@@ -124,6 +124,17 @@ async def pending_term(
     return (await session.execute(query)).scalar_one_or_none()
 
 
+async def field_terms(session: AsyncSession, farm_id: str) -> dict[int, str]:
+    """The farm's unknown field names by term id, as the farmer wrote them: what an
+    operation waiting on one (``pending_term_id``, no ``field_id`` yet) is shown with."""
+    result = await session.execute(
+        select(PendingTermRow.id, PendingTermRow.term).where(
+            PendingTermRow.farm_id == farm_id, PendingTermRow.kind == "field"
+        )
+    )
+    return {int(term_id): str(term) for term_id, term in result.all()}
+
+
 async def pending_counts(session: AsyncSession) -> dict[str, int]:
     result = await session.execute(
         select(PendingTermRow.status, func.count()).group_by(PendingTermRow.status)

@@ -54,6 +54,8 @@ class OperationRecord:
     amount_unit: str | None = None
     area_ha: float | None = None
     yield_t_ha: float | None = None
+    #: The unknown name the operation waits on (a field's, when ``field_id`` is None).
+    pending_term_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,8 @@ class PlanFactCount:
     op_type: str
     planned: int
     done: int
+    #: Without a field: the unknown field's term these operations wait on, if any.
+    pending_term_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +209,7 @@ async def operations_page(
         OperationRow.amount_unit,
         OperationRow.area_ha,
         OperationRow.yield_t_ha,
+        OperationRow.pending_term_id,
     ).where(*_operations_in_period(farm_id, start, end, field_id))
     if after is not None:
         # Keyset paging: (op_date, id) follows ix_operations_farm_date, so each page
@@ -236,14 +241,18 @@ async def plan_fact_counts(
     """Planned and done counts per field and operation type, aggregated in SQL."""
     planned = func.sum(case((OperationRow.status == "planned", 1), else_=0))
     done = func.sum(case((OperationRow.status == "done", 1), else_=0))
+    # Operations without a field apart by the unknown field they wait on, if any: the
+    # farmer named «Північне», not «no field».
+    waiting = case((OperationRow.field_id.is_(None), OperationRow.pending_term_id), else_=None)
     result = await session.execute(
-        select(OperationRow.field_id, OperationRow.op_type, planned, done)
+        select(OperationRow.field_id, OperationRow.op_type, planned, done, waiting)
         .where(*_operations_in_period(farm_id, start, end, field_id))
-        .group_by(OperationRow.field_id, OperationRow.op_type)
-        .order_by(OperationRow.field_id, OperationRow.op_type)
+        .group_by(OperationRow.field_id, waiting, OperationRow.op_type)
+        .order_by(OperationRow.field_id, waiting, OperationRow.op_type)
     )
-    counts = [PlanFactCount(row[0], row[1], int(row[2] or 0), int(row[3] or 0)) for row in result]
-    return counts
+    return [
+        PlanFactCount(row[0], row[1], int(row[2] or 0), int(row[3] or 0), row[4]) for row in result
+    ]
 
 
 def _sum_if(condition: ColumnElement[bool], value: ColumnElement[Any] | Any) -> Any:

@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.name_match import field_name
 from pipeline.i18n import Catalog
 from pipeline.types import Language
 
@@ -84,19 +85,11 @@ class CardWriter:
         self, catalog: Catalog, nominative_endings: Sequence[tuple[str, str]] = ()
     ) -> None:
         self._catalog = catalog
-        self._nominative = sorted(nominative_endings, key=lambda pair: -len(pair[0]))
+        self._nominative = tuple(nominative_endings)
 
     def field_name(self, phrase: str) -> str:
-        """An unknown field as its name reads: capitalised, and a single adjective in
-        the nominative («північному» -> «Північне»)."""
-        words = phrase.split()
-        if len(words) == 1:
-            lowered = phrase.casefold()
-            for old, new in self._nominative:
-                if lowered.endswith(old) and len(lowered) > len(old) + 2:
-                    phrase = phrase[: -len(old)] + new
-                    break
-        return phrase[:1].upper() + phrase[1:]
+        """An unknown field as its name reads («північному» -> «Північне»)."""
+        return field_name(phrase, self._nominative)
 
     def _t(self, lang: Language, key: str, **params: object) -> str:
         return self._catalog.text(lang, f"journal.{key}", **params)

@@ -65,6 +65,21 @@ def strings(value: Any) -> tuple[str, ...]:
     return tuple(str(item) for item in value)
 
 
+def field_name(phrase: str, nominative_endings: Sequence[tuple[str, str]]) -> str:
+    """A field the farm's profile does not have yet, as its name reads: capitalised,
+    and a single adjective in the nominative («північному» -> «Північне», the longest
+    matching ending of ``nominative_endings`` replaced). The one rule for the consent
+    card, the operators' /pending list, the journal and the reports."""
+    words = phrase.split()
+    if len(words) == 1:
+        lowered = phrase.casefold()
+        for old, new in sorted(nominative_endings, key=lambda pair: -len(pair[0])):
+            if lowered.endswith(old) and len(lowered) > len(old) + 2:
+                phrase = phrase[: -len(old)] + new
+                break
+    return phrase[:1].upper() + phrase[1:]
+
+
 @dataclass(frozen=True, slots=True)
 class NameRules:
     """What is never part of a name, and how numbered names are spelled."""
@@ -77,6 +92,8 @@ class NameRules:
     #: A name's stem tolerates one typo from this many letters, whatever its script
     #: (the grammar's ``fuzzy_min_len``: names are compared stem to stem).
     fuzzy_min_len: int = 5
+    #: ``[fields] nominative_endings``: how an adjective field name is called.
+    nominative_endings: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = OPERATIONS_RULES) -> NameRules:
@@ -101,7 +118,15 @@ class NameRules:
             ordinals=TermSet.labelled(ordinals, grammar),
             max_name_words=int(raw.get("settings", {}).get("max_name_words", 4)),
             fuzzy_min_len=grammar.fuzzy_min_len,
+            nominative_endings=tuple(
+                (str(old), str(new))
+                for old, new in raw.get("fields", {}).get("nominative_endings", ())
+            ),
         )
+
+    def field_name(self, phrase: str) -> str:
+        """A field Stepan does not know yet, as it is called (:func:`field_name`)."""
+        return field_name(phrase, self.nominative_endings)
 
     def is_generic(self, kind: str, token: str) -> bool:
         terms = self.generic.get(kind)

@@ -16,6 +16,7 @@ from db.models import DictionaryTermRow, FarmProfileRow, PendingTermRow
 from db.repositories import farm as repo
 from db.repositories.profiles import insert_ignore
 from db.uow import Database
+from pipeline.farm.name_match import NameRules
 from pipeline.slugs import make_id
 
 logger = logging.getLogger(__name__)
@@ -54,9 +55,15 @@ class FarmTerms:
 
 
 class TermReview:
-    def __init__(self, db: Database, farms: FarmWriter) -> None:
+    def __init__(self, db: Database, farms: FarmWriter, names: NameRules) -> None:
         self._db = db
         self._farms = farms
+        self._names = names
+
+    def shown(self, row: PendingTermRow) -> str:
+        """A term as an operator reads it: a field as it is called («Північне»), as
+        the farmer's card showed it, not as the message inflected it («північному»)."""
+        return shown_term(self._names, row.kind, row.term)
 
     async def pending(self, limit: int = 20) -> list[PendingTermRow]:
         async with self._db.read() as session:
@@ -89,7 +96,8 @@ class TermReview:
         """TermError (nothing changed) for an unknown, decided or badly named term."""
         async with self._db.write() as session:
             row = await _open(session, term_id)
-            canonical_id = canonical or make_id(KIND_PREFIX[row.kind], row.term)
+            # A new field's id from its name («Північне»: field:pivnichne).
+            canonical_id = canonical or make_id(KIND_PREFIX[row.kind], self.shown(row))
             if not canonical_id or ":" not in canonical_id or len(canonical_id) > 64:
                 raise TermError("terms.bad_canonical")
             row.status, row.canonical_id = "approved", canonical_id
@@ -108,7 +116,7 @@ class TermReview:
         operations that waited for them; then the farm profiles follow, through the
         memory layer, so the cache and the memory-service follow too."""
         async with self._db.write() as session:
-            approved, operations, user_changes = await _apply(session)
+            approved, operations, user_changes = await _apply(session, self._names)
         for user_id, changes in user_changes.items():
             await self._farms.update_farm(user_id, **changes)
         return ApplyResult(len(approved), operations)
@@ -118,17 +126,24 @@ class TermReview:
             return await repo.pending_counts(session)
 
 
+def shown_term(names: NameRules, kind: str, term: str) -> str:
+    return names.field_name(term) if kind == "field" else term
+
+
 async def _apply(
-    session: AsyncSession,
+    session: AsyncSession, names: NameRules
 ) -> tuple[list[PendingTermRow], int, dict[str, dict[str, Any]]]:
     approved = list(await repo.pending_terms(session, status="approved"))
     operations = 0
     touched: dict[str, FarmProfileRow] = {}
     for row in approved:
         canonical = row.canonical_id or ""
-        await _add_synonym(session, row, canonical)
+        # The new field is called as the card called it; the words the farmer wrote
+        # stay a synonym, so the next message with them finds it.
+        display = shown_term(names, row.kind, row.term)
+        await _add_synonym(session, row, canonical, display)
         if row.kind == "field":
-            await repo.add_field(session, row.farm_id, canonical, row.term)
+            await repo.add_field(session, row.farm_id, canonical, display)
         elif row.kind == "crop":
             await repo.add_crop(session, row.farm_id, canonical, row.term)
         for operation in await repo.operations_waiting_on(session, row.id):
@@ -162,7 +177,9 @@ async def _refresh_count(session: AsyncSession, farm_id: str) -> None:
         farm.dict_pending_count = await repo.pending_count_of(session, farm_id)
 
 
-async def _add_synonym(session: AsyncSession, row: PendingTermRow, canonical: str) -> None:
+async def _add_synonym(
+    session: AsyncSession, row: PendingTermRow, canonical: str, display: str
+) -> None:
     await insert_ignore(
         session,
         DictionaryTermRow,
@@ -170,7 +187,7 @@ async def _add_synonym(session: AsyncSession, row: PendingTermRow, canonical: st
             "farm_id": row.farm_id,
             "kind": row.kind,
             "canonical_id": canonical,
-            "display": row.term,
+            "display": display,
             "synonyms": [],
         },
     )

@@ -380,7 +380,7 @@ async def test_record_card_and_term_review_through_the_bot(harness: Harness) -> 
     assert catalog.text("uk", "journal.written") in (edited.text or "")
     assert not edited.params.get("reply_markup")
     pending = await harness.say(OPERATOR, "/pending")
-    assert "гора" in (pending.text or "")
+    assert "«Гора»" in (pending.text or "")
     term_id = int((pending.text or "").split("#", 2)[1].split()[0])
     # The intruder cannot approve it, by command or by button.
     refused = await harness.say(INTRUDER, f"/approve {term_id}")

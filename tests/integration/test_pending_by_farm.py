@@ -58,9 +58,10 @@ async def test_terms_are_grouped_by_farm_with_names_and_a_card_button(harness: H
     # Each term sits under its own farm; the unconfirmed «Балка» is not there at all.
     olena_block = text.split(zorya, 1)[1].split("\n\n", 1)[0]
     petro_block = text.split(petro, 1)[1].split("\n\n", 1)[0]
-    assert "гора" in olena_block and "лиман" not in olena_block
-    assert "лиман" in petro_block and "гора" not in petro_block
-    assert "балка" not in text
+    # Each by its name as the farmer's card showed it («Гора», not «гора»).
+    assert "«Гора»" in olena_block and "Лиман" not in olena_block
+    assert "«Лиман»" in petro_block and "Гора" not in petro_block
+    assert "Балка" not in text
     cards = {label: data for label, data in _buttons(pending) if data.startswith("fc:")}
     assert cards == {
         t("uk", "terms.farm_button", farm="Зоря"): FarmCardCD(user=OLENA).pack(),

@@ -7,7 +7,7 @@ pydantic model per tool (unknown keys refused, numbers bounded, strings capped).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
 from pipeline.farm.dates import Hemisphere
+from pipeline.farm.reports.plan_fact import waiting_fields
 from pipeline.types import Attachment
 
 
@@ -112,10 +113,32 @@ async def field_names(session: Any, farm_id: str) -> dict[str, str]:
     return {info.field_id: info.name for info in await reporting.fields(session, farm_id)}
 
 
-def field_label(ctx: RunContext, names: Mapping[str, str], field_id: str | None) -> str:
+def field_label(
+    ctx: RunContext,
+    names: Mapping[str, str],
+    field_id: str | None,
+    *,
+    waiting: Mapping[int, str] | None = None,
+    term_id: int | None = None,
+) -> str:
+    """A field by the farm's name; without one, the unknown field the operation waits
+    on (``waiting``, by its pending term id) marked as not yet confirmed, and only then
+    «без поля»."""
     if field_id is None:
+        name = waiting.get(term_id) if waiting and term_id is not None else None
+        if name:
+            return ctx.text_of("reports.field_unconfirmed", field=name)
         return ctx.text_of("reports.no_field")
     return names.get(field_id, field_id)
+
+
+async def waiting_of(ctx: RunContext, session: Any, rows: Iterable[Any]) -> dict[int, str]:
+    """The unknown fields ``rows`` (operations) wait on, as they are called; nothing
+    read when none of them waits for one."""
+    if not any(row.field_id is None and row.pending_term_id for row in rows):
+        return {}
+    assert ctx.farm_id is not None
+    return await waiting_fields(session, ctx.farm_id, ctx.vocabulary.rules)
 
 
 def amount_text(

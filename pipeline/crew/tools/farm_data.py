@@ -20,10 +20,16 @@ from pipeline.crew.tools.base import (
     hemisphere,
     long_date,
     short_date,
+    waiting_of,
 )
 from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
 from pipeline.farm.journal_card import crop_label
-from pipeline.farm.reports import build_operations_workbook, op_label, plan_vs_fact
+from pipeline.farm.reports import (
+    build_operations_workbook,
+    op_label,
+    plan_vs_fact,
+    waiting_fields,
+)
 from pipeline.farm.summary import season_summary
 from pipeline.farm.summary_text import format_number, summary_text
 from pipeline.farm.units import Units
@@ -61,6 +67,7 @@ class FarmDataTools:
             rows = await farm_repo.operations_between(session, ctx.farm_id, start, end)
             planned = [row for row in rows if row.status == "planned"]
             names = await field_names(session, ctx.farm_id)
+            waiting = await waiting_of(ctx, session, planned)
         if not planned:
             text = ctx.text_of("compose.planned_none", start=short_date(start), end=short_date(end))
             return ToolResult("planned_operations", text)
@@ -73,7 +80,9 @@ class FarmDataTools:
                     "compose.planned_item",
                     date=short_date(row.op_date),
                     operation=op_label(ctx.catalog, ctx.lang, row.op_type),
-                    field=field_label(ctx, names, row.field_id),
+                    field=field_label(
+                        ctx, names, row.field_id, waiting=waiting, term_id=row.pending_term_id
+                    ),
                     amount=amount_text(ctx, row.quantity, row.unit, row.product),
                 )
             )
@@ -98,6 +107,7 @@ class FarmDataTools:
                 or entry.display
                 for entry in ctx.vocabulary.shared_crops
             },
+            name_rules=ctx.vocabulary.rules,
         )
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)
@@ -117,7 +127,10 @@ class FarmDataTools:
         assert ctx.farm_id is not None
         period = self._period(ctx, args.period, default="month")
         async with ctx.db.read() as session:
-            rows = await plan_vs_fact(session, ctx.farm_id, period.start, period.end)
+            waiting = await waiting_fields(session, ctx.farm_id, ctx.vocabulary.rules)
+            rows = await plan_vs_fact(
+                session, ctx.farm_id, period.start, period.end, waiting=waiting
+            )
         start, end = long_date(period.start), long_date(period.end)
         if not rows:
             return ToolResult(
@@ -127,7 +140,9 @@ class FarmDataTools:
         matched = sum(row.matched for row in rows)
         lines = [ctx.text_of("compose.plan_fact_header", start=start, end=end)]
         for row in rows[: ctx.max_items]:
-            field = row.field_name or row.field_id or ctx.text_of("reports.no_field")
+            field = row.field_name or field_label(
+                ctx, {}, row.field_id, waiting=waiting, term_id=row.pending_term_id
+            )
             operation = op_label(ctx.catalog, ctx.lang, row.op_type)
             if row.planned:
                 lines.append(

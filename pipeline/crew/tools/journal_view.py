@@ -17,6 +17,7 @@ from pipeline.crew.tools.base import (
     hemisphere,
     long_date,
     short_date,
+    waiting_of,
 )
 from pipeline.crew.words import JournalView, field_by_name
 from pipeline.farm.dates import DateWords, parse_period
@@ -55,6 +56,7 @@ class JournalViewTools:
                 session, ctx.farm_id, period.start, period.end, field_id=field_id, limit=limit
             )
             names = await field_names(session, ctx.farm_id) if rows or field_id else {}
+            waiting = await waiting_of(ctx, session, rows)
         start, end = long_date(period.start), long_date(period.end)
         # The field by the farm's name, never its id.
         where = (
@@ -69,7 +71,7 @@ class JournalViewTools:
         lines = [
             ctx.text_of("compose.journal.header", start=start, end=end, where=where, count=entries)
         ]
-        lines += [self._line(ctx, row, names, dictionary) for row in rows]
+        lines += [self._line(ctx, row, names, waiting, dictionary) for row in rows]
         if total > len(rows):
             lines.append(ctx.text_of("compose.journal.more", count=total - len(rows)))
             if not ctx.artifacts.buttons:
@@ -78,7 +80,12 @@ class JournalViewTools:
         return ToolResult("journal_entries", "\n".join(lines))
 
     def _line(
-        self, ctx: RunContext, row: OperationRow, names: dict[str, str], dictionary: Dictionary
+        self,
+        ctx: RunContext,
+        row: OperationRow,
+        names: dict[str, str],
+        waiting: dict[int, str],
+        dictionary: Dictionary,
     ) -> str:
         name = crop_label(dictionary, row.crop_id, ctx.lang)
         crop = ctx.text_of("compose.journal.crop", crop=name) if name else ""
@@ -86,7 +93,9 @@ class JournalViewTools:
         return ctx.text_of(
             "compose.journal.item",
             date=short_date(row.op_date),
-            field=field_label(ctx, names, row.field_id),
+            field=field_label(
+                ctx, names, row.field_id, waiting=waiting, term_id=row.pending_term_id
+            ),
             operation=op_label(ctx.catalog, ctx.lang, row.op_type),
             crop=crop,
             amount=_amount(ctx, row),

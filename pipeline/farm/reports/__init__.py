@@ -5,7 +5,12 @@ The public names are re-exported here so callers import from ``pipeline.farm.rep
 """
 
 from pipeline.farm.reports.labels import Labels, op_key, op_label, sensor_label, status_label
-from pipeline.farm.reports.plan_fact import PlanFactRow, completion_pct, plan_vs_fact
+from pipeline.farm.reports.plan_fact import (
+    PlanFactRow,
+    completion_pct,
+    plan_vs_fact,
+    waiting_fields,
+)
 from pipeline.farm.reports.workbook import (
     MAX_SENSOR_ROWS,
     Report,
@@ -26,4 +31,5 @@ __all__ = [
     "report_filename",
     "sensor_label",
     "status_label",
+    "waiting_fields",
 ]

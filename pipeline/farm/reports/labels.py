@@ -47,6 +47,7 @@ class Labels:
         shared_crops: Mapping[str, str] | None = None,
         *,
         timezone: str | None = None,
+        waiting: Mapping[int, str] | None = None,
     ) -> None:
         self.shared_crops = dict(shared_crops or {})
         self.timezone = timezone
@@ -58,13 +59,18 @@ class Labels:
         self._statuses: dict[str, str] = {}
         self._sensors: dict[str, str] = {}
         self.no_field = catalog.text(lang, "reports.no_field")
+        #: Unknown fields by pending term id, as they are called (plan_fact.waiting_fields).
+        self.waiting = dict(waiting or {})
 
     def text(self, key: str, **params: object) -> str:
         return self.catalog.text(self.lang, f"reports.{key}", **params)
 
-    def field(self, field_id: str | None) -> str:
+    def field(self, field_id: str | None, pending_term_id: int | None = None) -> str:
+        """The farm's name of the field; one the farmer named that waits for an
+        operator by that name, marked; «без поля» only when none was named."""
         if field_id is None:
-            return self.no_field
+            name = self.waiting.get(pending_term_id) if pending_term_id is not None else None
+            return self.text("field_unconfirmed", field=name) if name else self.no_field
         return self.field_names.get(field_id, field_id)
 
     def crop(self, crop_id: str | None) -> str | None:

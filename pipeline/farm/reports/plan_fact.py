@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from db.repositories.reporting import PlanFactCount
+from pipeline.farm.name_match import NameRules, field_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +28,8 @@ class PlanFactRow:
     op_type: str
     planned: int
     done: int
+    #: Without a field: the unknown field these operations wait on (its term's id).
+    pending_term_id: int | None = None
 
     @property
     def matched(self) -> int:
@@ -42,25 +46,57 @@ def completion_pct(matched: int, planned: int) -> float | None:
 
 
 def plan_fact_rows(
-    counts: Iterable[PlanFactCount], field_names: dict[str, str]
+    counts: Iterable[PlanFactCount],
+    field_names: dict[str, str],
+    waiting: Mapping[int, str] | None = None,
 ) -> list[PlanFactRow]:
+    """One row per field (or unknown field in ``waiting``, by its term id) and type.
+    Operations without a field that wait on another kind of name (a crop) join the
+    operations without a field."""
+    merged: dict[tuple[str | None, int | None, str], list[int]] = {}
+    for count in counts:
+        term = count.pending_term_id
+        if count.field_id is not None or term not in (waiting or {}):
+            term = None
+        totals = merged.setdefault((count.field_id, term, count.op_type), [0, 0])
+        totals[0] += count.planned
+        totals[1] += count.done
     rows = [
         PlanFactRow(
-            field_id=count.field_id,
-            field_name=field_names.get(count.field_id) if count.field_id else None,
-            op_type=count.op_type,
-            planned=count.planned,
-            done=count.done,
+            field_id=field_id,
+            field_name=field_names.get(field_id) if field_id else None,
+            op_type=op_type,
+            planned=planned,
+            done=done,
+            pending_term_id=term,
         )
-        for count in counts
+        for (field_id, term, op_type), (planned, done) in merged.items()
     ]
-    # Fields by name as the farmer knows them; operations without a field last.
-    rows.sort(key=lambda r: (r.field_id is None, r.field_name or r.field_id or "", r.op_type))
+    # Fields by name as the farmer knows them; the fields waiting for an operator
+    # next, by name; operations without a field last.
+    rows.sort(
+        key=lambda r: (
+            r.field_id is None,
+            r.pending_term_id is None,
+            r.field_name or r.field_id or (waiting or {}).get(r.pending_term_id or 0, ""),
+            r.op_type,
+        )
+    )
     return rows
 
 
 async def field_names(session: AsyncSession, farm_id: str) -> dict[str, str]:
     return {info.field_id: info.name for info in await reporting.fields(session, farm_id)}
+
+
+async def waiting_fields(
+    session: AsyncSession, farm_id: str, rules: NameRules | None
+) -> dict[int, str]:
+    """The farm's unknown fields by term id, each as it is called («північному» ->
+    «Північне»): what an operation without a field that waits on one shows."""
+    terms = await farm_repo.field_terms(session, farm_id)
+    endings = rules.nominative_endings if rules is not None else ()
+    return {term_id: field_name(term, endings) for term_id, term in terms.items()}
 
 
 async def plan_vs_fact(
@@ -70,8 +106,10 @@ async def plan_vs_fact(
     end: date,
     *,
     field_id: str | None = None,
+    waiting: Mapping[int, str] | None = None,
 ) -> list[PlanFactRow]:
-    """Planned vs done operations per field and type, dated ``start``..``end``."""
+    """Planned vs done operations per field and type, dated ``start``..``end``; the
+    fields in ``waiting`` (:func:`waiting_fields`) apart from «no field»."""
     names = await field_names(session, farm_id)
     counts = await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id)
-    return plan_fact_rows(counts, names)
+    return plan_fact_rows(counts, names, waiting)

@@ -22,6 +22,7 @@ from db.repositories.sensor_buckets import count_readings
 from db.uow import Database
 from pipeline.farm import paging
 from pipeline.farm.localtime import day_bounds, local_time
+from pipeline.farm.name_match import NameRules
 from pipeline.farm.reports.labels import Labels
 from pipeline.farm.reports.paging import read_ahead
 from pipeline.farm.reports.plan_fact import (
@@ -29,6 +30,7 @@ from pipeline.farm.reports.plan_fact import (
     completion_pct,
     field_names,
     plan_fact_rows,
+    waiting_fields,
 )
 from pipeline.farm.reports.sensor_sheet import write_aggregates
 from pipeline.farm.reports.xlsx import ONE_DECIMAL, CellValue, Column, SheetWriter
@@ -107,7 +109,7 @@ def _operation_values(labels: Labels, op: OperationRecord) -> tuple[CellValue, .
         yield_ = op.quantity
     return (
         op.op_date,
-        labels.field(op.field_id),
+        labels.field(op.field_id, op.pending_term_id),
         labels.crop(op.crop_id),
         labels.op(op.op_type),
         op.product,
@@ -162,7 +164,7 @@ def _write_plan_fact(writer: SheetWriter, labels: Labels, rows: Sequence[PlanFac
     )
     writer.write_rows(
         (
-            labels.field(row.field_id),
+            labels.field(row.field_id, row.pending_term_id),
             labels.op(row.op_type),
             row.planned,
             row.done,
@@ -290,17 +292,22 @@ async def build_operations_workbook(
     lang: Language = "uk",
     max_sensor_rows: int = MAX_SENSOR_ROWS,
     shared_crops: Mapping[str, str] | None = None,
+    name_rules: NameRules | None = None,
 ) -> Report:
     """An .xlsx of the farm's operations dated ``start``..``end`` (inclusive), their
     plan vs fact, and the sensor readings of the same days (the farm's), optionally for one
-    field. An empty period still gives a valid workbook with headers."""
+    field. An empty period still gives a valid workbook with headers. ``name_rules``
+    name a field the farmer wrote that waits for an operator as it is called."""
     async with db.read() as session:
         names = await field_names(session, farm_id)
         crop_names = await reporting.crop_names(session, farm_id)
         counts = await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id)
         timezone = await reporting.farm_timezone(session, farm_id)
-    labels = Labels(catalog, lang, names, crop_names, shared_crops, timezone=timezone)
-    plan_fact = plan_fact_rows(counts, names)
+        waiting = await waiting_fields(session, farm_id, name_rules)
+    labels = Labels(
+        catalog, lang, names, crop_names, shared_crops, timezone=timezone, waiting=waiting
+    )
+    plan_fact = plan_fact_rows(counts, names, waiting)
     buffer = io.BytesIO()
     writer = SheetWriter(buffer)
     period = (start, end)
