@@ -33,6 +33,7 @@ from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
 from pipeline.farm.journal import Journal
+from pipeline.farm.journal_export import JournalExport
 from pipeline.farm.sensor_store import SensorStore
 from pipeline.farm.terms import TermReview
 from pipeline.handle import Pipeline, PipelineConfig
@@ -209,6 +210,7 @@ def build_pipeline(
         ),
         clock=clock,
         recall=recall,
+        exports=JournalExport(catalog, db, rules.vocabulary),
     )
 
 

@@ -9,6 +9,7 @@ comes back (the style is a known one, the journal card is the presser's own).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from typing import Literal
 
@@ -130,8 +131,21 @@ class ExampleAction:
     example: HelpExample
 
 
+@dataclass(frozen=True, slots=True)
+class JournalReportAction:
+    """The button under a journal list cut at ten lines («і ще N — повний список у
+    звіті Excel»): the workbook of exactly that listing, the days ``start``..``end``
+    the farmer asked for and, when the list was one field's, that field (its
+    ``fields`` row id; the farm is the presser's own, never read from the button)."""
+
+    start: date
+    end: date
+    field_row: int | None = None
+
+
 Action = (
     JournalAction
+    | JournalReportAction
     | StyleAction
     | OnboardingAction
     | HandoffAction

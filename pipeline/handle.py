@@ -25,6 +25,7 @@ from pipeline.actions import (
     FeedbackReasonAction,
     HandoffAction,
     JournalAction,
+    JournalReportAction,
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
@@ -35,6 +36,7 @@ from pipeline.agronomy.pictures import picture_reply
 from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath
 from pipeline.farm.journal import Journal
+from pipeline.farm.journal_export import JournalExport
 from pipeline.i18n import Catalog
 from pipeline.intents import Intent
 from pipeline.language import LanguageChoice, LanguageRules, message_language, reply_language
@@ -63,7 +65,7 @@ from pipeline.types import (
     Language,
     Reply,
 )
-from pipeline.voice import operator_footer
+from pipeline.voice import operator_footer, voice_of
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +120,7 @@ class Pipeline:
         rules_refresh: Callable[[], Awaitable[None]] | None = None,
         languages: LanguageRules | None = None,
         recall: Recall | None = None,
+        exports: JournalExport | None = None,
     ) -> None:
         self.config = config
         self.catalog = catalog
@@ -145,6 +148,8 @@ class Pipeline:
         self._languages = languages
         #: Shortcuts and conversation memory (pipeline/recall/); None: neither.
         self.recall = recall
+        #: The journal list's report button (pipeline/farm/journal_export.py).
+        self.exports = exports
 
     def _language(
         self, incoming: Incoming, profile: UserProfile, *, known: bool, now: datetime
@@ -378,6 +383,14 @@ class Pipeline:
                     if asked:
                         return await self.handle_message(replace(incoming, text=asked), fresh=True)
                     return Reply(self.catalog.text(lang, "recall.refresh_gone"))
+                case JournalReportAction() if self.exports is not None:
+                    loaded = await self._profiles.load(incoming.user_id)
+                    voice = voice_of(loaded.profile.expertise_level, operator=incoming.is_operator)
+                    report = await self.exports.reply(
+                        action, user_id=incoming.user_id, lang=lang, voice=voice
+                    )
+                    if report is not None:
+                        return report
                 case ExampleAction(example=example) if example in HELP_EXAMPLES:
                     text = self.catalog.text(lang, f"help.try.{example}")
                     return await self.handle_message(replace(incoming, text=text))

@@ -14,6 +14,7 @@ from bot.keyboards.pipeline import (
     FeedbackReasonCD,
     HandoffCD,
     JournalCD,
+    JournalReportCD,
     OnboardingCD,
     RefreshCD,
     StyleCD,
@@ -120,9 +121,10 @@ async def on_learning(
 @router.callback_query(OnboardingCD.filter())
 @router.callback_query(RefreshCD.filter())
 @router.callback_query(ExampleCD.filter())
+@router.callback_query(JournalReportCD.filter())
 async def on_action(
     query: CallbackQuery,
-    callback_data: StyleCD | OnboardingCD | RefreshCD | ExampleCD,
+    callback_data: StyleCD | OnboardingCD | RefreshCD | ExampleCD | JournalReportCD,
     bot: Bot,
     pipeline: Pipeline,
     profile_editor: ProfileEditor,

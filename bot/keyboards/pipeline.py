@@ -7,10 +7,12 @@ draft id that is not a number) matches no handler and gets the "expired" answer.
 
 from __future__ import annotations
 
-from typing import assert_never
+from datetime import date
+from typing import Annotated, assert_never
 
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+from pydantic import Field
 
 from bot.keyboards.ids import RowId
 from pipeline.actions import (
@@ -24,12 +26,14 @@ from pipeline.actions import (
     HandoffChoice,
     HelpExample,
     JournalAction,
+    JournalReportAction,
     JournalVerb,
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
     StyleAction,
 )
+from pipeline.farm.journal_export import FIRST_DAY, LAST_DAY, MAX_DAYS
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Expertise, Style
@@ -50,6 +54,32 @@ class JournalCD(CallbackData, prefix="jr"):
 
     def to_action(self) -> JournalAction:
         return JournalAction(self.verb, self.draft, self.item)
+
+
+#: A day as its proleptic ordinal (``date.toordinal``: six digits), bounded so that
+#: any value that passes is a real date.
+DayNumber = Annotated[int, Field(ge=FIRST_DAY.toordinal(), le=LAST_DAY.toordinal())]
+#: How many days the listing spans; longer is forged (the list offers no button then).
+DayCount = Annotated[int, Field(ge=1, le=MAX_DAYS)]
+
+
+class JournalReportCD(CallbackData, prefix="jx"):
+    """The journal list's report button: "jx:<first day>:<days>:<field row>", at most
+    6 + 3 + 10 digits, far under Telegram's 64 bytes."""
+
+    start: DayNumber
+    days: DayCount
+    field: RowId | None = None
+
+    def to_action(self) -> JournalReportAction:
+        start = date.fromordinal(self.start)
+        end = date.fromordinal(self.start + self.days - 1)
+        return JournalReportAction(start, end, self.field)
+
+    @classmethod
+    def of(cls, action: JournalReportAction) -> JournalReportCD:
+        days = (action.end - action.start).days + 1
+        return cls(start=action.start.toordinal(), days=days, field=action.field_row)
 
 
 class OnboardingCD(CallbackData, prefix="ob"):
@@ -118,6 +148,7 @@ class ExampleCD(CallbackData, prefix="ex"):
 ActionCD = (
     StyleCD
     | JournalCD
+    | JournalReportCD
     | OnboardingCD
     | HandoffCD
     | AgronomistCD
@@ -135,6 +166,8 @@ def callback_data(action: Action) -> ActionCD:
             return StyleCD(style=style)
         case JournalAction(verb=verb, draft_id=draft, item=item):
             return JournalCD(verb=verb, draft=draft, item=item)
+        case JournalReportAction():
+            return JournalReportCD.of(action)
         case OnboardingAction(choice=choice, style=style, level=level):
             return OnboardingCD(choice=choice, style=style, level=level)
         case HandoffAction(choice=choice, handoff_id=handoff):

@@ -8,10 +8,11 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from db.models import CropRow
-from pipeline.actions import ExampleAction
+from db.models import CropRow, FarmProfileRow, FieldRow
+from pipeline.actions import JournalReportAction
 from pipeline.clock import Clock
 from pipeline.crew.composer import ComposerParts
 from pipeline.deep import DeepTemplate
@@ -21,6 +22,7 @@ from pipeline.i18n import Catalog
 from pipeline.memory import Memory
 from tests.integration import deep_world as world
 from tests.integration.deep_world import USER, say
+from tests.integration.reports_world import open_sheets
 
 no_internet, farm = world.no_internet, world.farm
 
@@ -127,9 +129,10 @@ async def test_what_was_recorded_this_week_is_listed_newest_first(
         count=catalog.plural("uk", "plural.operations", 14),
     )
     assert header in lines
-    # 14 entries, 10 shown: the rest is in the report, a button away.
+    # 14 entries, 10 shown: the rest is in the report of the same days, a button away.
     assert catalog.text("uk", "compose.journal.more", count=4) in lines
-    assert [b.action for row in reply.buttons for b in row] == [ExampleAction("report")]
+    week = JournalReportAction(date(2025, 5, 9), date(2025, 5, 15), None)
+    assert [b.action for row in reply.buttons for b in row] == [week]
     # Not the season's totals.
     assert catalog.text("uk", "reports.summary_no_water") not in reply.text
 
@@ -154,7 +157,7 @@ async def test_one_fields_work_in_a_month(
     assert f"01.04.2025–30.04.2025{where}" in reply.text
     # Few lines: no "more", no report button.
     actions = [b.action for row in reply.buttons for b in row]
-    assert ExampleAction("report") not in actions
+    assert not any(isinstance(action, JournalReportAction) for action in actions)
     assert catalog.text("uk", "compose.journal.more", count=1)[:8] not in reply.text
 
 
@@ -220,3 +223,74 @@ async def test_a_crop_is_read_by_the_farms_own_name(
     assert any(
         line.startswith("• 02.05") and "Соняшник Ясон" in line for line in reply.text.splitlines()
     )
+
+
+async def test_one_fields_report_button_sends_that_field_and_those_days(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm: str
+) -> None:
+    """Eleven more waterings of Північне in April and one of Поле 2: April's list of
+    Північне is cut at ten, and its button sends April's workbook of Північне alone
+    (all fourteen), not this month's and not Поле 2's."""
+    await _add(
+        session_factory,
+        *(
+            world.operation_row(
+                farm, "irrigation", NORTH, date(2025, 4, 14 + n), "done", source_key=f"jf:{n}"
+            )
+            for n in range(11)
+        ),
+        world.operation_row(farm, "spraying", TWO, date(2025, 4, 20), "done", source_key="jf:two"),
+    )
+    reply = await say(pipeline, session_factory, "які роботи були на Північному у квітні")
+    assert len([line for line in reply.text.splitlines() if line.startswith("• ")]) == 10
+    [[button]] = reply.buttons
+    action = button.action
+    assert isinstance(action, JournalReportAction)
+    assert (action.start, action.end) == (date(2025, 4, 1), date(2025, 4, 30))
+    assert button.text == pipeline.catalog.text("uk", "compose.journal.report_button")
+    async with session_factory() as session:
+        north_row = await session.scalar(
+            select(FieldRow.id).where(FieldRow.farm_id == farm, FieldRow.field_id == NORTH)
+        )
+    assert action.field_row == north_row
+
+    sent = await pipeline.handle_action(action, world.incoming(""))
+    assert sent.document is not None
+    sheets = open_sheets(sent.document.content)
+    rows = sheets[pipeline.catalog.text("uk", "reports.sheet_operations")][1:]
+    dated = [row for row in rows if row[0] is not None]
+    assert len(dated) == 14
+    assert {row[1] for row in dated} == {"Північне"}
+    assert all(row[0].month == 4 for row in dated)  # type: ignore[union-attr]
+    assert "01.04.2025" in sent.text and "30.04.2025" in sent.text
+
+
+async def test_a_report_button_of_another_farms_field_is_expired(
+    pipeline: Pipeline,
+    memory: Memory,
+    session_factory: async_sessionmaker[AsyncSession],
+    farm: str,
+) -> None:
+    """A field row of someone else's farm (a forged button) sends nothing of it."""
+    other = "tg:777"
+    await say(pipeline, session_factory, "привіт", user=other)
+    assert await memory.editor.update_farm(other, farm_name="Чужа")
+    async with session_factory() as session:
+        theirs = await session.scalar(
+            select(FarmProfileRow.farm_id).where(FarmProfileRow.user_id == other)
+        )
+        assert theirs is not None and theirs != farm
+        session.add(FieldRow(farm_id=theirs, field_id="field:their", name="Чуже"))
+        await session.commit()
+        their_row = await session.scalar(
+            select(FieldRow.id).where(FieldRow.field_id == "field:their")
+        )
+    assert their_row is not None
+    forged = JournalReportAction(date(2025, 4, 1), date(2025, 4, 30), their_row)
+    reply = await pipeline.handle_action(forged, world.incoming(""))
+    assert reply.document is None
+    assert reply.text == pipeline.catalog.text("uk", "actions.expired")
+    # An oversized span (past what a button may carry) is expired too, never a report.
+    years = JournalReportAction(date(2020, 1, 1), date(2025, 4, 30), None)
+    reply = await pipeline.handle_action(years, world.incoming(""))
+    assert (reply.document, reply.text) == (None, pipeline.catalog.text("uk", "actions.expired"))

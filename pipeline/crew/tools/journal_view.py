@@ -4,9 +4,10 @@
 
 from __future__ import annotations
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from db.models import OperationRow
 from db.repositories import farm as farm_repo
-from pipeline.actions import ExampleAction, HelpExample
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     JournalArgs,
@@ -23,11 +24,8 @@ from pipeline.crew.words import JournalView, field_by_name
 from pipeline.farm.dates import DateWords, parse_period
 from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.journal_card import crop_label, quantity_text
+from pipeline.farm.journal_export import report_button
 from pipeline.farm.reports import op_label
-from pipeline.types import Button
-
-#: The /help example the «і ще N» line offers: the month's Excel report.
-REPORT_EXAMPLE: HelpExample = "report"
 
 
 class JournalViewTools:
@@ -57,6 +55,9 @@ class JournalViewTools:
             )
             names = await field_names(session, ctx.farm_id) if rows or field_id else {}
             waiting = await waiting_of(ctx, session, rows)
+            # The report button names the field by its row (a field id holds a ":").
+            more = total > len(rows)
+            field_row = await _field_row(session, ctx.farm_id, field_id) if more else None
         start, end = long_date(period.start), long_date(period.end)
         # The field by the farm's name, never its id.
         where = (
@@ -74,9 +75,15 @@ class JournalViewTools:
         lines += [self._line(ctx, row, names, waiting, dictionary) for row in rows]
         if total > len(rows):
             lines.append(ctx.text_of("compose.journal.more", count=total - len(rows)))
-            if not ctx.artifacts.buttons:
-                label = ctx.catalog.text(ctx.lang, f"help.button.{REPORT_EXAMPLE}")
-                ctx.artifacts.buttons = ((Button(label, ExampleAction(REPORT_EXAMPLE)),),)
+            # The workbook of this very listing: its days, its field (not this month's).
+            # A field known by name only (no row) gets no button: no workbook of it alone.
+            button = (
+                report_button(ctx.catalog, ctx.lang, period.start, period.end, field_row)
+                if field_id is None or field_row is not None
+                else None
+            )
+            if button is not None and not ctx.artifacts.buttons:
+                ctx.artifacts.buttons = ((button,),)
         return ToolResult("journal_entries", "\n".join(lines))
 
     def _line(
@@ -101,6 +108,13 @@ class JournalViewTools:
             amount=_amount(ctx, row),
             planned=planned,
         )
+
+
+async def _field_row(session: AsyncSession, farm_id: str, field_id: str | None) -> int | None:
+    if field_id is None:
+        return None
+    rows = await farm_repo.fields(session, farm_id)
+    return next((row.id for row in rows if row.field_id == field_id), None)
 
 
 def _amount(ctx: RunContext, row: OperationRow) -> str:
