@@ -136,10 +136,16 @@ async def progress(session: AsyncSession, update_id: int, owner: str, sent: int)
 async def finish(
     session: AsyncSession, update_ids: Sequence[int], owner: str, now: datetime, outcome: str
 ) -> None:
-    """Mark handled; the payload (the farmer's raw text) is not kept."""
+    """Mark handled (rows still being handled: an update marked done earlier, as a
+    reply kept for flood control marks it ``deferred``, keeps its outcome); the
+    payload (the farmer's raw text) is not kept."""
     await session.execute(
         update(_TABLE)
-        .where(_TABLE.c.update_id.in_(update_ids), _TABLE.c.claimed_by == owner)
+        .where(
+            _TABLE.c.update_id.in_(update_ids),
+            _TABLE.c.claimed_by == owner,
+            _TABLE.c.status == HANDLING,
+        )
         .values(
             status=DONE,
             payload=None,

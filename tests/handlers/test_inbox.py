@@ -149,6 +149,12 @@ async def test_a_reply_kept_for_flood_control_marks_its_update_done(core: Core) 
     async with core.db.read() as session:
         row = await session.get(UpdateInboxRow, 77)
     assert row is not None and (row.status, row.outcome) == ("done", "deferred")
+    # The handler then returns and the inbox marks the update handled: the outcome
+    # says what happened to it, so "deferred" stays.
+    await inbox.finish(77, "ok")
+    async with core.db.read() as session:
+        row = await session.get(UpdateInboxRow, 77)
+    assert row is not None and (row.status, row.outcome) == ("done", "deferred")
 
 
 #: A reply in three parts (each near Telegram's 4,096-character limit but the last).
