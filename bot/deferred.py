@@ -32,7 +32,7 @@ import json
 import logging
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 import aiogram.methods
 from aiogram import Bot
@@ -49,6 +49,9 @@ from db.uow import Database
 from pipeline.clock import Clock, utcnow
 
 logger = logging.getLogger(__name__)
+
+#: What became of a kept row sent from the outbox (``DeferredSends._send``).
+Outcome = Literal["sent", "refused", "later"]
 
 #: Calls that mean nothing minutes later, or are no replies: never kept.
 _EPHEMERAL = (
@@ -322,7 +325,7 @@ class DeferredSends:
         self._held.add(following.id)
         return following
 
-    async def _send(self, bot: Bot, row: repo.Kept) -> str:
+    async def _send(self, bot: Bot, row: repo.Kept) -> Outcome:
         """``sent``, ``refused`` (dropped) or ``later`` (postponed)."""
         kind = getattr(aiogram.methods, row.method, None)
         if not (isinstance(kind, type) and issubclass(kind, TelegramMethod)):

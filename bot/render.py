@@ -88,14 +88,13 @@ def _file(
 
 
 async def _send(bot: Bot, part: Part) -> None:
-    if part.file is None:
-        await bot(part.call)
-        return
     try:
         await bot(part.call)
     except TelegramForbiddenError:
         raise
     except TelegramAPIError as exc:
+        if part.file is None:
+            raise
         raise AttachmentFailed(f"{part.file}: {exc}") from exc
 
 

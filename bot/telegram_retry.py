@@ -94,9 +94,8 @@ class RetryMiddleware(BaseRequestMiddleware):
         deferred = self._deferred
         # The telegram_outbox row of the call: kept at its first 429, or before it
         # was even tried (a part of a reply whose earlier part met flood control).
-        kept: list[int] = []
         ahead = deferred.kept_ahead(method) if deferred is not None else None
-        kept.extend([ahead] if ahead is not None else [])
+        kept: list[int] = [ahead] if ahead is not None else []
         try:
             response = await self._retried(make_request, bot, method, kept)
         except (TelegramRetryAfter, *TRANSIENT) as exc:

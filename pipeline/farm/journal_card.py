@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from pipeline.farm.dictionary import Dictionary
+from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.name_match import field_name
 from pipeline.i18n import Catalog
 from pipeline.types import Language
@@ -49,6 +49,16 @@ def quantity_text(catalog: Catalog, lang: Language, value: float, unit: str | No
 
 def date_text(value: date) -> str:
     return value.strftime("%d.%m.%Y")
+
+
+def shared_crop_labels(vocabulary: Vocabulary, lang: Language) -> dict[str, str]:
+    """The shared crops' labels by canonical id, as :func:`crop_label` writes them (the
+    reports name a crop the farm has no row for by these)."""
+    shared = vocabulary.shared()
+    return {
+        entry.canonical_id: crop_label(shared, entry.canonical_id, lang) or entry.display
+        for entry in vocabulary.shared_crops
+    }
 
 
 def crop_label(dictionary: Dictionary | None, crop_id: str | None, lang: Language) -> str | None:

@@ -11,14 +11,13 @@ gives, never the button); the field must be a field of that farm. Anything else 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import date
 
 from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.actions import JournalReportAction
 from pipeline.farm.dictionary import Vocabulary
-from pipeline.farm.journal_card import crop_label
+from pipeline.farm.journal_card import shared_crop_labels
 from pipeline.farm.reports import build_operations_workbook
 from pipeline.i18n import Catalog
 from pipeline.types import Attachment, Button, Language, Reply
@@ -81,7 +80,7 @@ class JournalExport:
             catalog=self._catalog,
             field_id=field_id,
             lang=lang,
-            shared_crops=self._shared_crops(lang),
+            shared_crops=shared_crop_labels(self._vocabulary, lang),
             name_rules=self._vocabulary.rules,
         )
         count = self._catalog.plural
@@ -96,10 +95,3 @@ class JournalExport:
             operations=count(lang, "plural.operations", report.rows),
         )
         return Reply(text, document=Attachment(report.filename, report.content))
-
-    def _shared_crops(self, lang: Language) -> Mapping[str, str]:
-        shared = self._vocabulary.shared()
-        return {
-            entry.canonical_id: crop_label(shared, entry.canonical_id, lang) or entry.display
-            for entry in self._vocabulary.shared_crops
-        }

@@ -22,13 +22,11 @@ from tests.handlers.conftest import FARMER, INTRUDER, message_id, requests
 from tests.integration.reports_world import open_sheets
 
 
-async def test_the_journal_is_read_back_with_the_report_button(
-    tg: LocalBot, core: Core, catalog: Catalog
-) -> None:
-    user = f"tg:{FARMER}"
-    await tg.say(FARMER, "привіт")
-    assert await core.memory.editor.update_farm(user, farm_name="Калинівка")
-    today = local_today(datetime.now(UTC), "Europe/Kyiv")
+async def _farm_with_kurhan(
+    core: Core, user: str, operations: list[tuple[str, date]], *, key: str
+) -> str:
+    """The user's farm with the field Курган and ``operations`` (type, day) done on it,
+    10 mm more for each; the farm's id."""
     async with core.db.sessions() as session:
         farm_id = (
             await session.execute(
@@ -39,18 +37,29 @@ async def test_the_journal_is_read_back_with_the_report_button(
         session.add_all(
             OperationRow(
                 farm_id=farm_id,
-                op_type="irrigation",
+                op_type=op_type,
                 field_id="field:kurhan",
-                op_date=today,
+                op_date=day,
                 status="done",
                 quantity=float(10 + n),
                 unit="mm",
                 author=user,
-                source_key=f"hv:{n}",
+                source_key=f"{key}:{n}",
             )
-            for n in range(11)
+            for n, (op_type, day) in enumerate(operations)
         )
         await session.commit()
+    return str(farm_id)
+
+
+async def test_the_journal_is_read_back_with_the_report_button(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    user = f"tg:{FARMER}"
+    await tg.say(FARMER, "привіт")
+    assert await core.memory.editor.update_farm(user, farm_name="Калинівка")
+    today = local_today(datetime.now(UTC), "Europe/Kyiv")
+    await _farm_with_kurhan(core, user, [("irrigation", today)] * 11, key="hv")
 
     calls = await tg.say(FARMER, "покажи журнал")
     [params] = [p for m, p in requests(calls) if m == "sendMessage"]
@@ -87,32 +96,13 @@ async def _farm_with_two_months(core: Core) -> tuple[str, date, date]:
     assert await core.memory.editor.update_farm(user, farm_name="Калинівка")
     today = local_today(datetime.now(UTC), "Europe/Kyiv")
     earlier = (today.replace(day=1) - timedelta(days=40)).replace(day=1)
-    async with core.db.sessions() as session:
-        farm_id = (
-            await session.execute(
-                select(FarmProfileRow.farm_id).where(FarmProfileRow.user_id == user)
-            )
-        ).scalar_one()
-        session.add(FieldRow(farm_id=farm_id, field_id="field:kurhan", name="Курган"))
-        session.add_all(
-            OperationRow(
-                farm_id=farm_id,
-                op_type=op_type,
-                field_id="field:kurhan",
-                op_date=day,
-                status="done",
-                quantity=float(10 + n),
-                unit="mm",
-                author=user,
-                source_key=f"tm:{op_type}:{n}",
-            )
-            for op_type, days in (
-                ("irrigation", [earlier + timedelta(days=n) for n in range(11)]),
-                ("spraying", [today] * 3),
-            )
-            for n, day in enumerate(days)
-        )
-        await session.commit()
+    farm_id = await _farm_with_kurhan(
+        core,
+        user,
+        [("irrigation", earlier + timedelta(days=n)) for n in range(11)]
+        + [("spraying", today)] * 3,
+        key="tm",
+    )
     return farm_id, earlier, today
 
 

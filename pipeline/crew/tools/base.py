@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from db.repositories import reporting
 from pipeline.crew.context import RunContext
 from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
 from pipeline.farm.dates import Hemisphere
+from pipeline.farm.reports.plan_fact import field_names as field_names  # the reports' own
 from pipeline.farm.reports.plan_fact import waiting_fields
 from pipeline.types import Attachment
 
@@ -107,10 +107,6 @@ def long_date(value: Any) -> str:
 
 def short_date(value: Any) -> str:
     return f"{value:%d.%m}"
-
-
-async def field_names(session: Any, farm_id: str) -> dict[str, str]:
-    return {info.field_id: info.name for info in await reporting.fields(session, farm_id)}
 
 
 def field_label(

@@ -23,7 +23,7 @@ from pipeline.crew.tools.base import (
     waiting_of,
 )
 from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
-from pipeline.farm.journal_card import crop_label
+from pipeline.farm.journal_card import shared_crop_labels
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
@@ -100,13 +100,7 @@ class FarmDataTools:
             period.end,
             lang=ctx.lang,
             catalog=ctx.catalog,
-            shared_crops={
-                entry.canonical_id: crop_label(
-                    ctx.vocabulary.shared(), entry.canonical_id, ctx.lang
-                )
-                or entry.display
-                for entry in ctx.vocabulary.shared_crops
-            },
+            shared_crops=shared_crop_labels(ctx.vocabulary, ctx.lang),
             name_rules=ctx.vocabulary.rules,
         )
         document = Attachment(report.filename, report.content)
