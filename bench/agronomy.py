@@ -47,7 +47,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
-from bot.factory import build_pipeline  # noqa: E402
+from bot.wiring.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from db.models import (  # noqa: E402
@@ -58,7 +58,7 @@ from db.models import (  # noqa: E402
     UserProfileRow,
 )
 from db.uow import Database  # noqa: E402
-from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.language.catalog import Catalog  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.types import Incoming, Language  # noqa: E402
 

@@ -12,11 +12,11 @@ generate_series on PostgreSQL), so setting up a million rows takes seconds.
 
 Then, each in a fresh process (so peak memory is the chart's own):
 
-* **stepan**: ``pipeline.farm.charts.sensor_chart`` - buckets aggregated in SQL,
+* **stepan**: ``pipeline.farm.reports.charts.sensor_chart`` - buckets aggregated in SQL,
   whole hours from the hourly rollups (``sensor_hours``, built after the bulk load
   by ``sensor_rollups.rebuild``; the ingest keeps them as readings arrive);
 * **baseline**: the previous way, measured in the same run - every reading loaded
-  in keyset pages (``pipeline.farm.paging.sensor_readings``), averaged into the
+  in keyset pages (``pipeline.farm.reports.keyset.sensor_readings``), averaged into the
   same buckets in Python, drawn by the same renderer.
 
 Time is the chart call (query + render, imports excluded); memory is the process's
@@ -128,8 +128,8 @@ def _peak_mb() -> float:
 
 
 async def _stepan(db: Database, days: int, prepared: tuple[Any, Any, Any]) -> int:
-    from pipeline.farm.chart_window import window_of
-    from pipeline.farm.charts import sensor_chart
+    from pipeline.farm.reports.chart_window import window_of
+    from pipeline.farm.reports.charts import sensor_chart
 
     catalog, kind, tz = prepared
     window = window_of(None, days=days, now=NOW, zone=tz)
@@ -142,8 +142,8 @@ async def _stepan_query(db: Database, days: int, prepared: tuple[Any, Any, Any])
     """The chart's database part alone (its buckets, as ``sensor_chart`` reads them),
     timed after the chart: what grows with the readings, unlike the drawing."""
     from db.repositories import reporting
-    from pipeline.farm.chart_window import window_of
-    from pipeline.farm.charts import load_series
+    from pipeline.farm.reports.chart_window import window_of
+    from pipeline.farm.reports.charts import load_series
 
     _, kind, tz = prepared
     window = window_of(None, days=days, now=NOW, zone=tz)
@@ -156,11 +156,12 @@ async def _stepan_query(db: Database, days: int, prepared: tuple[Any, Any, Any])
 
 async def _baseline(db: Database, days: int) -> int:
     """The previous chart: every reading into Python, averaged per bucket there."""
-    from pipeline.farm import charts, paging
-    from pipeline.farm.chart_style import line_styles
-    from pipeline.farm.chart_window import window_of
     from pipeline.farm.localtime import zone
-    from pipeline.farm.sensor_series import Point, Series, bucket_width
+    from pipeline.farm.reports import charts
+    from pipeline.farm.reports import keyset as paging
+    from pipeline.farm.reports.chart_style import line_styles
+    from pipeline.farm.reports.chart_window import window_of
+    from pipeline.farm.sensors.series import Point, Series, bucket_width
 
     tz = zone(ZONE)
     window = window_of(None, days=days, now=NOW, zone=tz)
@@ -205,10 +206,10 @@ async def _measure(url: str, variant: str, days: int) -> dict[str, Any]:
     # Everything a chart needs is imported before the clock and the memory mark.
     import matplotlib.figure  # noqa: F401
 
-    import pipeline.farm.charts  # noqa: F401
+    import pipeline.farm.reports.charts  # noqa: F401
     from pipeline.farm.localtime import zone
-    from pipeline.farm.sensors import SensorTypes
-    from pipeline.i18n import Catalog
+    from pipeline.farm.sensors.readings import SensorTypes
+    from pipeline.language.catalog import Catalog
 
     prepared = (Catalog.load(), SensorTypes.load().types["soil_moisture"], zone(ZONE))
     engine = create_engine(url)

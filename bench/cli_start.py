@@ -9,7 +9,7 @@ virtualenv), ``--repeat`` times, median wall time. Measured in the same run:
 * ``stepan migrate`` on a fresh temp SQLite file once (it creates the schema), then on
   the migrated file ``--repeat`` times (nothing to do: what a deploy pays every time);
 * ``stepan stats --json`` on the same file;
-* ``import bot.app``: what the bot itself imports before it can start (aiogram, the
+* ``import bot.cli.run``: what the bot itself imports before it can start (aiogram, the
   handlers, the pipeline), the cost the tools no longer pay.
 
 The figures depend on bytecode being cached: ``make .venv/.installed`` compiles it
@@ -66,7 +66,7 @@ def main() -> int:
             "migrate_fresh": [str(STEPAN), "migrate"],  # first: creates the schema
             "migrate": [str(STEPAN), "migrate"],
             "stats": [str(STEPAN), "stats", "--json"],
-            "bot_import": [sys.executable, "-c", "import bot.app"],
+            "bot_import": [sys.executable, "-c", "import bot.cli.run"],
         }
         figures: dict[str, float] = {}
         for name, argv in commands.items():

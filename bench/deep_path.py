@@ -47,7 +47,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from pipeline.crewai_env import silence_crewai  # noqa: E402
+from pipeline.crew.env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
@@ -56,7 +56,7 @@ from sqlalchemy import func, select  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
-from bot.factory import build_pipeline  # noqa: E402
+from bot.wiring.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.models import (  # noqa: E402

@@ -30,16 +30,16 @@ for entry in (REPO, REPO / "bench"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
-from pipeline.crewai_env import silence_crewai  # noqa: E402
+from pipeline.crew.env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
 from volume import settings_for  # noqa: E402
 
-from bot.app import pin_response_models  # noqa: E402
-from bot.dispatcher import build_dispatcher  # noqa: E402
-from bot.factory import build_core  # noqa: E402
+from bot.cli.run import pin_response_models  # noqa: E402
 from bot.middlewares.heap import HeapFreezer  # noqa: E402
+from bot.wiring.dispatcher import build_dispatcher  # noqa: E402
+from bot.wiring.factory import build_core  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402
 

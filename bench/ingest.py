@@ -3,7 +3,7 @@
     python bench/ingest.py [--batches N] [--batch-size B] [--big M] [--ops K]
                            [--fields F] [--repeat R] [--json]
 
-(a) Readings per second accepted by Stepan's endpoint (``bot/web.py``:
+(a) Readings per second accepted by Stepan's endpoint (``bot/http/readings.py``:
     ``ReadingsServer`` on 127.0.0.1, a fresh migrated temp SQLite database, a real
     bearer token): ``--batches`` requests of ``--batch-size`` readings, then one of
     ``--big``. Baseline, measured in the same run: a bare aiohttp endpoint that reads
@@ -46,7 +46,7 @@ from sqlalchemy.dialects import sqlite  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker  # noqa: E402
 
 from bot.config import StepanSettings  # noqa: E402
-from bot.web import CLIENT_MAX_SIZE, ReadingsServer  # noqa: E402
+from bot.http.readings import CLIENT_MAX_SIZE, ReadingsServer  # noqa: E402
 from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from db.models import (  # noqa: E402
@@ -58,9 +58,9 @@ from db.models import (  # noqa: E402
 )
 from db.uow import Database  # noqa: E402
 from pipeline.farm.reports import build_operations_workbook  # noqa: E402
-from pipeline.farm.sensor_store import SensorStore  # noqa: E402
-from pipeline.farm.sensors import SensorTypes  # noqa: E402
-from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.farm.sensors.readings import SensorTypes  # noqa: E402
+from pipeline.farm.sensors.store import SensorStore  # noqa: E402
+from pipeline.language.catalog import Catalog  # noqa: E402
 
 FARM = "farm:bench"
 SEASON = (date(2026, 4, 1), date(2026, 10, 31))

@@ -49,9 +49,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Kind  # noqa: E402
-from pipeline.farm.parsing import OperationParser, ParsedOperation  # noqa: E402
+from pipeline.farm.journal.parsing import OperationParser, ParsedOperation  # noqa: E402
+from pipeline.farm.slugs import make_id  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
-from pipeline.slugs import make_id  # noqa: E402
 from pipeline.text import fold  # noqa: E402
 
 DEFAULT_CORPUS = REPO / "bench" / "data" / "journal-dev.jsonl"

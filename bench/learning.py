@@ -42,8 +42,8 @@ from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from db.models import CorrectionRow  # noqa: E402
 from db.uow import Database  # noqa: E402
-from pipeline.i18n import Catalog  # noqa: E402
 from pipeline.intents import Intent  # noqa: E402
+from pipeline.language.catalog import Catalog  # noqa: E402
 from pipeline.learning.nightly import NightlyJob  # noqa: E402
 from pipeline.learning.overlay import LiveClassifier, RuleOverlays  # noqa: E402
 from pipeline.learning.proposals import Example, accuracy, load_examples  # noqa: E402

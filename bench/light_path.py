@@ -132,7 +132,7 @@ class BotRun:
             STEPAN_DATABASE_URL=f"sqlite+aiosqlite:///{self.workdir / 'stepan.db'}",
             STEPAN_LOG_LEVEL="WARNING",
             # A simulated user sends faster than a farmer types: past the default
-            # burst (30) the throttle would drop its messages (bot/throttle.py).
+            # burst (30) the throttle would drop its messages (bot/transport/throttle.py).
             STEPAN_THROTTLE_BURST=str(THROTTLE_BURST),
             PYTHONPATH=str(REPO),
         )

@@ -46,7 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from pipeline.crewai_env import silence_crewai  # noqa: E402
+from pipeline.crew.env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
@@ -54,14 +54,14 @@ import httpx  # noqa: E402
 from pydantic import SecretStr  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
-from bot.factory import build_pipeline  # noqa: E402
+from bot.wiring.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.uow import Database  # noqa: E402
-from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.language.catalog import Catalog  # noqa: E402
 from pipeline.memory import MemorySync, build_memory  # noqa: E402
-from pipeline.memory.auth import Credentials  # noqa: E402
-from pipeline.memory.client import MemoryServiceClient  # noqa: E402
+from pipeline.memory.service.auth import Credentials  # noqa: E402
+from pipeline.memory.service.client import MemoryServiceClient  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService, Mode  # noqa: E402
 

@@ -10,7 +10,7 @@ twice, the same rows are cleared:
 * baseline, as before issue 17: the schema of then (``ix_interactions_created_at``,
   no partial index) and one ``UPDATE interactions SET text = NULL WHERE created_at <
   ? AND text IS NOT NULL`` in one transaction;
-* now: ``pipeline.retention.TextRetention`` (chunks of 1,000 through
+* now: ``pipeline.privacy.retention.TextRetention`` (chunks of 1,000 through
   ``ix_interactions_text_kept``, one short transaction each).
 
 Timed: the whole run, and the longest transaction (from BEGIN to its end, SQLAlchemy
@@ -45,7 +45,7 @@ from db.engine import create_engine  # noqa: E402
 from db.migrate import upgrade_async  # noqa: E402
 from db.models import InteractionRow  # noqa: E402
 from db.uow import Database  # noqa: E402
-from pipeline.retention import RAW_TEXT_RETENTION, TextRetention  # noqa: E402
+from pipeline.privacy.retention import RAW_TEXT_RETENTION, TextRetention  # noqa: E402
 
 NOW = datetime(2026, 6, 1, 3, 30, tzinfo=UTC)
 CHUNK = 20_000

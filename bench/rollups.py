@@ -35,8 +35,8 @@ from db.migrate import upgrade_async  # noqa: E402
 from db.models import FarmProfileRow, FieldRow, UserProfileRow  # noqa: E402
 from db.repositories import sensor_rollups  # noqa: E402
 from db.uow import Database  # noqa: E402
-from pipeline.farm.sensor_store import SensorStore  # noqa: E402
-from pipeline.farm.sensors import ReadingIn, SensorTypes, parse_batch  # noqa: E402
+from pipeline.farm.sensors.readings import ReadingIn, SensorTypes, parse_batch  # noqa: E402
+from pipeline.farm.sensors.store import SensorStore  # noqa: E402
 
 FARM = "farm:bench"
 NOW = datetime(2026, 10, 1, tzinfo=UTC)

@@ -21,9 +21,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bot.__main__ import configure_logging  # noqa: E402
-from bot.app import run_bot  # noqa: E402
+from bot.cli.run import run_bot  # noqa: E402
 from bot.config import load_settings  # noqa: E402
-from pipeline.crewai_env import silence_crewai  # noqa: E402
+from pipeline.crew.env import silence_crewai  # noqa: E402
 
 #: The last line an instance writes: how many calls its scripted LLM answered.
 CALLS_LINE = "scripted LLM calls:"

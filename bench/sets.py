@@ -36,7 +36,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import agronomy, journal, routing  # noqa: E402
-from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.language.catalog import Catalog  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
 
 DATA = REPO / "bench" / "data"

@@ -60,7 +60,7 @@ for entry in (REPO, REPO / "bench"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
-from pipeline.crewai_env import silence_crewai  # noqa: E402
+from pipeline.crew.env import silence_crewai  # noqa: E402
 
 silence_crewai()
 
@@ -70,10 +70,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine  # noqa: E402
 from volume_data import Sizes, build_database, chat_id, user_id  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
-from bot.dispatcher import build_dispatcher  # noqa: E402
-from bot.factory import Core, build_core  # noqa: E402
 from bot.middlewares.heap import HeapFreezer  # noqa: E402
-from bot.scheduler import JobRunner, JobSpec  # noqa: E402
+from bot.wiring.dispatcher import build_dispatcher  # noqa: E402
+from bot.wiring.factory import Core, build_core  # noqa: E402
+from bot.wiring.scheduler import JobRunner, JobSpec  # noqa: E402
 from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer  # noqa: E402
 from db.engine import create_engine  # noqa: E402
 from pipeline.types import Incoming  # noqa: E402
@@ -247,10 +247,10 @@ async def databases(
 
 class Fallbacks(logging.Handler):
     """Counts the messages answered with a default profile because their profile
-    could not be read (pipeline/memory/loading.py logs each): a conversation locked
+    could not be read (pipeline/memory/profiles/loading.py logs each): a conversation locked
     out of the database until its turn timed out. Listens while in a ``with``."""
 
-    LOGGER = "pipeline.memory.loading"
+    LOGGER = "pipeline.memory.profiles.loading"
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)

@@ -42,7 +42,7 @@ from db.models import (
     SensorReadingRow,
     UserProfileRow,
 )
-from pipeline.memory.rows import farm_columns, user_columns
+from pipeline.memory.profiles.rows import farm_columns, user_columns
 from pipeline.profiles import FarmProfile, UserProfile
 
 FIRST_TELEGRAM_ID = 5_000_000

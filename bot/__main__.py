@@ -12,11 +12,11 @@ import logging
 import os
 import sys
 
-from pipeline.crewai_env import silence_crewai
+from pipeline.crew.env import silence_crewai
 
 silence_crewai()  # before anything below can import CrewAI
 
-from bot.cli_parser import parser as _parser  # noqa: E402
+from bot.cli.parser import parser as _parser  # noqa: E402
 from bot.config import ConfigError, Settings, load_settings  # noqa: E402
 from bot.log_secrets import SecretMaskFilter  # noqa: E402
 from bot.tracing import TraceLogFilter  # noqa: E402
@@ -56,30 +56,30 @@ def main(argv: list[str] | None = None) -> int:
         if settings.stepan.bot_token is None:
             print(NO_TOKEN_HELP, file=sys.stderr)
             return 2
-        from bot.app import run_bot
+        from bot.cli.run import run_bot
 
         if args.webhook and settings.stepan.webhook_secret is None:
             print("stepan: --webhook needs STEPAN_WEBHOOK_SECRET (docs/DEPLOY.md)", file=sys.stderr)
             return 2
         asyncio.run(run_bot(settings, webhook_mode=args.webhook))
     elif args.command == "memory":
-        from bot import memory_cli
+        from bot.cli import memory as memory_cli
 
         return asyncio.run(memory_cli.run(settings, args, sys.stdout))
     elif args.command == "chat":
-        from bot.console import DEFAULT_FILES_DIR, run_chat
+        from bot.local.console import DEFAULT_FILES_DIR, run_chat
 
         user = args.user or os.environ.get("USER") or getpass.getuser()
         files = args.files or DEFAULT_FILES_DIR
         asyncio.run(run_chat(settings, user, operator=args.operator, files_dir=files))
     elif args.command == "stats":
-        from bot.stats_cli import run_stats
+        from bot.cli.stats import run_stats
 
         return asyncio.run(
             run_stats(settings.stepan.database_url, args.since, as_json=args.json, lang=args.lang)
         )
     elif args.command == "rollups":
-        from bot.rollups_cli import rebuild_rollups
+        from bot.cli.rollups import rebuild_rollups
 
         return asyncio.run(rebuild_rollups(settings.stepan.database_url, args.farm, sys.stdout))
     else:

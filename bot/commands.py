@@ -15,7 +15,7 @@ from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefault
 
 from pipeline.actions import HELP_EXAMPLES, ExampleAction
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.types import Button, Language
 
 logger = logging.getLogger(__name__)

@@ -33,15 +33,16 @@ class StepanSettings(BaseSettings):
     farm_timezone: str = "Europe/Kyiv"
     #: redis://host:6379/0 — FSM storage shared by several instances (may hold a password).
     redis_url: SecretStr | None = None
-    #: The sensor readings endpoint (bot/web.py, docs/sensors.md); off while the port is None.
+    #: The sensor readings endpoint (bot/http/readings.py, docs/sensors.md); off while
+    #: the port is None.
     http_host: str = "127.0.0.1"
     http_port: int | None = Field(default=None, ge=0, le=65535)
     #: nats://host:4222 — peer agents (docs/peers.md); may hold a user and password.
     nats_url: SecretStr | None = None
-    #: Seconds an instance's claim on an update lasts without a heartbeat (bot/inbox.py):
+    #: Seconds an instance's claim on an update lasts without a heartbeat (bot/transport/inbox.py):
     #: the updates of an instance that died are replayed after this.
     inbox_lease_s: float = Field(default=30.0, ge=0.5, le=3600)
-    #: Webhook mode (`stepan run --webhook`, bot/webhook.py): where this instance listens,
+    #: Webhook mode (`stepan run --webhook`, bot/http/webhook.py): where this instance listens,
     #: the path Telegram posts to, the public URL given to setWebhook (none: the
     #: webhook is set by someone else) and the secret token Telegram sends back.
     webhook_host: str = "127.0.0.1"
@@ -49,13 +50,14 @@ class StepanSettings(BaseSettings):
     webhook_path: str = "/telegram/webhook"
     webhook_url: AnyHttpUrl | None = None
     webhook_secret: SecretStr | None = None
-    #: Per-user throttling (bot/throttle.py): a burst of this many, then this many a second.
+    #: Per-user throttling (bot/transport/throttle.py): a burst of this many, then this
+    #: many a second.
     throttle_burst: int = Field(default=30, ge=1)
     throttle_rate: float = Field(default=1.0, gt=0)
     #: A question passed to the agronomist that nobody answered is closed after this
     #: many hours and the farmer told so (docs/knowledge.md); a late answer still goes.
     agronomist_expiry_hours: float = Field(default=72.0, gt=0, le=24 * 365)
-    #: The profile cache (pipeline/memory/cache.py): how many farmers it holds (~8 KB
+    #: The profile cache (pipeline/memory/profiles/cache.py): how many farmers it holds (~8 KB
     #: each) and for how long; size it for the farmers who write within one TTL
     #: (docs/OPERATIONS.md). The defaults are the cache's own (a test keeps them equal;
     #: importing pipeline.memory here would slow every command-line tool down).

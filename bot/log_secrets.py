@@ -23,7 +23,7 @@ _BOT_TOKEN = re.compile(
     r"(?:(?<![\w])(bot)?(\d{3,})|()(\d{6,})(?=(?::|%3[Aa])[A-Za-z0-9_-]{30,}))"
     r"(?::|%3[Aa])[A-Za-z0-9_-]{6,}"
 )
-#: Sensor tokens (pipeline/farm/sensor_store.py: "stp_" + token_urlsafe).
+#: Sensor tokens (pipeline/farm/sensors/store.py: "stp_" + token_urlsafe).
 _SENSOR_TOKEN = re.compile(r"\bstp_[A-Za-z0-9_-]{4,}")
 MASK = "***"
 

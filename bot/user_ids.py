@@ -3,7 +3,7 @@ format is spelled, for handlers, jobs and start-up hooks alike."""
 
 from __future__ import annotations
 
-from pipeline.admin import parse_target
+from pipeline.admin.edits import parse_target
 
 PREFIX = "tg:"
 

@@ -151,7 +151,7 @@ class SensorReadingRow(Base):
     __table_args__ = (
         UniqueConstraint("farm_id", "sensor_id", "sensor_type", "measured_at"),
         Index("ix_sensor_readings_farm_type_time", "farm_id", "sensor_type", "measured_at"),
-        # The sensor watch (pipeline/farm/alerts.py) starts from the farms that sent
+        # The sensor watch (pipeline/farm/sensors/alerts.py) starts from the farms that sent
         # readings lately: one range over the recent window, read from the index alone.
         Index("ix_sensor_readings_recent", "measured_at", "farm_id", "sensor_type"),
     )
@@ -194,7 +194,7 @@ class SensorHourRow(Base):
 class AlertRow(Base):
     """One episode: a threshold breach (opened on the first bad reading, closed once
     the value is back past the threshold by the hysteresis margin) or a silent probe
-    (kind "silent", closed by its next reading). pipeline/farm/alerts.py."""
+    (kind "silent", closed by its next reading). pipeline/farm/sensors/alerts.py."""
 
     __tablename__ = "alerts"
     __table_args__ = (

@@ -1,8 +1,8 @@
 """Group commit: the end-of-message writes of concurrent messages in one transaction.
 
 A light message ends with small writes of different kinds: its interaction record
-(pipeline/memory/recording.py) and, once the reply is out, its inbox row marked done
-(bot/inbox.py). Each in a transaction of its own costs a ``BEGIN IMMEDIATE``, a
+(pipeline/memory/profiles/recording.py) and, once the reply is out, its inbox row marked done
+(bot/transport/inbox.py). Each in a transaction of its own costs a ``BEGIN IMMEDIATE``, a
 commit, an ORM flush and a dozen hops to the database thread, and on SQLite every
 transaction waits for the one writer anyway. So each kind of write is a ``Lane``:
 ``submit`` queues an item and returns once it is committed; while one transaction is

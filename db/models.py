@@ -109,7 +109,7 @@ class InteractionRow(Base):
     __tablename__ = "interactions"
     __table_args__ = (
         # A farmer's history by time; with the intent, the nightly profile learning
-        # counts intents from the index alone (pipeline/memory/learner.py): a table
+        # counts intents from the index alone (pipeline/memory/habits/learner.py): a table
         # lookup per interaction was most of each chunk's time at 5 million rows.
         Index("ix_interactions_user_created_intent", "user_id", "created_at", "intent"),
         # /stats (pipeline/learning/stats.py): the period's counts read from the index
@@ -154,7 +154,7 @@ class InteractionRow(Base):
 
 class UpdateInboxRow(Base):
     """Every Telegram update, claimed by ``update_id`` before its side effects
-    (bot/inbox.py). A row is handled by whoever holds its lease; a duplicate finds
+    (bot/transport/inbox.py). A row is handled by whoever holds its lease; a duplicate finds
     the row and is dropped; a row whose holder died is replayed after its lease."""
 
     __tablename__ = "update_inbox"
@@ -171,13 +171,13 @@ class UpdateInboxRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "poison"
     #: Parts of a reply in several parts that Telegram took before the last one
-    #: (bot/render.py): a replay after a crash sends only the rest.
+    #: (bot/delivery/render.py): a replay after a crash sends only the rest.
     replies_sent: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class TelegramOutboxRow(Base):
     """A Bot API call waiting out Telegram's flood control (``retry_after``), kept so
-    a restart does not lose it (bot/deferred.py). The instance waiting holds its
+    a restart does not lose it (bot/delivery/deferred.py). The instance waiting holds its
     lease; once the holder is gone any instance sends it when due, then deletes it."""
 
     __tablename__ = "telegram_outbox"
@@ -195,7 +195,7 @@ class TelegramOutboxRow(Base):
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
-    #: The row of the part before this one in the same reply (bot/render.py): this
+    #: The row of the part before this one in the same reply (bot/delivery/render.py): this
     #: one is sent only once that one is gone. None for a call kept alone.
     after_id: Mapped[int | None] = mapped_column(BigInteger)
 
@@ -253,7 +253,7 @@ class JobRunRow(Base):
 
 class JobSlotRow(Base):
     """One row per scheduled run: the job's trigger time, claimed by the instance
-    that runs it, so with several instances each slot runs once (bot/scheduler.py)."""
+    that runs it, so with several instances each slot runs once (bot/wiring/scheduler.py)."""
 
     __tablename__ = "job_slots"
 

@@ -35,7 +35,7 @@ class SchemaCheck:
 
     async def revision_problem(self, session: AsyncSession) -> str | None:
         """None when the database's Alembic revision is the head; else what is wrong
-        (also the readiness check's question, bot/readiness.py)."""
+        (also the readiness check's question, bot/http/readiness.py)."""
         try:
             revision = (
                 await session.execute(text("SELECT version_num FROM alembic_version"))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
-from pipeline import gate, reflection
+from pipeline import gate
 from pipeline.actions import (
     HELP_EXAMPLES,
     Action,
@@ -35,11 +35,11 @@ from pipeline.agronomy.advisor import AdviceRequest, Advisor, as_advice, wants_a
 from pipeline.agronomy.pictures import picture_reply
 from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath
-from pipeline.farm.journal import Journal
-from pipeline.farm.journal_export import JournalExport
-from pipeline.i18n import Catalog
+from pipeline.farm.journal.export import JournalExport
+from pipeline.farm.journal.service import Journal
 from pipeline.intents import Intent
-from pipeline.language import LanguageChoice, LanguageRules, message_language, reply_language
+from pipeline.language.catalog import Catalog
+from pipeline.language.choice import LanguageChoice, LanguageRules, message_language, reply_language
 from pipeline.learning.desk import LearningDesk
 from pipeline.learning.evals import EvalContext, EvalResult, EvalRules
 from pipeline.memory import (
@@ -54,7 +54,9 @@ from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.routing import Route
 from pipeline.profiles import STYLES, UserProfile, classifier_context
 from pipeline.recall import Recall
-from pipeline.responder import LightRequest, LightResponder
+from pipeline.replies import reflection
+from pipeline.replies.light import LightRequest, LightResponder
+from pipeline.replies.voice import operator_footer, voice_of
 from pipeline.text import clean_input
 from pipeline.types import (
     Button,
@@ -65,7 +67,6 @@ from pipeline.types import (
     Language,
     Reply,
 )
-from pipeline.voice import operator_footer, voice_of
 
 logger = logging.getLogger(__name__)
 
@@ -148,7 +149,7 @@ class Pipeline:
         self._languages = languages
         #: Shortcuts and conversation memory (pipeline/recall/); None: neither.
         self.recall = recall
-        #: The journal list's report button (pipeline/farm/journal_export.py).
+        #: The journal list's report button (pipeline/farm/journal/export.py).
         self.exports = exports
 
     def _language(

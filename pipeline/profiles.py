@@ -61,7 +61,7 @@ class RecentTopic(_Model):
     intent: str
     ts: UtcDatetime
     #: The language the message was written in, when it was a full message (a short
-    #: «ok» has none): the conversation's language (pipeline/language.py).
+    #: «ok» has none): the conversation's language (pipeline/language/choice.py).
     lang: Language | None = None
 
 

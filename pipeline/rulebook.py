@@ -1,6 +1,6 @@
 """Every rules file, loaded once and handed down.
 
-``bot/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
+``bot/wiring/factory.py`` calls :meth:`Rulebook.load` once and passes each part to the
 constructor of whoever uses it (the classifier, the journal's parser and
 vocabulary, the onboarding, the deep path's tools, the crew and its prompts, the
 sensor store and the alert watcher, the peer desk and server, the sanitiser, the
@@ -19,7 +19,6 @@ from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
 from pipeline.classifier.lookback import LookBack
 from pipeline.crew.config import AGENTS_FILE, PROMPTS_FILE, CrewSpec, Prompts
 from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
-from pipeline.farm.dates import DEFAULT_DATES, DateWords
 from pipeline.farm.dictionary import (
     CROPS_RULES,
     OPERATIONS_RULES,
@@ -28,19 +27,20 @@ from pipeline.farm.dictionary import (
     load_shared_crops,
     load_toml,
 )
-from pipeline.farm.parsing import OperationParser, OperationRules
+from pipeline.farm.journal.parsing import OperationParser, OperationRules
 from pipeline.farm.products import PRODUCTS_RULES, Catalogue
-from pipeline.farm.sensors import RULES_FILE as SENSORS_RULES
-from pipeline.farm.sensors import SensorTypes
-from pipeline.farm.units import Units
+from pipeline.farm.sensors.readings import RULES_FILE as SENSORS_RULES
+from pipeline.farm.sensors.readings import SensorTypes
+from pipeline.farm.words.dates import DEFAULT_DATES, DateWords
+from pipeline.farm.words.units import Units
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
 from pipeline.knowledge import KNOWLEDGE_DIR, KnowledgeBase
-from pipeline.language import LANGUAGE_RULES, LanguageRules
+from pipeline.language.choice import LANGUAGE_RULES, LanguageRules
 from pipeline.learning.config import DEFAULT_LEARNING, LearningRules
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
-from pipeline.memory.learning_rules import RULES_FILE as PROFILES_RULES
-from pipeline.memory.learning_rules import LearningRules as ProfileRules
-from pipeline.onboarding_reading import ONBOARDING_RULES, OnboardingRules
+from pipeline.memory.habits.rules import RULES_FILE as PROFILES_RULES
+from pipeline.memory.habits.rules import LearningRules as ProfileRules
+from pipeline.onboarding.reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 from pipeline.recall.rules import RECALL_RULES, RecallRules

@@ -76,7 +76,7 @@ class Incoming:
     message_id: int | None = None
     is_operator: bool = False
     #: The Telegram update it came in (None for the console and peers): a replayed
-    #: update is recorded once (bot/inbox.py).
+    #: update is recorded once (bot/transport/inbox.py).
     update_id: int | None = None
     #: The message is a picture; ``text`` is its caption ("" without one).
     photo: bool = False

@@ -9,7 +9,7 @@ builds."""
 
 from __future__ import annotations
 
-from pipeline.crewai_env import silence_crewai
+from pipeline.crew.env import silence_crewai
 
 silence_crewai()  # before any test module can import CrewAI
 
@@ -27,13 +27,13 @@ from sqlalchemy import text  # noqa: E402
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker  # noqa: E402
 
 from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
-from bot.factory import build_pipeline  # noqa: E402
+from bot.wiring.factory import build_pipeline  # noqa: E402
 from db.engine import create_engine, create_session_factory  # noqa: E402
 from db.migrate import upgrade  # noqa: E402
 from db.uow import Database  # noqa: E402
 from pipeline.clock import Clock, utcnow  # noqa: E402
 from pipeline.handle import Pipeline  # noqa: E402
-from pipeline.i18n import Catalog  # noqa: E402
+from pipeline.language.catalog import Catalog  # noqa: E402
 from pipeline.memory import Memory, build_memory  # noqa: E402
 from pipeline.rulebook import Rulebook  # noqa: E402
 from tests.shared import catalog as shared_catalog  # noqa: E402

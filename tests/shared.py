@@ -11,7 +11,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.rulebook import Rulebook
 
 

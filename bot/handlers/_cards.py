@@ -9,8 +9,8 @@ from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
 
 from bot.handlers._common import load_profile, user_language
 from bot.user_ids import stepan_user_id
-from pipeline.admin import AdminError, Edit, parse_target, refusal_text
-from pipeline.i18n import Catalog
+from pipeline.admin.edits import AdminError, Edit, parse_target, refusal_text
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Loaded, ProfileLoader
 from pipeline.types import Language
 

@@ -9,11 +9,11 @@ from aiogram.exceptions import TelegramForbiddenError
 from aiogram.types import Message, Update, User
 
 from bot.config import Settings
-from bot.render import AttachmentFailed, send_reply
+from bot.delivery.render import AttachmentFailed, send_reply
 from bot.user_ids import stepan_user_id
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
-from pipeline.language import language_from_telegram
+from pipeline.language.catalog import Catalog
+from pipeline.language.choice import language_from_telegram
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
 from pipeline.types import Incoming, Language, Reply
 

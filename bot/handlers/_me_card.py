@@ -8,11 +8,11 @@ from aiogram.types import InlineKeyboardMarkup
 
 from bot.handlers._common import load_profile
 from bot.keyboards.me import TalkButton, me_keyboard
-from pipeline.cards import my_memory
+from pipeline.admin.cards import my_memory
 from pipeline.farm.localtime import local_time
-from pipeline.i18n import Catalog
+from pipeline.farm.naming import NameBook
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileLoader
-from pipeline.naming import NameBook
 from pipeline.recall import Conversations
 from pipeline.recall.card import SHOWN_ON_ME, summaries_block
 from pipeline.types import Language

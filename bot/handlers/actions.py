@@ -6,6 +6,7 @@ from aiogram import Bot, Router
 from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
+from bot.delivery.render import edit_text
 from bot.handlers._common import deliver, incoming_from, user_language
 from bot.keyboards.pipeline import (
     CorrectionCD,
@@ -20,9 +21,8 @@ from bot.keyboards.pipeline import (
     StyleCD,
     keyboard,
 )
-from bot.render import edit_text
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileEditor
 from pipeline.types import Incoming, Reply
 

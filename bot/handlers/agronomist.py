@@ -22,9 +22,9 @@ from bot.config import Settings
 from bot.handlers._common import telegram_user_id, user_language
 from bot.keyboards.pipeline import AgronomistCD
 from bot.user_ids import telegram_id
-from pipeline.admin import MAX_ROW_ID
+from pipeline.admin.edits import MAX_ROW_ID
 from pipeline.agronomy.desk import AgronomistDesk
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 
 logger = logging.getLogger(__name__)
 

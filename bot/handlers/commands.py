@@ -14,7 +14,7 @@ from bot.commands import help_buttons, help_text
 from bot.config import Settings
 from bot.handlers._common import answer_text, deliver, text_incoming, user_language
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileEditor
 
 router = Router(name=__name__)

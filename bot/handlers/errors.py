@@ -14,7 +14,7 @@ from aiogram.types import ErrorEvent
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.handlers._common import user_language
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import StoreUnavailable
 
 logger = logging.getLogger(__name__)

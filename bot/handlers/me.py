@@ -11,13 +11,13 @@ from aiogram.filters import Command
 from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 
+from bot.delivery.render import edit_text
 from bot.handlers._common import telegram_user_id, user_language
 from bot.handlers._me_card import me_card
 from bot.keyboards.me import ForgetCD, forget_keyboard
-from bot.render import edit_text
-from pipeline.i18n import Catalog
+from pipeline.farm.naming import NameBook
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileEditor, ProfileLoader
-from pipeline.naming import NameBook
 from pipeline.recall import Conversations
 
 logger = logging.getLogger(__name__)

@@ -11,14 +11,14 @@ from aiogram.fsm.context import FSMContext
 from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, Message
 
+from bot.delivery.render import edit_text
 from bot.handlers._common import load_profile, telegram_user_id, user_language
 from bot.handlers._me_card import me_card
 from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
-from bot.render import edit_text
-from pipeline.cards import valid_name
-from pipeline.i18n import Catalog
+from pipeline.admin.cards import valid_name
+from pipeline.farm.naming import NameBook
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileEditor, ProfileLoader
-from pipeline.naming import NameBook
 from pipeline.recall import Conversations
 from pipeline.types import Language
 

@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.filters import HasText, IsImage
 from bot.handlers._common import deliver, message_incoming, user_language
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileEditor
 from pipeline.types import Reply
 

@@ -1,4 +1,4 @@
-"""Onboarding a new user (aiogram FSM). The steps themselves live in pipeline.onboarding.
+"""Onboarding a new user (aiogram FSM). The steps themselves live in pipeline.onboarding.flow.
 
 Onboarding never traps (issue 16 point 1): a question or a request typed during it is
 answered by the pipeline as usual and onboarding waits (``Onboarding.paused``) under
@@ -17,15 +17,15 @@ from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, Message, Update
 
 from bot.config import Settings
+from bot.delivery.render import send_reply
 from bot.filters import InState, PlainText
 from bot.handlers._common import deliver, telegram_user_id, text_incoming, user_language
 from bot.keyboards.pipeline import OnboardingCD
-from bot.render import send_reply
 from pipeline.actions import OnboardingChoice
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import ProfileEditor
-from pipeline.onboarding import ORDER, OnboardingFlow, Step, Turn
+from pipeline.onboarding.flow import ORDER, OnboardingFlow, Step, Turn
 from pipeline.types import Reply
 
 router = Router(name=__name__)

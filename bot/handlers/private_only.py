@@ -13,7 +13,7 @@ from aiogram.filters import BaseFilter, Command
 from aiogram.types import Message
 
 from bot.handlers._common import user_language
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 
 #: Commands whose answer must not be seen by anyone but the one who asked.
 PRIVATE_ONLY: tuple[str, ...] = ("token", "me", "profile", "farm", "pending")

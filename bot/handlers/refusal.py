@@ -13,9 +13,9 @@ from aiogram.types import CallbackQuery, Message
 from bot.commands import OPERATOR_ONLY
 from bot.filters import IsOperator
 from bot.handlers._common import user_language
-from bot.handlers.operator_learning import LearningCD
+from bot.handlers.operators.learning import LearningCD
 from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, ProfileCD, TermCD
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 
 router = Router(name=__name__)
 router.message.filter(~IsOperator())

@@ -8,7 +8,7 @@ from aiogram.types import Message
 
 from bot.config import Settings
 from bot.handlers._common import user_language
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 
 router = Router(name=__name__)
 

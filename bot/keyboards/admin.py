@@ -10,8 +10,8 @@ from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.keyboards.ids import RowId, TelegramId
-from pipeline.admin import AUTO, PHASES
-from pipeline.i18n import Catalog
+from pipeline.admin.edits import AUTO, PHASES
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Phase
 from pipeline.types import Language
 

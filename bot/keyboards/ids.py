@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from pipeline.admin import MAX_ROW_ID, MAX_TELEGRAM_ID
+from pipeline.admin.edits import MAX_ROW_ID, MAX_TELEGRAM_ID
 
 TelegramId = Annotated[int, Field(ge=-MAX_TELEGRAM_ID, le=MAX_TELEGRAM_ID)]
 RowId = Annotated[int, Field(ge=1, le=MAX_ROW_ID)]

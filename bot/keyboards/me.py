@@ -14,7 +14,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.keyboards.ids import RowId
 from bot.keyboards.pipeline import StyleCD
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
 from pipeline.types import Language
 

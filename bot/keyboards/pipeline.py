@@ -33,7 +33,7 @@ from pipeline.actions import (
     RefreshAction,
     StyleAction,
 )
-from pipeline.farm.journal_export import FIRST_DAY, LAST_DAY, MAX_DAYS
+from pipeline.farm.journal.export import FIRST_DAY, LAST_DAY, MAX_DAYS
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Expertise, Style

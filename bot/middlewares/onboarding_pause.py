@@ -15,9 +15,9 @@ from aiogram import BaseMiddleware, Bot
 from aiogram.fsm.context import FSMContext
 from aiogram.types import Message, TelegramObject
 
+from bot.delivery.render import send_reply
 from bot.handlers._common import user_language
-from bot.render import send_reply
-from pipeline.onboarding import OnboardingFlow
+from pipeline.onboarding.flow import OnboardingFlow
 from pipeline.types import Reply
 
 #: Commands that do not pause onboarding: /cancel leaves it.

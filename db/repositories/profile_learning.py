@@ -1,4 +1,4 @@
-"""What profiles learn from (pipeline/memory/learner.py): interaction counts per
+"""What profiles learn from (pipeline/memory/habits/learner.py): interaction counts per
 intent, the journal's operations in a window, the farms to sweep, the operator
 flag. Rows and tuples in and out; no pipeline types."""
 

@@ -4,7 +4,7 @@ Like every repository these take a session and never end its transaction. On SQL
 a transaction starts with BEGIN IMMEDIATE (db/engine.py), so even a read holds the
 write lock until it ends: large results (a season's journal, months of sensor
 readings) are read in keyset pages (``operations_page``, ``readings_page``), and
-``pipeline.farm.paging`` reads each page in a short transaction of its own, so
+``pipeline.farm.reports.keyset`` reads each page in a short transaction of its own, so
 building a report never stalls the journal writers for more than one page.
 """
 

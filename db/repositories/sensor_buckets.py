@@ -6,7 +6,7 @@ seconds (min, max, sum and count per bucket) and only the groups cross the wire.
 The bucket of a reading is ``floor((epoch seconds + offset) / width)``; ``offset``
 is the local time zone's UTC offset, so buckets of a day (or an hour) start at
 local midnight. A caller whose period spans a daylight-saving change queries each
-constant-offset part separately (``pipeline.farm.sensor_series``).
+constant-offset part separately (``pipeline.farm.sensors.series``).
 
 When the width and the offset are whole hours, the whole UTC hours of the period
 come from the hourly rollups (``sensor_rollups``, kept at ingest) and only the

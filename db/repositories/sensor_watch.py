@@ -1,4 +1,4 @@
-"""The queries behind the alert watcher (pipeline/farm/alerts.py): the farms that sent
+"""The queries behind the alert watcher (pipeline/farm/sensors/alerts.py): the farms that sent
 readings lately, each probe's newest value, what each probe sent lately and the
 episodes whose message is due. Run in the watcher's transactions; never commit."""
 

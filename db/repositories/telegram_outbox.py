@@ -1,4 +1,4 @@
-"""The telegram_outbox table: Bot API calls waiting out flood control (bot/deferred.py).
+"""The telegram_outbox table: Bot API calls waiting out flood control (bot/delivery/deferred.py).
 
 A row is held by the instance that waits (``claimed_by`` until ``claimed_until``,
 renewed by its heartbeat); a row nobody holds is sent by whichever instance sweeps

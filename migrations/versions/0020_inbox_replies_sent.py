@@ -1,5 +1,5 @@
 """A reply in several parts remembers how many Telegram took: a replay after a
-crash in the middle sends only the rest (bot/inbox.py, bot/render.py).
+crash in the middle sends only the rest (bot/transport/inbox.py, bot/delivery/render.py).
 
 Revision ID: 0020_inbox_replies_sent
 Revises: 0019_phase_lock

@@ -1,6 +1,6 @@
 """The parts of a reply kept while waiting out flood control go in order, all of
 them: each ``telegram_outbox`` row names the row of the part before it
-(bot/deferred.py, bot/render.py).
+(bot/delivery/deferred.py, bot/delivery/render.py).
 
 Revision ID: 0022_outbox_reply_order
 Revises: 0021_query_plan_indexes

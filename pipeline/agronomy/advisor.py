@@ -193,7 +193,7 @@ class Advisor:
 def detail_level(profile: UserProfile) -> Expertise:
     """How much of the why a reply carries: the level, and only numbers for a farmer
     who asked for brief answers and for an operator (the terse, technical voice of
-    pipeline/voice.py; ``operator`` mirrors AGX_OPERATOR_IDS)."""
+    pipeline/replies/voice.py; ``operator`` mirrors AGX_OPERATOR_IDS)."""
     if profile.preferred_style == "brief" or profile.operator:
         return "expert"
     return profile.expertise_level

@@ -29,8 +29,8 @@ from db.uow import Database
 from pipeline.actions import AgronomistAction, HandoffChoice
 from pipeline.clock import Clock, utcnow
 from pipeline.consent import record_press, store_offer
-from pipeline.i18n import Catalog
-from pipeline.language import stored_language
+from pipeline.language.catalog import Catalog
+from pipeline.language.choice import stored_language
 from pipeline.privacy import Sanitizer
 from pipeline.profiles import FarmProfile
 from pipeline.types import Button, Language

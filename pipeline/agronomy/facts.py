@@ -12,7 +12,7 @@ from sqlalchemy import select
 from db.models import CropRow, FarmProfileRow, FieldRow, InteractionRow
 from db.uow import Database
 from pipeline.farm.localtime import zone as farm_zone
-from pipeline.farm.sensor_store import latest_readings
+from pipeline.farm.sensors.store import latest_readings
 from pipeline.intents import Intent
 from pipeline.knowledge import FarmFacts
 

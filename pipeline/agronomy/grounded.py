@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from pipeline.crew.config import Prompts
-from pipeline.i18n import Catalog
 from pipeline.knowledge.model import Card, Text
 from pipeline.knowledge.render import ValueText
+from pipeline.language.catalog import Catalog
 from pipeline.types import Language
 
 __all__ = ["GroundedWriter"]

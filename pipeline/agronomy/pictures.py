@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from pipeline.actions import AgronomistAction
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
 from pipeline.types import Button, Language, Reply
 
 __all__ = ["picture_reply"]

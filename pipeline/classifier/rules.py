@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.intents import RULE_INTENTS, Intent
+from pipeline.rules import RULES_DIR
 from pipeline.types import CREW_NAMES, Mode
 
 __all__ = ["DEFAULT_RULES", "ClassifierRules", "IntentSpec", "IntentTerms", "Settings"]
 
 #: The packaged rules.
-DEFAULT_RULES = Path(__file__).resolve().parent.parent / "rules" / "classifier.toml"
+DEFAULT_RULES = RULES_DIR / "classifier.toml"
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,11 +22,11 @@ from pipeline.crew.context import RunContext
 from pipeline.crew.recall_note import recall_note
 from pipeline.crew.tools import FarmTools, ToolResult
 from pipeline.crew.words import field_in_text
-from pipeline.farm.journal import Journal
-from pipeline.i18n import Catalog
+from pipeline.farm.journal.service import Journal
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
+from pipeline.replies.voice import leveled, voice_of, why
 from pipeline.types import DeepRequest, Reply
-from pipeline.voice import leveled, voice_of, why
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +176,8 @@ class Composer:
         field_id = entry.canonical_id if entry is not None else ""
         sensor = words.sensor_type(text) or ""
         if words.wants_chart(text):
-            # The tool reads the period from the farmer's words (pipeline.farm.chart_window).
+            # The tool reads the period from the farmer's words
+            # (pipeline.farm.reports.chart_window).
             args = {"sensor_type": sensor or "soil_moisture", "period": text, "field": field_id}
             return [ToolCall("sensor_chart", args)]
         readings = ToolCall("latest_readings", {"field": field_id, "sensor_type": sensor})

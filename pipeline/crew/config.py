@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.rules import RULES_DIR
 from pipeline.types import CREW_NAMES, Language
 
-RULES = Path(__file__).resolve().parent.parent / "rules"
+RULES = RULES_DIR
 AGENTS_FILE = RULES / "agents.toml"
 PROMPTS_FILE = RULES / "prompts.toml"
 

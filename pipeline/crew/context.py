@@ -13,12 +13,12 @@ from datetime import date, datetime
 from db.uow import Database
 from pipeline.crew.contract import FarmOutline
 from pipeline.farm.dictionary import Dictionary, Vocabulary
-from pipeline.farm.journal import farm_dictionary
+from pipeline.farm.journal.service import farm_dictionary
 from pipeline.farm.localtime import local_time, local_today
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import FarmProfile, Style, UserProfile
+from pipeline.replies.voice import INTERMEDIATE, leveled
 from pipeline.types import Attachment, Button, Language
-from pipeline.voice import INTERMEDIATE, leveled
 
 #: How many lines of a list a reply shows, by the user's style.
 ITEMS_BY_STYLE: dict[Style, int] = {"brief": 3, "conversational": 6, "detailed": 15}
@@ -67,7 +67,7 @@ class RunContext:
     #: The summary of the last talk on this subject, when this message opens a new
     #: conversation (pipeline/crew/recall_note.py).
     recalled: str | None = None
-    #: Whom the parts are written for (pipeline/voice.py): the level, or operator.
+    #: Whom the parts are written for (pipeline/replies/voice.py): the level, or operator.
     voice: str = INTERMEDIATE
     artifacts: Artifacts = field(default_factory=Artifacts)
     #: The farm's shape as the crew's agents are told it (set by the crew's brief).

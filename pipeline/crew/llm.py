@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 
 from pydantic import SecretStr
 
+from pipeline.admin.platform import LlmHealth
+from pipeline.crew.env import silence_crewai
 from pipeline.crew.pool import BudgetExceeded, WorkerPool
-from pipeline.crewai_env import silence_crewai
-from pipeline.platform_status import LlmHealth
 
 logger = logging.getLogger(__name__)
 

@@ -21,17 +21,17 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from pipeline import reflection
 from pipeline.crew.composer import AgentPart, Composer
 from pipeline.crew.config import CrewSpec, Prompts
 from pipeline.crew.context import RunContext
 from pipeline.crew.contract import LANGUAGE_NAMES, FarmOutline, build_contract, sanitize
 from pipeline.crew.llm import LlmClient, describe, is_unavailable
 from pipeline.crew.runner import CrewRunner
-from pipeline.i18n import Catalog
-from pipeline.naming import FarmNames, names_in
+from pipeline.farm.naming import FarmNames, names_in
+from pipeline.language.catalog import Catalog
 from pipeline.recall.prompt import recall_block
-from pipeline.style import build_prefix
+from pipeline.replies import reflection
+from pipeline.replies.style import build_prefix
 from pipeline.types import DeepRequest, Reply
 
 logger = logging.getLogger(__name__)

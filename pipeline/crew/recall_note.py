@@ -11,7 +11,7 @@ the conversation do not repeat it, and a talk on another subject is not brought 
 from __future__ import annotations
 
 from pipeline.crew.context import RunContext
-from pipeline.voice import why
+from pipeline.replies.voice import why
 
 #: The summary's lines read as one paragraph; a line without an end gets a full stop.
 _ENDS = (".", "!", "?", "…")

@@ -18,9 +18,9 @@ from typing import Any
 from pipeline.crew.config import AgentSpec, CrewSpec
 from pipeline.crew.context import RunContext
 from pipeline.crew.contract import HandoffContract
+from pipeline.crew.env import silence_crewai
 from pipeline.crew.llm import LlmClient, retrying
 from pipeline.crew.tools import FarmTools
-from pipeline.crewai_env import silence_crewai
 
 logger = logging.getLogger(__name__)
 

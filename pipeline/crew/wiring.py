@@ -1,6 +1,6 @@
 """Builds the deep path and the light responder, with or without an LLM.
 
-``bot/factory.py`` calls :func:`build_brains` with the settings' LLM (or None); tests
+``bot/wiring/factory.py`` calls :func:`build_brains` with the settings' LLM (or None); tests
 and benchmarks pass a ready CrewAI ``BaseLLM`` (a scripted one) instead.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from db.uow import Database
+from pipeline.admin.platform import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
 from pipeline.crew.composer import Composer, ComposerParts
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import LlmClient, LlmHandle, LlmSettings
@@ -22,11 +23,10 @@ from pipeline.crew.pool import WorkerPool
 from pipeline.crew.runner import CrewRunner
 from pipeline.crew.tools import FarmTools, PlatformProbe
 from pipeline.deep import DeepPath, DeepTemplate
-from pipeline.farm.journal import Journal
-from pipeline.i18n import Catalog
-from pipeline.memory.syncing import MemorySync
-from pipeline.platform_status import PROBE_TIMEOUT_S, Check, LlmHealth, PlatformStatus
-from pipeline.responder import LlmResponder
+from pipeline.farm.journal.service import Journal
+from pipeline.language.catalog import Catalog
+from pipeline.memory.service.syncing import MemorySync
+from pipeline.replies.light import LlmResponder
 from pipeline.rulebook import Rulebook
 
 logger = logging.getLogger(__name__)

@@ -13,12 +13,13 @@ from typing import Any
 
 from pipeline.crew.openers import OpenerRule
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
-from pipeline.farm.periods import DefaultKind
+from pipeline.farm.words.periods import DefaultKind
 from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import Phase
+from pipeline.rules import RULES_DIR
 from pipeline.text import tokenize
 
-RULES = Path(__file__).resolve().parent.parent / "rules"
+RULES = RULES_DIR
 COMPOSE_FILE = RULES / "compose.toml"
 ADVICE_FILE = RULES / "advice.toml"
 
@@ -135,7 +136,7 @@ class Words:
         *,
         light: frozenset[str],
     ) -> Words:
-        """Read both files (each call reads them again: ``bot/factory.py`` loads once).
+        """Read both files (each call reads them again: ``bot/wiring/factory.py`` loads once).
         ``light``: the classifier's light intents (the opener rule needs them)."""
         raw = _load(compose)
         topics_raw = _load(advice)["topics"]

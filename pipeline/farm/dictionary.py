@@ -13,12 +13,12 @@ and the remaining words are compared stem by stem. Two stems match when equal,
 when they differ only by a Ukrainian consonant alternation at the end ("Гірка" /
 "на Гірці"), by a letter or two the stemmer left at the end, or by one typo from
 the grammar's ``fuzzy_min_len`` letters (:mod:`pipeline.grammar`); the comparison
-itself is :mod:`pipeline.farm.name_match`.
+itself is :mod:`pipeline.farm.words.name_match`.
 
 The vocabulary for this (stopwords, generic nouns, ordinals) lives in
 ``pipeline/rules/operations.toml`` under ``[names]``, in the term syntax of
 :mod:`pipeline.grammar`; the shared crops in ``pipeline/rules/crops.toml``.
-:class:`Vocabulary` holds both, loaded once (``bot/factory.py``), and builds each
+:class:`Vocabulary` holds both, loaded once (``bot/wiring/factory.py``), and builds each
 farm's :class:`Dictionary`.
 """
 
@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.farm.name_match import (
+from pipeline.farm.words.name_match import (
     CROPS_RULES,
     KINDS,
     OPERATIONS_RULES,
@@ -235,7 +235,7 @@ def load_shared_crops(path: Path = CROPS_RULES) -> tuple[DictionaryEntry, ...]:
 
 class Vocabulary:
     """What every farm's :class:`Dictionary` is built from: the name rules and the
-    shared crops. Loaded once (``bot/factory.py``) and passed to who builds one."""
+    shared crops. Loaded once (``bot/wiring/factory.py``) and passed to who builds one."""
 
     def __init__(self, rules: NameRules, shared_crops: Sequence[DictionaryEntry]) -> None:
         self.rules = rules

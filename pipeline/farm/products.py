@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.farm.slugs import make_id
 from pipeline.grammar import Grammar, TermSet
-from pipeline.slugs import make_id
+from pipeline.rules import RULES_DIR
 from pipeline.text import tokenize
 
 __all__ = ["PRODUCTS_RULES", "Catalogue", "Product"]
 
-PRODUCTS_RULES = Path(__file__).resolve().parent.parent / "rules" / "products.toml"
+PRODUCTS_RULES = RULES_DIR / "products.toml"
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -16,8 +16,8 @@ from db.models import DictionaryTermRow, FarmProfileRow, PendingTermRow
 from db.repositories import farm as repo
 from db.repositories.profiles import insert_ignore
 from db.uow import Database
-from pipeline.farm.name_match import NameRules
-from pipeline.slugs import make_id
+from pipeline.farm.slugs import make_id
+from pipeline.farm.words.name_match import NameRules
 
 logger = logging.getLogger(__name__)
 

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.rules import RULES_DIR
+
 __all__ = ["DEFAULT_GRAMMAR", "Grammar"]
 
 #: The thresholds every rules file shares.
-DEFAULT_GRAMMAR = Path(__file__).resolve().parent.parent / "rules" / "grammar.toml"
+DEFAULT_GRAMMAR = RULES_DIR / "grammar.toml"
 
 
 @dataclass(frozen=True, slots=True)

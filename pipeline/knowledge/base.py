@@ -16,9 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from pipeline.farm.dates import DateWords
 from pipeline.farm.dictionary import DictionaryEntry, NameRules
-from pipeline.farm.units import Units
+from pipeline.farm.words.dates import DateWords
+from pipeline.farm.words.units import Units
 from pipeline.grammar import Grammar
 from pipeline.knowledge.index import CardIndex, crop_tag, documents, topic_tag
 from pipeline.knowledge.loader import KNOWLEDGE_DIR, KnowledgeData, load_knowledge

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.farm.dictionary import DictionaryEntry, Vocabulary
-from pipeline.i18n import Catalog
 from pipeline.knowledge.base import KnowledgeBase, Lookup
 from pipeline.knowledge.glossary import glossary
 from pipeline.knowledge.model import Card, FarmFacts, Item, Value
 from pipeline.knowledge.render import ValueText
 from pipeline.knowledge.sow_now import sow_now_section
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import Expertise
 from pipeline.text import tokenize
 from pipeline.types import Language

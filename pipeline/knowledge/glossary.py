@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.i18n import Catalog
 from pipeline.knowledge.model import Card
+from pipeline.language.catalog import Catalog
 from pipeline.types import Language
 
 #: A card value's key -> the term its line uses.

@@ -32,10 +32,11 @@ from pipeline.knowledge.model import (
     Variant,
     Zone,
 )
+from pipeline.rules import RULES_DIR
 
 __all__ = ["KNOWLEDGE_DIR", "KnowledgeData", "QuestionWords", "load_knowledge"]
 
-KNOWLEDGE_DIR = Path(__file__).resolve().parent.parent / "rules" / "knowledge"
+KNOWLEDGE_DIR = RULES_DIR / "knowledge"
 _GENERAL = "general"
 
 

@@ -20,9 +20,9 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from pipeline.farm.dates import DateWords
 from pipeline.farm.dictionary import DictionaryEntry, NameRules
-from pipeline.farm.units import Units
+from pipeline.farm.words.dates import DateWords
+from pipeline.farm.words.units import Units
 from pipeline.grammar import Grammar, TermSet, is_phrase
 from pipeline.knowledge.loader import KnowledgeData
 from pipeline.knowledge.model import Zone

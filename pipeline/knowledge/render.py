@@ -4,8 +4,8 @@ catalog (``[knowledge]`` and ``[unit]``)."""
 
 from __future__ import annotations
 
-from pipeline.i18n import Catalog
 from pipeline.knowledge.model import DATE_UNIT, Value, month_day
+from pipeline.language.catalog import Catalog
 from pipeline.types import Language
 
 __all__ = ["ValueText"]

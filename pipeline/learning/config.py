@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.rules import RULES_DIR
+
 __all__ = ["DEFAULT_LEARNING", "LearningRules", "NightlyRules", "Targets"]
 
-DEFAULT_LEARNING = Path(__file__).resolve().parent.parent / "rules" / "learning.toml"
+DEFAULT_LEARNING = RULES_DIR / "learning.toml"
 RULE_KINDS = ("negative", "fixit", "wrong", "not_asked", "too_long", "language", "correction")
 
 

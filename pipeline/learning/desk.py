@@ -8,7 +8,7 @@ import re
 from typing import Protocol
 
 from pipeline.actions import CorrectionAction, FeedbackAction, FeedbackReasonAction
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.learning.corrections import Corrections
 from pipeline.learning.feedback import FeedbackDesk, FeedbackOutcome, Learnings
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.intents import Intent
+from pipeline.rules import RULES_DIR
 from pipeline.types import Language, Mode
 
 __all__ = ["DEFAULT_EVALS", "EvalContext", "EvalResult", "EvalRule", "EvalRules", "Severity"]
 
-DEFAULT_EVALS = Path(__file__).resolve().parent.parent / "rules" / "evals.toml"
+DEFAULT_EVALS = RULES_DIR / "evals.toml"
 
 RULE_TYPES = frozenset(
     {

@@ -23,9 +23,9 @@ from db.repositories import learning as repo
 from db.uow import Database
 from pipeline.classifier import ClassifierRules
 from pipeline.grammar import Grammar
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
-from pipeline.language import stored_language
+from pipeline.language.catalog import Catalog
+from pipeline.language.choice import stored_language
 from pipeline.learning.config import NightlyRules
 from pipeline.learning.overlay import OverlayTerm
 from pipeline.learning.proposals import Example, Proposal, propose

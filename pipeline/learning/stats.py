@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import CorrectionRow, FeedbackRow, InteractionRow, OutboxRow
 from db.repositories.time_buckets import bucket_of
 from db.uow import Database
-from pipeline.farm.sensor_series import DAY, offset_segments
+from pipeline.farm.sensors.series import DAY, offset_segments
 from pipeline.learning.config import Targets
 
 __all__ = ["DayFigures", "MemoryFigures", "QualityStats", "collect", "daily", "parse_period"]

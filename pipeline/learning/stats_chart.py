@@ -1,7 +1,7 @@
 """The daily quality chart of ``/stats``: the last 30 days' shares against their
 section-15 targets, with the day's message count as bars (docs/learning.md).
 
-Drawn like the sensor charts (``pipeline.farm.charts``): ``Figure`` and
+Drawn like the sensor charts (``pipeline.farm.reports.charts``): ``Figure`` and
 ``FigureCanvasAgg`` only, never pyplot, one render at a time in a worker thread.
 """
 
@@ -14,8 +14,8 @@ from datetime import date
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from pipeline.farm.charts import _RENDER_LOCK as RENDER_LOCK
-from pipeline.i18n import Catalog
+from pipeline.farm.reports.charts import _RENDER_LOCK as RENDER_LOCK
+from pipeline.language.catalog import Catalog
 from pipeline.learning.stats import DayFigures
 from pipeline.types import Attachment, Language
 

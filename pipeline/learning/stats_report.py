@@ -7,9 +7,9 @@ from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 
 from db.uow import Database
-from pipeline.farm.journal_card import decimal
+from pipeline.farm.journal.card import decimal
 from pipeline.farm.localtime import DEFAULT_TIMEZONE, day_bounds, local_today, zone
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.learning.config import Targets
 from pipeline.learning.stats import QualityStats, collect, daily
 from pipeline.types import Attachment, Language

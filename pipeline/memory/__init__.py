@@ -31,20 +31,20 @@ import httpx
 
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
-from pipeline.memory.auth import Credentials
-from pipeline.memory.breaker import CircuitBreaker
-from pipeline.memory.cache import ProfileCache
-from pipeline.memory.client import MemoryServiceClient
-from pipeline.memory.editing import ProfileEditor
-from pipeline.memory.errors import StoreUnavailable
-from pipeline.memory.learner import ProfileLearner
-from pipeline.memory.learning_rules import LearningRules
-from pipeline.memory.loading import Loaded, ProfileLoader
-from pipeline.memory.outbox import Outbox
-from pipeline.memory.recording import InteractionRecord, InteractionRecorder
-from pipeline.memory.summaries import DialogSummary, StoredSummary, Summaries
-from pipeline.memory.sweep import ExpertiseSweep
-from pipeline.memory.syncing import FlushResult, MemorySync
+from pipeline.memory.habits.learner import ProfileLearner
+from pipeline.memory.habits.rules import LearningRules
+from pipeline.memory.habits.sweep import ExpertiseSweep
+from pipeline.memory.profiles.cache import ProfileCache
+from pipeline.memory.profiles.editing import ProfileEditor
+from pipeline.memory.profiles.errors import StoreUnavailable
+from pipeline.memory.profiles.loading import Loaded, ProfileLoader
+from pipeline.memory.profiles.recording import InteractionRecord, InteractionRecorder
+from pipeline.memory.service.auth import Credentials
+from pipeline.memory.service.breaker import CircuitBreaker
+from pipeline.memory.service.client import MemoryServiceClient
+from pipeline.memory.service.outbox import Outbox
+from pipeline.memory.service.summaries import DialogSummary, StoredSummary, Summaries
+from pipeline.memory.service.syncing import FlushResult, MemorySync
 
 __all__ = [
     "CircuitBreaker",

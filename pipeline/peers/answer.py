@@ -19,15 +19,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Protocol
 
-from pipeline import gate, reflection
+from pipeline import gate
 from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath, DeepTemplate
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
 from pipeline.peers.contract import ContractError
 from pipeline.peers.directory import PeerDirectory
 from pipeline.profiles import FarmProfile, Style, UserProfile
-from pipeline.responder import LightRequest, LightResponder, LlmResponder
+from pipeline.replies import reflection
+from pipeline.replies.light import LightRequest, LightResponder, LlmResponder
 from pipeline.types import ClassifierContext, DeepRequest, DepthDecision, Incoming, Language
 
 __all__ = ["FORMAT_STYLES", "NOT_FOR_STRANGERS", "PeerQuestion", "StrangerAnswerer"]

@@ -28,8 +28,8 @@ from db.uow import Database
 from pipeline.actions import HandoffAction, HandoffChoice
 from pipeline.clock import Clock, utcnow
 from pipeline.consent import record_press, store_offer
-from pipeline.i18n import Catalog
-from pipeline.language import stored_language
+from pipeline.language.catalog import Catalog
+from pipeline.language.choice import stored_language
 from pipeline.peers.contract import MAX_GOAL_CHARS, Constraints, PeerContract, parse_answer
 from pipeline.peers.directory import Peer, PeerDirectory
 from pipeline.peers.link import PeerLink, PeerOffline, PeerTimeout

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from pipeline.grammar import Grammar, TermSet
+from pipeline.rules import RULES_DIR
 from pipeline.text import tokenize
 
 __all__ = [
@@ -29,7 +30,7 @@ __all__ = [
     "Scoring",
 ]
 
-DEFAULT_PEERS = Path(__file__).resolve().parent.parent / "rules" / "peers.toml"
+DEFAULT_PEERS = RULES_DIR / "peers.toml"
 
 Format = Literal["short", "medium", "detailed"]
 Role = Literal["specialist", "coordinator"]

@@ -17,7 +17,7 @@ import time
 from db.repositories import handoffs as repo
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
-from pipeline.language import stored_language
+from pipeline.language.choice import stored_language
 from pipeline.peers.answer import PeerQuestion, StrangerAnswerer
 from pipeline.peers.contract import ContractError, PeerAnswer, PeerContract
 from pipeline.peers.directory import PeerDirectory

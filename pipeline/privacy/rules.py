@@ -10,11 +10,12 @@ from typing import Any, get_args
 
 from pipeline.grammar import Grammar, TermSet
 from pipeline.privacy.patterns import Kind
+from pipeline.rules import RULES_DIR
 from pipeline.text import tokenize
 
 __all__ = ["CUE_LABELS", "DEFAULT_PRIVACY", "PrivacyRules"]
 
-DEFAULT_PRIVACY = Path(__file__).resolve().parent.parent / "rules" / "privacy.toml"
+DEFAULT_PRIVACY = RULES_DIR / "privacy.toml"
 
 #: The cue lists of [cues] matched by one TermSet, in this order (the first list
 #: naming a word keeps it).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.farm.localtime import local_time
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.recall.conversations import SummaryView
 from pipeline.types import Language
 

@@ -18,18 +18,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pipeline.cards import topic_words
+from pipeline.admin.cards import topic_words
 from pipeline.crew.contract import sanitize
 from pipeline.farm.dictionary import Dictionary, Kind
 from pipeline.farm.localtime import local_time
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.recall.rules import ConversationRules
 from pipeline.text import tokenize
 from pipeline.types import Language
 
 if TYPE_CHECKING:
     # Only the annotation: pipeline.responder reads the summaries (pipeline.recall).
-    from pipeline.responder import TextCompleter
+    from pipeline.replies.light import TextCompleter
 
 logger = logging.getLogger(__name__)
 

@@ -29,10 +29,10 @@ from db.repositories.reporting import as_utc
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.dictionary import Dictionary, Vocabulary
-from pipeline.farm.journal import farm_dictionary
+from pipeline.farm.journal.service import farm_dictionary
 from pipeline.farm.localtime import DEFAULT_TIMEZONE
-from pipeline.memory.editing import ProfileEditor
-from pipeline.memory.summaries import STEPAN_KEY, DialogSummary, Summaries
+from pipeline.memory.profiles.editing import ProfileEditor
+from pipeline.memory.service.summaries import STEPAN_KEY, DialogSummary, Summaries
 from pipeline.recall.compact import Compactor, Conversation, Decision, Turn
 from pipeline.recall.rules import ConversationRules
 from pipeline.types import Language

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.types import Language
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.intents import Intent
+from pipeline.rules import RULES_DIR
 
-RECALL_RULES = Path(__file__).resolve().parent.parent / "rules" / "recall.toml"
+RECALL_RULES = RULES_DIR / "recall.toml"
 
 
 @dataclass(frozen=True, slots=True)

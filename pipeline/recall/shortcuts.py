@@ -23,8 +23,8 @@ from db.repositories.reporting import as_utc
 from db.uow import Database
 from pipeline.actions import RefreshAction
 from pipeline.farm.localtime import local_time
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
 from pipeline.recall.rules import RecallRules
 from pipeline.recall.subject import is_status_question, subject_of
 from pipeline.types import Button, DepthDecision, Language, Reply

@@ -1,16 +1,16 @@
-"""Building the recall services from the rulebook (``bot/factory.py`` calls this)."""
+"""Building the recall services from the rulebook (``bot/wiring/factory.py`` calls this)."""
 
 from __future__ import annotations
 
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
 from pipeline.recall.compact import Compactor
 from pipeline.recall.conversations import Conversations
 from pipeline.recall.shortcuts import Shortcuts
-from pipeline.responder import TextCompleter
+from pipeline.replies.light import TextCompleter
 from pipeline.rulebook import Rulebook
 
 

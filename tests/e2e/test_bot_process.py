@@ -17,7 +17,7 @@ import pytest_asyncio
 from bot.commands import help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD
 from pipeline.actions import OnboardingChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.e2e.conftest import BotProcess, StartBot
 from tests.fakes.bot_api import FakeBotAPI, SentCall
 
@@ -320,7 +320,7 @@ async def test_sigterm_stops_the_bot_cleanly(sigterm_run: SigtermRun) -> None:
 async def test_sigterm_answers_every_message_already_taken(sigterm_run: SigtermRun) -> None:
     """getUpdates already confirmed these messages, so Telegram will not send them
     again: the ones being handled finish before exit, the ones queued behind them are
-    given back to the inbox (bot/inbox.py) and the next start answers them. Every
+    given back to the inbox (bot/transport/inbox.py) and the next start answers them. Every
     message of the burst is answered and counted exactly once."""
     run = sigterm_run
     assert run.taken > 1

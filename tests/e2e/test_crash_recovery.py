@@ -1,8 +1,8 @@
 """SIGKILL in the middle of a burst, restart, and nothing is lost or counted twice.
 
 Long polling stores every batch in the inbox before the next getUpdates confirms it
-(bot/polling.py), so what a killed process took from Telegram is in the database; the
-restarted process replays it once the dead one's lease runs out (bot/inbox.py).
+(bot/transport/polling.py), so what a killed process took from Telegram is in the database; the
+restarted process replays it once the dead one's lease runs out (bot/transport/inbox.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.e2e.conftest import TOKEN, StartBot
 from tests.fakes.bot_api import FakeBotAPI
 

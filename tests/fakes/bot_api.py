@@ -8,7 +8,7 @@
         update_id = api.push_message(42, "привіт")
         reply = await api.wait_for(lambda c: c.method == "sendMessage" and c.chat_id == 42)
 
-The calls are answered by ``bot.local_api.LocalTelegram``, the same model of the Bot
+The calls are answered by ``bot.local.api.LocalTelegram``, the same model of the Bot
 API (the methods Stepan uses, and Telegram's refusals: text length, HTML entities,
 callback data size, "message is not modified", a callback answered twice) that the
 console chat and the handler tests use; ``validate=False`` switches the refusals
@@ -40,9 +40,9 @@ from typing import Any, Self
 
 from aiohttp import web
 
-from bot.local_api import LocalTelegram
-from bot.local_files import StoredFile, Upload, image_size
-from bot.telegram_rules import ApiError, bad_request
+from bot.local.api import LocalTelegram
+from bot.local.files import StoredFile, Upload, image_size
+from bot.local.telegram_rules import ApiError, bad_request
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The cheap layer: handlers through `Dispatcher.feed_update`, no HTTP, no polling.
 
-Each test feeds Telegram updates to the bot's real dispatcher (`bot.factory`), with
-aiogram's Bot answered in-process by `bot.local_session` (the same local Bot API as
+Each test feeds Telegram updates to the bot's real dispatcher (`bot.wiring.factory`), with
+aiogram's Bot answered in-process by `bot.local.session` (the same local Bot API as
 `stepan chat`), and asserts the exact requests the bot made and the database state.
 """
 
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
-from bot.local_session import ApiCall, LocalBot
+from bot.local.session import ApiCall, LocalBot
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import UserProfileRow
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.conftest import make_settings
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook

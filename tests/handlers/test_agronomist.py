@@ -9,13 +9,13 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
 
-from bot.factory import Core
 from bot.keyboards.pipeline import AgronomistCD
-from bot.local_session import ApiCall, LocalBot
-from bot.scheduler import JobSpec, default_jobs
+from bot.local.session import ApiCall, LocalBot
+from bot.wiring.factory import Core
+from bot.wiring.scheduler import JobSpec, default_jobs
 from db.models import AgronomistQuestionRow
 from pipeline.actions import HandoffChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, OPERATOR, message_id, requests
 
 #: A crop the knowledge base has no card for: the answer is honest about it.

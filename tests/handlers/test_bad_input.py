@@ -9,14 +9,14 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import select
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
 from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
 from bot.keyboards.pipeline import HandoffCD, JournalCD
-from bot.local_session import LocalBot
+from bot.local.session import LocalBot
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import InteractionRow, UserProfileRow
-from pipeline.admin import FARM_KEYS
-from pipeline.i18n import Catalog
+from pipeline.admin.edits import FARM_KEYS
+from pipeline.language.catalog import Catalog
 from tests.conftest import make_settings
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests, user_row
 

@@ -12,8 +12,8 @@ from aiogram.filters import Command
 from bot.commands import CAPABILITIES, COMMANDS, OPERATOR_ONLY, help_list, set_commands
 from bot.handlers import build_root_router, refusal
 from bot.keyboards.pipeline import ExampleCD
-from bot.local_session import LocalBot
-from pipeline.i18n import Catalog
+from bot.local.session import LocalBot
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, keyboard, message_id, requests
 
 

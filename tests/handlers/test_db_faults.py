@@ -9,10 +9,10 @@ from unittest.mock import ANY
 import pytest
 from sqlalchemy import text
 
-from bot.factory import Core
 from bot.keyboards.admin import FarmCD, ProfileCD, TermCD
-from bot.local_session import LocalBot
-from pipeline.i18n import Catalog
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests
 
 
@@ -102,7 +102,7 @@ async def test_status_reports_a_missing_table_as_broken(
     assert f"✅ {label}" in healthy[1]["text"]
     await _drop(core, "user_profiles")
 
-    with caplog.at_level(logging.WARNING, logger="pipeline.platform_status"):
+    with caplog.at_level(logging.WARNING, logger="pipeline.admin.platform"):
         [(_, params)] = requests(await tg.say(OPERATOR, "/status"))
 
     database = next(line for line in params["text"].splitlines() if label in line)
@@ -118,7 +118,7 @@ async def test_status_reports_a_schema_behind_the_code(
     async with core.db.write() as session:
         await session.execute(text("UPDATE alembic_version SET version_num = '0001_old'"))
 
-    with caplog.at_level(logging.WARNING, logger="pipeline.platform_status"):
+    with caplog.at_level(logging.WARNING, logger="pipeline.admin.platform"):
         [(_, params)] = requests(await tg.say(OPERATOR, "/status"))
 
     label = core.pipeline.catalog.text("uk", "status.service.database")

@@ -14,12 +14,12 @@ from aiogram.methods import SendMessage
 from aiogram.types import Update
 from sqlalchemy import func, select
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core
-from bot.inbox import Inbox, Replayer
 from bot.keyboards.pipeline import JournalCD
-from bot.local_session import ApiCall, LocalBot
-from bot.serving import build_deferred, build_inbox
+from bot.local.session import ApiCall, LocalBot
+from bot.transport.inbox import Inbox, Replayer
+from bot.transport.serving import build_deferred, build_inbox
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core
 from db.models import (
     FarmTokenRow,
     InteractionRow,
@@ -134,9 +134,9 @@ async def test_a_held_update_is_not_taken_while_its_lease_runs(
 
 
 async def test_a_reply_kept_for_flood_control_marks_its_update_done(core: Core) -> None:
-    """As `stepan run` wires them (bot/app.py), the inbox and the flood-control outbox
+    """As `stepan run` wires them (bot/cli/run.py), the inbox and the flood-control outbox
     claim as one owner: keeping a reply marks its update done, so a crash during the
-    wait replays the reply (bot/deferred.py), never the update."""
+    wait replays the reply (bot/delivery/deferred.py), never the update."""
     deferred = build_deferred(core)
     inbox = build_inbox(core, build_dispatcher(core), deferred=deferred)
     tg = LocalBot(build_dispatcher(core))

@@ -9,15 +9,15 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.factory import Core
 from bot.keyboards.pipeline import JournalReportCD
-from bot.local_session import LocalBot
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
 from db.models import FarmProfileRow, FieldRow, OperationRow
 from pipeline.actions import JournalReportAction
-from pipeline.admin import MAX_ROW_ID
-from pipeline.farm.journal_export import LAST_DAY, MAX_DAYS
+from pipeline.admin.edits import MAX_ROW_ID
+from pipeline.farm.journal.export import LAST_DAY, MAX_DAYS
 from pipeline.farm.localtime import local_today
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, message_id, requests
 from tests.integration.reports_world import open_sheets
 

@@ -9,12 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.factory import Core
 from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
-from bot.local_session import LocalBot
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
 from db.models import ConversationSummaryRow
-from pipeline.cards import valid_name
-from pipeline.i18n import Catalog
+from pipeline.admin.cards import valid_name
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, message_id, requests, user_row
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from aiogram.dispatcher.event import handler as aiogram_handler
 
-from bot.local_session import LocalBot
-from pipeline.i18n import Catalog
+from bot.local.session import LocalBot
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, requests
 
 

@@ -8,10 +8,10 @@ from unittest.mock import ANY
 import pytest
 
 from bot.commands import OPERATOR_ONLY
-from bot.factory import Core
 from bot.keyboards.admin import FarmCD, FarmIotCD, ProfileCD, TermCD
-from bot.local_session import LocalBot
-from pipeline.i18n import Catalog
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, OPERATOR, message_id, requests, user_row
 
 

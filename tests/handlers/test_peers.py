@@ -12,14 +12,14 @@ from pydantic import SecretStr
 from sqlalchemy import select
 
 from bot.config import Settings
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
 from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import HandoffCD
-from bot.local_session import ApiCall, LocalBot
+from bot.local.session import ApiCall, LocalBot
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import HandoffRow
 from pipeline.actions import HandoffChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.rulebook import Rulebook
 from tests.conftest import make_settings
 from tests.handlers.conftest import FARMER, keyboard, message_id, requests

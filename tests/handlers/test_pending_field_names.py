@@ -1,16 +1,16 @@
 """A field Stepan does not know yet («обприскали на північному полі»: no Північне in
 the farm's profile) is shown as it is called, «Північне», not as the farmer inflected
 it: on the operators' /pending list and in the farmer's journal, marked as not yet
-confirmed, never as «без поля» (pipeline/farm/name_match.py ``field_name``)."""
+confirmed, never as «без поля» (pipeline/farm/words/name_match.py ``field_name``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bot.factory import Core
-from bot.local_session import ApiCall, LocalBot
+from bot.local.session import ApiCall, LocalBot
+from bot.wiring.factory import Core
 from pipeline.actions import JournalVerb
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests
 
 SPRAYED = "обприскали на північному полі вчора"

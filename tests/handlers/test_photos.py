@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.factory import Core
 from bot.keyboards.pipeline import AgronomistCD
-from bot.local_session import LocalBot
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
 from db.models import AgronomistQuestionRow
 from pipeline.actions import HandoffChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, requests
 
 PHOTO = [

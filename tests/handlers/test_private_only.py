@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 from aiogram.fsm.storage.base import StorageKey
 
-from bot.factory import Core
 from bot.handlers.onboarding import Onboarding
 from bot.handlers.private_only import PRIVATE_ONLY
 from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import OnboardingCD
-from bot.local_session import ApiCall, LocalBot
+from bot.local.session import ApiCall, LocalBot
+from bot.wiring.factory import Core
 from pipeline.actions import OnboardingChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, OPERATOR, message_id, requests, user_row
 
 GROUP = -1001234567890

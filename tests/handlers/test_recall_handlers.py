@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.factory import Core
 from bot.keyboards.pipeline import RefreshCD
-from bot.local_session import LocalBot
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
 from db.models import ConversationSummaryRow
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, message_id
 
 

@@ -10,10 +10,10 @@ from aiogram import Router
 from aiogram.dispatcher.event.handler import HandlerObject
 from aiogram.filters import Command, StateFilter
 
-from bot.dispatcher import operator_services
-from bot.factory import Core
 from bot.filters import InState
 from bot.handlers import build_command_router, build_root_router, build_state_router
+from bot.wiring.dispatcher import operator_services
+from bot.wiring.factory import Core
 
 
 def _message_handlers(router: Router) -> Iterator[HandlerObject]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.factory import Core
-from bot.handlers.operator_rules import ProposalCD
-from bot.local_session import LocalBot
+from bot.handlers.operators.rules import ProposalCD
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
 from db.models import InteractionRow, ProposalRow
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.learning.config import LearningRules
 from pipeline.learning.stats import collect
 from pipeline.learning.stats_report import stats_text

@@ -9,14 +9,14 @@ from unittest.mock import ANY
 import pytest
 from sqlalchemy import select
 
-from bot.factory import Core
 from bot.keyboards.me import ForgetCD
 from bot.keyboards.pipeline import JournalCD, OnboardingCD, StyleCD
-from bot.local_session import LocalBot
+from bot.local.session import LocalBot
+from bot.wiring.factory import Core
 from db.models import TelegramOutboxRow
 from db.repositories import telegram_outbox
 from pipeline.actions import JournalVerb, OnboardingChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.handlers.conftest import FARMER, INTRUDER, keyboard, message_id, requests, user_row
 
 OTHER = INTRUDER  # another chat, whose kept reply stays

@@ -13,9 +13,9 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from bot.config import Settings
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
-from bot.telegram_retry import RetryMiddleware, RetryPolicy
+from bot.delivery.retry import RetryMiddleware, RetryPolicy
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from tests.fakes.bot_api import FakeBotAPI, SentCall
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook
@@ -64,7 +64,7 @@ async def running_bot(settings: Settings) -> AsyncIterator[Harness]:
     async with FakeBotAPI() as api:
         core = build_core(settings, rules=rulebook(), catalog=shared_catalog())
         bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(api.base_url)))
-        # As bot.factory.build_bot, with short backoffs.
+        # As bot.wiring.factory.build_bot, with short backoffs.
         bot.session.middleware(RetryMiddleware(RetryPolicy(first_delay=0.01, max_delay=0.05)))
         dispatcher = build_dispatcher(core)
         polling = asyncio.create_task(

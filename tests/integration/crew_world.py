@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from db.uow import Database
+from pipeline.admin.platform import LlmHealth
 from pipeline.crew.config import CrewSpec
 from pipeline.crew.tools import Tool
 from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.handle import Pipeline
 from pipeline.learning.feedback import Learnings
 from pipeline.memory import Memory
-from pipeline.platform_status import LlmHealth
 from pipeline.rulebook import Rulebook
 from tests.fakes.llm import ScriptedLLM, scripted
 from tests.integration import deep_world

@@ -17,7 +17,7 @@ from db.models import AlertRow, CropRow, FarmProfileRow, FieldRow, OperationRow,
 from pipeline.clock import Clock
 from pipeline.farm.reports import op_label, sensor_label
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.types import Incoming, Reply
 from tests.fakes.llm import no_outbound_connections

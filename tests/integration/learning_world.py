@@ -20,7 +20,7 @@ from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.clock import Clock
 from pipeline.memory import Memory, build_memory
-from pipeline.memory.client import MemoryServiceClient
+from pipeline.memory.service.client import MemoryServiceClient
 from pipeline.types import Reply
 
 

@@ -16,16 +16,16 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import Settings
-from bot.factory import build_pipeline
+from bot.wiring.factory import build_pipeline
 from db.models import OutboxRow, UserProfileRow
 from db.uow import Database
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory, build_memory
-from pipeline.memory.auth import Credentials
-from pipeline.memory.breaker import CircuitBreaker
-from pipeline.memory.cache import ProfileCache
-from pipeline.memory.client import MemoryServiceClient
+from pipeline.memory.profiles.cache import ProfileCache
+from pipeline.memory.service.auth import Credentials
+from pipeline.memory.service.breaker import CircuitBreaker
+from pipeline.memory.service.client import MemoryServiceClient
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
 from pipeline.rulebook import Rulebook
 from pipeline.types import Incoming

@@ -15,11 +15,11 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import StepanSettings
-from bot.web import ReadingsServer
+from bot.http.readings import ReadingsServer
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.uow import Database
-from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import SensorTypes
+from pipeline.farm.sensors.readings import SensorTypes
+from pipeline.farm.sensors.store import SensorStore
 
 TYPES = SensorTypes.load()
 FARM = "farm:test-sensors"

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.uow import Database
-from pipeline.farm.alerts import AlertWatcher
-from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import parse_batch
-from pipeline.i18n import Catalog
+from pipeline.farm.sensors.alerts import AlertWatcher
+from pipeline.farm.sensors.readings import parse_batch
+from pipeline.farm.sensors.store import SensorStore
+from pipeline.language.catalog import Catalog
 from pipeline.memory import build_memory
 from tests.integration.test_alerts import NORTH, TYPES, Clock, FakeSender, add_farm, episodes
 

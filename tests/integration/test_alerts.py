@@ -10,14 +10,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.scheduler import JobRunner, JobSpec, default_jobs
+from bot.wiring.scheduler import JobRunner, JobSpec, default_jobs
 from db.engine import create_engine, create_session_factory
 from db.models import AlertRow, FarmProfileRow, FieldRow, JobRunRow, UserProfileRow
 from db.uow import Database
-from pipeline.farm.alerts import AlertWatcher, RecipientGone
-from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import SensorTypes, parse_batch
-from pipeline.i18n import Catalog
+from pipeline.farm.sensors.alerts import AlertWatcher, RecipientGone
+from pipeline.farm.sensors.readings import SensorTypes, parse_batch
+from pipeline.farm.sensors.store import SensorStore
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory, build_memory
 from tests.conftest import make_settings
 from tests.integration.bot_harness import running_bot

@@ -15,10 +15,10 @@ import pytest
 from aiogram.types import Update
 from sqlalchemy import func, select
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
-from bot.local_session import LocalBot
-from bot.serving import build_inbox
+from bot.local.session import LocalBot
+from bot.transport.serving import build_inbox
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import OperationRow, UserProfileRow
 from tests.conftest import _throwaway_database, make_settings
 

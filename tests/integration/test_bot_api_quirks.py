@@ -17,9 +17,9 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import ClientDecodeError
 from aiohttp import web
 
+from bot.delivery.render import send_reply
+from bot.delivery.retry import RetryMiddleware, RetryPolicy
 from bot.log_secrets import SecretMaskFilter
-from bot.render import send_reply
-from bot.telegram_retry import RetryMiddleware, RetryPolicy
 from pipeline.types import Reply
 
 TOKEN = "123456:QUIRKS-secret-token"

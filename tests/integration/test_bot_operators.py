@@ -327,7 +327,7 @@ async def test_whoami(harness: Harness) -> None:
 
 
 async def test_status_lists_jobs(harness: Harness) -> None:
-    from bot.scheduler import JobRunner, default_jobs
+    from bot.wiring.scheduler import JobRunner, default_jobs
 
     core = harness.core
     runner = JobRunner(core.db, "test-instance")

@@ -13,12 +13,12 @@ from db.engine import create_engine, create_session_factory
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.repositories import sensor_rollups
 from db.uow import Database
-from pipeline.farm.chart_window import ChartWindow, window_of
-from pipeline.farm.charts import sensor_chart
-from pipeline.farm.dates import Period
-from pipeline.farm.sensor_series import DAY, field_totals, read_series
-from pipeline.farm.sensors import SensorTypes
-from pipeline.i18n import Catalog
+from pipeline.farm.reports.chart_window import ChartWindow, window_of
+from pipeline.farm.reports.charts import sensor_chart
+from pipeline.farm.sensors.readings import SensorTypes
+from pipeline.farm.sensors.series import DAY, field_totals, read_series
+from pipeline.farm.words.dates import Period
+from pipeline.language.catalog import Catalog
 
 FARM = "farm:charts"
 OTHER = "farm:other"

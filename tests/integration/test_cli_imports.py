@@ -93,7 +93,7 @@ async def test_the_probe_sees_what_the_bot_imports(sqlite_url: str) -> None:
     """The check can fail: the bot and the deep path do load aiogram and CrewAI."""
     script = (
         "import json, sys\n"
-        "import bot.app, pipeline.crew.crewai_glue\n"
+        "import bot.cli.run, pipeline.crew.crewai_glue\n"
         "print(json.dumps(sorted({n.split('.')[0] for n in sys.modules} & {'aiogram', 'crewai'})))"
     )
     process = await asyncio.create_subprocess_exec(

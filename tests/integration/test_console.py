@@ -13,8 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.commands import help_text
-from bot.console import chat, console_user_id
-from bot.factory import build_core
+from bot.local.console import chat, console_user_id
+from bot.wiring.factory import build_core
 from db.models import InteractionRow, UserProfileRow
 from tests.conftest import REPO, make_settings
 from tests.shared import catalog as shared_catalog
@@ -183,7 +183,7 @@ def test_cli_with_piped_input(tmp_path: Path) -> None:
 
 def test_console_users_are_never_sent_alerts_in_telegram() -> None:
     """A console user and a bot user may share the database (./data/stepan.db)."""
-    from pipeline.farm.alerts import telegram_chat
+    from pipeline.farm.sensors.alerts import telegram_chat
 
     assert telegram_chat("tg:123456789") == 123456789
     assert console_user_id("olena") == console_user_id("olena") != console_user_id("petro")

@@ -14,10 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.models import ConversationSummaryRow, InteractionRow
 from db.uow import Database
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
+from pipeline.privacy.retention import RAW_TEXT_RETENTION, TextRetention
 from pipeline.recall import Recall
-from pipeline.retention import RAW_TEXT_RETENTION, TextRetention
 from tests.fakes.llm import ScriptedLLM
 from tests.integration import crew_world
 from tests.integration import test_shortcuts as shared

@@ -13,7 +13,7 @@ from db.engine import create_engine
 from db.models import AnswerCacheRow, InteractionRow
 from db.repositories import recall as repo
 from db.uow import Database
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory, build_memory
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.models import ConversationSummaryRow, OutboxRow, UserProfileRow
 from db.uow import Database
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
 from pipeline.recall import conversations as conversations_module

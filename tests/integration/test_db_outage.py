@@ -1,4 +1,4 @@
-"""PostgreSQL faults under the running bot's engine (bot.factory.build_core): a
+"""PostgreSQL faults under the running bot's engine (bot.wiring.factory.build_core): a
 restart mid-run is recovered without restarting Stepan, and a locked table costs
 the farmer seconds, not the length of the lock."""
 
@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import text
 
-from bot.factory import Core, build_core
+from bot.wiring.factory import Core, build_core
 from db.engine import create_engine
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.types import Incoming
 from tests.conftest import _admin, make_settings
 

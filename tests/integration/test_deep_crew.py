@@ -13,14 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.models import LearningRow
 from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.admin.platform import LlmHealth
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools import Tool, ToolResult
 from pipeline.crew.wiring import standard_tools
 from pipeline.handle import Pipeline
 from pipeline.learning.feedback import Learnings
 from pipeline.memory import Memory
-from pipeline.platform_status import LlmHealth
-from pipeline.responder import LlmResponder
+from pipeline.replies.light import LlmResponder
 from pipeline.rulebook import Rulebook
 from tests.fakes.llm import ScriptedLLM
 from tests.integration import crew_world as world

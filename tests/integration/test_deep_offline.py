@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.models import AlertRow
 from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
+from pipeline.admin.platform import LlmHealth
 from pipeline.crew.composer import ComposerParts
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools import Tool, ToolResult
@@ -20,7 +21,6 @@ from pipeline.deep import DeepTemplate
 from pipeline.farm.reports import sensor_label
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
-from pipeline.platform_status import LlmHealth
 from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
 from tests.integration import deep_world as world

@@ -1,5 +1,5 @@
-"""A reply in several parts whose part meets flood control (bot/render.py,
-bot/deferred.py): that part and every part after it are kept in ``telegram_outbox``,
+"""A reply in several parts whose part meets flood control (bot/delivery/render.py,
+bot/delivery/deferred.py): that part and every part after it are kept in ``telegram_outbox``,
 chained in order, before the update is marked done. If the process dies during the
 wait, the next sweep sends them, in order, each once; if it does not, each part goes
 once from here and its row goes with it. An upload is never kept: while its update
@@ -17,11 +17,11 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
 
-from bot import update_context
-from bot.deferred import DeferredSends
-from bot.inbox import Inbox
-from bot.render import CAPTION_LIMIT, send_reply
-from bot.telegram_retry import RetryMiddleware, RetryPolicy
+from bot.delivery.deferred import DeferredSends
+from bot.delivery.render import CAPTION_LIMIT, send_reply
+from bot.delivery.retry import RetryMiddleware, RetryPolicy
+from bot.transport import update_context
+from bot.transport.inbox import Inbox
 from db.models import UpdateInboxRow
 from db.uow import Database
 from pipeline.actions import StyleAction
@@ -71,7 +71,7 @@ def impatient(api: FakeBotAPI, deferred: DeferredSends, flood_waits: int) -> Bot
 
 
 async def reply_to(bot: Bot, inbox: Inbox | None, update_id: int | None, reply: Reply) -> None:
-    """As the inbox middleware runs a handler (bot/inbox.py) that sends ``reply``."""
+    """As the inbox middleware runs a handler (bot/transport/inbox.py) that sends ``reply``."""
     token = update_context.handling(update_id)
     parts = update_context.delivering(
         inbox.delivery(update_id) if inbox is not None and update_id is not None else None

@@ -1,4 +1,4 @@
-"""A reply waiting out Telegram's flood control survives a restart (bot/deferred.py):
+"""A reply waiting out Telegram's flood control survives a restart (bot/delivery/deferred.py):
 kept in ``telegram_outbox`` while the process waits, its update marked done, and
 sent once by the next sweep when the process stopped or died before the wait ended;
 gone without a trace when the wait ends here."""
@@ -16,10 +16,10 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from sqlalchemy import func, select
 
-from bot import update_context
-from bot.deferred import DeferredSends
-from bot.inbox import Inbox
-from bot.telegram_retry import RetryMiddleware
+from bot.delivery.deferred import DeferredSends
+from bot.delivery.retry import RetryMiddleware
+from bot.transport import update_context
+from bot.transport.inbox import Inbox
 from db.engine import create_engine
 from db.models import TelegramOutboxRow, UpdateInboxRow
 from db.uow import Database

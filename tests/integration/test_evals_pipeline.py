@@ -9,10 +9,10 @@ import uuid
 from sqlalchemy import select
 
 from bot.config import Settings
-from bot.factory import build_pipeline
+from bot.wiring.factory import build_pipeline
 from db.models import InteractionRow
 from db.uow import Database
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.learning.evals import EvalRules
 from pipeline.memory import Memory
 from pipeline.rulebook import Rulebook
@@ -66,7 +66,7 @@ async def test_footnotes_for_operators_only_and_results_stored(
     farmer = await pipeline.handle_message(_incoming("дякую", operator=False))
     operator = await pipeline.handle_message(_incoming("дякую", operator=True))
     assert "⚠️" not in farmer.text and "закоротко" not in farmer.text
-    # The operator's technical voice (pipeline/voice.py): the expert's line, the
+    # The operator's technical voice (pipeline/replies/voice.py): the expert's line, the
     # checks, then how the message was handled.
     assert operator.text.startswith(catalog.text("uk", "level.expert.light.thanks"))
     body, handled = operator.text.rsplit("\n\n", 1)

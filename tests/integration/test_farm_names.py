@@ -1,11 +1,11 @@
-"""NameBook (pipeline/naming.py): the farm's oblast by name for /me and /farm, read
+"""NameBook (pipeline/farm/naming.py): the farm's oblast by name for /me and /farm, read
 with the farm's dictionary in one short read."""
 
 from __future__ import annotations
 
 from db.models import FarmProfileRow, UserProfileRow
 from db.uow import Database
-from pipeline.naming import NameBook
+from pipeline.farm.naming import NameBook
 from pipeline.profiles import FarmProfile
 from pipeline.rulebook import Rulebook
 

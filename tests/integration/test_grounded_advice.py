@@ -16,8 +16,8 @@ from pipeline.agronomy import AdviceRequest, Advisor
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.crew.llm import LlmClient, LlmHandle
 from pipeline.crew.pool import WorkerPool
-from pipeline.i18n import Catalog
 from pipeline.knowledge import Composer
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.rulebook import Rulebook

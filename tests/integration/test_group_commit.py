@@ -13,12 +13,12 @@ from typing import Any
 from sqlalchemy import event, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from bot.inbox import Inbox
+from bot.transport.inbox import Inbox
 from db.models import InteractionRow, UpdateInboxRow, UserProfileRow
 from db.repositories import inbox as inbox_repo
 from db.uow import Database
 from pipeline.memory import Memory
-from pipeline.memory.recording import InteractionRecord
+from pipeline.memory.profiles.recording import InteractionRecord
 from pipeline.types import DepthDecision, Intent
 
 NOW = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)

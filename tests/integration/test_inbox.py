@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from aiogram.types import TelegramObject, Update
 
-from bot.inbox import CLAIMED, MAX_ATTEMPTS, Inbox, InboxMiddleware, update_json
+from bot.transport.inbox import CLAIMED, MAX_ATTEMPTS, Inbox, InboxMiddleware, update_json
 from db.engine import create_engine
 from db.models import UpdateInboxRow
 from db.uow import Database

@@ -1,4 +1,4 @@
-"""Jobs run once per slot across instances (bot/scheduler.py): every instance's
+"""Jobs run once per slot across instances (bot/wiring/scheduler.py): every instance's
 scheduler fires, each run claims its job id + trigger time in the database."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy import select
 
-from bot.scheduler import JobRunner, JobSpec, build_scheduler, every
+from bot.wiring.scheduler import JobRunner, JobSpec, build_scheduler, every
 from db.engine import create_engine
 from db.models import JobRunRow, JobSlotRow
 from db.uow import Database

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import FarmProfileRow, FieldRow, OperationRow
 from pipeline.actions import JournalAction, JournalVerb
-from pipeline.farm.journal import Journal
+from pipeline.farm.journal.service import Journal
 from pipeline.handle import Pipeline
 from pipeline.types import Incoming, Reply
 

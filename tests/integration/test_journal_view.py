@@ -18,7 +18,7 @@ from pipeline.crew.composer import ComposerParts
 from pipeline.deep import DeepTemplate
 from pipeline.farm.reports import op_label
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from tests.integration import deep_world as world
 from tests.integration.deep_world import USER, say

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import UserProfileRow
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.types import Incoming, Reply
 
 USER = "tg:77"

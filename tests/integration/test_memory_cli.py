@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot import memory_cli
 from bot.__main__ import _parser
+from bot.cli import memory as memory_cli
 from bot.config import Settings
-from bot.memory_setup import build_memory_layer
+from bot.wiring.memory import build_memory_layer
 from db.models import OutboxRow, UserProfileRow
 from db.uow import Database
 from pipeline.memory import Memory

@@ -17,7 +17,7 @@ from db.engine import create_engine, create_session_factory
 from db.models import FarmProfileRow, InteractionRow, OutboxRow, UserProfileRow
 from db.uow import Database
 from pipeline.memory import InteractionRecord, build_memory
-from pipeline.memory.client import MemoryServiceClient
+from pipeline.memory.service.client import MemoryServiceClient
 from pipeline.types import DepthDecision
 
 CONCURRENT = 50

@@ -19,8 +19,8 @@ from db.models import FarmProfileRow, InteractionRow, OutboxRow, UserProfileRow
 from db.repositories import outbox
 from db.uow import Database
 from pipeline.memory import InteractionRecord, Memory, build_memory, memory_client
-from pipeline.memory.client import MemoryServiceClient
-from pipeline.memory.rows import user_from_row
+from pipeline.memory.profiles.rows import user_from_row
+from pipeline.memory.service.client import MemoryServiceClient
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.types import DepthDecision
 

@@ -17,10 +17,10 @@ from pydantic import SecretStr
 
 from db.models import OutboxRow, TombstoneRow, UserProfileRow
 from db.uow import Database
+from pipeline.admin.platform import LlmHealth, PlatformStatus
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
-from pipeline.memory.auth import Credentials
-from pipeline.platform_status import LlmHealth, PlatformStatus
+from pipeline.memory.service.auth import Credentials
 from pipeline.profiles import farm_fact_key, user_fact_key
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService, ManualClock
 from tests.integration import memory_world as world

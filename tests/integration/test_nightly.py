@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from db.models import CorrectionRow, FeedbackRow, InteractionRow, ProposalRow, UserProfileRow
 from db.uow import Database
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
 from pipeline.learning.config import LearningRules
 from pipeline.learning.nightly import NightlyJob
 from pipeline.learning.overlay import LiveClassifier, OverlayTerm, RuleOverlays

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from bot.keyboards.pipeline import OnboardingCD
 from db.models import FarmProfileRow, UserProfileRow
 from pipeline.actions import OnboardingChoice
-from pipeline.onboarding import Step, question
+from pipeline.onboarding.flow import Step, question
 from tests.conftest import make_settings
 from tests.fakes.bot_api import SentCall
 from tests.integration.bot_harness import Harness, running_bot

@@ -17,7 +17,7 @@ from db.models import HandoffRow
 from db.repositories import handoffs as repo
 from db.uow import Database
 from pipeline.actions import HandoffAction, HandoffChoice
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.directory import PeerDirectory
 from pipeline.peers.link import NatsLink

@@ -23,10 +23,10 @@ from pydantic import SecretStr
 from sqlalchemy import select
 
 from bot.config import Settings
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
 from bot.keyboards.pipeline import HandoffCD
-from bot.local_session import ApiCall, LocalBot
+from bot.local.session import ApiCall, LocalBot
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import HandoffRow
 from pipeline.peers.link import NatsLink
 from pipeline.rulebook import Rulebook

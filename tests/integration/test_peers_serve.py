@@ -20,7 +20,7 @@ from db.models import HandoffRow, InteractionRow, OperationDraftRow, UserProfile
 from db.uow import Database
 from pipeline.crew.wiring import build_brains
 from pipeline.handle import Pipeline
-from pipeline.language import detect_language
+from pipeline.language.choice import detect_language
 from pipeline.memory import Memory
 from pipeline.peers.answer import PeerQuestion, StrangerAnswerer
 from pipeline.peers.directory import PeerDirectory

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.config import Settings
-from bot.factory import build_pipeline
+from bot.wiring.factory import build_pipeline
 from db.engine import create_engine
 from db.models import FarmProfileRow, InteractionRow, UserProfileRow
 from db.uow import Database
@@ -28,9 +28,9 @@ from pipeline.actions import (
 )
 from pipeline.classifier import DEFAULT_RULES, Classifier
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
-from pipeline.responder import LightRequest
+from pipeline.replies.light import LightRequest
 from pipeline.rulebook import Rulebook
 from pipeline.types import DepthDecision, Incoming, Reply
 from tests.conftest import make_settings

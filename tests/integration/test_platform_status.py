@@ -11,8 +11,8 @@ from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.uow import Database
+from pipeline.admin.platform import LlmHealth, PlatformStatus
 from pipeline.memory import build_memory
-from pipeline.platform_status import LlmHealth, PlatformStatus
 
 
 @pytest.fixture

@@ -14,10 +14,10 @@ from aiogram import Bot
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
-from bot.polling import Poller
-from bot.serving import build_inbox
+from bot.transport.polling import Poller
+from bot.transport.serving import build_inbox
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import UpdateInboxRow
 from tests.conftest import make_settings
 from tests.fakes.bot_api import FakeBotAPI

@@ -18,8 +18,8 @@ from db.migrate import upgrade
 from db.models import FarmProfileRow, OutboxRow, SensorReadingRow, UserProfileRow
 from db.repositories.sensor_watch import farms_with_readings
 from db.uow import Database
-from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import ReadingIn, SensorTypes, parse_batch
+from pipeline.farm.sensors.readings import ReadingIn, SensorTypes, parse_batch
+from pipeline.farm.sensors.store import SensorStore
 from pipeline.handle import Pipeline
 from pipeline.memory import InteractionRecord, Memory
 from pipeline.types import DepthDecision, Incoming

@@ -25,17 +25,17 @@ from datetime import timedelta
 import pytest
 from aiogram.types import InlineKeyboardMarkup
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
-from bot.local_session import ApiCall, LocalBot
-from bot.readiness import readiness_checks
-from bot.scheduler import JobRunner, JobSpec
-from bot.serving import build_deferred, build_inbox
+from bot.http.readiness import readiness_checks
+from bot.local.session import ApiCall, LocalBot
+from bot.transport.serving import build_deferred, build_inbox
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
+from bot.wiring.scheduler import JobRunner, JobSpec
 from db.engine import create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.clock import utcnow
-from pipeline.farm.sensors import parse_batch
+from pipeline.farm.sensors.readings import parse_batch
 from pipeline.profiles import UserProfile, user_fact_key
 from tests.conftest import make_settings
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
@@ -97,7 +97,7 @@ NOT_REACHED: dict[str, str] = {
     "db.models": "column defaults of the schema (text('0')), not a query",
     "db.repositories.telegram_outbox": "only while Telegram's flood control holds a reply "
     "(a 429); every function of it runs in test_query_plans.py's walk",
-    "pipeline.memory.ensure": "note_farm_edit writes only while a memory-service merge is "
+    "pipeline.memory.profiles.ensure": "note_farm_edit writes only while a memory-service merge is "
     "pending (remote_merge set); one UPDATE by primary key",
 }
 

@@ -16,11 +16,11 @@ from redis.asyncio import Redis
 from sqlalchemy import select
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.dispatcher import build_dispatcher
-from bot.factory import build_core
-from bot.fsm_storage import FallbackStorage
-from bot.local_session import LocalBot
-from bot.serving import build_inbox
+from bot.local.session import LocalBot
+from bot.transport.serving import build_inbox
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import build_core
+from bot.wiring.fsm_storage import FallbackStorage
 from db.models import UserProfileRow
 from tests.integration.test_throttle import REDIS_URL, redis  # noqa: F401 - the fixture
 

@@ -1,6 +1,6 @@
 """Several instances on Redis: one user's updates are handled one at a time across
-all of them (a Redis lock per user, bot/fsm_storage.py's RenewingRedisIsolation,
-wired in bot/dispatcher.py); a live holder keeps its lock however long its update
+all of them (a Redis lock per user, bot/wiring/fsm_storage.py's RenewingRedisIsolation,
+wired in bot/wiring/dispatcher.py); a live holder keeps its lock however long its update
 runs, and a dead one's lock frees within the inbox lease."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from aiogram.fsm.storage.base import DefaultKeyBuilder, StorageKey
 from redis.asyncio import Redis
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.dispatcher import build_dispatcher
-from bot.factory import build_core
-from bot.fsm_storage import FallbackIsolation, RenewingRedisIsolation
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import build_core
+from bot.wiring.fsm_storage import FallbackIsolation, RenewingRedisIsolation
 from tests.integration.test_throttle import REDIS_URL, redis  # noqa: F401 - the fixture
 
 FARMER = 7101

@@ -1,4 +1,4 @@
-"""bot.render.send_reply with aiogram's real ``Bot`` over real HTTP, against FakeBotAPI.
+"""bot.delivery.render.send_reply with aiogram's real ``Bot`` over real HTTP, against FakeBotAPI.
 
 The fake validates like Telegram does (length limits, markup when a parse mode is
 set), so what passes here is what the real server would accept.
@@ -18,9 +18,9 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 from aiogram.exceptions import TelegramForbiddenError
 
+from bot.delivery.render import CAPTION_LIMIT, TELEGRAM_TEXT_LIMIT, AttachmentFailed, send_reply
+from bot.delivery.retry import RetryMiddleware
 from bot.keyboards.pipeline import StyleCD
-from bot.render import CAPTION_LIMIT, TELEGRAM_TEXT_LIMIT, AttachmentFailed, send_reply
-from bot.telegram_retry import RetryMiddleware
 from pipeline.actions import StyleAction
 from pipeline.types import Attachment, Button, Reply
 from tests.fakes.bot_api import FakeBotAPI, SentCall
@@ -55,7 +55,7 @@ def waits() -> Waits:
 def _bot(api: FakeBotAPI, parse_mode: ParseMode | None = None, waits: Waits | None = None) -> Bot:
     session = AiohttpSession(api=TelegramAPIServer.from_base(api.base_url))
     client = Bot(TOKEN, session=session, default=DefaultBotProperties(parse_mode=parse_mode))
-    # As bot.factory.build_bot installs it.
+    # As bot.wiring.factory.build_bot installs it.
     client.session.middleware(RetryMiddleware(sleep=waits or Waits()))
     return client
 

@@ -13,10 +13,10 @@ from db.engine import create_engine, create_session_factory
 from db.models import SensorReadingRow
 from db.repositories import sensor_rollups
 from db.uow import Database
-from pipeline.farm import paging
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
-from pipeline.farm.summary import season_summary
-from pipeline.i18n import Catalog
+from pipeline.farm.reports import keyset as paging
+from pipeline.farm.reports.summary import season_summary
+from pipeline.language.catalog import Catalog
 from tests.integration import reports_world as world
 from tests.integration.reports_world import (
     CATALOG,

@@ -8,9 +8,9 @@ from datetime import date
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from pipeline.farm.summary import parse_unit, season_summary
-from pipeline.farm.summary_text import summary_text
-from pipeline.i18n import Catalog
+from pipeline.farm.reports.summary import parse_unit, season_summary
+from pipeline.farm.reports.summary_text import summary_text
+from pipeline.language.catalog import Catalog
 from tests.integration import reports_world as world
 from tests.integration.reports_world import (
     EAST,

@@ -1,4 +1,4 @@
-"""Text retention (pipeline/retention.py): old raw text cleared in chunks of short
+"""Text retention (pipeline/privacy/retention.py): old raw text cleared in chunks of short
 transactions through the partial index, metadata kept, handled updates forgotten, and
 a conversation waiting for SQLite's writer gets in between two chunks."""
 
@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db.models import InteractionRow, UpdateInboxRow
 from db.repositories import interactions
 from db.uow import Database
-from pipeline.retention import RAW_TEXT_RETENTION, TextRetention
+from pipeline.privacy.retention import RAW_TEXT_RETENTION, TextRetention
 
 NOW = datetime(2026, 11, 29, 3, 30, tzinfo=UTC)
 OLD = NOW - RAW_TEXT_RETENTION - timedelta(hours=1)

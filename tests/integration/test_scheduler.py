@@ -10,7 +10,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.scheduler import JobRunner, JobSpec, build_scheduler, default_jobs
+from bot.wiring.scheduler import JobRunner, JobSpec, build_scheduler, default_jobs
 from db.models import InteractionRow, JobRunRow
 from db.uow import Database
 from pipeline.memory import Memory, build_memory

@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import CropRow, FarmProfileRow, FieldRow, OperationRow, UserProfileRow
-from pipeline.farm.field_areas import name_and_area, read_areas
-from pipeline.farm.summary import season_summary
-from pipeline.farm.summary_text import summary_text
-from pipeline.i18n import Catalog
-from pipeline.onboarding import Step, text_answer
+from pipeline.farm.journal.field_areas import name_and_area, read_areas
+from pipeline.farm.reports.summary import season_summary
+from pipeline.farm.reports.summary_text import summary_text
+from pipeline.language.catalog import Catalog
+from pipeline.onboarding.flow import Step, text_answer
 from pipeline.rulebook import Rulebook
 
 FARM = "farm:areas"

@@ -25,8 +25,8 @@ from db.models import FarmProfileRow, FieldRow, SensorHourRow, SensorReadingRow,
 from db.repositories import sensor_rollups
 from db.repositories.sensor_buckets import count_buckets, count_readings, reading_buckets
 from db.uow import Database
-from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import InvalidBatch, SensorTypes, parse_batch
+from pipeline.farm.sensors.readings import InvalidBatch, SensorTypes, parse_batch
+from pipeline.farm.sensors.store import SensorStore
 
 TYPES = SensorTypes.load()
 FARM = "farm:rollups"

@@ -11,9 +11,9 @@ from typing import Any
 from db.models import FarmProfileRow, SensorReadingRow, UserProfileRow
 from db.repositories.sensor_watch import farms_with_readings
 from db.uow import Database
-from pipeline.farm.alerts import FARMS_SLICE, MAX_READING_AGE, AlertWatcher
-from pipeline.farm.sensors import SensorTypes
-from pipeline.i18n import Catalog
+from pipeline.farm.sensors.alerts import FARMS_SLICE, MAX_READING_AGE, AlertWatcher
+from pipeline.farm.sensors.readings import SensorTypes
+from pipeline.language.catalog import Catalog
 from pipeline.memory import build_memory
 
 NOW = datetime(2026, 7, 1, 6, 0, tzinfo=UTC)

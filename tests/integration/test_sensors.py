@@ -12,12 +12,12 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.web import CLIENT_MAX_SIZE
+from bot.http.readings import CLIENT_MAX_SIZE
 from db.engine import create_engine, create_session_factory
 from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow
 from db.uow import Database
-from pipeline.farm.sensor_store import SensorStore, latest_readings
-from pipeline.farm.sensors import MAX_BATCH, InvalidBatch, SensorTypes, parse_batch
+from pipeline.farm.sensors.readings import MAX_BATCH, InvalidBatch, SensorTypes, parse_batch
+from pipeline.farm.sensors.store import SensorStore, latest_readings
 from tests.conftest import make_settings
 from tests.integration.bot_harness import Harness, running_bot
 from tests.integration.sensors_world import (

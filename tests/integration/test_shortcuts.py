@@ -16,7 +16,7 @@ from db.models import AnswerCacheRow, InteractionRow
 from db.uow import Database
 from pipeline.actions import RefreshAction
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.types import DeepRequest, Reply
 from tests.integration import deep_world

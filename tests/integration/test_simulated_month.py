@@ -18,12 +18,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import InteractionRow
 from db.uow import Database
-from pipeline.cards import my_memory
-from pipeline.farm.sensor_store import SensorStore
-from pipeline.farm.sensors import SensorTypes, parse_batch
+from pipeline.admin.cards import my_memory
+from pipeline.farm.naming import NameBook
+from pipeline.farm.sensors.readings import SensorTypes, parse_batch
+from pipeline.farm.sensors.store import SensorStore
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
-from pipeline.naming import NameBook
 from pipeline.recall.card import summaries_block
 from pipeline.types import Incoming
 from tests.integration import learning_world as world

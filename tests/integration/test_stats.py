@@ -12,7 +12,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.stats_cli import run_stats
+from bot.cli.stats import run_stats
 from db.models import FeedbackRow, InteractionRow, OutboxRow
 from db.uow import Database
 from pipeline.learning.config import LearningRules

@@ -11,10 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.repositories import jobs
 from db.uow import Database
-from pipeline.cards import status_card
+from pipeline.admin.cards import status_card
+from pipeline.admin.platform import Check, LlmHealth, PlatformStatus
+from pipeline.admin.status_text import Phrase, joined
 from pipeline.memory import build_memory
-from pipeline.platform_status import Check, LlmHealth, PlatformStatus
-from pipeline.status_text import Phrase, joined
 from tests.shared import catalog
 
 CATALOG = catalog()

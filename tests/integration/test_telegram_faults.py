@@ -1,6 +1,6 @@
 """Telegram's transient failures, each injected by the fake Bot API over real HTTP:
-every call is retried (bot/telegram_retry.py) and start-up survives them all
-(bot/startup.py)."""
+every call is retried (bot/delivery/retry.py) and start-up survives them all
+(bot/wiring/startup.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramBadRequest, TelegramServerError
 
+from bot.delivery.render import send_reply
+from bot.delivery.retry import RetryMiddleware, RetryPolicy
 from bot.handlers._common import deliver
-from bot.render import send_reply
-from bot.startup import StartupCalls
-from bot.telegram_retry import RetryMiddleware, RetryPolicy
-from pipeline.i18n import Catalog
+from bot.wiring.startup import StartupCalls
+from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.types import Attachment, Incoming, Reply
 from tests.fakes.bot_api import FakeBotAPI
@@ -162,7 +162,7 @@ async def test_a_bot_api_without_set_my_commands_is_not_fatal(
     async with FakeBotAPI(unsupported=frozenset({"setMyCommands"})) as api:
         bot = _bot(api, waits)
         startup = _startup(bot, catalog)
-        with caplog.at_level(logging.WARNING, logger="bot.startup"):
+        with caplog.at_level(logging.WARNING, logger="bot.wiring.startup"):
             await startup.start()
             await startup.wait()
         await bot.session.close()

@@ -1,4 +1,4 @@
-"""Per-user throttling (bot/throttle.py): a flood of 50 messages from one user gets
+"""Per-user throttling (bot/transport/throttle.py): a flood of 50 messages from one user gets
 one polite slow-down and the rest is dropped; other users are not affected. The
 Redis bucket is shared by instances: a flood spread over two is counted once."""
 
@@ -15,11 +15,11 @@ from redis.asyncio import Redis
 from sqlalchemy import func, select
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.dispatcher import build_dispatcher
-from bot.factory import build_core
-from bot.local_session import LocalBot
-from bot.serving import build_inbox
-from bot.throttle import MemoryBucket, RedisBucket
+from bot.local.session import LocalBot
+from bot.transport.serving import build_inbox
+from bot.transport.throttle import MemoryBucket, RedisBucket
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import build_core
 from db.models import UpdateInboxRow
 
 REDIS_URL = os.environ.get("STEPAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")

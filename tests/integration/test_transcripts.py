@@ -12,7 +12,7 @@ import pytest
 from bot.commands import CAPABILITIES, help_buttons, help_list, help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD, keyboard
 from pipeline.actions import JournalVerb, OnboardingChoice
-from pipeline.onboarding import Step
+from pipeline.onboarding.flow import Step
 from tests.conftest import make_settings
 from tests.fakes.bot_api import SentCall
 from tests.integration.bot_harness import Harness, running_bot

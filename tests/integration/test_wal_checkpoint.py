@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from bot.scheduler import JobRunner, default_jobs
+from bot.wiring.scheduler import JobRunner, default_jobs
 from db.checkpoint import CHECKPOINT_EVERY_S, WAL_SIZE_LIMIT, WalCheckpointer
 from db.engine import create_engine
 from db.uow import Database

@@ -10,12 +10,12 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import func, select, text
 
-from bot.dispatcher import build_dispatcher
-from bot.factory import Core, build_core
-from bot.local_session import LocalBot
-from bot.readiness import readiness_checks
-from bot.serving import build_inbox, build_metrics
-from bot.webhook import SECRET_HEADER, WebhookServer
+from bot.http.readiness import readiness_checks
+from bot.http.webhook import SECRET_HEADER, WebhookServer
+from bot.local.session import LocalBot
+from bot.transport.serving import build_inbox, build_metrics
+from bot.wiring.dispatcher import build_dispatcher
+from bot.wiring.factory import Core, build_core
 from db.models import InteractionRow, UpdateInboxRow
 from db.schema import SchemaCheck
 from tests.conftest import make_settings

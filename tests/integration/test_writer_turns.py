@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db.models import FarmProfileRow, UserProfileRow
 from db.uow import Database
 from pipeline.memory import Memory
-from pipeline.memory.loading import Loaded
-from pipeline.memory.rows import farm_columns, user_columns
-from pipeline.memory.sweep import SWEEP_CHUNK
+from pipeline.memory.habits.sweep import SWEEP_CHUNK
+from pipeline.memory.profiles.loading import Loaded
+from pipeline.memory.profiles.rows import farm_columns, user_columns
 from pipeline.profiles import FarmProfile, UserProfile
 
 

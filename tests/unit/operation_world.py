@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
-from pipeline.farm.parsing import OperationParser
+from pipeline.farm.journal.parsing import OperationParser
 from tests.shared import rulebook
 
 TODAY = date(2026, 5, 14)  # Thursday

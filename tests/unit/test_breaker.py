@@ -9,8 +9,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from pipeline.memory.breaker import CircuitBreaker
-from pipeline.memory.client import MemoryServiceClient
+from pipeline.memory.service.breaker import CircuitBreaker
+from pipeline.memory.service.client import MemoryServiceClient
 from tests.fakes.memory_service import ManualClock
 
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 
 from bot.config import AgxSettings, ConfigError, Settings, StepanSettings, load_settings
-from bot.memory_setup import profile_cache
-from pipeline.memory.cache import MAX_ENTRIES, TTL, CachedProfiles, ProfileCache
+from bot.wiring.memory import profile_cache
+from pipeline.memory.profiles.cache import MAX_ENTRIES, TTL, CachedProfiles, ProfileCache
 from pipeline.profiles import FarmProfile, UserProfile
 from tests.fakes.memory_service import ManualClock
 

@@ -8,12 +8,12 @@ import pytest
 from babel import Locale
 from babel.numbers import format_decimal
 
-from pipeline.i18n import Catalog
-from pipeline.language import detect_language, language_from_telegram
-from pipeline.naming import FarmNames
+from pipeline.farm.naming import FarmNames
+from pipeline.language.catalog import Catalog
+from pipeline.language.choice import detect_language, language_from_telegram
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, FarmProfile, UserProfile
-from pipeline.responder import LightRequest, TemplateResponder
-from pipeline.style import build_prefix
+from pipeline.replies.light import LightRequest, TemplateResponder
+from pipeline.replies.style import build_prefix
 from pipeline.types import DepthDecision
 
 
@@ -134,7 +134,7 @@ def test_whoami_shows_profile(catalog: Catalog) -> None:
     text = TemplateResponder(catalog).answer(
         _light("whoami", name="Петро", expertise_level="expert", interaction_count=7)
     )
-    # An expert reads the terse variant (pipeline/voice.py).
+    # An expert reads the terse variant (pipeline/replies/voice.py).
     assert text == catalog.text(
         "uk",
         "level.expert.light.whoami",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from tests.shared import catalog as shared_catalog
 
 CATALOG = shared_catalog()

@@ -11,8 +11,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pipeline.farm.chart_window import MAX_CHART_DAYS, chart_window, local_midnight, window_of
-from pipeline.farm.dates import DateWords, Period
+from pipeline.farm.reports.chart_window import (
+    MAX_CHART_DAYS,
+    chart_window,
+    local_midnight,
+    window_of,
+)
+from pipeline.farm.words.dates import DateWords, Period
 from pipeline.grammar import Grammar
 
 WORDS = DateWords.load(Grammar.load())

@@ -7,7 +7,7 @@ from aiogram.types import Update
 
 from bot.middlewares.clean_input import clean_update
 from pipeline.handle import Pipeline
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.text import clean_input
 from pipeline.types import Incoming
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from pipeline.admin.platform import LlmHealth
 from pipeline.crew.config import Prompts
 from pipeline.crew.llm import (
     LlmClient,
@@ -23,10 +24,9 @@ from pipeline.crew.llm import (
     retrying,
 )
 from pipeline.crew.pool import BudgetExceeded, WorkerPool
-from pipeline.i18n import Catalog
-from pipeline.platform_status import LlmHealth
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import FarmProfile, UserProfile
-from pipeline.responder import LightRequest, LlmResponder, TemplateResponder
+from pipeline.replies.light import LightRequest, LlmResponder, TemplateResponder
 from pipeline.types import DepthDecision
 from tests.fakes.llm import ScriptedLLM, no_outbound_connections, scripted
 
@@ -247,7 +247,7 @@ def test_building_the_bot_without_an_llm_does_not_import_crewai() -> None:
     import sys
 
     code = (
-        "import sys; from bot.factory import build_pipeline;"
+        "import sys; from bot.wiring.factory import build_pipeline;"
         "from db.engine import create_engine; from db.uow import Database;"
         "from tests.conftest import make_settings;"
         "url = 'sqlite+aiosqlite:////tmp/unused.db';"

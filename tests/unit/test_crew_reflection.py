@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from pipeline import reflection
 from pipeline.profiles import UserProfile
+from pipeline.replies import reflection
 
 PROFILE = UserProfile(user_id="tg:1", expertise_level="novice", preferred_style="brief")
 TEMPLATE = "Оціни для «{expertise_level}», стиль «{preferred_style}»:\n{response}"

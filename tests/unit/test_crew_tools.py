@@ -18,7 +18,7 @@ from pipeline.crew.crewai_glue import TOOL_FAILED, TOOL_TIMED_OUT, bind_tools
 from pipeline.crew.tools import ARGS, FarmTools, Tool, ToolResult
 from pipeline.crew.words import Words, field_in_text
 from pipeline.farm.dictionary import DictionaryEntry
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.types import CREW_NAMES
 from tests.shared import rulebook

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
 from pipeline.learning.evals import EvalContext, EvalRules, Severity
 from pipeline.rulebook import Rulebook
 from pipeline.types import Language

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.memory.expertise import (
+from pipeline.memory.habits.expertise import (
     EXPERT_MIN_INTERACTIONS,
     INTERMEDIATE_MIN_INTERACTIONS,
     TECHNICAL_INTENTS,

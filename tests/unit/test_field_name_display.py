@@ -1,13 +1,13 @@
 """The consent card shows an unknown field as it is called, not as it was inflected
-(pipeline/farm/journal_card.py CardWriter.field_name, operations.toml
+(pipeline/farm/journal/card.py CardWriter.field_name, operations.toml
 ``nominative_endings``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.farm.journal_card import CardWriter
-from pipeline.i18n import Catalog
+from pipeline.farm.journal.card import CardWriter
+from pipeline.language.catalog import Catalog
 from pipeline.rulebook import Rulebook
 
 

@@ -10,8 +10,8 @@ from aiogram.fsm.storage.base import StorageKey
 from aiogram.fsm.storage.memory import MemoryStorage
 
 from bot.config import AgxSettings, Settings, StepanSettings
-from bot.dispatcher import build_storage
-from bot.fsm_storage import FallbackStorage
+from bot.wiring.dispatcher import build_storage
+from bot.wiring.fsm_storage import FallbackStorage
 
 KEY = StorageKey(bot_id=1, chat_id=7, user_id=7)
 
@@ -34,7 +34,7 @@ async def test_redis_down_degrades_to_memory_with_a_warning(
     storage = build_storage(settings)
     assert isinstance(storage, FallbackStorage)
     try:
-        with caplog.at_level(logging.WARNING, logger="bot.fsm_storage"):
+        with caplog.at_level(logging.WARNING, logger="bot.wiring.fsm_storage"):
             assert await storage.get_state(KEY) is None
             await storage.set_state(KEY, "Onboarding:active")
             await storage.update_data(KEY, {"step": "farm"})
@@ -64,7 +64,7 @@ async def test_the_primary_is_used_again_when_it_is_back(
     primary = _Flaky()
     storage = FallbackStorage(primary)
     await primary.set_state(KEY, "in-redis")
-    with caplog.at_level(logging.WARNING, logger="bot.fsm_storage"):
+    with caplog.at_level(logging.WARNING, logger="bot.wiring.fsm_storage"):
         assert await storage.get_state(KEY) is None  # from memory, meanwhile
         primary.down = False
         assert await storage.get_state(KEY) == "in-redis"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
-from pipeline.farm.dates import DateWords, find_period
-from pipeline.farm.parsing import OperationParser
+from pipeline.farm.journal.parsing import OperationParser
+from pipeline.farm.words.dates import DateWords, find_period
 from pipeline.grammar import Grammar, TermSet
 from pipeline.text import tokenize
 from pipeline.types import ClassifierContext
@@ -158,10 +158,10 @@ WORD_MODULES = [
     "pipeline/classifier",
     "pipeline/farm/parsing",
     "pipeline/farm/dictionary.py",
-    "pipeline/farm/dates.py",
-    "pipeline/farm/units.py",
+    "pipeline/farm/words/dates.py",
+    "pipeline/farm/words/units.py",
     "pipeline/crew/words.py",
-    "pipeline/onboarding.py",
+    "pipeline/onboarding/flow.py",
 ]
 
 

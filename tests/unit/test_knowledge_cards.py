@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.farm.dictionary import load_shared_crops
-from pipeline.i18n import Catalog
 from pipeline.knowledge import KNOWLEDGE_DIR, ZONES, Card, load_knowledge
 from pipeline.knowledge.model import ALL, DATE_UNIT, Value, month_day
+from pipeline.language.catalog import Catalog
 from tests.shared import rulebook
 
 RULES = rulebook()

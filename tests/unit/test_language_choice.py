@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pipeline.language import LanguageRules, choose_language
+from pipeline.language.choice import LanguageRules, choose_language
 from pipeline.types import Language
 
 NOW = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pipeline.cards import farm_card, my_memory, profile_card, topic_words
-from pipeline.i18n import Catalog
-from pipeline.naming import FarmNames, readable_id
+from pipeline.admin.cards import farm_card, my_memory, profile_card, topic_words
+from pipeline.farm.naming import FarmNames, readable_id
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import FarmProfile, IotSensors, UserProfile
 
 #: Anything that looks like an internal id: "tg:1001", "field:pole-3", "crop:soy".

@@ -1,4 +1,4 @@
-"""How onboarding reads a typed message (pipeline/onboarding_reading.py,
+"""How onboarding reads a typed message (pipeline/onboarding/reading.py,
 rules/onboarding.toml): an interruption, or a typed answer to a button question."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.actions import OnboardingAction, OnboardingChoice
-from pipeline.onboarding_reading import ONBOARDING_RULES, OnboardingReader, OnboardingRules
+from pipeline.onboarding.reading import ONBOARDING_RULES, OnboardingReader, OnboardingRules
 from tests.shared import rulebook
 
 RULES = rulebook()

@@ -12,7 +12,7 @@ from datetime import date, timedelta
 import pytest
 
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
-from pipeline.farm.parsing import OperationParser, ParsedMessage, ParsedOperation
+from pipeline.farm.journal.parsing import OperationParser, ParsedMessage, ParsedOperation
 from tests.shared import rulebook
 
 TODAY = date(2026, 5, 14)  # Thursday

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 import pytest
 
 from pipeline.farm.dictionary import Dictionary
-from pipeline.farm.parsing import ParsedOperation
+from pipeline.farm.journal.parsing import ParsedOperation
 from tests.unit import operation_world as world
 from tests.unit.operation_world import (
     FRI,

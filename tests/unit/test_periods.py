@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from pipeline.farm.dates import (
+from pipeline.farm.words.dates import (
     DateWords,
     Period,
     add_months,

@@ -1,4 +1,4 @@
-"""The pure learning rules (pipeline/memory/learning.py) and their rules file."""
+"""The pure learning rules (pipeline/memory/habits/observed.py) and their rules file."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from pipeline.memory.learning import IntentCount, JournalOp, season, typical_intents
-from pipeline.memory.learning_rules import LearningRules
+from pipeline.memory.habits.observed import IntentCount, JournalOp, season, typical_intents
+from pipeline.memory.habits.rules import LearningRules
 
 RULES = LearningRules.load()
 T = datetime(2026, 5, 12, tzinfo=UTC)

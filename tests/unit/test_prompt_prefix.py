@@ -10,9 +10,9 @@ import string
 
 import pytest
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, FarmProfile, UserProfile
-from pipeline.style import build_prefix
+from pipeline.replies.style import build_prefix
 from tests.shared import catalog as shared_catalog
 
 CATALOG = shared_catalog()

@@ -1,5 +1,5 @@
 """The recorder writes back only the ``COUNTED`` columns of a user's row (one
-executemany UPDATE, pipeline/memory/recording.py): whatever ``_apply`` changes must
+executemany UPDATE, pipeline/memory/profiles/recording.py): whatever ``_apply`` changes must
 be among them, or the change would be silently lost at commit."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from db.models import UserProfileRow
 from pipeline.intents import Intent
-from pipeline.memory.recording import COUNTED, InteractionRecord, _apply
+from pipeline.memory.profiles.recording import COUNTED, InteractionRecord, _apply
 from pipeline.types import DepthDecision
 
 NOW = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)

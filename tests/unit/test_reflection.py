@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from pipeline import reflection
 from pipeline.profiles import UserProfile
+from pipeline.replies import reflection
 
 
 def _profile(style: str = "conversational") -> UserProfile:

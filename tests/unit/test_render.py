@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.render import TELEGRAM_TEXT_LIMIT, split_text
+from bot.delivery.render import TELEGRAM_TEXT_LIMIT, split_text
 
 
 def test_short_text_is_one_chunk() -> None:

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from pipeline.farm.dates import parse_period
+from pipeline.farm.words.dates import parse_period
 from pipeline.rulebook import Rulebook
 
 WORDS = Rulebook.load().dates

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from db.repositories.sensor_buckets import BucketRow
-from pipeline.farm.chart_style import line_styles, natural_key
-from pipeline.farm.sensor_series import DAY, NICE_WIDTHS, bucket_width, merge, offset_segments
+from pipeline.farm.reports.chart_style import line_styles, natural_key
+from pipeline.farm.sensors.series import DAY, NICE_WIDTHS, bucket_width, merge, offset_segments
 
 KYIV = ZoneInfo("Europe/Kyiv")
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.stats_cli import parse_since
-from pipeline.i18n import Catalog
+from bot.cli.stats import parse_since
+from pipeline.language.catalog import Catalog
 from pipeline.learning.config import LearningRules
 from pipeline.learning.stats import MemoryFigures, QualityStats, memory_state, parse_period
 from pipeline.learning.stats_report import stats_text

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from pipeline.farm.parsing import OperationParser
-from pipeline.farm.units import Unit
+from pipeline.farm.journal.parsing import OperationParser
+from pipeline.farm.words.units import Unit
 from tests.shared import rulebook
 
 RULES = rulebook()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from pipeline.farm.parsing import OperationParser
+from pipeline.farm.journal.parsing import OperationParser
 from pipeline.text import tokenize
 from tests.shared import rulebook
 

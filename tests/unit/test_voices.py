@@ -10,12 +10,20 @@ import re
 
 import pytest
 
-from pipeline.i18n import Catalog
 from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
 from pipeline.profiles import STYLES, FarmProfile, UserProfile
-from pipeline.responder import LightRequest, TemplateResponder
+from pipeline.replies.light import LightRequest, TemplateResponder
+from pipeline.replies.voice import (
+    EXPERT,
+    INTERMEDIATE,
+    NOVICE,
+    OPERATOR,
+    first_key,
+    leveled,
+    voice_of,
+)
 from pipeline.types import DepthDecision, Language
-from pipeline.voice import EXPERT, INTERMEDIATE, NOVICE, OPERATOR, first_key, leveled, voice_of
 
 LIGHT = (
     Intent.GREETING,

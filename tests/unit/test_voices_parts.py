@@ -9,12 +9,12 @@ import re
 
 import pytest
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
+from pipeline.replies.voice import EXPERT, INTERMEDIATE, NOVICE, OPERATOR, leveled
 from pipeline.types import Language
-from pipeline.voice import EXPERT, INTERMEDIATE, NOVICE, OPERATOR, leveled
 
 #: The lines the deep path's tools write per item of a list, and the counted lines
-#: (pipeline/crew/tools/, pipeline/farm/summary_text.py).
+#: (pipeline/crew/tools/, pipeline/farm/reports/summary_text.py).
 PART_LINES = (
     "compose.planned_item",
     "compose.readings_item",

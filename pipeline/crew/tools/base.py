@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.crew.context import RunContext
-from pipeline.farm.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
-from pipeline.farm.dates import Hemisphere
+from pipeline.farm.reports.chart_window import DEFAULT_CHART_DAYS, MAX_CHART_DAYS
 from pipeline.farm.reports.plan_fact import field_names as field_names  # the reports' own
 from pipeline.farm.reports.plan_fact import waiting_fields
+from pipeline.farm.words.dates import Hemisphere
 from pipeline.types import Attachment
 
 

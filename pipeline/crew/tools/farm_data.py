@@ -22,17 +22,17 @@ from pipeline.crew.tools.base import (
     short_date,
     waiting_of,
 )
-from pipeline.farm.dates import DateWords, DefaultKind, Period, parse_period
-from pipeline.farm.journal_card import shared_crop_labels
+from pipeline.farm.journal.card import shared_crop_labels
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
     plan_vs_fact,
     waiting_fields,
 )
-from pipeline.farm.summary import season_summary
-from pipeline.farm.summary_text import format_number, summary_text
-from pipeline.farm.units import Units
+from pipeline.farm.reports.summary import season_summary
+from pipeline.farm.reports.summary_text import format_number, summary_text
+from pipeline.farm.words.dates import DateWords, DefaultKind, Period, parse_period
+from pipeline.farm.words.units import Units
 from pipeline.types import Attachment
 
 

@@ -21,11 +21,11 @@ from pipeline.crew.tools.base import (
     waiting_of,
 )
 from pipeline.crew.words import JournalView, field_by_name
-from pipeline.farm.dates import DateWords, parse_period
 from pipeline.farm.dictionary import Dictionary
-from pipeline.farm.journal_card import crop_label, quantity_text
-from pipeline.farm.journal_export import report_button
+from pipeline.farm.journal.card import crop_label, quantity_text
+from pipeline.farm.journal.export import report_button
 from pipeline.farm.reports import op_label
+from pipeline.farm.words.dates import DateWords, parse_period
 
 
 class JournalViewTools:

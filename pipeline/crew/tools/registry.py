@@ -19,9 +19,9 @@ from pipeline.crew.tools.season import SeasonTools, crop_names
 from pipeline.crew.tools.sensors import SensorTools
 from pipeline.crew.tools.status import PlatformProbe, StatusTools
 from pipeline.crew.words import Words
-from pipeline.farm.dates import DateWords
-from pipeline.farm.sensors import SensorTypes
-from pipeline.farm.units import Units
+from pipeline.farm.sensors.readings import SensorTypes
+from pipeline.farm.words.dates import DateWords
+from pipeline.farm.words.units import Units
 
 
 class FarmTools:

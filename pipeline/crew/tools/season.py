@@ -8,8 +8,8 @@ from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import NoArgs, Tool, ToolResult, field_label, field_names
 from pipeline.crew.words import Words
 from pipeline.farm.reports import sensor_label
-from pipeline.farm.sensor_store import latest_readings
-from pipeline.farm.summary_text import format_number
+from pipeline.farm.reports.summary_text import format_number
+from pipeline.farm.sensors.store import latest_readings
 
 
 class SeasonTools:

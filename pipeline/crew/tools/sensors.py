@@ -22,14 +22,14 @@ from pipeline.crew.tools.base import (
     hemisphere,
 )
 from pipeline.crew.words import Words, field_by_name
-from pipeline.farm.alert_rules import SILENT
-from pipeline.farm.chart_window import chart_window
-from pipeline.farm.dates import DateWords
 from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports import sensor_label
-from pipeline.farm.sensor_store import latest_readings
-from pipeline.farm.sensors import SensorTypes
-from pipeline.farm.summary_text import format_number
+from pipeline.farm.reports.chart_window import chart_window
+from pipeline.farm.reports.summary_text import format_number
+from pipeline.farm.sensors.alert_rules import SILENT
+from pipeline.farm.sensors.readings import SensorTypes
+from pipeline.farm.sensors.store import latest_readings
+from pipeline.farm.words.dates import DateWords
 from pipeline.types import Attachment
 
 
@@ -97,7 +97,7 @@ class SensorTools:
             hemisphere=hemisphere(ctx),
         )
         # matplotlib takes a while to import: only a chart request pays for it.
-        from pipeline.farm.charts import sensor_chart, span_text
+        from pipeline.farm.reports.charts import sensor_chart, span_text
 
         chart = await sensor_chart(
             ctx.db,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from pipeline.admin.platform import Check
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import NoArgs, Tool, ToolResult
-from pipeline.platform_status import Check
 
 #: Probes the platform's health (PlatformStatus.collect).
 PlatformProbe = Callable[[RunContext], Awaitable[list[Check]]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pipeline.i18n import Catalog
+from pipeline.language.catalog import Catalog
 from pipeline.types import Language
 
 

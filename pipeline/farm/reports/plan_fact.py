@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from db.repositories.reporting import PlanFactCount
-from pipeline.farm.name_match import NameRules, field_name
+from pipeline.farm.words.name_match import NameRules, field_name
 
 
 @dataclass(frozen=True, slots=True)

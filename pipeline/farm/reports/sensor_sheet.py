@@ -3,7 +3,7 @@
 Up to ``max_rows`` readings the sheet lists every reading (``workbook``). Beyond
 that it would have to stop part-way, so instead it holds one row per probe, type
 and hour - min, mean, max and the number of readings - aggregated by the database
-(``pipeline.farm.sensor_series``), and its first row says so. When even the hours
+(``pipeline.farm.sensors.series``), and its first row says so. When even the hours
 are too many, days; only if the days are too many too is the sheet cut, with a
 note (a year of a thousand probes).
 """
@@ -21,7 +21,7 @@ from db.uow import Database
 from pipeline.farm.localtime import zone as zone_of
 from pipeline.farm.reports.labels import Labels
 from pipeline.farm.reports.xlsx import ONE_DECIMAL, CellValue, Column, SheetWriter
-from pipeline.farm.sensor_series import DAY, Series, read_series
+from pipeline.farm.sensors.series import DAY, Series, read_series
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The season's .xlsx: the operations journal, plan vs fact, sensor readings.
 
 The workbook is streamed: the journal is read in keyset pages (each page its own
-short transaction, see pipeline/farm/paging.py) and every page is written into its
+short transaction, see pipeline/farm/reports/keyset.py) and every page is written into its
 sheet in a worker thread, so a season of a big farm neither holds the SQLite write
 lock nor stalls the bot's event loop.
 """
@@ -20,9 +20,8 @@ from db.repositories import reporting
 from db.repositories.reporting import OperationRecord, ReadingRecord
 from db.repositories.sensor_buckets import count_readings
 from db.uow import Database
-from pipeline.farm import paging
 from pipeline.farm.localtime import day_bounds, local_time
-from pipeline.farm.name_match import NameRules
+from pipeline.farm.reports import keyset as paging
 from pipeline.farm.reports.labels import Labels
 from pipeline.farm.reports.paging import read_ahead
 from pipeline.farm.reports.plan_fact import (
@@ -34,8 +33,9 @@ from pipeline.farm.reports.plan_fact import (
 )
 from pipeline.farm.reports.sensor_sheet import write_aggregates
 from pipeline.farm.reports.xlsx import ONE_DECIMAL, CellValue, Column, SheetWriter
-from pipeline.i18n import Catalog
-from pipeline.slugs import slug
+from pipeline.farm.slugs import slug
+from pipeline.farm.words.name_match import NameRules
+from pipeline.language.catalog import Catalog
 from pipeline.types import Language
 
 logger = logging.getLogger(__name__)

@@ -1,0 +1,119 @@
+"""Operators: /rules — the routing-rules overlay's versions; /rules rollback undoes
+the version in force (docs/learning.md). Every instance follows within 30 s."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command, CommandObject
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
+from aiogram.utils.keyboard import InlineKeyboardBuilder
+
+from bot.handlers._common import telegram_user_id, user_language
+from pipeline.language.catalog import Catalog
+from pipeline.learning.nightly import intent_name
+from pipeline.learning.overlay import RuleOverlays
+from pipeline.types import Language
+
+router = Router(name=__name__)
+
+ROLLBACK = ("rollback", "відкат", "откат")
+
+
+class ProposalCD(CallbackData, prefix="rp"):
+    """✅ / ❌ under a nightly proposal (pipeline/learning/nightly.py)."""
+
+    proposal: int
+    approve: bool
+
+
+def proposal_keyboard(proposal: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
+    builder = InlineKeyboardBuilder()
+    builder.button(
+        text=catalog.text(lang, "overlay.approve"),
+        callback_data=ProposalCD(proposal=proposal, approve=True),
+    )
+    builder.button(
+        text=catalog.text(lang, "overlay.reject"),
+        callback_data=ProposalCD(proposal=proposal, approve=False),
+    )
+    return builder.as_markup()
+
+
+DECISIONS = {"approve": True, "reject": False}
+
+
+async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str:
+    versions = await overlays.versions()
+    in_force = next((v.id for v in versions if not v.rolled_back), None)
+    if not versions:
+        return catalog.text(lang, "overlay.none")
+    lines = [catalog.text(lang, "overlay.header")]
+    for version in versions:
+        key = (
+            "overlay.in_force"
+            if version.id == in_force
+            else "overlay.rolled_back"
+            if version.rolled_back
+            else "overlay.older"
+        )
+        terms = ", ".join(
+            catalog.text(
+                lang,
+                "overlay.term",
+                intent=intent_name(catalog, lang, t.intent.value),
+                kind=catalog.text(lang, f"nightly.kind.{t.kind}"),
+                term=t.term,
+            )
+            for t in version.terms
+        )
+        lines.append(catalog.text(lang, key, id=version.id, terms=terms or "—"))
+    if in_force is None:
+        lines.append(catalog.text(lang, "overlay.packaged"))
+    return "\n".join(lines)
+
+
+@router.message(Command("rules"))
+async def on_rules(
+    message: Message, command: CommandObject, overlays: RuleOverlays, catalog: Catalog
+) -> None:
+    lang = user_language(message.from_user)
+    arg = (command.args or "").strip().casefold()
+    if not arg:
+        await message.answer(await _list(overlays, catalog, lang))
+        return
+    verb, _, number = arg.partition(" ")
+    if verb in DECISIONS and number.strip().isdigit():
+        by = telegram_user_id(message.from_user) if message.from_user else "?"
+        outcome, version = await overlays.decide(int(number), approve=DECISIONS[verb], by=by)
+        await message.answer(
+            catalog.text(lang, f"overlay.decision_{outcome}", id=int(number), version=version)
+        )
+        return
+    if arg not in ROLLBACK:
+        await message.answer(catalog.text(lang, "overlay.usage"))
+        return
+    undone, now = await overlays.rollback()
+    if undone is None:
+        await message.answer(catalog.text(lang, "overlay.nothing_to_undo"))
+    elif now is None:
+        await message.answer(catalog.text(lang, "overlay.undone_packaged", id=undone))
+    else:
+        await message.answer(catalog.text(lang, "overlay.undone", id=undone, now=now))
+
+
+@router.callback_query(ProposalCD.filter())
+async def on_proposal(
+    query: CallbackQuery, callback_data: ProposalCD, overlays: RuleOverlays, catalog: Catalog
+) -> None:
+    lang = user_language(query.from_user)
+    outcome, version = await overlays.decide(
+        callback_data.proposal, approve=callback_data.approve, by=telegram_user_id(query.from_user)
+    )
+    text = catalog.text(
+        lang, f"overlay.decision_{outcome}", id=callback_data.proposal, version=version
+    )
+    await query.answer(text)
+    if isinstance(query.message, Message):
+        # The card keeps its figures; its buttons go, and it says what was decided.
+        await query.message.edit_text(f"{query.message.text or ''}\n\n{text}", reply_markup=None)

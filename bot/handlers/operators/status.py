@@ -1,0 +1,20 @@
+"""Operators: /status — scheduled jobs and the memory-service link."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command
+from aiogram.types import Message
+
+from bot.handlers._common import user_language
+from pipeline.admin.cards import status_card
+from pipeline.admin.platform import PlatformStatus
+from pipeline.language.catalog import Catalog
+
+router = Router(name=__name__)
+
+
+@router.message(Command("status"))
+async def on_status(message: Message, platform: PlatformStatus, catalog: Catalog) -> None:
+    checks = await platform.collect()
+    await message.answer(status_card(checks, catalog, user_language(message.from_user)))

@@ -1,0 +1,3 @@
+"""The bot's HTTP side: sensor readings in (`readings`), webhook mode (`webhook`),
+readiness and Prometheus metrics.
+"""

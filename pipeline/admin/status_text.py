@@ -1,0 +1,44 @@
+"""The platform's checks in words a person reads (issue 16 point 3).
+
+``PlatformStatus`` keeps each check's technical detail for the logs and the tests;
+what an operator's /status and a farmer's «статус сервісів» show comes from the
+catalogs: the service named in words, its state, and what that means, with counts
+in the language's plural forms. No English internals, no exception class names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.language.catalog import Catalog
+from pipeline.types import Language
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """A catalog message still to be rendered: ``key`` with ``params``; with ``count``
+    the key is a plural table."""
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    count: float | None = None
+    #: Used when the catalogs lack ``key`` (a job added without its name in words).
+    fallback: str | None = None
+
+    def render(self, catalog: Catalog, lang: Language) -> str:
+        if self.fallback is not None and not catalog.has(lang, self.key):
+            return Phrase(self.fallback, self.params, self.count).render(catalog, lang)
+        params = {
+            name: value.render(catalog, lang) if isinstance(value, Phrase) else value
+            for name, value in self.params.items()
+        }
+        if self.count is not None:
+            return catalog.plural(lang, self.key, self.count, **params)
+        return catalog.text(lang, self.key, **params)
+
+
+def joined(phrases: Sequence[Phrase], catalog: Catalog, lang: Language) -> str:
+    """Several phrases of one check, as one clause («зв'язок є; у черзі 3 зміни»)."""
+    return catalog.text(lang, "status.joiner").join(p.render(catalog, lang) for p in phrases)

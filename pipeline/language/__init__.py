@@ -1,0 +1,1 @@
+"""Languages: the message catalogs (`catalog`) and which language a reply speaks (`choice`)."""

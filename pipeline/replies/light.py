@@ -1,0 +1,137 @@
+"""Light-path answers: personal templates from the catalog, or one short LLM call.
+
+``TemplateResponder`` answers from ``light.<intent>`` templates. ``LlmResponder`` is
+what the pipeline calls: without an LLM it returns the template; with one it makes
+one short call with the style prefix (no crew) and falls back to the template on any
+error, timeout or unusable answer, so a slow model never costs a farmer the reply.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from pipeline.crew.contract import sanitize
+from pipeline.intents import Intent
+from pipeline.language.catalog import Catalog
+from pipeline.profiles import FarmProfile, UserProfile
+from pipeline.recall.prompt import recall_block
+from pipeline.replies.style import build_prefix, display_name
+from pipeline.replies.voice import first_key, leveled, voice_of, why
+from pipeline.types import DepthDecision, Language
+
+logger = logging.getLogger(__name__)
+
+#: Intents whose template states facts (the profile, what Stepan can do): a model
+#: rephrasing them could get a fact wrong, so they stay templates.
+TEMPLATE_ONLY = frozenset({Intent.WHOAMI, Intent.HELP})
+#: A light reply is a sentence or three; anything longer is not one.
+MAX_LIGHT_CHARS = 600
+DEFAULT_TIMEOUT_S = 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class LightRequest:
+    decision: DepthDecision
+    profile: UserProfile
+    farm: FarmProfile
+    lang: Language
+    is_operator: bool
+    first_contact: bool
+    #: The user's message (for the LLM; templates do not need it).
+    text: str = ""
+
+
+class LightResponder(Protocol):
+    async def answer(self, request: LightRequest) -> str: ...
+
+
+class TextCompleter(Protocol):
+    async def complete(self, system: str, user: str, *, timeout_s: float) -> str: ...
+
+
+class TemplateResponder:
+    """Answers light intents from ``light.<intent>`` templates, by name."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    def answer(self, request: LightRequest) -> str:
+        """The template in the reader's voice (pipeline/replies/voice.py): an expert's or an
+        operator's terse variant where there is one; a novice's explanation after it."""
+        voice = voice_of(request.profile.expertise_level, operator=request.is_operator)
+        text, explained = self._template(request, voice)
+        return "\n\n".join([text, *why(self._catalog, request.lang, [explained], voice)])
+
+    def _template(self, request: LightRequest, voice: str) -> tuple[str, str]:
+        """The text and the name of its novice explanation (``light.<intent>``)."""
+        catalog, lang, profile = self._catalog, request.lang, request.profile
+        name = display_name(profile, catalog, lang)
+        intent = request.decision.intent
+        if intent == Intent.GREETING and request.first_contact:
+            key = leveled(catalog, lang, "light.greeting_new", voice)
+            return catalog.text(lang, key, name=name), "light.greeting_new"
+        if intent == Intent.WHOAMI:
+            return catalog.text(
+                lang,
+                leveled(catalog, lang, "light.whoami", voice),
+                name=name,
+                expertise=catalog.text(lang, f"expertise.{profile.expertise_level}"),
+                style=catalog.text(lang, f"styles.{profile.preferred_style}"),
+                times=catalog.plural(lang, "plural.times", profile.interaction_count),
+                operator=catalog.text(lang, "light.whoami_operator") if request.is_operator else "",
+            ), "light.whoami"
+        keys = (f"light.{profile.preferred_style}.{intent}", f"light.{intent}", "light.fallback")
+        key = first_key(catalog, lang, keys, voice)
+        shown = f"light.{intent}" if key != "light.fallback" else key
+        return catalog.variant(lang, key, profile.interaction_count, name=name), shown
+
+
+class LlmResponder:
+    """The pipeline's light responder: an LLM reply when one is configured, else the
+    template. ``prompts`` holds the system prompt per language (rules/prompts.toml)."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        llm: TextCompleter | None = None,
+        *,
+        prompts: Mapping[Language, str] | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        templates: TemplateResponder | None = None,
+    ) -> None:
+        self._catalog = catalog
+        self._llm = llm
+        self._prompts = prompts
+        self._timeout_s = timeout_s
+        self.templates = templates or TemplateResponder(catalog)
+        #: The user's newest conversation summaries for the prompt (pipeline/recall/);
+        #: read only when the LLM is asked.
+        self.recall: Callable[[str], Awaitable[tuple[str, ...]]] | None = None
+
+    async def answer(self, request: LightRequest) -> str:
+        template = self.templates.answer(request)
+        intent = request.decision.intent
+        if self._llm is None or self._prompts is None or intent in TEMPLATE_ONLY:
+            return template
+        try:
+            system = self._prompts[request.lang].format(
+                prefix=build_prefix(request.profile, request.farm, self._catalog, request.lang),
+                intent=intent,
+                template=template,
+            )
+            if self.recall is not None:
+                lines = await self.recall(request.profile.user_id)
+                block = recall_block(lines, self._catalog, request.lang)
+                system = f"{system}\n\n{block}" if block else system
+            user = sanitize(request.text) or template
+            text = (await self._llm.complete(system, user, timeout_s=self._timeout_s)).strip()
+        except Exception as exc:
+            logger.warning("light: LLM reply failed (%s), using the template", type(exc).__name__)
+            return template
+        if not text or len(text) > MAX_LIGHT_CHARS or text.lstrip().startswith(("{", "[")):
+            logger.info("light: LLM reply unusable (%d chars), using the template", len(text))
+            return template
+        return text
