@@ -156,7 +156,7 @@ def test_the_parser_and_the_period_reader_share_one_date_vocabulary() -> None:
 WORD_MODULES = [
     "pipeline/grammar",
     "pipeline/classifier",
-    "pipeline/farm/parsing",
+    "pipeline/farm/journal/parsing",
     "pipeline/farm/dictionary.py",
     "pipeline/farm/words/dates.py",
     "pipeline/farm/words/units.py",
