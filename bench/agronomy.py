@@ -270,7 +270,7 @@ async def run_async(
                         )
                     )
             finally:
-                await pipeline._interactions.drain()
+                await pipeline.parts.interactions.drain()
                 await engine.dispose()
         if not best or statistics.median(o.total_ms for o in outcomes) < statistics.median(
             o.total_ms for o in best

@@ -132,11 +132,14 @@ def _pipeline(
         rules=replace(rules, crew=crew),
         llm=llm,
     )
-    pipeline.deep = OldBehaviour(brains.deep) if old else brains.deep
-    pipeline.responder = brains.responder
-    # The same request again and again: the crew is measured, not the repeat shortcut.
-    pipeline.recall = None
-    pipeline._clock = lambda: NOW  # the seeded journal is around this date
+    # The same request again and again: the crew is measured, not the repeat shortcut;
+    # the seeded journal is around NOW.
+    pipeline.swap(
+        deep=OldBehaviour(brains.deep) if old else brains.deep,
+        responder=brains.responder,
+        recall=None,
+        clock=lambda: NOW,
+    )
     return pipeline
 
 

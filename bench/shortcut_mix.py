@@ -107,13 +107,12 @@ async def replay(pipeline: Pipeline, mix: list[Message], *, fresh: bool) -> int:
     """``mix`` through ``pipeline``, each message at its own time; ``fresh``: never a
     shortcut. Returns how many times the deep path ran."""
     counting = _Counting(pipeline.deep)
-    deep, clock = pipeline.deep, pipeline._clock
-    pipeline.deep = counting
+    parts = pipeline.parts
     try:
         for message in mix:
-            pipeline._clock = lambda at=message.at: at  # type: ignore[misc]
+            pipeline.swap(deep=counting, clock=lambda at=message.at: at)
             incoming = Incoming(message.user, 1, message.text, uuid.uuid4().hex[:16])
             await pipeline.handle_message(incoming, fresh=fresh)
     finally:
-        pipeline.deep, pipeline._clock = deep, clock
+        pipeline.swap(deep=parts.deep, clock=parts.clock)
     return counting.runs

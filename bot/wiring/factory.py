@@ -38,7 +38,7 @@ from pipeline.farm.journal.service import Journal
 from pipeline.farm.naming import NameBook
 from pipeline.farm.sensors.store import SensorStore
 from pipeline.farm.terms import TermReview
-from pipeline.handle import Pipeline, PipelineConfig
+from pipeline.handle import Parts, Pipeline
 from pipeline.knowledge import Composer as KnowledgeComposer
 from pipeline.language.catalog import Catalog
 from pipeline.learning.corrections import Corrections
@@ -172,8 +172,8 @@ def build_pipeline(
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
-    return Pipeline(
-        config=PipelineConfig(force_deep=settings.agx.force_deep),
+    parts = Parts(
+        force_deep=settings.agx.force_deep,
         catalog=catalog,
         classifier=classifier,
         rules_refresh=classifier.refresh,
@@ -212,6 +212,7 @@ def build_pipeline(
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
     )
+    return Pipeline(parts)
 
 
 def build_core(

@@ -80,8 +80,7 @@ def use_llm(
             tools=farm_tools,
             learnings=(lambda: learnings.block) if learnings is not None else None,
         )
-        pipeline.deep = brains.deep
-        pipeline.responder = brains.responder
+        pipeline.swap(deep=brains.deep, responder=brains.responder)
         return fake
 
     yield install

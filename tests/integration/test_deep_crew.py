@@ -49,7 +49,7 @@ async def test_greeting_in_offline_mode_launches_no_crew_and_no_llm_call(
     use_llm: Callable[..., ScriptedLLM],
 ) -> None:
     llm = use_llm()
-    pipeline.responder = LlmResponder(pipeline.catalog)  # light replies offline
+    pipeline.swap(responder=LlmResponder(pipeline.catalog))  # light replies offline
     reply = await say(pipeline, session_factory, "привіт")
     assert reply.mode == "light" and reply.crew == ()
     assert llm.call_count == 0

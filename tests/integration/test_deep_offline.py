@@ -52,7 +52,7 @@ def with_tools(
         rules=rules,
         tools=standard.replacing(**tools),
     )
-    pipeline.deep = brains.deep
+    pipeline.swap(deep=brains.deep)
 
 
 # --- every deep request, offline -----------------------------------------------------------

@@ -56,7 +56,7 @@ def clock() -> MovingClock:
 async def deep(pipeline: Pipeline, memory: Memory, session_factory: Factory) -> CountingDeep:
     await seed_farm(pipeline, memory, session_factory)
     counting = CountingDeep(pipeline.deep)
-    pipeline.deep = counting
+    pipeline.swap(deep=counting)
     return counting
 
 

@@ -1,0 +1,144 @@
+"""The use case behind each kind of pipeline button (pipeline/actions.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pipeline.actions import (
+    HELP_EXAMPLES,
+    ExampleAction,
+    HandoffAction,
+    JournalAction,
+    JournalReportAction,
+    OnboardingAction,
+    OnboardingChoice,
+    RefreshAction,
+    StyleAction,
+)
+from pipeline.buttons.press import Ask, Press
+from pipeline.farm.journal.export import JournalExport
+from pipeline.farm.journal.service import Journal
+from pipeline.learning.desk import LearningAction, LearningDesk
+from pipeline.memory import ProfileEditor
+from pipeline.peers.desk import HandoffDesk
+from pipeline.profiles import STYLES
+from pipeline.recall import Recall
+from pipeline.replies.voice import voice_of
+from pipeline.types import Reply
+
+__all__ = [
+    "ExampleButton",
+    "HandoffButton",
+    "JournalButton",
+    "JournalReportButton",
+    "LearningButton",
+    "OnboardingLater",
+    "RefreshButton",
+    "StyleButton",
+]
+
+
+class OnboardingLater:
+    """«Пізніше» under the onboarding offer; onboarding's other buttons belong to the
+    onboarding flow (bot/handlers/onboarding.py) and expire here."""
+
+    async def __call__(self, action: OnboardingAction, press: Press) -> Reply | None:
+        if action.choice is not OnboardingChoice.LATER:
+            return None
+        return Reply(press.texts.text("onboarding.later_reply"))
+
+
+@dataclass(frozen=True, slots=True)
+class JournalButton:
+    """✅ / ✏️ / ❌ on a journal card (the card's owner only)."""
+
+    journal: Journal
+
+    async def __call__(self, action: JournalAction, press: Press) -> Reply | None:
+        decision = await self.journal.decide(
+            user_id=press.incoming.user_id, action=action, lang=press.texts.lang, now=press.now
+        )
+        return decision.reply
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffButton:
+    """Yes or no to passing a question on to a peer agent (docs/peers.md)."""
+
+    peers: HandoffDesk
+
+    async def __call__(self, action: HandoffAction, press: Press) -> Reply | None:
+        names = [n for n in (press.loaded.profile.name, press.incoming.first_name) if n]
+        return await self.peers.decide(
+            action,
+            user_id=press.incoming.user_id,
+            lang=press.texts.lang,
+            known_names=names,
+            farm=press.loaded.farm,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LearningButton:
+    """«Корисно?», its reasons and an operator's correction (docs/learning.md)."""
+
+    learning: LearningDesk
+
+    async def __call__(self, action: LearningAction, press: Press) -> Reply | None:
+        return await self.learning.on_action(action, press.incoming, press.texts.lang)
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshButton:
+    """«Оновити» under a remembered answer: the question asked again, fresh."""
+
+    recall: Recall
+    ask: Ask
+
+    async def __call__(self, action: RefreshAction, press: Press) -> Reply | None:
+        incoming = press.incoming
+        asked = await self.recall.shortcuts.original(incoming.user_id, action.trace_id)
+        if asked:
+            return await self.ask(replace(incoming, text=asked), True)
+        return Reply(press.texts.text("recall.refresh_gone"))
+
+
+@dataclass(frozen=True, slots=True)
+class JournalReportButton:
+    """The journal listing's workbook."""
+
+    exports: JournalExport
+
+    async def __call__(self, action: JournalReportAction, press: Press) -> Reply | None:
+        voice = voice_of(press.loaded.profile.expertise_level, operator=press.incoming.is_operator)
+        return await self.exports.reply(
+            action, user_id=press.incoming.user_id, lang=press.texts.lang, voice=voice
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleButton:
+    """An example from /help, asked as if the user had written it."""
+
+    ask: Ask
+
+    async def __call__(self, action: ExampleAction, press: Press) -> Reply | None:
+        if action.example not in HELP_EXAMPLES:
+            return None
+        text = press.texts.text(f"help.try.{action.example}")
+        return await self.ask(replace(press.incoming, text=text), False)
+
+
+@dataclass(frozen=True, slots=True)
+class StyleButton:
+    """Answer in this style from now on."""
+
+    editor: ProfileEditor
+
+    async def __call__(self, action: StyleAction, press: Press) -> Reply | None:
+        if action.style not in STYLES or not await self.editor.set_style(
+            press.incoming.user_id, action.style
+        ):
+            return None
+        adverb = press.texts.text(f"actions.adverb.{action.style}")
+        return Reply(press.texts.text("actions.style_set", style=adverb))

@@ -1,0 +1,110 @@
+"""The walk of a message and of a button, in one place (docs/ARCHITECTURE.md).
+
+``message_stages`` lists the stages in the order they run; a part the deployment
+goes without has no stage. ``button_uses`` maps each kind of pipeline button to its
+use case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pipeline.actions import (
+    CorrectionAction,
+    ExampleAction,
+    FeedbackAction,
+    FeedbackReasonAction,
+    HandoffAction,
+    JournalAction,
+    JournalReportAction,
+    OnboardingAction,
+    RefreshAction,
+    StyleAction,
+)
+from pipeline.agronomy.advisor import AdviceRequest, Advisor
+from pipeline.buttons import Ask, ButtonUse
+from pipeline.buttons import uses as button
+from pipeline.turn.parts import Parts
+from pipeline.turn.stage import Stage
+from pipeline.turn.stages import after, answers, decorate, entry, routing
+from pipeline.turn.turn import Buttons, Turn
+
+__all__ = ["button_uses", "message_stages"]
+
+P = TypeVar("P")
+
+
+def _if(part: P | None, stage: Callable[[P], Stage]) -> list[Stage]:
+    return [] if part is None else [stage(part)]
+
+
+def message_stages(parts: Parts) -> list[Stage]:
+    offer = picture_offer(parts.advisor)
+    recall, advisor = parts.recall, parts.advisor
+    return [
+        entry.Guard(),
+        entry.LoadProfile(parts.profiles),
+        entry.ChooseLanguage(parts.languages),
+        entry.Picture(offer),
+        *_if(parts.learning, routing.Corrections),
+        *_if(parts.peers, routing.PeerRoute),
+        *_if(parts.rules_refresh, routing.RefreshRules),
+        routing.Classify(parts.classifier, parts.force_deep),
+        *([] if advisor is None else [routing.AdviceRoute()]),
+        *_if(recall, routing.ShortcutRoute),
+        routing.SelectCrew(),
+        answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
+        *_if(advisor, answers.AdviceAnswer),
+        *_if(recall, answers.Shortcut),
+        *_if(recall, answers.Memory),
+        answers.DeepAnswer(parts.deep),
+        *_if(recall, answers.Remember),
+        after.Reflect(),
+        *_if(parts.evals, after.Evaluate),
+        after.Record(parts.interactions),
+        *_if(parts.peers, decorate.PeerOffer),
+        decorate.OnboardingOffer(),
+        *_if(parts.learning, decorate.LearningButtons),
+        decorate.EvalFootnote(),
+        decorate.Assemble(),
+        decorate.PictureNote(offer),
+    ]
+
+
+def picture_offer(advisor: Advisor | None) -> entry.OfferForPicture:
+    """The agronomist button for a picture (none without the advisor's desk)."""
+
+    async def offer(turn: Turn, question: str) -> Buttons:
+        if advisor is None:
+            return ()
+        incoming = turn.incoming
+        return await advisor.offer(
+            AdviceRequest(incoming.user_id, question, turn.lang, turn.profile, turn.loaded.farm,
+                          turn.now, incoming.photo_id)
+        )  # fmt: skip
+
+    return offer
+
+
+def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
+    uses: dict[type, Any] = {
+        OnboardingAction: button.OnboardingLater(),
+        JournalAction: button.JournalButton(parts.journal),
+        ExampleAction: button.ExampleButton(ask),
+        StyleAction: button.StyleButton(parts.editor),
+    }
+    if parts.peers is not None:
+        uses[HandoffAction] = button.HandoffButton(parts.peers)
+    if parts.learning is not None:
+        learning = button.LearningButton(parts.learning)
+        uses |= {
+            FeedbackAction: learning,
+            FeedbackReasonAction: learning,
+            CorrectionAction: learning,
+        }
+    if parts.recall is not None:
+        uses[RefreshAction] = button.RefreshButton(parts.recall, ask)
+    if parts.exports is not None:
+        uses[JournalReportAction] = button.JournalReportButton(parts.exports)
+    return uses

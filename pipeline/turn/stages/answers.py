@@ -1,0 +1,178 @@
+"""The answering stages, each for its kind of message: light, advice, a shortcut,
+the conversation memory, the deep path and keeping its answer. The first that
+applies sets the turn's answer; the later ones see it and stand aside."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.agronomy.advisor import AdviceRequest, Advisor
+from pipeline.deep import DeepPath
+from pipeline.intents import Intent
+from pipeline.recall import PromptMemory, Recall
+from pipeline.replies.light import LightRequest, LightResponder
+from pipeline.turn.stage import Stage, apology
+from pipeline.turn.turn import Turn
+from pipeline.types import DeepRequest, Reply
+
+__all__ = ["AdviceAnswer", "DeepAnswer", "LightAnswer", "Memory", "Remember", "Shortcut"]
+
+
+class _Unanswered(Stage):
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None
+
+    async def fallback(self, turn: Turn) -> None:
+        turn.answer = apology(turn)
+
+
+@dataclass(frozen=True, slots=True)
+class LightAnswer(_Unanswered):
+    """Greetings, small talk, help: templates or one short LLM call. A light intent
+    forced deep (AGX_FORCE_DEEP, --deep, an alert, pending terms) is still recorded
+    as deep, but «привіт» is answered as what it is: no farm work."""
+
+    responder: LightResponder
+    light_intents: frozenset[str]
+    name = "light"
+
+    def applies(self, turn: Turn) -> bool:
+        if turn.answer is not None:
+            return False
+        decision = turn.decision
+        return decision.mode == "light" or decision.intent in self.light_intents
+
+    async def run(self, turn: Turn) -> None:
+        message, loaded = turn.message, turn.loaded
+        request = LightRequest(
+            decision=turn.decision,
+            profile=turn.profile,
+            farm=loaded.farm,
+            lang=turn.lang,
+            is_operator=message.is_operator,
+            first_contact=not loaded.known,
+            text=message.text,
+        )
+        turn.answer = Reply(await self.responder.answer(request))
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceAnswer(_Unanswered):
+    """An agronomy question: sourced knowledge cards and the farm's own data
+    (docs/knowledge.md)."""
+
+    advisor: Advisor
+    name = "advice"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None and turn.decision.intent == Intent.ADVICE
+
+    async def run(self, turn: Turn) -> None:
+        message = turn.message
+        turn.answer = await self.advisor.answer(
+            AdviceRequest(
+                message.user_id,
+                message.text,
+                turn.lang,
+                turn.profile,
+                turn.loaded.farm,
+                turn.now,
+                message.photo_id,
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Shortcut(Stage):
+    """A remembered answer to the same question (seed section 9), unless a refresh."""
+
+    recall: Recall
+    name = "shortcut"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None and not turn.fresh
+
+    async def run(self, turn: Turn) -> None:
+        message = turn.message
+        hit = await self.recall.shortcuts.lookup(
+            message.user_id,
+            message.text,
+            turn.decision,
+            turn.lang,
+            turn.now,
+            timezone=turn.loaded.farm.timezone,
+            trace_id=message.trace_id,
+        )
+        if hit is not None:
+            turn.decision, turn.crew, turn.answer = hit.decision, (), hit.reply
+
+
+@dataclass(frozen=True, slots=True)
+class Memory(Stage):
+    """The conversation summaries for the deep path: the conversations that are over
+    are closed first; if that fails, the summaries as they are."""
+
+    recall: Recall
+    name = "memory"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None
+
+    async def run(self, turn: Turn) -> None:
+        conversations = self.recall.conversations
+        user_id = turn.message.user_id
+        turn.memory = await conversations.close_ended_for_prompt(user_id, str(turn.decision.intent))
+
+    async def fallback(self, turn: Turn) -> None:
+        lines = await self.recall.conversations.for_prompt(turn.message.user_id)
+        turn.memory = PromptMemory(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class DeepAnswer(_Unanswered):
+    """The deep path: only the sub-agents the decision needs (docs/deep-path.md)."""
+
+    deep: DeepPath
+    name = "deep"
+
+    async def run(self, turn: Turn) -> None:
+        memory = turn.memory or PromptMemory(())
+        request = DeepRequest(
+            turn.message,
+            turn.decision,
+            turn.crew,
+            turn.profile,
+            turn.loaded.farm,
+            turn.lang,
+            turn.now,
+            recall=memory.lines,
+            recalled=memory.related,
+        )
+        turn.answered_deep = True
+        turn.answer = await self.deep.answer(request)
+
+
+@dataclass(frozen=True, slots=True)
+class Remember(Stage):
+    """The deep answer kept for the next shortcut; a card (it may change the journal)
+    makes the user's remembered answers go instead."""
+
+    recall: Recall
+    name = "remember"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answered_deep and turn.answer is not None
+
+    async def run(self, turn: Turn) -> None:
+        answer, message = turn.answer, turn.message
+        assert answer is not None
+        shortcuts = self.recall.shortcuts
+        turn.forgets = shortcuts.forgets(answer)
+        await shortcuts.remember(
+            message.user_id,
+            message.text,
+            turn.decision,
+            answer,
+            trace_id=message.trace_id,
+            now=turn.now,
+        )
