@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -100,6 +101,17 @@ class Attachment:
     content: bytes
 
 
+class Shown(StrEnum):
+    """How the reply to a pressed button is shown (bot/delivery/show.py)."""
+
+    #: A new message under the conversation.
+    NEW = "new"
+    #: The pressed message becomes the reply (a card shows what happened).
+    EDIT = "edit"
+    #: A short pop-up answer; the pressed message stays as it is.
+    POPUP = "popup"
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     """What the user gets back. Text is plain: channels send it without a parse mode."""
@@ -114,6 +126,11 @@ class Reply:
     #: The operator's technical footer, already the last paragraph of ``text`` (empty
     #: for farmers): a handler that builds on the reply keeps it last.
     footer: str = ""
+    #: For a pressed button: how the reply is shown.
+    shown: Shown = Shown.NEW
+    #: For a pressed button: the pressed message's buttons go (it keeps its text), so
+    #: nobody taps twice.
+    closes: bool = False
 
 
 @dataclass(frozen=True, slots=True)

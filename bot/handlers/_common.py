@@ -6,16 +6,17 @@ import logging
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramForbiddenError
-from aiogram.types import Message, Update, User
+from aiogram.types import CallbackQuery, Message, Update, User
 
 from bot.config import Settings
-from bot.delivery.render import AttachmentFailed, send_reply
+from bot.delivery.render import AttachmentFailed, edit_text, send_reply
+from bot.keyboards.pipeline import keyboard
 from bot.user_ids import stepan_user_id
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import language_from_telegram
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
-from pipeline.types import Incoming, Language, Reply
+from pipeline.types import Incoming, Language, Reply, Shown
 
 logger = logging.getLogger(__name__)
 
@@ -123,3 +124,37 @@ async def answer_text(
         return
     reply = await pipeline.handle_message(incoming)
     await deliver(bot, profile_editor, incoming, reply, catalog)
+
+
+async def show_press(
+    query: CallbackQuery,
+    bot: Bot,
+    profile_editor: ProfileEditor,
+    incoming: Incoming,
+    reply: Reply,
+) -> None:
+    """The one way a button's reply is shown, as the reply says (``Reply.shown``): a
+    pop-up leaves the pressed message as it is but for ``closes``; an edit turns the
+    pressed message into the reply (a new message when it has no text to edit)."""
+    pressed = query.message if isinstance(query.message, Message) and query.message.text else None
+    if reply.shown is Shown.POPUP:
+        if reply.closes and pressed is not None:
+            await _close(bot, pressed)
+        await query.answer(reply.text)
+        return
+    # Answer first: Telegram shows a spinner on the button until we do.
+    await query.answer()
+    if reply.closes and pressed is not None:
+        await _close(bot, pressed)
+    if reply.shown is Shown.EDIT and pressed is not None:
+        await edit_text(
+            bot, pressed.chat.id, pressed.message_id, reply.text, keyboard(reply.buttons)
+        )
+        return
+    await deliver(bot, profile_editor, incoming, reply)
+
+
+async def _close(bot: Bot, pressed: Message) -> None:
+    """The pressed message keeps its text; its buttons go."""
+    if pressed.reply_markup is not None and pressed.text is not None:
+        await edit_text(bot, pressed.chat.id, pressed.message_id, pressed.text, None)

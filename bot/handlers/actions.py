@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from aiogram import Bot, Router
-from aiogram.types import CallbackQuery, Message
+from aiogram.types import CallbackQuery
 
 from bot.config import Settings
-from bot.delivery.render import edit_text
-from bot.handlers._common import deliver, incoming_from, user_language
+from bot.handlers._common import deliver, incoming_from, show_press, user_language
 from bot.keyboards.pipeline import (
     CorrectionCD,
     ExampleCD,
@@ -19,7 +18,6 @@ from bot.keyboards.pipeline import (
     OnboardingCD,
     RefreshCD,
     StyleCD,
-    keyboard,
 )
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
@@ -34,107 +32,51 @@ def _incoming(query: CallbackQuery, settings: Settings, trace_id: str) -> Incomi
     return incoming_from(query.from_user, chat_id, "", trace_id, settings)
 
 
-@router.callback_query(JournalCD.filter())
-async def on_journal(
+#: Every button the pipeline puts under its replies: one path (pipeline/buttons/).
+PIPELINE_BUTTONS = (
+    JournalCD,
+    HandoffCD,
+    FeedbackCD,
+    FeedbackReasonCD,
+    CorrectionCD,
+    StyleCD,
+    OnboardingCD,
+    RefreshCD,
+    ExampleCD,
+    JournalReportCD,
+)
+PipelineCD = (
+    JournalCD
+    | HandoffCD
+    | FeedbackCD
+    | FeedbackReasonCD
+    | CorrectionCD
+    | StyleCD
+    | OnboardingCD
+    | RefreshCD
+    | ExampleCD
+    | JournalReportCD
+)
+
+
+async def on_button(
     query: CallbackQuery,
-    callback_data: JournalCD,
+    callback_data: PipelineCD,
     bot: Bot,
     pipeline: Pipeline,
     profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
 ) -> None:
-    # Answer first: Telegram shows a spinner on the button until we do.
-    await query.answer()
+    """The typed callback to its action, the action to its use case; the reply says
+    how it is shown (show_press), after the use case has checked the presser."""
     incoming = _incoming(query, settings, trace_id)
     reply = await pipeline.handle_action(callback_data.to_action(), incoming)
-    message = query.message
-    if isinstance(message, Message) and message.text:
-        # A consent card answers in place: it then shows what happened; its buttons
-        # are gone (or, on a card of several operations, only those left remain).
-        await edit_text(
-            bot, message.chat.id, message.message_id, reply.text, keyboard(reply.buttons)
-        )
-        return
-    await deliver(bot, profile_editor, incoming, reply)
+    await show_press(query, bot, profile_editor, incoming, reply)
 
 
-@router.callback_query(HandoffCD.filter())
-async def on_handoff(
-    query: CallbackQuery,
-    callback_data: HandoffCD,
-    bot: Bot,
-    pipeline: Pipeline,
-    profile_editor: ProfileEditor,
-    settings: Settings,
-    trace_id: str,
-) -> None:
-    """«Передати питання Nutra?» yes / no (docs/peers.md)."""
-    await query.answer()
-    message = query.message
-    if isinstance(message, Message) and message.text and message.reply_markup:
-        # Buttons off first: the peer may take its whole time budget to answer, and
-        # the offer keeps its text (it may hold Stepan's own part of the answer).
-        await edit_text(bot, message.chat.id, message.message_id, message.text, None)
-    incoming = _incoming(query, settings, trace_id)
-    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
-    await deliver(bot, profile_editor, incoming, reply)
-
-
-@router.callback_query(FeedbackCD.filter())
-@router.callback_query(FeedbackReasonCD.filter())
-@router.callback_query(CorrectionCD.filter())
-async def on_learning(
-    query: CallbackQuery,
-    callback_data: FeedbackCD | FeedbackReasonCD | CorrectionCD,
-    bot: Bot,
-    pipeline: Pipeline,
-    profile_editor: ProfileEditor,
-    settings: Settings,
-    trace_id: str,
-) -> None:
-    """👍 / 👎 / 🛠, 👎's reasons and 🔀 corrections (docs/learning.md)."""
-    incoming = _incoming(query, settings, trace_id)
-    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
-    message = query.message if isinstance(query.message, Message) else None
-    rated = isinstance(callback_data, FeedbackCD)
-    if rated and message is not None and message.text and message.reply_markup:
-        # The rated answer keeps its text; its rating buttons go, so nobody taps twice.
-        await edit_text(bot, message.chat.id, message.message_id, message.text, None)
-    if rated and not reply.buttons:
-        await query.answer(reply.text)  # a short toast: no new message for a thank-you
-        return
-    await query.answer()
-    in_place = isinstance(callback_data, FeedbackReasonCD) or (
-        isinstance(callback_data, CorrectionCD) and callback_data.intent is not None
-    )
-    if in_place and message is not None and message.text:
-        # The question («що не так?», the intent list) becomes its answer.
-        await edit_text(
-            bot, message.chat.id, message.message_id, reply.text, keyboard(reply.buttons)
-        )
-        return
-    await deliver(bot, profile_editor, incoming, reply)
-
-
-@router.callback_query(StyleCD.filter())
-@router.callback_query(OnboardingCD.filter())
-@router.callback_query(RefreshCD.filter())
-@router.callback_query(ExampleCD.filter())
-@router.callback_query(JournalReportCD.filter())
-async def on_action(
-    query: CallbackQuery,
-    callback_data: StyleCD | OnboardingCD | RefreshCD | ExampleCD | JournalReportCD,
-    bot: Bot,
-    pipeline: Pipeline,
-    profile_editor: ProfileEditor,
-    settings: Settings,
-    trace_id: str,
-) -> None:
-    await query.answer()
-    incoming = _incoming(query, settings, trace_id)
-    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
-    await deliver(bot, profile_editor, incoming, reply)
+for _button in PIPELINE_BUTTONS:
+    router.callback_query(_button.filter())(on_button)
 
 
 @router.callback_query()

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from pipeline.actions import (
     HELP_EXAMPLES,
     ExampleAction,
+    FeedbackAction,
+    FeedbackReasonAction,
     HandoffAction,
     JournalAction,
     JournalReportAction,
@@ -24,7 +26,7 @@ from pipeline.peers.desk import HandoffDesk
 from pipeline.profiles import STYLES
 from pipeline.recall import Recall
 from pipeline.replies.voice import voice_of
-from pipeline.types import Reply
+from pipeline.types import Reply, Shown
 
 __all__ = [
     "ExampleButton",
@@ -55,10 +57,17 @@ class JournalButton:
     journal: Journal
 
     async def __call__(self, action: JournalAction, press: Press) -> Reply | None:
+        user_id = press.incoming.user_id
+        owner = await self.journal.owner_of(action.draft_id)
+        if owner is not None and owner != user_id:
+            # Another member of a group: told so; the card stays for its owner.
+            return Reply(press.texts.text("journal.not_yours"), shown=Shown.POPUP)
         decision = await self.journal.decide(
-            user_id=press.incoming.user_id, action=action, lang=press.texts.lang, now=press.now
+            user_id=user_id, action=action, lang=press.texts.lang, now=press.now
         )
-        return decision.reply
+        # The card answers in place: it then shows what happened; its buttons are
+        # gone (or, on a card of several operations, only those left remain).
+        return replace(decision.reply, shown=Shown.EDIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +78,15 @@ class HandoffButton:
 
     async def __call__(self, action: HandoffAction, press: Press) -> Reply | None:
         names = [n for n in (press.loaded.profile.name, press.incoming.first_name) if n]
-        return await self.peers.decide(
+        reply = await self.peers.decide(
             action,
             user_id=press.incoming.user_id,
             lang=press.texts.lang,
             known_names=names,
             farm=press.loaded.farm,
         )
+        # The offer keeps its text (it may hold Stepan's own part of the answer).
+        return replace(reply, closes=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +96,17 @@ class LearningButton:
     learning: LearningDesk
 
     async def __call__(self, action: LearningAction, press: Press) -> Reply | None:
-        return await self.learning.on_action(action, press.incoming, press.texts.lang)
+        reply = await self.learning.on_action(action, press.incoming, press.texts.lang)
+        if reply is None:
+            return None
+        if isinstance(action, FeedbackAction):
+            # The rated answer keeps its text and loses its rating buttons; a thank-you
+            # is a short pop-up, not a new message.
+            return replace(reply, closes=True, shown=Shown.NEW if reply.buttons else Shown.POPUP)
+        if isinstance(action, FeedbackReasonAction) or action.intent is not None:
+            # The question («що не так?», the intent list) becomes its answer.
+            return replace(reply, shown=Shown.EDIT)
+        return reply
 
 
 @dataclass(frozen=True, slots=True)

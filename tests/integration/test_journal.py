@@ -17,7 +17,7 @@ from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.terms import TermError, TermReview
 from pipeline.handle import Pipeline
 from pipeline.memory import Memory
-from pipeline.types import Incoming, Reply
+from pipeline.types import Incoming, Reply, Shown
 from tests.integration.learning_world import add_fields
 from tests.shared import rulebook
 
@@ -140,7 +140,9 @@ async def test_someone_elses_card_cannot_be_written(
     forged = await _press(
         pipeline, session_factory, _action(card, JournalVerb.WRITE), user="tg:666"
     )
-    assert forged.text == pipeline.catalog.text("uk", "actions.expired")
+    # Issue 24: the presser is told it is not theirs, in a pop-up; the card stays.
+    assert forged.text == pipeline.catalog.text("uk", "journal.not_yours")
+    assert forged.shown is Shown.POPUP
     assert await _operations(session_factory) == []
 
 

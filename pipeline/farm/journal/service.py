@@ -136,6 +136,13 @@ class Journal:
         self._cards = CardWriter(catalog, parser.rules.nominative_endings)
         self.vocabulary = vocabulary
 
+    async def owner_of(self, draft_id: int) -> str | None:
+        """Whose card this is (None: no such card): a press by anyone else is refused
+        before the card is touched."""
+        async with self._db.read() as session:
+            draft = await repo.draft(session, draft_id)
+            return None if draft is None else draft.user_id
+
     async def propose(
         self,
         *,
