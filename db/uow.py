@@ -29,6 +29,10 @@ from db.engine import SQLITE_BUSY_TIMEOUT_MS
 from db.group_commit import GroupCommit
 from db.turns import WriterTurns
 
+#: The session a use case hands to the repositories, named so that pipeline code
+#: need not import SQLAlchemy.
+Session = AsyncSession
+
 
 class Database:
     """Owns the session factory; built once in the factory and injected."""

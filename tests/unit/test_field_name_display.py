@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.farm.journal.card import CardWriter
+from pipeline.farm.journal.draft import DraftOperation
 from pipeline.language.catalog import Catalog
 from pipeline.rulebook import Rulebook
 
@@ -34,13 +35,15 @@ def test_a_field_reads_as_it_is_called(writer: CardWriter, phrase: str, shown: s
 
 
 def test_the_card_and_its_pending_line_use_the_name(writer: CardWriter, catalog: Catalog) -> None:
-    body = {
-        "op_type": "irrigation",
-        "op_date": "2026-11-30",
-        "status": "done",
-        "field_phrase": "північному",
-        "pending": {"field:північному": 1},
-    }
+    body = DraftOperation.model_validate(
+        {
+            "op_type": "irrigation",
+            "op_date": "2026-11-30",
+            "status": "done",
+            "field_phrase": "північному",
+            "pending": {"field:північному": 1},
+        }
+    )
     card = writer.card([body], "uk")
     assert catalog.text("uk", "journal.line_field", field="Північне") in card
     assert catalog.text("uk", "journal.pending_field", term="Північне") in card

@@ -1,18 +1,18 @@
 """The journal's confirmation card: what a farmer reads before ✅, in their language.
 
-A draft's payload holds every operation read from one message (``ops``); the card
-lists each with its own field, crop, product, amounts, date and status. Names are
-the farm's (never an id), units and numbers as the language writes them (the decimal
-comma in Ukrainian), dates as dd.mm.yyyy.
+A draft (:class:`~pipeline.farm.journal.draft.JournalDraft`) holds every operation
+read from one message; the card lists each with its own field, crop, product,
+amounts, date and status. Names are the farm's (never an id), units and numbers as
+the language writes them (the decimal comma in Ukrainian), dates as dd.mm.yyyy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
-from typing import Any
 
 from pipeline.farm.dictionary import Dictionary, Vocabulary
+from pipeline.farm.journal.draft import DraftOperation
 from pipeline.farm.words.name_match import field_name
 from pipeline.language.catalog import Catalog
 from pipeline.types import Language
@@ -76,20 +76,20 @@ def crop_label(dictionary: Dictionary | None, crop_id: str | None, lang: Languag
     return entry.display
 
 
-def op_names(body: Mapping[str, Any], dictionary: Dictionary, lang: Language) -> dict[str, str]:
+def op_names(operation: DraftOperation, dictionary: Dictionary, lang: Language) -> dict[str, str]:
     """Field and crop ids of one operation -> the names the farm uses."""
     names: dict[str, str] = {}
-    for item in (*body.get("several_fields", ()), body.get("field_id")):
+    for item in (*operation.several_fields, operation.field_id):
         if item and (entry := dictionary.get(item)) is not None:
             names[item] = entry.display
-    crop = crop_label(dictionary, body.get("crop_id"), lang)
-    if crop is not None:
-        names[body["crop_id"]] = crop
+    crop = crop_label(dictionary, operation.crop_id, lang)
+    if crop is not None and operation.crop_id:
+        names[operation.crop_id] = crop
     return names
 
 
 class CardWriter:
-    """Renders a draft's operations (payload ``ops``) as the card's text."""
+    """Renders a draft's operations as the card's text."""
 
     def __init__(
         self, catalog: Catalog, nominative_endings: Sequence[tuple[str, str]] = ()
@@ -104,94 +104,93 @@ class CardWriter:
     def _t(self, lang: Language, key: str, **params: object) -> str:
         return self._catalog.text(lang, f"journal.{key}", **params)
 
-    def fields_of(self, body: Mapping[str, Any]) -> str:
-        names: Mapping[str, str] = body.get("names", {})
-        ids = body.get("several_fields") or ([body["field_id"]] if body.get("field_id") else [])
+    def fields_of(self, operation: DraftOperation) -> str:
+        names = operation.names
+        ids = operation.several_fields or ((operation.field_id,) if operation.field_id else ())
         shown = [names.get(item) for item in ids]
         if ids and all(shown):
             return ", ".join(name for name in shown if name)
         # An unknown field: the words the farmer wrote, never an id.
-        phrases = [self.field_name(name) for name in body.get("field_names") or () if name]
-        phrase = body.get("field_phrase")
+        phrases = [self.field_name(name) for name in operation.field_names if name]
+        phrase = operation.field_phrase
         return ", ".join(phrases) or (self.field_name(phrase) if phrase else DASH)
 
-    def crop_of(self, body: Mapping[str, Any]) -> str:
-        names: Mapping[str, str] = body.get("names", {})
-        crop_id = body.get("crop_id")
-        if crop_id and crop_id in names:
-            return names[crop_id]
-        return body.get("crop_name") or body.get("crop_phrase") or DASH
+    def crop_of(self, operation: DraftOperation) -> str:
+        crop_id = operation.crop_id
+        if crop_id and crop_id in operation.names:
+            return operation.names[crop_id]
+        return operation.crop_name or operation.crop_phrase or DASH
 
-    def amounts(self, body: Mapping[str, Any], lang: Language) -> list[tuple[str, str]]:
+    def amounts(self, operation: DraftOperation, lang: Language) -> list[tuple[str, str]]:
         """(slot, "3 л/га") for each amount the operation has."""
         found = []
         for key, unit_key, slot in AMOUNT_SLOTS:
-            value = body.get(key)
+            value = getattr(operation, key)
             if value is None:
                 continue
-            unit = body.get(unit_key) if unit_key else _FIXED_UNITS[key]
+            unit = getattr(operation, unit_key) if unit_key else _FIXED_UNITS[key]
             found.append((slot, quantity_text(self._catalog, lang, float(value), unit)))
-        if not found and body.get("quantity") is not None:
+        if not found and operation.quantity is not None:
             found.append(
-                ("amount", quantity_text(self._catalog, lang, body["quantity"], body.get("unit")))
+                ("amount", quantity_text(self._catalog, lang, operation.quantity, operation.unit))
             )
         return found
 
-    def _status(self, body: Mapping[str, Any], lang: Language) -> str:
-        return self._t(lang, f"status_{body['status']}")
+    def _status(self, operation: DraftOperation, lang: Language) -> str:
+        return self._t(lang, f"status_{operation.status}")
 
-    def _operation(self, body: Mapping[str, Any], lang: Language) -> str:
-        return self._catalog.text(lang, f"operation.{body['op_type']}")
+    def _operation(self, operation: DraftOperation, lang: Language) -> str:
+        return self._catalog.text(lang, f"operation.{operation.op_type}")
 
-    def _marks(self, body: Mapping[str, Any], lang: Language) -> str:
-        if body.get("written"):
+    def _marks(self, operation: DraftOperation, lang: Language) -> str:
+        if operation.written:
             return f" — {self._t(lang, 'mark_written')}"
-        if body.get("duplicate"):
+        if operation.duplicate:
             return f" — {self._t(lang, 'mark_duplicate')}"
         return ""
 
-    def single(self, body: Mapping[str, Any], lang: Language) -> list[str]:
+    def single(self, operation: DraftOperation, lang: Language) -> list[str]:
         lines = [
-            self._t(lang, "line_operation", operation=self._operation(body, lang)),
-            self._t(lang, "line_field", field=self.fields_of(body)),
-            self._t(lang, "line_crop", crop=self.crop_of(body)),
+            self._t(lang, "line_operation", operation=self._operation(operation, lang)),
+            self._t(lang, "line_field", field=self.fields_of(operation)),
+            self._t(lang, "line_crop", crop=self.crop_of(operation)),
         ]
-        if body.get("product"):
-            lines.append(self._t(lang, "line_product", product=body["product"]))
+        if operation.product:
+            lines.append(self._t(lang, "line_product", product=operation.product))
         lines += [
-            self._t(lang, f"line_{slot}", value=value) for slot, value in self.amounts(body, lang)
+            self._t(lang, f"line_{slot}", value=value)
+            for slot, value in self.amounts(operation, lang)
         ]
-        lines.append(
-            self._t(lang, "line_date", date=date_text(date.fromisoformat(body["op_date"])))
-        )
-        lines.append(self._t(lang, "line_status", status=self._status(body, lang)))
+        lines.append(self._t(lang, "line_date", date=date_text(operation.op_date)))
+        lines.append(self._t(lang, "line_status", status=self._status(operation, lang)))
         return lines
 
-    def line(self, number: int, body: Mapping[str, Any], lang: Language) -> str:
+    def line(self, number: int, operation: DraftOperation, lang: Language) -> str:
         """One operation of several: "2. Сівба — Поле 3, горох; 250 кг/га; 12.05.2025, виконано"."""
-        where = [self.fields_of(body)]
-        crop = self.crop_of(body)
+        where = [self.fields_of(operation)]
+        crop = self.crop_of(operation)
         if crop != DASH:
             where.append(crop)
-        what = [body["product"]] if body.get("product") else []
+        what = [operation.product] if operation.product else []
         what += [
-            self._t(lang, f"short_{slot}", value=value) for slot, value in self.amounts(body, lang)
+            self._t(lang, f"short_{slot}", value=value)
+            for slot, value in self.amounts(operation, lang)
         ]
         parts = [", ".join(where)]
         if what:
             parts.append(", ".join(what))
-        when = f"{date_text(date.fromisoformat(body['op_date']))}, {self._status(body, lang)}"
+        when = f"{date_text(operation.op_date)}, {self._status(operation, lang)}"
         parts.append(when)
-        text = f"{number}. {self._operation(body, lang)} — {'; '.join(parts)}"
-        return text + self._marks(body, lang)
+        text = f"{number}. {self._operation(operation, lang)} — {'; '.join(parts)}"
+        return text + self._marks(operation, lang)
 
-    def card(self, ops: Sequence[Mapping[str, Any]], lang: Language) -> str:
+    def card(self, ops: Sequence[DraftOperation], lang: Language) -> str:
         if len(ops) == 1:
             lines = [self._t(lang, "card_one"), *self.single(ops[0], lang)]
         else:
             lines = [self._t(lang, "card_many", count=len(ops))]
-            lines += [self.line(number, body, lang) for number, body in enumerate(ops, 1)]
-        if any(body.get("duplicate") and not body.get("written") for body in ops):
+            lines += [self.line(number, operation, lang) for number, operation in enumerate(ops, 1)]
+        if any(operation.duplicate and not operation.written for operation in ops):
             lines.append(self._t(lang, "duplicate"))
         for key in _pending(ops):
             kind, _, term = key.partition(":")
@@ -200,9 +199,9 @@ class CardWriter:
         return "\n".join(lines)
 
 
-def _pending(ops: Sequence[Mapping[str, Any]]) -> list[str]:
+def _pending(ops: Sequence[DraftOperation]) -> list[str]:
     seen: dict[str, None] = {}
-    for body in ops:
-        for key in body.get("pending", {}):
+    for operation in ops:
+        for key in operation.pending:
             seen.setdefault(key, None)
     return list(seen)

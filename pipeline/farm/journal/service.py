@@ -14,34 +14,29 @@ through the injected ``Database``; parsing runs outside any transaction."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
-from datetime import UTC, date, datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
-
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
-from db.uow import Database
+from db.repositories import journal as drafts
+from db.uow import Database, Session
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
 from pipeline.farm.journal import duplicates
 from pipeline.farm.journal.card import CardWriter, op_names, quantity_text
+from pipeline.farm.journal.draft import DraftOperation, JournalDraft
 from pipeline.farm.journal.field_areas import FieldArea, read_areas
 from pipeline.farm.journal.parsing import Mood, OperationParser, ParsedOperation
+from pipeline.farm.journal.writing import note_terms, recent_signatures, write_operation
 from pipeline.farm.localtime import local_today
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
-
-#: The values of one operation row a card's operation fills.
-_ROW_KEYS = (
-    "op_type", "crop_id", "quantity", "unit", "product", "rate", "rate_unit", "amount",
-    "amount_unit", "area_ha", "yield_t_ha", "status",
-)  # fmt: skip
 
 
 class FarmProfiles(Protocol):
@@ -76,9 +71,18 @@ class Proposal:
     mood: Mood | Literal["areas"]
 
 
-async def farm_dictionary(
-    session: AsyncSession, farm_id: str, vocabulary: Vocabulary
-) -> Dictionary:
+@dataclass(frozen=True, slots=True)
+class _Press:
+    """What ✅ (all, or one operation) did to a card, in its transaction."""
+
+    draft_id: int
+    draft: JournalDraft  # the card as stored after the press
+    chosen: list[int]  # the operations it wrote (or found written by another card)
+    written: int  # the journal rows it inserted
+    pending_count: int | None  # the farm's terms under review, when it noted some
+
+
+async def farm_dictionary(session: Session, farm_id: str, vocabulary: Vocabulary) -> Dictionary:
     """Everything the farm has named: its fields and crops, approved terms, shared crops."""
     entries: list[DictionaryEntry] = []
     for field in await repo.fields(session, farm_id):
@@ -92,28 +96,24 @@ async def farm_dictionary(
     return vocabulary.dictionary(entries)
 
 
-def _op_payload(
+def _draft_operation(
     parsed: ParsedOperation, text: str, dictionary: Dictionary, lang: Language
-) -> dict[str, Any]:
-    body = asdict(parsed)
-    body["op_date"] = parsed.op_date.isoformat()
-    body["unknown_terms"] = [list(item) for item in parsed.unknown_terms]
-    # "kind:term" -> pending term id, for this operation's unknown names. 0 until the
-    # farmer confirms the card: only then does the name go to the operators' review
-    # (issue 16 point 5), so a cancelled or ignored card leaves nothing to review.
-    body["pending"] = {f"{kind}:{term}": 0 for kind, term in parsed.unknown_terms}
-    body["message"] = text[:500]
+) -> DraftOperation:
+    operation = DraftOperation.from_parsed(parsed, text)
     # What the card shows: the names the farm uses, not ids.
-    body["names"] = op_names(body, dictionary, lang)
-    return body
+    return operation.named(op_names(operation, dictionary, lang))
 
 
-def _ops(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The card's operations (a card of an older version held one, inline)."""
-    ops = payload.get("ops")
-    if isinstance(ops, list):
-        return [dict(op) for op in ops]
-    return [dict(payload)]
+def _owned(
+    row: OperationDraftRow | None, user_id: str, action: JournalAction
+) -> JournalDraft | None:
+    """The card ``action`` presses, if it is ``user_id``'s and has the item pressed."""
+    if row is None or row.user_id != user_id:
+        return None
+    draft = JournalDraft.from_payload(row.payload)
+    if action.item is not None and not draft.has_item(action.item):
+        return None
+    return draft
 
 
 class Journal:
@@ -181,24 +181,28 @@ class Journal:
             farm_id = await self._farms.ensure_farm(user_id)
             if farm_id is None:
                 return Proposal(None, "none")
+        operations = [_draft_operation(op, text, dictionary, lang) for op in parsed.operations]
         async with self._db.write() as session:
-            ops = [_op_payload(op, text, dictionary, lang) for op in parsed.operations]
-            seen = await self._recent(session, user_id, now)
-            for body in ops:
-                body["duplicate"] = duplicates.is_repeat(body, seen)
-            draft = await repo.add_draft(
+            seen = await recent_signatures(session, user_id, now)
+            draft = JournalDraft(
+                operations=tuple(
+                    operation.marked_duplicate(duplicates.is_repeat(operation, seen))
+                    for operation in operations
+                )
+            )
+            row = await repo.add_draft(
                 session,
                 user_id=user_id,
                 farm_id=farm_id,
                 chat_id=chat_id,
                 source_message_id=message_id,
-                payload={"ops": ops},
+                payload=draft.to_payload(),
                 created_at=now,
             )
-            draft_id = draft.id
+            draft_id = row.id
         reply = Reply(
-            self._cards.card(ops, lang),
-            self._buttons(draft_id, ops, lang),
+            self._cards.card(draft.operations, lang),
+            self._buttons(draft_id, draft, lang),
             intent=Intent.RECORDING,
         )
         return Proposal(reply, "record")
@@ -224,27 +228,6 @@ class Journal:
             await self._farms.update_farm(user_id, dict_pending_count=pending)
         return Reply("\n".join(lines), intent=Intent.RECORDING)
 
-    async def _recent(
-        self,
-        session: AsyncSession,
-        user_id: str,
-        now: datetime,
-        *,
-        drafts: bool = True,
-    ) -> set[duplicates.Signature]:
-        """Signatures of what this user wrote (and, with ``drafts``, put on a card)
-        within the duplicate window."""
-        since = now.astimezone(UTC) - duplicates.WINDOW
-        seen = {
-            duplicates.signature(_row_values(row), row.field_id)
-            for row in await repo.recent_operations(session, user_id, since)
-        }
-        if drafts:
-            for draft in await repo.recent_drafts(session, user_id, since):
-                for body in _ops(draft.payload):
-                    seen |= duplicates.signatures(body)
-        return seen
-
     async def decide(
         self, *, user_id: str, action: JournalAction, lang: Language, now: datetime | None = None
     ) -> Decision:
@@ -255,116 +238,88 @@ class Journal:
         if action.verb not in set(JournalVerb):
             return expired
         async with self._db.write() as session:
-            draft = await repo.draft(session, action.draft_id, lock=True)
-            if draft is None or draft.user_id != user_id:
+            row = await repo.draft(session, action.draft_id, lock=True)
+            draft = _owned(row, user_id, action)
+            if row is None or draft is None:
                 return expired
-            ops = _ops(draft.payload)
-            if action.item is not None and not 0 <= action.item < len(ops):
-                return expired
-            if draft.status == "written":
-                return Decision(Reply(self._closing(ops, lang, "journal.already_written")), 0)
-            if draft.status == "cancelled" or action.verb in (JournalVerb.CANCEL, JournalVerb.EDIT):
-                draft.status = "cancelled"
-                key = "journal.edit" if action.verb is JournalVerb.EDIT else "journal.cancelled"
-                return Decision(Reply(self._catalog.text(lang, key)), 0)
-            chosen = [action.item] if action.item is not None else range(len(ops))
-            todo = [i for i in chosen if not ops[i].get("written")]
-            if action.verb is JournalVerb.WRITE:
-                seen = await self._recent(session, user_id, now, drafts=False)
-                for i in todo:
-                    ops[i]["duplicate"] = duplicates.is_repeat(ops[i], seen)
-                todo = [i for i in todo if not ops[i]["duplicate"]]
-            written = 0
-            noted = False
-            for i in todo:
-                noted = await self._note_terms(session, draft.farm_id, ops[i]) or noted
-                written += await self._write(session, draft, i, ops[i], now)
-                ops[i]["written"], ops[i]["duplicate"] = True, False
-            pending_count = await repo.pending_count_of(session, draft.farm_id) if noted else None
-            done = all(op.get("written") for op in ops)
-            draft.payload = {"ops": ops}  # a new object: the JSON column sees the change
-            if done:
-                draft.status = "written"
-            draft_id = draft.id
-        if written and self._learner is not None:
-            # After the commit, through the memory layer: the cache and the
-            # memory-service follow; a failed lesson never undoes the record.
-            ops_written = [ops[i] for i in todo]
+            closed = self._closed(row, draft, action.verb, lang)
+            if closed is not None:
+                return closed
+            press = await self._press(session, row, draft, action, now)
+        await self._learn(user_id, press)
+        if press.draft.done and press.chosen and not press.written:
+            # The rows were there already (the same message, redelivered, on another card).
+            return Decision(Reply(self._closing(press.draft, lang, "journal.already_written")), 0)
+        return Decision(self._after(press.draft_id, press.draft, lang), press.written)
+
+    def _closed(
+        self, row: OperationDraftRow, draft: JournalDraft, verb: JournalVerb, lang: Language
+    ) -> Decision | None:
+        """The answer to a press on a card written or cancelled already, or to ✏️ / ❌
+        (which cancel it); None when the press is to write."""
+        if row.status == "written":
+            return Decision(Reply(self._closing(draft, lang, "journal.already_written")), 0)
+        if row.status == "cancelled" or verb in (JournalVerb.CANCEL, JournalVerb.EDIT):
+            drafts.cancel_draft(row)
+            key = "journal.edit" if verb is JournalVerb.EDIT else "journal.cancelled"
+            return Decision(Reply(self._catalog.text(lang, key)), 0)
+        return None
+
+    async def _press(
+        self,
+        session: Session,
+        row: OperationDraftRow,
+        draft: JournalDraft,
+        action: JournalAction,
+        now: datetime,
+    ) -> _Press:
+        """Writes the operations pressed that are not written yet; ✅ (not «записати ще
+        раз») first leaves out those the journal has had for a few minutes."""
+        chosen = draft.unwritten(action.item)
+        if action.verb is JournalVerb.WRITE:
+            seen = await recent_signatures(session, row.user_id, now, drafts=False)
+            draft = draft.marked_duplicates(
+                {i: duplicates.is_repeat(draft.operations[i], seen) for i in chosen}
+            )
+            chosen = [i for i in chosen if not draft.operations[i].duplicate]
+        written = 0
+        noted = False
+        for i in chosen:
+            operation, noted_now = await note_terms(session, row.farm_id, draft.operations[i])
+            noted = noted_now or noted
+            written += await write_operation(session, row, i, operation, now)
+            draft = draft.with_operation(i, operation.marked_written())
+        pending_count = await repo.pending_count_of(session, row.farm_id) if noted else None
+        drafts.keep_draft(row, draft.to_payload(), written=draft.done)
+        return _Press(row.id, draft, chosen, written, pending_count)
+
+    async def _learn(self, user_id: str, press: _Press) -> None:
+        """After the commit, through the memory layer (so the cache and the
+        memory-service follow); a failed lesson never undoes the record."""
+        if press.written and self._learner is not None:
+            operations = [press.draft.operations[i] for i in press.chosen]
             await self._learner.journal_written(
                 user_id,
-                fields=[field for op in ops_written for field in duplicates.op_fields(op)],
-                crops=[op.get("crop_id") for op in ops_written],
+                fields=[field for op in operations for field in op.target_fields()],
+                crops=[op.crop_id for op in operations],
             )
-        if pending_count is not None:
-            # Through the memory layer, so the cache and the memory-service follow.
-            await self._farms.update_farm(user_id, dict_pending_count=pending_count)
-        if done and todo and not written:
-            # The rows were there already (the same message, redelivered, on another card).
-            return Decision(Reply(self._closing(ops, lang, "journal.already_written")), 0)
-        return Decision(self._after(draft_id, ops, lang, done=done), written)
+        if press.pending_count is not None:
+            await self._farms.update_farm(user_id, dict_pending_count=press.pending_count)
 
-    def _after(
-        self, draft_id: int, ops: list[dict[str, Any]], lang: Language, *, done: bool
-    ) -> Reply:
+    def _after(self, draft_id: int, draft: JournalDraft, lang: Language) -> Reply:
         """The card after a press: closed when all is written, else what is left (an
         operation written just now by another card says so, with «записати ще раз»)."""
-        if done:
-            return Reply(self._closing(ops, lang, "journal.written"))
-        return Reply(self._cards.card(ops, lang), self._buttons(draft_id, ops, lang))
-
-    @staticmethod
-    async def _note_terms(session: AsyncSession, farm_id: str, body: dict[str, Any]) -> bool:
-        """The confirmed operation's unknown names go to the operators' review now."""
-        pending: dict[str, int] = dict(body.get("pending", {}))
-        noted = False
-        for key, term_id in pending.items():
-            if term_id:
-                continue  # a card of an older version noted it when it was shown
-            kind, _, term = key.partition(":")
-            row = await repo.note_pending_term(
-                session, farm_id, kind, term, str(body.get("message", ""))
-            )
-            pending[key], noted = row.id, True
-        body["pending"] = pending
-        return noted
-
-    async def _write(
-        self,
-        session: AsyncSession,
-        draft: OperationDraftRow,
-        index: int,
-        body: Mapping[str, Any],
-        now: datetime,
-    ) -> int:
-        pending: dict[str, int] = body.get("pending", {})
-        pending_term = next(iter(pending.values()), None)
-        message = draft.source_message_id or f"draft{draft.id}"
-        written = 0
-        for field_id in duplicates.op_fields(body):
-            values = {key: body.get(key) for key in _ROW_KEYS}
-            # Unique per message, operation and field: a redelivered update, a second
-            # card of the same message or a second tap writes nothing more.
-            source = f"{draft.chat_id}:{message}:{index}:{field_id or '-'}"
-            values.update(
-                farm_id=draft.farm_id,
-                field_id=field_id,
-                op_date=date.fromisoformat(body["op_date"]),
-                source_chat_id=draft.chat_id,
-                source_message_id=draft.source_message_id,
-                source_key=source[:96],
-                author=draft.user_id,
-                pending_term_id=pending_term,
-                created_at=now,
-            )
-            written += int(await repo.insert_operation(session, values))
-        return written
+        if draft.done:
+            return Reply(self._closing(draft, lang, "journal.written"))
+        return Reply(self._cards.card(draft.operations, lang), self._buttons(draft_id, draft, lang))
 
     def _buttons(
-        self, draft_id: int, ops: Sequence[Mapping[str, Any]], lang: Language
+        self, draft_id: int, draft: JournalDraft, lang: Language
     ) -> tuple[tuple[Button, ...], ...]:
         text = self._catalog.text
-        left = [i for i, op in enumerate(ops) if not op.get("written")]
-        repeat = bool(left) and all(ops[i].get("duplicate") for i in left)
+        ops = draft.operations
+        left = draft.left
+        repeat = bool(left) and all(ops[i].duplicate for i in left)
         main = JournalVerb.AGAIN if repeat else JournalVerb.WRITE
         labels = {
             main: "journal.again" if repeat else "journal.write",
@@ -380,7 +335,7 @@ class Journal:
         if len(ops) > 1 and len(left) > 1:
             # Each operation of the card can be written on its own.
             verb_of = {
-                i: JournalVerb.AGAIN if ops[i].get("duplicate") else JournalVerb.WRITE for i in left
+                i: JournalVerb.AGAIN if ops[i].duplicate else JournalVerb.WRITE for i in left
             }
             rows.append(
                 tuple(
@@ -393,15 +348,9 @@ class Journal:
             )
         return tuple(rows)
 
-    def card(self, payload: Mapping[str, Any], lang: Language) -> str:
-        return self._cards.card(_ops(payload), lang)
+    def card(self, draft: JournalDraft, lang: Language) -> str:
+        return self._cards.card(draft.operations, lang)
 
-    def _closing(self, ops: Sequence[Mapping[str, Any]], lang: Language, key: str) -> str:
-        shown = [{**op, "written": False, "duplicate": False} for op in ops]
+    def _closing(self, draft: JournalDraft, lang: Language, key: str) -> str:
+        shown = draft.unmarked().operations
         return f"{self._cards.card(shown, lang)}\n\n{self._catalog.text(lang, key)}"
-
-
-def _row_values(row: Any) -> dict[str, Any]:
-    values = {key: getattr(row, key) for key in _ROW_KEYS}
-    values["op_date"] = row.op_date.isoformat()
-    return values
