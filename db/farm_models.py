@@ -21,6 +21,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, Json, _now
+from db.states import AlertKind, DraftStatus, OperationStatus, PendingTermStatus, one_of
 
 
 class FieldRow(Base):
@@ -69,7 +70,10 @@ class PendingTermRow(Base):
     """A name Stepan did not know: it waits for an operator instead of being invented."""
 
     __tablename__ = "pending_terms"
-    __table_args__ = (UniqueConstraint("farm_id", "kind", "term"),)
+    __table_args__ = (
+        UniqueConstraint("farm_id", "kind", "term"),
+        one_of("status", PendingTermStatus),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
@@ -77,7 +81,9 @@ class PendingTermRow(Base):
     term: Mapped[str] = mapped_column(String(128))  # normalised
     first_message: Mapped[str] = mapped_column(Text)
     times_seen: Mapped[int] = mapped_column(Integer, default=1)
-    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    #: A PendingTermStatus. Typed str while pipeline/farm/terms.py assigns string
+    #: literals (mypy refuses a str for a Mapped[PendingTermStatus]).
+    status: Mapped[str] = mapped_column(String(16), default=PendingTermStatus.PENDING, index=True)
     canonical_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     updated_at: Mapped[datetime] = mapped_column(
@@ -89,7 +95,10 @@ class OperationDraftRow(Base):
     """An operation read from a message, shown as a card until the user confirms it."""
 
     __tablename__ = "operation_drafts"
-    __table_args__ = (Index("ix_operation_drafts_user_created", "user_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_operation_drafts_user_created", "user_id", "created_at"),
+        one_of("status", DraftStatus),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
@@ -99,7 +108,9 @@ class OperationDraftRow(Base):
     chat_id: Mapped[int] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
     payload: Mapped[dict[str, Any]] = mapped_column(Json)
-    status: Mapped[str] = mapped_column(String(16), default="draft")  # draft|written|cancelled
+    #: A DraftStatus. Typed str while pipeline/farm/journal/service.py assigns string
+    #: literals (mypy refuses a str for a Mapped[DraftStatus]).
+    status: Mapped[str] = mapped_column(String(16), default=DraftStatus.DRAFT)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 
@@ -111,6 +122,7 @@ class OperationRow(Base):
         Index("ix_operations_farm_date", "farm_id", "op_date"),
         # The duplicate check: one user's operations of the last minutes.
         Index("ix_operations_author_created", "author", "created_at"),
+        one_of("status", OperationStatus),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
@@ -132,7 +144,7 @@ class OperationRow(Base):
     area_ha: Mapped[float | None] = mapped_column(Float)
     yield_t_ha: Mapped[float | None] = mapped_column(Float)
     op_date: Mapped[date] = mapped_column(Date)
-    status: Mapped[str] = mapped_column(String(16))  # planned | done
+    status: Mapped[OperationStatus] = mapped_column(String(16))
     source_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
     #: "<chat>:<message>:<field>" — unique, so a redelivered update or a second tap
@@ -202,13 +214,14 @@ class AlertRow(Base):
         # The watcher's messages due (db/repositories/sensor_watch.py due_alerts): open
         # and untold (NULL, NULL), or ended lately (a range of ended_at).
         Index("ix_alerts_due", "ended_at", "notified_at"),
+        one_of("kind", AlertKind),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
     field_id: Mapped[str | None] = mapped_column(String(64))
     sensor_type: Mapped[str] = mapped_column(String(32))
-    kind: Mapped[str] = mapped_column(String(16))  # below_min | above_max | silent
+    kind: Mapped[AlertKind] = mapped_column(String(16))
     value: Mapped[float] = mapped_column(Float)
     threshold: Mapped[float] = mapped_column(Float)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -19,6 +19,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, Json, _now
+from db.states import AgronomistQuestionStatus, ProposalStatus, RuleTermKind, one_of
 
 
 class HandoffRow(Base):
@@ -62,15 +63,16 @@ class AgronomistQuestionRow(Base):
     ``/answer N``. The answer is kept as a candidate card for review."""
 
     __tablename__ = "agronomist_questions"
-    __table_args__ = (Index("ix_agronomist_questions_status", "status", "created_at"),)
+    __table_args__ = (
+        Index("ix_agronomist_questions_status", "status", "created_at"),
+        one_of("status", AgronomistQuestionStatus),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
     language: Mapped[str] = mapped_column(String(8))
     question: Mapped[str] = mapped_column(Text)
-    #: offered | pending (sent to the operators) | refused | answered | expired (nobody
-    #: answered within STEPAN_AGRONOMIST_EXPIRY_HOURS; a late answer is still delivered)
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[AgronomistQuestionStatus] = mapped_column(String(16))
     #: The Telegram file id of the picture the question came with (sent with the card).
     photo_file_id: Mapped[str | None] = mapped_column(String(256))
     #: The question and farm context as the operators saw them (sanitised).
@@ -161,18 +163,24 @@ class ProposalRow(Base):
 
     __tablename__ = "rule_proposals"
     #: The nightly job skips terms already proposed and waiting (status "pending").
-    __table_args__ = (Index("ix_rule_proposals_status", "status"),)
+    __table_args__ = (
+        Index("ix_rule_proposals_status", "status"),
+        one_of("status", ProposalStatus),
+        one_of("kind", RuleTermKind),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     intent: Mapped[str] = mapped_column(String(32))
-    kind: Mapped[str] = mapped_column(String(16))  # trigger | keyword
+    kind: Mapped[RuleTermKind] = mapped_column(String(16))
     term: Mapped[str] = mapped_column(String(128))
     support: Mapped[int] = mapped_column(Integer)
     dev_before: Mapped[float] = mapped_column(Float)
     dev_after: Mapped[float] = mapped_column(Float)
     corrections_before: Mapped[float] = mapped_column(Float)
     corrections_after: Mapped[float] = mapped_column(Float)
-    status: Mapped[str] = mapped_column(String(12), default="pending")
+    #: A ProposalStatus. Typed str while pipeline/learning/overlay.py assigns string
+    #: literals (mypy refuses a str for a Mapped[ProposalStatus]).
+    status: Mapped[str] = mapped_column(String(12), default=ProposalStatus.PENDING)
     decided_by: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), index=True

@@ -30,6 +30,7 @@ from db.base import Json, _now
 from db.farm_models import *  # noqa: F403 - every row importable from db.models
 from db.learning_models import *  # noqa: F403
 from db.recall_models import *  # noqa: F403
+from db.states import InboxOutcome, InboxStatus, JobOutcome, OutboxState, one_of
 
 
 class UserProfileRow(Base):
@@ -158,18 +159,22 @@ class UpdateInboxRow(Base):
     the row and is dropped; a row whose holder died is replayed after its lease."""
 
     __tablename__ = "update_inbox"
-    __table_args__ = (Index("ix_update_inbox_status_update", "status", "update_id"),)
+    __table_args__ = (
+        Index("ix_update_inbox_status_update", "status", "update_id"),
+        one_of("status", InboxStatus),
+        one_of("outcome", InboxOutcome),
+    )
 
     update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     #: The update as Telegram sent it (JSON), for a replay; blanked once handled.
     payload: Mapped[str | None] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(8))  # "handling" | "done"
+    status: Mapped[InboxStatus] = mapped_column(String(8))
     claimed_by: Mapped[str | None] = mapped_column(String(64))
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     attempts: Mapped[int] = mapped_column(Integer, default=1)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "poison"
+    outcome: Mapped[InboxOutcome | None] = mapped_column(String(16))
     #: Parts of a reply in several parts that Telegram took before the last one
     #: (bot/delivery/render.py): a replay after a crash sends only the rest.
     replies_sent: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -205,7 +210,10 @@ class OutboxRow(Base):
     truth; the outbox row is written in the same transaction as the change)."""
 
     __tablename__ = "memory_outbox"
-    __table_args__ = (Index("ix_memory_outbox_pending", "sent_at", "id"),)
+    __table_args__ = (
+        Index("ix_memory_outbox_pending", "sent_at", "id"),
+        one_of("state", OutboxState),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
@@ -216,10 +224,10 @@ class OutboxRow(Base):
     last_error: Mapped[str | None] = mapped_column(String(256))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # "pending" (to send), "config_error" (the service refused Stepan's credentials:
-    # kept, retried, shown in /status) or "dead" (refused for good: 400/405/422; kept
-    # with last_error for an operator, never blocks the user's later rows).
-    state: Mapped[str] = mapped_column(String(16), default="pending", server_default="pending")
+    #: OutboxState: a dead row never blocks the user's later rows.
+    state: Mapped[OutboxState] = mapped_column(
+        String(16), default=OutboxState.PENDING, server_default=OutboxState.PENDING.value
+    )
 
 
 class TombstoneRow(Base):
@@ -240,13 +248,14 @@ class JobRunRow(Base):
     it run once when several instances share the database."""
 
     __tablename__ = "job_runs"
+    __table_args__ = (one_of("last_outcome", JobOutcome),)
 
     job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     locked_by: Mapped[str | None] = mapped_column(String(64))
     locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     last_finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    last_outcome: Mapped[str | None] = mapped_column(String(16))  # "ok" | "error" | "skipped"
+    last_outcome: Mapped[JobOutcome | None] = mapped_column(String(16))
     last_detail: Mapped[str | None] = mapped_column(String(256))
     runs: Mapped[int] = mapped_column(Integer, default=0)
 
@@ -256,13 +265,14 @@ class JobSlotRow(Base):
     that runs it, so with several instances each slot runs once (bot/wiring/scheduler.py)."""
 
     __tablename__ = "job_slots"
+    __table_args__ = (one_of("outcome", JobOutcome),)
 
     job_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     slot_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
     claimed_by: Mapped[str] = mapped_column(String(64))
     claimed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    #: "ok" | "error" once finished; "skipped" when the previous run still held the job.
-    outcome: Mapped[str | None] = mapped_column(String(16))
+    #: NULL until the run finished; "skipped" when the previous run still held the job.
+    outcome: Mapped[JobOutcome | None] = mapped_column(String(16))
 
 
 # --- The farm's data (operations journal, dictionary, sensors) -------------------

@@ -12,6 +12,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AgronomistQuestionRow
+from db.states import AgronomistQuestionStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ class Question:
 
 
 #: States in which the agronomist's answer is still taken (a late one too).
-ANSWERABLE = ("pending", "expired")
+ANSWERABLE = (AgronomistQuestionStatus.PENDING, AgronomistQuestionStatus.EXPIRED)
 
 
 def _question(row: AgronomistQuestionRow, status: str | None = None) -> Question:
@@ -57,7 +58,7 @@ async def add_offer(
         user_id=user_id,
         language=language,
         question=question,
-        status="offered",
+        status=AgronomistQuestionStatus.OFFERED,
         card=card,
         photo_file_id=photo,
     )
@@ -77,12 +78,15 @@ async def decide(
     """The farmer's own offered question becomes pending (yes) or refused (no), once;
     None for somebody else's question, an unknown id or a second press."""
     row = await session.get(AgronomistQuestionRow, question_id)
-    if row is None or row.user_id != user_id or row.status != "offered":
+    if row is None or row.user_id != user_id or row.status != AgronomistQuestionStatus.OFFERED:
         return None
-    status = "pending" if consent else "refused"
+    status = AgronomistQuestionStatus.PENDING if consent else AgronomistQuestionStatus.REFUSED
     result = await session.execute(
         update(AgronomistQuestionRow)
-        .where(AgronomistQuestionRow.id == question_id, AgronomistQuestionRow.status == "offered")
+        .where(
+            AgronomistQuestionRow.id == question_id,
+            AgronomistQuestionRow.status == AgronomistQuestionStatus.OFFERED,
+        )
         .values(status=status, card=row.card if consent else None, asked_at=at)
         .execution_options(synchronize_session=False)
     )
@@ -104,7 +108,12 @@ async def answer(
             AgronomistQuestionRow.id == question_id,
             AgronomistQuestionRow.status == row.status,
         )
-        .values(status="answered", answer=text, answered_by=operator, answered_at=at)
+        .values(
+            status=AgronomistQuestionStatus.ANSWERED,
+            answer=text,
+            answered_by=operator,
+            answered_at=at,
+        )
         .execution_options(synchronize_session=False)
     )
     if int(getattr(result, "rowcount", 0) or 0) != 1:
@@ -117,7 +126,7 @@ async def pending(session: AsyncSession, limit: int) -> list[Question]:
     rows = (
         await session.execute(
             select(AgronomistQuestionRow)
-            .where(AgronomistQuestionRow.status == "pending")
+            .where(AgronomistQuestionRow.status == AgronomistQuestionStatus.PENDING)
             .order_by(AgronomistQuestionRow.created_at, AgronomistQuestionRow.id)
             .limit(limit)
         )
@@ -132,7 +141,13 @@ async def of_user(session: AsyncSession, user_id: str, limit: int) -> list[Quest
             select(AgronomistQuestionRow)
             .where(
                 AgronomistQuestionRow.user_id == user_id,
-                AgronomistQuestionRow.status.in_(("pending", "answered", "expired")),
+                AgronomistQuestionRow.status.in_(
+                    (
+                        AgronomistQuestionStatus.PENDING,
+                        AgronomistQuestionStatus.ANSWERED,
+                        AgronomistQuestionStatus.EXPIRED,
+                    )
+                ),
             )
             .order_by(AgronomistQuestionRow.id.desc())
             .limit(limit)
@@ -158,7 +173,7 @@ async def expire_pending_before(session: AsyncSession, cutoff: datetime) -> list
             await session.execute(
                 select(AgronomistQuestionRow)
                 .where(
-                    AgronomistQuestionRow.status == "pending",
+                    AgronomistQuestionRow.status == AgronomistQuestionStatus.PENDING,
                     AgronomistQuestionRow.asked_at < cutoff,
                 )
                 .order_by(AgronomistQuestionRow.id)
@@ -169,10 +184,13 @@ async def expire_pending_before(session: AsyncSession, cutoff: datetime) -> list
     for row in rows:
         result = await session.execute(
             update(AgronomistQuestionRow)
-            .where(AgronomistQuestionRow.id == row.id, AgronomistQuestionRow.status == "pending")
-            .values(status="expired")
+            .where(
+                AgronomistQuestionRow.id == row.id,
+                AgronomistQuestionRow.status == AgronomistQuestionStatus.PENDING,
+            )
+            .values(status=AgronomistQuestionStatus.EXPIRED)
             .execution_options(synchronize_session=False)
         )
         if int(getattr(result, "rowcount", 0) or 0) == 1:
-            expired.append(_question(row, "expired"))
+            expired.append(_question(row, AgronomistQuestionStatus.EXPIRED))
     return expired

@@ -20,6 +20,7 @@ from db.models import (
     UserProfileRow,
 )
 from db.repositories.profiles import insert_ignore
+from db.states import DraftStatus, PendingTermStatus
 
 
 async def farm_of(session: AsyncSession, user_id: str) -> FarmProfileRow | None:
@@ -100,7 +101,7 @@ async def owners_of(
 async def pending_terms(
     session: AsyncSession,
     *,
-    status: str = "pending",
+    status: str = PendingTermStatus.PENDING,
     farm_id: str | None = None,
     limit: int | None = None,
 ) -> Sequence[PendingTermRow]:
@@ -147,7 +148,10 @@ async def pending_count_of(session: AsyncSession, farm_id: str) -> int:
         await session.scalar(
             select(func.count())
             .select_from(PendingTermRow)
-            .where(PendingTermRow.farm_id == farm_id, PendingTermRow.status == "pending")
+            .where(
+                PendingTermRow.farm_id == farm_id,
+                PendingTermRow.status == PendingTermStatus.PENDING,
+            )
         )
         or 0
     )
@@ -169,7 +173,7 @@ async def add_draft(
         chat_id=chat_id,
         source_message_id=source_message_id,
         payload=payload,
-        status="draft",
+        status=DraftStatus.DRAFT,
     )
     if created_at is not None:
         draft.created_at = created_at
@@ -256,7 +260,7 @@ async def recent_drafts(
         select(OperationDraftRow).where(
             OperationDraftRow.user_id == user_id,
             OperationDraftRow.created_at >= since,
-            OperationDraftRow.status != "cancelled",
+            OperationDraftRow.status != DraftStatus.CANCELLED,
         )
     )
     return result.scalars().all()

@@ -18,13 +18,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UpdateInboxRow
 from db.repositories.profiles import dialect_insert
+from db.states import InboxStatus
 
 #: The table itself for the statements of every update (store, finish): Core, without
 #: the ORM's bulk bookkeeping and session synchronisation.
 _TABLE = cast(Table, UpdateInboxRow.__table__)
 
-HANDLING = "handling"
-DONE = "done"
+HANDLING = InboxStatus.HANDLING
+DONE = InboxStatus.DONE
 
 
 @dataclass(frozen=True, slots=True)

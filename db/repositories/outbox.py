@@ -15,6 +15,7 @@ from sqlalchemy import Select, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import OutboxRow, TombstoneRow, UserProfileRow
+from db.states import OutboxState
 
 Operation = Literal["upsert", "delete", "summary_add", "summary_delete", "summary_purge"]
 State = Literal["pending", "config_error", "dead"]
@@ -38,7 +39,7 @@ def enqueue(
             payload=payload,
             attempts=0,
             created_at=at,
-            state="pending",
+            state=OutboxState.PENDING,
         )
     )
 
@@ -135,7 +136,7 @@ async def counts_by_state(session: AsyncSession) -> dict[str, int]:
 async def dead_letters(session: AsyncSession, *, limit: int) -> list[OutboxRow]:
     result = await session.execute(
         select(OutboxRow)
-        .where(OutboxRow.sent_at.is_(None), OutboxRow.state == "dead")
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state == OutboxState.DEAD)
         .order_by(OutboxRow.id)
         .limit(limit)
     )
@@ -145,7 +146,7 @@ async def dead_letters(session: AsyncSession, *, limit: int) -> list[OutboxRow]:
 async def latest_config_error(session: AsyncSession) -> str | None:
     return await session.scalar(
         select(OutboxRow.last_error)
-        .where(OutboxRow.sent_at.is_(None), OutboxRow.state == "config_error")
+        .where(OutboxRow.sent_at.is_(None), OutboxRow.state == OutboxState.CONFIG_ERROR)
         .order_by(OutboxRow.id.desc())
         .limit(1)
     )
@@ -156,7 +157,7 @@ async def requeue(session: AsyncSession, states: Collection[State]) -> int:
     result = await session.execute(
         update(OutboxRow)
         .where(OutboxRow.sent_at.is_(None), OutboxRow.state.in_(list(states)))
-        .values(state="pending", attempts=0)
+        .values(state=OutboxState.PENDING, attempts=0)
         .execution_options(synchronize_session=False)
     )
     return _rowcount(result)

@@ -19,6 +19,7 @@ from sqlalchemy import ColumnElement, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
+from db.states import OperationStatus
 
 logger = logging.getLogger(__name__)
 
@@ -239,8 +240,8 @@ async def plan_fact_counts(
     field_id: str | None = None,
 ) -> list[PlanFactCount]:
     """Planned and done counts per field and operation type, aggregated in SQL."""
-    planned = func.sum(case((OperationRow.status == "planned", 1), else_=0))
-    done = func.sum(case((OperationRow.status == "done", 1), else_=0))
+    planned = func.sum(case((OperationRow.status == OperationStatus.PLANNED, 1), else_=0))
+    done = func.sum(case((OperationRow.status == OperationStatus.DONE, 1), else_=0))
     # Operations without a field apart by the unknown field they wait on, if any: the
     # farmer named «Північне», not «no field».
     waiting = case((OperationRow.field_id.is_(None), OperationRow.pending_term_id), else_=None)
@@ -269,7 +270,7 @@ async def amount_groups(
     start: date,
     end: date,
     *,
-    status: str = "done",
+    status: str = OperationStatus.DONE,
 ) -> list[AmountGroup]:
     """The amounts of operations summed in SQL per type, field, crop, product and units,
     each kind apart (see :class:`AmountGroup`)."""

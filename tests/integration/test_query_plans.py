@@ -77,6 +77,8 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         }
     },
     "profiles.insert_ignore": {"model": JobRunRow, "values": {"job_id": "new", "runs": 0}},
+    # A job's outcome is a JobOutcome (ck_job_runs_last_outcome), not a handoff's.
+    "jobs.record": {"outcome": "ok"},
     "profiles.write_user_values": {
         "columns": ["interaction_count"],
         "rows": [{"user_id": USER, "interaction_count": 3}],
