@@ -75,6 +75,13 @@ def method_json(method: TelegramMethod[Any]) -> str:
     return json.dumps(fields, ensure_ascii=False)
 
 
+def _replayable(update_id: int | None) -> bool:
+    """The update being answered can still be replayed: there is one, and no part of
+    its reply was kept before (which marks it done: the outbox sends the rest)."""
+    delivery = update_context.current_delivery()
+    return update_id is not None and not (delivery is not None and delivery.deferred)
+
+
 class DeferredSends:
     """One per process (built by the app with the bot): keeps, sends and forgets."""
 
@@ -123,20 +130,12 @@ class DeferredSends:
         reply = update_context.current_sending()
         if reply is not None and not reply.in_flight(method):
             reply = None  # some other call made while a reply is sent
-        rest: list[tuple[int, TelegramMethod[Any]]] = []
-        if reply is not None:
-            rest = [
-                (index, call)
-                for index, call in enumerate(reply.calls)
-                if index > reply.current and index not in reply.kept and self.keeps(call)
-            ]
+        rest = self._keepable_after(reply)
         update_id = update_context.current_update()
         if self.keeps(method):
             calls = [(reply.current if reply is not None else -1, method), *rest]
         else:
-            delivery = update_context.current_delivery()
-            replayable = update_id is not None and not (delivery is not None and delivery.deferred)
-            if replayable or not rest:
+            if _replayable(update_id) or not rest:
                 return None
             calls = rest  # (its update is done already, or there is none)
             logger.warning(
@@ -151,6 +150,19 @@ class DeferredSends:
         if reply is not None:
             reply.kept.update((index, row) for (index, _), row in zip(calls, rows, strict=True))
         return rows[0] if self.keeps(method) else None
+
+    def _keepable_after(
+        self, reply: update_context.Sending | None
+    ) -> list[tuple[int, TelegramMethod[Any]]]:
+        """The parts of ``reply`` after the one being sent that are not kept yet and
+        can be, with their index."""
+        if reply is None:
+            return []
+        return [
+            (index, call)
+            for index, call in enumerate(reply.calls)
+            if index > reply.current and index not in reply.kept and self.keeps(call)
+        ]
 
     async def keep(
         self, method: TelegramMethod[Any], retry_after: float, update_id: int | None

@@ -16,7 +16,7 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import Message, TelegramObject
 
 from bot.delivery.render import send_reply
-from bot.handlers._common import user_language
+from pipeline.language.choice import language_from_telegram
 from pipeline.onboarding.flow import OnboardingFlow
 from pipeline.types import Reply
 
@@ -55,6 +55,9 @@ class OnboardingPauseMiddleware(BaseMiddleware):
         if await state.get_state() != self._active:
             return result  # the command itself changed the state (/forget, /start...)
         await state.set_state(self._paused)
-        text, buttons = flow.paused_offer(user_language(event.from_user))
+        user = event.from_user
+        text, buttons = flow.paused_offer(
+            language_from_telegram(user.language_code if user else None)
+        )
         await send_reply(bot, event.chat.id, Reply(text, buttons))
         return result

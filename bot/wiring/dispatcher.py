@@ -9,6 +9,7 @@ import logging
 from aiogram import Dispatcher
 from aiogram.fsm.storage.base import BaseEventIsolation, BaseStorage
 from aiogram.fsm.storage.memory import MemoryStorage
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.config import Settings
 from bot.delivery.unasked import TelegramAlertSender
@@ -100,48 +101,12 @@ def build_dispatcher(core: Core) -> Dispatcher:
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
         conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
     )
-    # Outer middlewares run in registration order: the in-flight counter first (so
-    # shutdown can wait for every update), trace (so every log line has it), then
-    # per-user ordering.
-    in_flight = InFlightMiddleware()
-    dispatcher.update.outer_middleware(in_flight)
-    dispatcher.update.outer_middleware(TraceMiddleware())
-    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
-    dispatcher.update.outer_middleware(CleanInputMiddleware())
-    dispatcher.update.outer_middleware(UserOrderMiddleware())
+    in_flight = _outer_middlewares(dispatcher)
     dispatcher.include_router(build_root_router(operator_services(core)))
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
     # the webhook) starts: the sender is bound by a startup hook, before the jobs run.
     alert_sender = TelegramAlertSender()
-    watcher = AlertWatcher(
-        alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
-    )
-    catalog = core.pipeline.catalog
-
-    async def send_nightly(chat_id: int, text: str, proposal: int | None, lang: Language) -> None:
-        # In the operator's language (pipeline/learning/nightly.py); a card gets ✅ / ❌.
-        markup = proposal_keyboard(proposal, catalog, lang) if proposal is not None else None
-        await alert_sender.send(chat_id, text, markup)
-
-    scheduler = build_scheduler(
-        JobRunner(core.db, instance_id()),
-        default_jobs(
-            core.db,
-            sweep=core.memory.sweep,
-            learner=core.memory.learner,
-            cache=core.memory.cache,
-            sync=core.memory.sync,
-            watcher=watcher,
-            nightly=core.nightly.with_sender(send_nightly),
-            nightly_at=core.nightly.at,
-            farm_timezone=core.settings.stepan.farm_timezone,
-            agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
-            notify=alert_sender.send,
-            conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
-            wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
-        ),
-    )
-
+    scheduler = _scheduler(core, alert_sender)
     start_jobs, stop_jobs = scheduler_hooks(scheduler)
 
     async def mirror_operators() -> None:
@@ -162,3 +127,50 @@ def build_dispatcher(core: Core) -> Dispatcher:
     dispatcher["scheduler"] = scheduler
     dispatcher["in_flight"] = in_flight
     return dispatcher
+
+
+def _outer_middlewares(dispatcher: Dispatcher) -> InFlightMiddleware:
+    """Registers the outer middlewares; returns the in-flight counter shutdown waits on."""
+    # Outer middlewares run in registration order: the in-flight counter first (so
+    # shutdown can wait for every update), trace (so every log line has it), then
+    # per-user ordering.
+    in_flight = InFlightMiddleware()
+    dispatcher.update.outer_middleware(in_flight)
+    dispatcher.update.outer_middleware(TraceMiddleware())
+    # No NUL or control characters reach a handler (bot/middlewares/clean_input.py).
+    dispatcher.update.outer_middleware(CleanInputMiddleware())
+    dispatcher.update.outer_middleware(UserOrderMiddleware())
+    return in_flight
+
+
+def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOScheduler:
+    """The scheduler with the default jobs, alerts and nightly cards sent through
+    ``alert_sender``."""
+    watcher = AlertWatcher(
+        alert_sender, core.db, core.memory.editor, core.pipeline.catalog, core.sensors.types
+    )
+    catalog = core.pipeline.catalog
+
+    async def send_nightly(chat_id: int, text: str, proposal: int | None, lang: Language) -> None:
+        # In the operator's language (pipeline/learning/nightly.py); a card gets ✅ / ❌.
+        markup = proposal_keyboard(proposal, catalog, lang) if proposal is not None else None
+        await alert_sender.send(chat_id, text, markup)
+
+    return build_scheduler(
+        JobRunner(core.db, instance_id()),
+        default_jobs(
+            core.db,
+            sweep=core.memory.sweep,
+            learner=core.memory.learner,
+            cache=core.memory.cache,
+            sync=core.memory.sync,
+            watcher=watcher,
+            nightly=core.nightly.with_sender(send_nightly),
+            nightly_at=core.nightly.at,
+            farm_timezone=core.settings.stepan.farm_timezone,
+            agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
+            notify=alert_sender.send,
+            conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
+            wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
+        ),
+    )

@@ -173,6 +173,32 @@ def default_jobs(
     conversations: Conversations | None = None,
     wal: WalCheckpointer | None = None,
 ) -> list[JobSpec]:
+    """Every job of the bot: the memory's and retention's always, the others where the
+    service they run is given."""
+    specs = _memory_jobs(db, sweep, cache, sync, clock)
+    if learner is not None:
+        specs.append(_profile_learning_job(learner))
+    if wal is not None:
+        specs.append(_wal_checkpoint_job(wal))
+    if watcher is not None:
+        specs.append(_sensor_watch_job(watcher))
+    if agronomist is not None and notify is not None:
+        specs.append(_agronomist_expiry_job(agronomist, notify))
+    if conversations is not None:
+        specs += _conversation_jobs(conversations)
+    if nightly is not None:
+        specs.append(_nightly_job(nightly, nightly_at, farm_timezone))
+    return specs
+
+
+_MINUTE = timedelta(minutes=1)
+
+
+def _memory_jobs(
+    db: Database, sweep: ExpertiseSweep, cache: ProfileCache, sync: MemorySync, clock: Clock
+) -> list[JobSpec]:
+    """The expertise sweep, the cache expiry, the memory outbox and text retention."""
+
     async def expertise_sweep() -> str:
         return f"upgraded {await sweep.run()}"
 
@@ -192,97 +218,101 @@ def default_jobs(
     async def text_retention() -> str:
         return (await retention.run()).describe()
 
-    minute = timedelta(minutes=1)
-    specs = [
+    return [
         JobSpec(
-            "expertise_sweep", CronTrigger(hour=3, minute=10), expertise_sweep, 3600, 30 * minute
+            "expertise_sweep", CronTrigger(hour=3, minute=10), expertise_sweep, 3600, 30 * _MINUTE
         ),
         # This process's cache: every instance expires its own.
-        JobSpec("cache_expiry", every(minutes=1), cache_expiry, 30, minute, per_instance=True),
-        JobSpec("outbox_flush", every(seconds=30), outbox_flush, 15, 5 * minute),
+        JobSpec("cache_expiry", every(minutes=1), cache_expiry, 30, _MINUTE, per_instance=True),
+        JobSpec("outbox_flush", every(seconds=30), outbox_flush, 15, 5 * _MINUTE),
         JobSpec(
-            "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * minute
+            "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * _MINUTE
         ),
     ]
-    if learner is not None:
-        # Typical intents leave their window and the season follows the calendar
-        # even for farmers who write nothing (docs/memory.md, "Learning from use").
-        async def profile_learning() -> str:
-            return f"changed {await learner.sweep()}"
 
-        specs.append(
-            JobSpec(
-                "profile_learning",
-                CronTrigger(hour=3, minute=20),
-                profile_learning,
-                3600,
-                30 * minute,
-            )
-        )
-    if wal is not None:
-        # SQLite's WAL, checkpointed here instead of inside a commit (db/checkpoint.py).
-        # Every instance sharing the file may do it: a checkpoint is idempotent.
-        async def wal_checkpoint() -> str:
-            return (await wal.run()).describe()
 
-        specs.append(
-            JobSpec(
-                "wal_checkpoint",
-                every(seconds=CHECKPOINT_EVERY_S),
-                wal_checkpoint,
-                CHECKPOINT_EVERY_S,
-                minute,
-                per_instance=True,
-            )
-        )
-    if watcher is not None:
-        # Sensor thresholds (pipeline/farm/sensors/alerts.py); only where something can send.
-        async def sensor_watch() -> str:
-            return (await watcher.run()).describe()
+def _profile_learning_job(learner: ProfileLearner) -> JobSpec:
+    # Typical intents leave their window and the season follows the calendar
+    # even for farmers who write nothing (docs/memory.md, "Learning from use").
+    async def profile_learning() -> str:
+        return f"changed {await learner.sweep()}"
 
-        specs.append(JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * minute))
-    if agronomist is not None and notify is not None:
-        # Questions nobody answered are closed, their farmers told (docs/knowledge.md).
-        async def agronomist_expiry() -> str:
-            notices = await agronomist.expire()
-            told = 0
-            for notice in notices:
-                chat = telegram_id(notice.user_id)
-                try:
-                    if chat is not None:
-                        await notify(chat, notice.text)
-                        told += 1
-                except Exception:
-                    logger.warning("agronomist: could not tell %s", notice.user_id, exc_info=True)
-            return f"expired {len(notices)}, told {told}"
+    return JobSpec(
+        "profile_learning",
+        CronTrigger(hour=3, minute=20),
+        profile_learning,
+        3600,
+        30 * _MINUTE,
+    )
 
-        specs.append(
-            JobSpec("agronomist_expiry", every(minutes=15), agronomist_expiry, 300, 10 * minute)
-        )
-    if conversations is not None:
-        # Conversation memory (docs/memory.md): a conversation silent for 30 minutes
-        # is compacted; weekly, summaries beyond the window become context notes.
-        async def conversation_close() -> str:
-            return f"compacted {await conversations.close_idle()}"
 
-        async def conversation_fold() -> str:
-            return f"folded {await conversations.fold()}"
+def _wal_checkpoint_job(wal: WalCheckpointer) -> JobSpec:
+    # SQLite's WAL, checkpointed here instead of inside a commit (db/checkpoint.py).
+    # Every instance sharing the file may do it: a checkpoint is idempotent.
+    async def wal_checkpoint() -> str:
+        return (await wal.run()).describe()
 
-        specs.append(
-            JobSpec("conversation_close", every(minutes=10), conversation_close, 300, 10 * minute)
-        )
-        weekly = CronTrigger(day_of_week="mon", hour=4, minute=0)
-        specs.append(JobSpec("conversation_fold", weekly, conversation_fold, 3600, 60 * minute))
-    if nightly is not None:
-        # The quality report and verified routing proposals (docs/learning.md), at
-        # the farm's night; once across instances like every job here.
-        async def nightly_quality() -> str:
-            return (await nightly.run()).describe()
+    return JobSpec(
+        "wal_checkpoint",
+        every(seconds=CHECKPOINT_EVERY_S),
+        wal_checkpoint,
+        CHECKPOINT_EVERY_S,
+        _MINUTE,
+        per_instance=True,
+    )
 
-        hour, at_minute = nightly_at
-        trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
-        specs.append(JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * minute))
-    return specs
+
+def _sensor_watch_job(watcher: AlertWatcher) -> JobSpec:
+    # Sensor thresholds (pipeline/farm/sensors/alerts.py); only where something can send.
+    async def sensor_watch() -> str:
+        return (await watcher.run()).describe()
+
+    return JobSpec("sensor_watch", every(minutes=5), sensor_watch, 120, 10 * _MINUTE)
+
+
+def _agronomist_expiry_job(agronomist: AgronomistDesk, notify: Notify) -> JobSpec:
+    # Questions nobody answered are closed, their farmers told (docs/knowledge.md).
+    async def agronomist_expiry() -> str:
+        notices = await agronomist.expire()
+        told = 0
+        for notice in notices:
+            chat = telegram_id(notice.user_id)
+            try:
+                if chat is not None:
+                    await notify(chat, notice.text)
+                    told += 1
+            except Exception:
+                logger.warning("agronomist: could not tell %s", notice.user_id, exc_info=True)
+        return f"expired {len(notices)}, told {told}"
+
+    return JobSpec("agronomist_expiry", every(minutes=15), agronomist_expiry, 300, 10 * _MINUTE)
+
+
+def _conversation_jobs(conversations: Conversations) -> list[JobSpec]:
+    # Conversation memory (docs/memory.md): a conversation silent for 30 minutes
+    # is compacted; weekly, summaries beyond the window become context notes.
+    async def conversation_close() -> str:
+        return f"compacted {await conversations.close_idle()}"
+
+    async def conversation_fold() -> str:
+        return f"folded {await conversations.fold()}"
+
+    weekly = CronTrigger(day_of_week="mon", hour=4, minute=0)
+    return [
+        JobSpec("conversation_close", every(minutes=10), conversation_close, 300, 10 * _MINUTE),
+        JobSpec("conversation_fold", weekly, conversation_fold, 3600, 60 * _MINUTE),
+    ]
+
+
+def _nightly_job(nightly: NightlyJob, nightly_at: tuple[int, int], farm_timezone: str) -> JobSpec:
+    # The quality report and verified routing proposals (docs/learning.md), at
+    # the farm's night; once across instances like every job here.
+    async def nightly_quality() -> str:
+        return (await nightly.run()).describe()
+
+    hour, at_minute = nightly_at
+    trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
+    return JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * _MINUTE)
 
 
 def scheduler_hooks(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Row, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import CropRow, FarmProfileRow, FieldRow, OperationRow, SensorReadingRow
@@ -319,34 +319,34 @@ async def amount_groups(
             "legacy_unit",
         )
     )
-    groups = []
-    for row in result:
-        numbers = [float(value or 0.0) for value in row[7:]]
-        groups.append(
-            AmountGroup(
-                op_type=row[0],
-                field_id=row[1],
-                crop_id=row[2],
-                product=row[3],
-                rate_unit=row[4],
-                amount_unit=row[5],
-                legacy_unit=row[6],
-                amount=numbers[0],
-                rate=numbers[1],
-                rate_on_area=numbers[2],
-                rate_area=numbers[3],
-                rate_alone=numbers[4],
-                rate_alone_ops=int(numbers[5]),
-                area=numbers[6],
-                yield_on_area=numbers[7],
-                yield_alone=numbers[8],
-                yield_alone_ops=int(numbers[9]),
-                legacy=numbers[10],
-                legacy_ops=int(numbers[11]),
-                operations=int(numbers[12]),
-            )
-        )
-    return groups
+    return [_amount_group(row) for row in result]
+
+
+def _amount_group(row: Row[*tuple[Any, ...]]) -> AmountGroup:
+    """One row of :func:`amount_groups`' select: seven keys, then the sums and counts."""
+    numbers = [float(value or 0.0) for value in row[7:]]
+    return AmountGroup(
+        op_type=row[0],
+        field_id=row[1],
+        crop_id=row[2],
+        product=row[3],
+        rate_unit=row[4],
+        amount_unit=row[5],
+        legacy_unit=row[6],
+        amount=numbers[0],
+        rate=numbers[1],
+        rate_on_area=numbers[2],
+        rate_area=numbers[3],
+        rate_alone=numbers[4],
+        rate_alone_ops=int(numbers[5]),
+        area=numbers[6],
+        yield_on_area=numbers[7],
+        yield_alone=numbers[8],
+        yield_alone_ops=int(numbers[9]),
+        legacy=numbers[10],
+        legacy_ops=int(numbers[11]),
+        operations=int(numbers[12]),
+    )
 
 
 # --- Sensor readings ---------------------------------------------------------------

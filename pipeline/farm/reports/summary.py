@@ -304,30 +304,40 @@ def _harvest(
     else the mean of the yields stated)."""
     totals: dict[str | None, _HarvestAccumulator] = defaultdict(_HarvestAccumulator)
     for group in groups:
-        amounts = _Amounts.of(group, units)
         area = areas.get(group.field_id) if group.field_id else None
-        acc = totals[group.crop_id]
-        if amounts.amount:
-            unit = units.parse(amounts.amount_unit)
-            if unit.base == "kg" and not unit.per_ha:
-                acc.add(amounts.amount * unit.factor / 1000.0, group.area or area)
-        if group.yield_on_area:
-            acc.add(group.yield_on_area, group.area)
-        if amounts.yield_alone_ops:
-            if area is not None and not amounts.amount:
-                acc.add(amounts.yield_alone * area, area * amounts.yield_alone_ops)
-            acc.yields += amounts.yield_alone
-            acc.yield_count += amounts.yield_alone_ops
-    found = []
-    for crop_id, acc in totals.items():
-        if not (acc.tonnes or acc.yield_count):
-            continue
-        if acc.area:
-            per_ha: float | None = acc.tonnes_on_area / acc.area
-        else:
-            per_ha = acc.yields / acc.yield_count if acc.yield_count else None
-        found.append(HarvestAmount(crop_id, acc.tonnes or None, per_ha, acc.area))
+        _add_harvest(totals[group.crop_id], group, area, units)
+    found = [
+        HarvestAmount(crop_id, acc.tonnes or None, _per_ha(acc), acc.area)
+        for crop_id, acc in totals.items()
+        if acc.tonnes or acc.yield_count
+    ]
     return sorted(found, key=lambda item: -(item.total_t or 0.0))
+
+
+def _add_harvest(
+    acc: _HarvestAccumulator, group: AmountGroup, area: float | None, units: Units
+) -> None:
+    """One group's harvest: tonnes in kg-based amounts, yields on a known area, and
+    yields stated alone (over the field's area when no amount says the tonnes)."""
+    amounts = _Amounts.of(group, units)
+    if amounts.amount:
+        unit = units.parse(amounts.amount_unit)
+        if unit.base == "kg" and not unit.per_ha:
+            acc.add(amounts.amount * unit.factor / 1000.0, group.area or area)
+    if group.yield_on_area:
+        acc.add(group.yield_on_area, group.area)
+    if amounts.yield_alone_ops:
+        if area is not None and not amounts.amount:
+            acc.add(amounts.yield_alone * area, area * amounts.yield_alone_ops)
+        acc.yields += amounts.yield_alone
+        acc.yield_count += amounts.yield_alone_ops
+
+
+def _per_ha(acc: _HarvestAccumulator) -> float | None:
+    """The tonnes of known area over that area, else the mean of the yields stated."""
+    if acc.area:
+        return acc.tonnes_on_area / acc.area
+    return acc.yields / acc.yield_count if acc.yield_count else None
 
 
 # --- Operations and plan ----------------------------------------------------------------

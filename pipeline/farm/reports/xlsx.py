@@ -115,7 +115,7 @@ class SheetWriter:
         if sheet is None:
             raise RuntimeError("no sheet is open")
         write_string, write_number = sheet.write_string, sheet.write_number
-        write_datetime, write_boolean = sheet.write_datetime, sheet.write_boolean
+        write_datetime = sheet.write_datetime
         formats = self._columns
         cleaned = self._clean
         count = 0
@@ -141,19 +141,27 @@ class SheetWriter:
                         write_number(row, col, value, number_format)
                 elif kind is date:
                     write_datetime(row, col, value, self._date)
-                elif isinstance(value, datetime):
-                    write_datetime(row, col, _naive_utc(value), self._datetime)
-                elif isinstance(value, bool):
-                    write_boolean(row, col, value)
-                elif isinstance(value, date):
-                    write_datetime(row, col, value, self._date)
-                elif isinstance(value, int | float):
-                    if math.isfinite(value):
-                        write_number(row, col, value, number_format)
                 else:
-                    write_string(row, col, clean_text(str(value)))
+                    self._write_other(sheet, row, col, value, number_format)
         self._row = row
         return count
+
+    def _write_other(
+        self, sheet: Any, row: int, col: int, value: CellValue, number_format: Any
+    ) -> None:
+        """A cell of the rarer types (datetimes, booleans, subclasses) or anything else
+        as text."""
+        if isinstance(value, datetime):
+            sheet.write_datetime(row, col, _naive_utc(value), self._datetime)
+        elif isinstance(value, bool):
+            sheet.write_boolean(row, col, value)
+        elif isinstance(value, date):
+            sheet.write_datetime(row, col, value, self._date)
+        elif isinstance(value, int | float):
+            if math.isfinite(value):
+                sheet.write_number(row, col, value, number_format)
+        else:
+            sheet.write_string(row, col, clean_text(str(value)))
 
     def end_sheet(self) -> None:
         if self._sheet is None:

@@ -82,23 +82,13 @@ def parse_csv(data: bytes, types: SensorTypes, *, now: datetime | None = None) -
         raise InvalidCsv("empty")
     delimiter = _delimiter(first_line)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    header = [name.strip().lower() for name in next(reader)]
-    missing = [name for name in REQUIRED if name not in header]
-    if missing:
-        raise InvalidCsv("missing_columns", columns=", ".join(missing))
-    positions = {name: header.index(name) for name in (*REQUIRED, *OPTIONAL) if name in header}
+    positions = _column_positions(next(reader))
     items: list[dict[str, str | None]] = []
     lines: list[int] = []
     for row in reader:
         if not any(cell.strip() for cell in row):
             continue  # spreadsheets leave blank lines at the end
-        item = {
-            name: (row[pos].strip() if pos < len(row) else None) for name, pos in positions.items()
-        }
-        value = item.get("value")
-        if delimiter == ";" and value:
-            item["value"] = value.replace(",", ".")
-        items.append(item)
+        items.append(_item(row, positions, delimiter))
         lines.append(reader.line_num)
         if len(items) > MAX_BATCH:
             raise BatchTooLarge(len(items))
@@ -109,3 +99,21 @@ def parse_csv(data: bytes, types: SensorTypes, *, now: datetime | None = None) -
     except InvalidBatch as error:
         raise InvalidBatch(_to_lines(error.errors, lines), error.total) from None
     return CsvBatch(readings, lines)
+
+
+def _column_positions(header_row: Sequence[str]) -> dict[str, int]:
+    """Where each known column is; raises InvalidCsv when a required one is missing."""
+    header = [name.strip().lower() for name in header_row]
+    missing = [name for name in REQUIRED if name not in header]
+    if missing:
+        raise InvalidCsv("missing_columns", columns=", ".join(missing))
+    return {name: header.index(name) for name in (*REQUIRED, *OPTIONAL) if name in header}
+
+
+def _item(row: Sequence[str], positions: dict[str, int], delimiter: str) -> dict[str, str | None]:
+    """One row as the HTTP endpoint's item; a ``;`` file's value has a decimal comma."""
+    item = {name: (row[pos].strip() if pos < len(row) else None) for name, pos in positions.items()}
+    value = item.get("value")
+    if delimiter == ";" and value:
+        item["value"] = value.replace(",", ".")
+    return item

@@ -87,28 +87,14 @@ def assemble(
 
 def _step(state: _State, part: Part, context: _Context) -> None:
     current = state.current
-    lead, held = state.lead or [], state.held or []
     if part.clause.elliptic:
-        if current is not None and not (part.fields or part.crops):
-            current.negated = True  # "Сусід вже посіяв кукурузу, а ми ще ні"
+        _elliptic(current, part)
         return
     found = main_op(part)
     if found is not None and found[2] and current is not None:
         found = None  # "…, насіння соняшнику": what the operation before was done to
-    if found is None and part.verbs and not (part.quantities or part.products):
-        # "…, а сьогодні згрібаємо": another kind of work; "вийшло 5,1 т/га" is a result.
-        return
     if found is None:
-        if current is None:
-            lead.append(part)
-        elif part.clause.heading:
-            held.append(part)
-        elif part.has_content or part.numbers:
-            _release(state, current)
-            state.current = _continue(state.drafts, current, part, context)
-        else:
-            current.markers.extend(part.markers)
-        state.lead, state.held = lead, held
+        _without_operation(state, current, part, context)
         return
     op, source, _ = found
     if current is not None and source == "product" and op.op_type == current.op.op_type:
@@ -119,9 +105,36 @@ def _step(state: _State, part: Part, context: _Context) -> None:
         _release(state, current)
         absorb(current, part)
         return
+    lead, held = state.lead or [], state.held or []
     draft = start(part, op, source == "product" and not op.worded, [*lead, *held])
     state.drafts.append(draft)
     state.current, state.lead, state.held = draft, [], []
+
+
+def _elliptic(current: Draft | None, part: Part) -> None:
+    """An elliptic negation ("а ми ще ні") negates the operation before it unless it
+    names a field or a crop of its own."""
+    if current is not None and not (part.fields or part.crops):
+        current.negated = True  # "Сусід вже посіяв кукурузу, а ми ще ні"
+
+
+def _without_operation(state: _State, current: Draft | None, part: Part, context: _Context) -> None:
+    """A clause with no operation of its own: held for the next operation, or what the
+    current one goes on with."""
+    if part.verbs and not (part.quantities or part.products):
+        # "…, а сьогодні згрібаємо": another kind of work; "вийшло 5,1 т/га" is a result.
+        return
+    lead, held = state.lead or [], state.held or []
+    if current is None:
+        lead.append(part)
+    elif part.clause.heading:
+        held.append(part)
+    elif part.has_content or part.numbers:
+        _release(state, current)
+        state.current = _continue(state.drafts, current, part, context)
+    else:
+        current.markers.extend(part.markers)
+    state.lead, state.held = lead, held
 
 
 def _release(state: _State, current: Draft) -> None:

@@ -226,20 +226,19 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
     negated = postponed = False
     negations = 0
     for i in range(clause.start, clause.end):
+        if scan.claimed[i] is not None:
+            continue  # only words no pass took carry the mood
         norm = scan.norms[i]
-        if scan.claimed[i] is None and _said(rules.postpone, scan, i):
+        if _said(rules.postpone, scan, i):
             postponed = True
             continue
-        if norm in rules.negations and scan.claimed[i] is None:
+        if norm in rules.negations:
             if scan.norm(i + 1) not in rules.partial:
                 negated, negations = True, negations + 1
-        elif norm in rules.answers and scan.claimed[i] is None:
+        elif norm in rules.answers:
             negations += 1
             negated = negated or (i + 1) in op_positions
-        elif scan.claimed[i] is None and any(
-            _said(terms, scan, i)
-            for terms in (rules.cancel, rules.wished, rules.halt, rules.others, rules.trade)
-        ):
+        elif _called_off(scan, rules, i):
             negated = True
     elliptic = bool(negations) and not own_ops and _only_elliptic(scan, rules, clause)
     return Clause(
@@ -251,6 +250,14 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
         elliptic=elliptic,
         postponed=postponed,
         heading=clause.heading,
+    )
+
+
+def _called_off(scan: Scan, rules: OperationRules, i: int) -> bool:
+    """A cancel, wish, halt, someone-else or trade word or phrase starts at ``i``."""
+    return any(
+        _said(terms, scan, i)
+        for terms in (rules.cancel, rules.wished, rules.halt, rules.others, rules.trade)
     )
 
 

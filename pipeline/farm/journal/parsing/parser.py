@@ -150,16 +150,8 @@ class OperationParser:
         clauses = split_clauses(scan, rules, ops, markers)
         products += unknown_products(scan, rules, products, quantities)
         quantities += [p.dose for p in products if p.dose is not None]
-        worded = [op for op in ops if op.worded and op.strong]
-        fields += unknown_fields(scan, rules, [op.end for op in worded])
-        for op in worded:
-            if op.op_type in rules.crop_object_ops:
-                crops += unknown_crops(scan, rules, op.end - 1)
-        numbers = [
-            (i, float(scan.norms[i].replace(",", ".")))
-            for i in range(len(scan))
-            if scan.number_at(i)
-        ]
+        _add_worded_unknowns(scan, rules, ops, fields, crops)
+        numbers = _bare_numbers(scan)
         others = [i for i in range(len(scan)) if _other_verb(scan, rules, i)]
         hits = Hits(ops, fields, crops, products, quantities, dates, markers, numbers, others)
         drafts = assemble(clauses, hits, today, self._tense, rules.crop_object_ops)
@@ -176,20 +168,22 @@ class OperationParser:
             return source.date is not None and _date_fits(source.date, mine, today)
 
         fill_gaps(drafts, may_share, rules.crop_object_ops)
-        any_marker = bool(markers)
-        kept = [
+        return _verdict(self._kept(drafts, by_draft, bool(markers), today), drafts)
+
+    def _kept(
+        self,
+        drafts: Sequence[Draft],
+        by_draft: dict[int, _Signals],
+        any_marker: bool,
+        today: date,
+    ) -> list[ParsedOperation]:
+        """The operations of the drafts that neither ask nor negate and are evident."""
+        return [
             self._operation(draft, by_draft[id(draft)], today)
             for draft in drafts
             if not (draft.negated or draft.question)
             and _evident(draft, any_marker, any(self._moods([], draft.words)[1:]))
         ]
-        if kept:
-            return ParsedMessage(tuple(kept), "record")
-        if any(draft.question for draft in drafts):
-            return ParsedMessage((), "question")
-        if any(draft.negated for draft in drafts):
-            return ParsedMessage((), "negated")
-        return _NOTHING
 
     def _tense(self, markers: Sequence[Marker], words: Sequence[OpHit]) -> tuple[bool, bool]:
         """(ahead, done) as markers and operation words say it."""
@@ -262,6 +256,41 @@ class OperationParser:
             area_ha=amounts.get("area", (None, None))[0],
             yield_t_ha=amounts.get("yield", (None, None))[0],
         )
+
+
+def _verdict(kept: list[ParsedOperation], drafts: Sequence[Draft]) -> ParsedMessage:
+    """Operations to record, else a question or a negation if a draft was one."""
+    if kept:
+        return ParsedMessage(tuple(kept), "record")
+    if any(draft.question for draft in drafts):
+        return ParsedMessage((), "question")
+    if any(draft.negated for draft in drafts):
+        return ParsedMessage((), "negated")
+    return _NOTHING
+
+
+def _add_worded_unknowns(
+    scan: Scan,
+    rules: OperationRules,
+    ops: Sequence[OpHit],
+    fields: list[NameHit],
+    crops: list[NameHit],
+) -> None:
+    """Adds, in place, the fields the dictionary lacks (a capitalised name right after
+    an operation word: "полили Північне 20 мм") and the unknown crops a sowing or
+    harvest verb takes as object ("посіяли люпин")."""
+    worded = [op for op in ops if op.worded and op.strong]
+    fields += unknown_fields(scan, rules, [op.end for op in worded])
+    for op in worded:
+        if op.op_type in rules.crop_object_ops:
+            crops += unknown_crops(scan, rules, op.end - 1)
+
+
+def _bare_numbers(scan: Scan) -> list[tuple[int, float]]:
+    """Every number token with its value: (position, value)."""
+    return [
+        (i, float(scan.norms[i].replace(",", "."))) for i in range(len(scan)) if scan.number_at(i)
+    ]
 
 
 def _other_verb(scan: Scan, rules: OperationRules, i: int) -> bool:

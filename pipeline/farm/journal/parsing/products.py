@@ -133,16 +133,7 @@ def unknown_products(
     found: list[ProductHit] = []
     i = 0
     while i < len(scan):
-        end = _code_end(scan, rules, i)
-        if end is not None and i in kinds:
-            end = max(end, _name_end(scan, rules, i))  # "гібрид НК Неома"
-        if (
-            end is None
-            and plain_word(scan, rules, i)
-            and not rules.names.is_generic("crop", scan.norms[i])
-            and (i in kinds or _marked(scan, rules, i, doses))
-        ):
-            end = _name_end(scan, rules, i)
+        end = _unknown_end(scan, rules, i, kinds, doses)
         if end is None:
             i += 1
             continue
@@ -151,6 +142,24 @@ def unknown_products(
         found.append(ProductHit(i, end, scan.raw(i, end), scan.raw(i, end), None, False))
         i = end
     return found
+
+
+def _unknown_end(
+    scan: Scan, rules: OperationRules, i: int, kinds: set[int], doses: set[int]
+) -> int | None:
+    """Where an unknown product starting at ``i`` ends: a code, or a plain name after a
+    product kind or with a product's marks; None when none starts there."""
+    end = _code_end(scan, rules, i)
+    if end is not None and i in kinds:
+        end = max(end, _name_end(scan, rules, i))  # "гібрид НК Неома"
+    if (
+        end is None
+        and plain_word(scan, rules, i)
+        and not rules.names.is_generic("crop", scan.norms[i])
+        and (i in kinds or _marked(scan, rules, i, doses))
+    ):
+        end = _name_end(scan, rules, i)
+    return end
 
 
 def _marked(scan: Scan, rules: OperationRules, i: int, doses: set[int]) -> bool:

@@ -71,8 +71,7 @@ def find_quantities(
         unit, end, per = _unit_of(scan, units, measure, i + 1 + length)
         if unit is None:
             continue
-        if each is not None and unit == measure.alone and scan.norm(i - 1) in each:
-            unit = measure.per_area or unit  # "по 100 кг": on each hectare
+        unit = _each_unit(scan, measure, unit, i, each)
         value = round(_number(token.norm) * scale * measure.factor, 6)
         said = yield_words is not None and _yield_said(scan, yield_words, i)
         found.append(Quantity(value, unit, measure.priority, i, said))
@@ -80,6 +79,13 @@ def find_quantities(
         if per:
             scan.claim(per[0], per[1], "quantity")
     return found
+
+
+def _each_unit(scan: Scan, measure: Measure, unit: str, i: int, each: TermSet | None) -> str:
+    """``unit`` per area when an "each" word stands before the number."""
+    if each is not None and unit == measure.alone and scan.norm(i - 1) in each:
+        return measure.per_area or unit  # "по 100 кг": on each hectare
+    return unit
 
 
 def _yield_said(scan: Scan, yield_words: TermSet, i: int) -> bool:
