@@ -143,10 +143,7 @@ def build_pipeline(
         vocabulary=rules.vocabulary,
         learner=memory.learner,
     )
-    stepan = settings.stepan
-    if llm is None and settings.llm_configured and stepan.llm_model:
-        base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
-        llm = LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
+    llm = llm if llm is not None else _llm_settings(settings)
     # Without an LLM: templates and the offline composer. With one: one short LLM call
     # for light replies and the CrewAI crew for deep ones (CrewAI imported lazily).
     brains = build_brains(
@@ -186,33 +183,56 @@ def build_pipeline(
         journal=journal,
         peers=desk,
         evals=rules.evals,
-        learning=LearningDesk(
-            catalog,
-            rules.classifier,
-            learnings,
-            FeedbackDesk(db, learnings),
-            Corrections(db, learnings, rules.classifier.intents),
-        ),
-        advisor=Advisor(
-            rules.knowledge,
-            KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
-            db,
-            # With an LLM: the retrieved cards are its only sources (docs/knowledge.md).
-            writer=GroundedWriter(brains.client, rules.prompts, catalog, rules.knowledge.crop_names)
-            if brains.client is not None
-            else None,
-            desk=AgronomistDesk(
-                catalog=catalog,
-                database=db,
-                sanitizer=Sanitizer(rules.privacy),
-                expiry=timedelta(hours=stepan.agronomist_expiry_hours),
-            ),
-        ),
+        learning=_learning_desk(db, catalog, rules, learnings),
+        advisor=_advisor(settings, db, catalog, rules, brains.client),
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
     )
     return Pipeline(parts)
+
+
+def _learning_desk(
+    db: Database, catalog: Catalog, rules: Rulebook, learnings: Learnings
+) -> LearningDesk:
+    """Feedback, corrections and what they teach (docs/learning.md)."""
+    return LearningDesk(
+        catalog,
+        rules.classifier,
+        learnings,
+        FeedbackDesk(db, learnings),
+        Corrections(db, learnings, rules.classifier.intents),
+    )
+
+
+def _llm_settings(settings: Settings) -> LlmSettings | None:
+    """The OpenAI-compatible endpoint of the settings, if one is configured."""
+    stepan = settings.stepan
+    if not (settings.llm_configured and stepan.llm_model):
+        return None
+    base_url = str(stepan.llm_base_url) if stepan.llm_base_url else None
+    return LlmSettings(model=stepan.llm_model, base_url=base_url, api_key=stepan.llm_api_key)
+
+
+def _advisor(
+    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook, client: Any | None
+) -> Advisor:
+    """Agronomy questions (docs/knowledge.md): with an LLM, the retrieved cards are its
+    only sources; the agronomist desk takes what the cards do not answer."""
+    return Advisor(
+        rules.knowledge,
+        KnowledgeComposer(rules.knowledge, catalog, rules.vocabulary),
+        db,
+        writer=GroundedWriter(client, rules.prompts, catalog, rules.knowledge.crop_names)
+        if client is not None
+        else None,
+        desk=AgronomistDesk(
+            catalog=catalog,
+            database=db,
+            sanitizer=Sanitizer(rules.privacy),
+            expiry=timedelta(hours=settings.stepan.agronomist_expiry_hours),
+        ),
+    )
 
 
 def build_core(
@@ -247,22 +267,7 @@ def build_core(
         classifier=classifier,
         llm=llm,
     )
-    server = None
-    if link is not None:
-        answerer = StrangerAnswerer(
-            catalog=pipeline.catalog,
-            classifier=pipeline.classifier,
-            responder=pipeline.responder,
-            deep=pipeline.deep,
-            directory=rules.peers,
-        )
-        server = PeerServer(
-            directory=rules.peers,
-            answerer=answerer,
-            sanitizer=Sanitizer(rules.privacy),
-            database=db,
-            link=link,
-        )
+    server = _peer_server(link, pipeline, rules, db) if link is not None else None
     return Core(
         settings=settings,
         engine=engine,
@@ -293,15 +298,7 @@ def build_core(
         ),
         learnings=learnings,
         overlays=RuleOverlays(db, classifier),
-        nightly=NightlyJob(
-            db,
-            rules.learning.nightly,
-            rules.classifier.rules,
-            rules.grammar,
-            load_examples(),
-            catalog=pipeline.catalog,
-            operators=settings.agx.operator_ids,
-        ),
+        nightly=_nightly(settings, db, rules, pipeline.catalog),
         quality=QualityReport(
             db,
             rules.learning.targets,
@@ -315,6 +312,36 @@ def build_core(
         ),
         peer_link=link,
         peer_server=server,
+    )
+
+
+def _peer_server(link: NatsLink, pipeline: Pipeline, rules: Rulebook, db: Database) -> PeerServer:
+    """Stepan answering other agents' contracts on NATS (docs/peers.md)."""
+    answerer = StrangerAnswerer(
+        catalog=pipeline.catalog,
+        classifier=pipeline.classifier,
+        responder=pipeline.responder,
+        deep=pipeline.deep,
+        directory=rules.peers,
+    )
+    return PeerServer(
+        directory=rules.peers,
+        answerer=answerer,
+        sanitizer=Sanitizer(rules.privacy),
+        database=db,
+        link=link,
+    )
+
+
+def _nightly(settings: Settings, db: Database, rules: Rulebook, catalog: Catalog) -> NightlyJob:
+    return NightlyJob(
+        db,
+        rules.learning.nightly,
+        rules.classifier.rules,
+        rules.grammar,
+        load_examples(),
+        catalog=catalog,
+        operators=settings.agx.operator_ids,
     )
 
 
