@@ -29,6 +29,9 @@ from db.engine import SQLITE_BUSY_TIMEOUT_MS
 from db.group_commit import GroupCommit
 from db.turns import WriterTurns
 
+#: The session type pipeline code names in its hints, so it need not import SQLAlchemy.
+Session = AsyncSession
+
 
 class Database:
     """Owns the session factory; built once in the factory and injected."""
