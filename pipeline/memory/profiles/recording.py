@@ -16,15 +16,12 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, insert, select
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models import InteractionRow
+from db.repositories import interactions as interactions_repo
 from db.repositories import profiles as repo
 from db.repositories import recall as recall_repo
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
 from pipeline.memory.habits.expertise import upgraded_level
@@ -39,8 +36,6 @@ from pipeline.profiles import RECENT_TOPICS_KEPT, FarmProfile
 from pipeline.types import DepthDecision, Language
 
 logger = logging.getLogger(__name__)
-
-_INTERACTIONS = cast(Table, InteractionRow.__table__)
 
 #: The user row's columns an interaction may change (``_apply``): every batch writes
 #: them back with one executemany UPDATE.
@@ -137,7 +132,7 @@ class InteractionRecorder(ProfileWriter):
         self._cache.invalidate(record.user_id)
 
     async def _apply_all(
-        self, session: AsyncSession, records: Sequence[InteractionRecord]
+        self, session: Session, records: Sequence[InteractionRecord]
     ) -> dict[str, tuple[CachedProfiles, int]]:
         """Applies the interactions; returns per user what was written (for the
         cache) with the cache sequence taken under the row locks."""
@@ -167,10 +162,8 @@ class InteractionRecorder(ProfileWriter):
             user_id: self._outbox.upsert_user_values(session, rows[user_id], now)
             for user_id in user_ids
         }
-        if interactions:
-            # One Core executemany for the batch (the table, not the entity: no ORM
-            # bulk-insert bookkeeping per row; ORM objects would be one INSERT each).
-            await session.execute(insert(_INTERACTIONS), interactions)
+        # One executemany for the batch.
+        await interactions_repo.insert_many(session, interactions)
         cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
         learned = await self._learn_typical(session, rows, counts_before, now)
         missing = [
@@ -193,7 +186,7 @@ class InteractionRecorder(ProfileWriter):
 
     async def _learn_typical(
         self,
-        session: AsyncSession,
+        session: Session,
         rows: dict[str, dict[str, Any]],
         counts_before: dict[str, int],
         now: datetime,
@@ -228,16 +221,14 @@ class InteractionRecorder(ProfileWriter):
 
 
 async def _not_yet_recorded(
-    session: AsyncSession, records: Sequence[InteractionRecord]
+    session: Session, records: Sequence[InteractionRecord]
 ) -> Sequence[InteractionRecord]:
     """Drop records of Telegram updates already recorded: an update whose handler
     died after recording is replayed (bot/transport/inbox.py), and must not count twice."""
     update_ids = [record.update_id for record in records if record.update_id is not None]
     if not update_ids:
         return records
-    column = _INTERACTIONS.c.update_id
-    result = await session.execute(select(column).where(column.in_(update_ids)))
-    seen = set(result.scalars().all())
+    seen = await interactions_repo.recorded_update_ids(session, update_ids)
     if not seen:
         return records
     logger.info("memory: %d replayed updates already recorded", len(seen))
