@@ -29,8 +29,7 @@ from db.engine import SQLITE_BUSY_TIMEOUT_MS
 from db.group_commit import GroupCommit
 from db.turns import WriterTurns
 
-#: The session a use case hands to the repositories, named so that pipeline code
-#: need not import SQLAlchemy.
+#: The session type pipeline code names in its hints, so it need not import SQLAlchemy.
 Session = AsyncSession
 
 

@@ -12,9 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Generic, TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.actions import HandoffChoice
 from pipeline.clock import Clock
 
@@ -25,10 +23,10 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: Stores an offer and returns its id.
-StoreOffer = Callable[[AsyncSession], Awaitable[int]]
+StoreOffer = Callable[[Session], Awaitable[int]]
 #: Records (session, consent, at) for the offer; None if it was not this farmer's
 #: open offer (somebody else's, unknown, or already decided).
-Decide = Callable[[AsyncSession, bool, datetime], Awaitable[T | None]]
+Decide = Callable[[Session, bool, datetime], Awaitable[T | None]]
 
 
 async def store_offer(db: Database, store: StoreOffer, *, what: str) -> int | None:

@@ -23,8 +23,8 @@ WHOLE_BY_DESIGN: dict[tuple[str, str], str] = {
     ("farm.pending_counts", "pending_terms"): "the operators' count per status: one walk "
     "of ix_pending_terms_status, a row per unknown name ever seen (not per message)",
     ("learning.corrections", "corrections"): "the nightly job reads every labelled example",
-    ("pipeline.learning.nightly.NightlyJob.run", "corrections"): "the nightly job replays "
-    "every labelled example against the candidate rules",
+    ("learning.correction_examples", "corrections"): "the nightly job replays every "
+    "labelled example against the candidate rules",
     ("learning.newest_learnings", "learnings"): "the newest few: the primary key walked "
     "backwards and stopped by LIMIT",
     ("profile_learning.operator_mismatches", "user_profiles"): "once per process start: "

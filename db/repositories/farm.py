@@ -282,3 +282,79 @@ async def set_timezone(session: AsyncSession, farm_id: str, timezone: str) -> No
     await session.execute(
         update(FarmProfileRow).where(FarmProfileRow.farm_id == farm_id).values(timezone=timezone)
     )
+
+
+async def set_region(session: AsyncSession, farm_id: str, region_id: str) -> None:
+    """The farm's oblast, an id of ``rules/knowledge/zones.toml``."""
+    await session.execute(
+        update(FarmProfileRow).where(FarmProfileRow.farm_id == farm_id).values(region=region_id)
+    )
+
+
+async def region_of_user(session: AsyncSession, user_id: str) -> str | None:
+    """The region of the farm ``user_id`` owns (None without a farm or a region)."""
+    return await session.scalar(
+        select(FarmProfileRow.region).where(FarmProfileRow.user_id == user_id)
+    )
+
+
+async def region_of_farm(session: AsyncSession, farm_id: str) -> str | None:
+    return await session.scalar(
+        select(FarmProfileRow.region).where(FarmProfileRow.farm_id == farm_id)
+    )
+
+
+async def crop_ids(session: AsyncSession, farm_id: str) -> tuple[str, ...]:
+    """The crop ids of the farm's journal dictionary."""
+    result = await session.execute(select(CropRow.crop_id).where(CropRow.farm_id == farm_id))
+    return tuple(result.scalars())
+
+
+async def field_ids_and_names(session: AsyncSession, farm_id: str) -> list[tuple[str, str]]:
+    """The farm's fields as (field_id, name), in no particular order."""
+    result = await session.execute(
+        select(FieldRow.field_id, FieldRow.name).where(FieldRow.farm_id == farm_id)
+    )
+    return [(field_id, name) for field_id, name in result]
+
+
+async def farm_row(session: AsyncSession, farm_id: str) -> FarmProfileRow | None:
+    """The farm by its key (the session's copy when it already holds one)."""
+    return await session.get(FarmProfileRow, farm_id)
+
+
+async def refresh_pending_count(session: AsyncSession, farm_id: str) -> None:
+    """Store on the farm how many of its names wait for review now."""
+    await session.flush()
+    farm = await session.get(FarmProfileRow, farm_id)
+    if farm is not None:
+        farm.dict_pending_count = await pending_count_of(session, farm_id)
+
+
+async def add_synonym(
+    session: AsyncSession, farm_id: str, kind: str, canonical_id: str, display: str, term: str
+) -> None:
+    """Make sure the farm's dictionary has ``canonical_id`` (shown as ``display``) and
+    that ``term`` is one of its synonyms."""
+    await insert_ignore(
+        session,
+        DictionaryTermRow,
+        {
+            "farm_id": farm_id,
+            "kind": kind,
+            "canonical_id": canonical_id,
+            "display": display,
+            "synonyms": [],
+        },
+    )
+    row = (
+        await session.execute(
+            select(DictionaryTermRow).where(
+                DictionaryTermRow.farm_id == farm_id,
+                DictionaryTermRow.kind == kind,
+                DictionaryTermRow.canonical_id == canonical_id,
+            )
+        )
+    ).scalar_one()
+    if term not in row.synonyms:
+        row.synonyms = [*row.synonyms, term]

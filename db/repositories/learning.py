@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select
+from sqlalchemy import Row, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import (
@@ -12,6 +12,7 @@ from db.models import (
     FeedbackRow,
     InteractionRow,
     LearningRow,
+    ProposalRow,
     RuleOverlayRow,
     UserProfileRow,
 )
@@ -136,3 +137,46 @@ async def languages_of(session: AsyncSession, user_ids: Sequence[str]) -> dict[s
         )
     )
     return {user_id: language for user_id, language in rows.all()}
+
+
+async def correction_examples(session: AsyncSession) -> Sequence[Row[str, str]]:
+    """Every correction as (text, intent), oldest first: the nightly job's examples."""
+    return (
+        await session.execute(
+            select(CorrectionRow.text, CorrectionRow.intent).order_by(CorrectionRow.id)
+        )
+    ).all()
+
+
+async def pending_proposal_terms(session: AsyncSession) -> set[tuple[str, str, str]]:
+    """(intent, kind, term) of the proposals waiting for an operator."""
+    rows = await session.execute(
+        select(ProposalRow.intent, ProposalRow.kind, ProposalRow.term).where(
+            ProposalRow.status == "pending"
+        )
+    )
+    return {(intent, kind, term) for intent, kind, term in rows.all()}
+
+
+async def add_proposal(session: AsyncSession, row: ProposalRow) -> int:
+    """Insert the proposal now; its id."""
+    session.add(row)
+    await session.flush()
+    return row.id
+
+
+async def proposal(session: AsyncSession, proposal_id: int) -> ProposalRow | None:
+    return await session.get(ProposalRow, proposal_id)
+
+
+def add_feedback(session: AsyncSession, row: FeedbackRow) -> None:
+    """A verdict, inserted at the commit (one per person and reply: a unique key)."""
+    session.add(row)
+
+
+def add_learning(session: AsyncSession, row: LearningRow) -> None:
+    session.add(row)
+
+
+def add_correction(session: AsyncSession, row: CorrectionRow) -> None:
+    session.add(row)

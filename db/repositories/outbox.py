@@ -190,6 +190,11 @@ def live_count_query() -> Select[int]:
     )
 
 
+async def live_count_of(session: AsyncSession, user_id: str) -> int | None:
+    """The user's rows still to send."""
+    return await session.scalar(live_count_query().where(OutboxRow.user_id == user_id))
+
+
 async def backlog(session: AsyncSession) -> int:
     """Rows still to send (dead letters wait for an operator and are not counted)."""
     return int(await session.scalar(live_count_query()) or 0)

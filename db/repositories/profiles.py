@@ -217,3 +217,16 @@ async def set_active(session: AsyncSession, user_id: str, active: bool) -> None:
     row = await lock_user(session, user_id)
     if row is not None:
         row.active = active
+
+
+async def set_remote_merge(
+    session: AsyncSession, user_id: str, remote_merge: dict[str, list[str]] | None
+) -> None:
+    """The user's merge marker (``remote_merge``), leaving ``updated_at`` as it is: the
+    time the queued copy carries. A Core update: the session's row is not refreshed."""
+    await session.execute(
+        update(UserProfileRow)
+        .where(UserProfileRow.user_id == user_id)
+        .values(remote_merge=remote_merge, updated_at=UserProfileRow.updated_at)
+        .execution_options(synchronize_session=False)
+    )

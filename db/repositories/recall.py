@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow
+from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow, OperationRow
 from db.repositories.reporting import as_utc
 
 # -- remembered answers ------------------------------------------------------------------
@@ -132,3 +132,28 @@ async def delete_summary(session: AsyncSession, user_id: str, summary_id: int) -
         return None
     await session.delete(row)
     return row.key
+
+
+async def decisions_between(
+    session: AsyncSession, author: str, since: datetime, until: datetime
+) -> list[tuple[str, str]]:
+    """(op_type, status) of the journal operations ``author`` wrote in [since, until]."""
+    rows = await session.execute(
+        select(OperationRow.op_type, OperationRow.status).where(
+            OperationRow.author == author,
+            OperationRow.created_at >= since,
+            OperationRow.created_at <= until,
+        )
+    )
+    return [(op_type, status) for op_type, status in rows]
+
+
+def add_summary(session: AsyncSession, row: ConversationSummaryRow) -> None:
+    """A new summary, inserted at the commit (its unique key guards a second copy)."""
+    session.add(row)
+
+
+async def delete_summaries(session: AsyncSession, rows: Sequence[ConversationSummaryRow]) -> None:
+    """Delete summaries this session read."""
+    for row in rows:
+        await session.delete(row)

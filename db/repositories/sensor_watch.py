@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AlertRow, FarmProfileRow, SensorReadingRow, UserProfileRow
+from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.repositories.reporting import as_utc
 
 
@@ -217,3 +217,35 @@ async def due_alerts(session: AsyncSession, *, recovered_since: datetime) -> lis
     )
     due = [DueAlert(*row) for query in (untold, recovered) for row in await session.execute(query)]
     return sorted(due, key=lambda item: item.alert.id)
+
+
+async def open_alerts(
+    session: AsyncSession, farm_id: str, *, oldest_first: bool = False
+) -> list[AlertRow]:
+    """The farm's episodes not ended yet (in no particular order unless ``oldest_first``)."""
+    query = select(AlertRow).where(AlertRow.farm_id == farm_id, AlertRow.ended_at.is_(None))
+    if oldest_first:
+        query = query.order_by(AlertRow.started_at)
+    result = await session.execute(query)
+    return list(result.scalars())
+
+
+def add_alert(session: AsyncSession, row: AlertRow) -> None:
+    """A new episode, inserted at the next flush."""
+    session.add(row)
+
+
+async def alert(session: AsyncSession, alert_id: int) -> AlertRow | None:
+    return await session.get(AlertRow, alert_id)
+
+
+async def field_names_of_farms(
+    session: AsyncSession, farm_ids: Collection[str]
+) -> dict[tuple[str, str], str]:
+    """(farm_id, field_id) -> the field's name, for the fields of ``farm_ids``."""
+    result = await session.execute(
+        select(FieldRow.farm_id, FieldRow.field_id, FieldRow.name).where(
+            FieldRow.farm_id.in_(farm_ids)
+        )
+    )
+    return {(row.farm_id, row.field_id): row.name for row in result}

@@ -11,9 +11,8 @@ from datetime import datetime
 from typing import Literal
 
 import httpx
-from sqlalchemy import text
 
-from db.repositories import jobs
+from db.repositories import health, jobs
 from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.admin.status_text import Phrase
@@ -97,7 +96,7 @@ class PlatformStatus:
         started = time.perf_counter()
         try:
             async with self._db.read() as session:
-                await session.execute(text("SELECT 1"))
+                await health.ping(session)
                 elapsed = (time.perf_counter() - started) * 1000
                 # SELECT 1 answers on a database whose tables are gone: check them.
                 problems = await self._schema.problems(session) if self._schema else []

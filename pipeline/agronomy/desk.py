@@ -22,10 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import agronomist as repo
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.actions import AgronomistAction, HandoffChoice
 from pipeline.clock import Clock, utcnow
 from pipeline.consent import record_press, store_offer
@@ -97,7 +95,7 @@ class AgronomistDesk:
         # The card's lines stay lines: its parts are sanitised, not the card.
         context = self._sanitizer.sanitize(self._context(farm, region), known_names=names).text
 
-        async def store(session: AsyncSession) -> int:
+        async def store(session: Session) -> int:
             question_id = await repo.add_offer(
                 session,
                 user_id=user_id,
@@ -139,9 +137,7 @@ class AgronomistDesk:
         return "; ".join(parts) or self._catalog.text("uk", "agronomist.context_none")
 
     async def decide(self, action: AgronomistAction, *, user_id: str, lang: Language) -> Decided:
-        async def decide(
-            session: AsyncSession, consent: bool, at: datetime
-        ) -> repo.Question | None:
+        async def decide(session: Session, consent: bool, at: datetime) -> repo.Question | None:
             return await repo.decide(
                 session, question_id=action.question_id, user_id=user_id, consent=consent, at=at
             )

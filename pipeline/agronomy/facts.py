@@ -7,12 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
-
-from db.models import CropRow, FarmProfileRow, FieldRow, InteractionRow
+from db.repositories import farm as farm_repo
+from db.repositories import interactions
+from db.repositories.sensor_readings import latest_readings
 from db.uow import Database
 from pipeline.farm.localtime import zone as farm_zone
-from pipeline.farm.sensors.store import latest_readings
 from pipeline.intents import Intent
 from pipeline.knowledge import FarmFacts
 
@@ -40,40 +39,21 @@ class FarmContext:
 async def read_region(db: Database, user_id: str) -> str | None:
     """The farm's region alone (``FarmContext.region`` without the rest)."""
     async with db.read() as session:
-        return await session.scalar(
-            select(FarmProfileRow.region).where(FarmProfileRow.user_id == user_id)
-        )
+        return await farm_repo.region_of_user(session, user_id)
 
 
 async def read_farm_context(
     db: Database, user_id: str, now: datetime, *, follow_up: timedelta
 ) -> FarmContext:
     async with db.read() as session:
-        farm = (
-            await session.execute(select(FarmProfileRow).where(FarmProfileRow.user_id == user_id))
-        ).scalar_one_or_none()
-        last = (
-            await session.execute(
-                select(InteractionRow.intent, InteractionRow.text, InteractionRow.created_at)
-                .where(InteractionRow.user_id == user_id)
-                .order_by(InteractionRow.id.desc())
-                .limit(CONVERSATION_DEPTH)
-            )
-        ).all()
+        farm = await farm_repo.farm_of(session, user_id)
+        last = await interactions.newest_of_user(session, user_id, CONVERSATION_DEPTH)
         fields: dict[str, float] = {}
         soil: float | None = None
         crops: tuple[str, ...] = ()
         if farm is not None:
-            crops = tuple(
-                (
-                    await session.execute(
-                        select(CropRow.crop_id).where(CropRow.farm_id == farm.farm_id)
-                    )
-                ).scalars()
-            )
-            rows = (
-                await session.execute(select(FieldRow).where(FieldRow.farm_id == farm.farm_id))
-            ).scalars()
+            crops = await farm_repo.crop_ids(session, farm.farm_id)
+            rows = await farm_repo.fields(session, farm.farm_id)
             fields = {row.name: row.area_ha for row in rows if row.area_ha}
             readings = await latest_readings(
                 session, farm.farm_id, sensor_types_in=SOIL_TYPES, since=now - SOIL_READING_MAX_AGE

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sqlalchemy import update
-
-from db.models import FarmProfileRow
+from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.knowledge import KnowledgeBase
 from pipeline.knowledge.model import Region
@@ -37,9 +35,5 @@ class FarmRegions:
         if farm_id is None:
             return False
         async with self._db.write() as session:
-            await session.execute(
-                update(FarmProfileRow)
-                .where(FarmProfileRow.farm_id == farm_id)
-                .values(region=region.id)
-            )
+            await farm_repo.set_region(session, farm_id, region.id)
         return True

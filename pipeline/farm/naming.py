@@ -11,9 +11,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import select
-
-from db.models import FarmProfileRow
+from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.card import crop_label
@@ -77,9 +75,7 @@ class NameBook:
         try:
             async with self._db.read() as session:
                 dictionary = await farm_dictionary(session, farm.farm_id, self._vocabulary)
-                region_id = await session.scalar(
-                    select(FarmProfileRow.region).where(FarmProfileRow.farm_id == farm.farm_id)
-                )
+                region_id = await farm_repo.region_of_farm(session, farm.farm_id)
         except Exception:
             logger.warning("names: farm dictionary unavailable farm=%s", farm.farm_id)
             dictionary = self._vocabulary.shared()

@@ -9,13 +9,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models import DictionaryTermRow, FarmProfileRow, PendingTermRow
+from db.models import FarmProfileRow, PendingTermRow
 from db.repositories import farm as repo
-from db.repositories.profiles import insert_ignore
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.farm.slugs import make_id
 from pipeline.farm.words.name_match import NameRules
 
@@ -101,14 +97,14 @@ class TermReview:
             if not canonical_id or ":" not in canonical_id or len(canonical_id) > 64:
                 raise TermError("terms.bad_canonical")
             row.status, row.canonical_id = "approved", canonical_id
-            await _refresh_count(session, row.farm_id)
+            await repo.refresh_pending_count(session, row.farm_id)
         return row
 
     async def reject(self, term_id: int) -> PendingTermRow:
         async with self._db.write() as session:
             row = await _open(session, term_id)
             row.status = "rejected"
-            await _refresh_count(session, row.farm_id)
+            await repo.refresh_pending_count(session, row.farm_id)
         return row
 
     async def apply(self) -> ApplyResult:
@@ -131,7 +127,7 @@ def shown_term(names: NameRules, kind: str, term: str) -> str:
 
 
 async def _apply(
-    session: AsyncSession, names: NameRules
+    session: Session, names: NameRules
 ) -> tuple[list[PendingTermRow], int, dict[str, dict[str, Any]]]:
     approved = list(await repo.pending_terms(session, status="approved"))
     operations = 0
@@ -141,7 +137,7 @@ async def _apply(
         # The new field is called as the card called it; the words the farmer wrote
         # stay a synonym, so the next message with them finds it.
         display = shown_term(names, row.kind, row.term)
-        await _add_synonym(session, row, canonical, display)
+        await repo.add_synonym(session, row.farm_id, row.kind, canonical, display, row.term)
         if row.kind == "field":
             await repo.add_field(session, row.farm_id, canonical, display)
         elif row.kind == "crop":
@@ -154,54 +150,20 @@ async def _apply(
             operation.pending_term_id = None
             operations += 1
         row.status = "applied"
-        farm = await session.get(FarmProfileRow, row.farm_id)
+        farm = await repo.farm_row(session, row.farm_id)
         if farm is not None:
             touched[farm.farm_id] = farm
     user_changes = {farm.user_id: _id_lists(farm, approved) for farm in touched.values()}
     return approved, operations, user_changes
 
 
-async def _open(session: AsyncSession, term_id: int) -> PendingTermRow:
+async def _open(session: Session, term_id: int) -> PendingTermRow:
     row = await repo.pending_term(session, term_id, lock=True)
     if row is None:
         raise TermError("terms.not_found")
     if row.status != "pending":
         raise TermError("terms.not_pending")
     return row
-
-
-async def _refresh_count(session: AsyncSession, farm_id: str) -> None:
-    await session.flush()
-    farm = await session.get(FarmProfileRow, farm_id)
-    if farm is not None:
-        farm.dict_pending_count = await repo.pending_count_of(session, farm_id)
-
-
-async def _add_synonym(
-    session: AsyncSession, row: PendingTermRow, canonical: str, display: str
-) -> None:
-    await insert_ignore(
-        session,
-        DictionaryTermRow,
-        {
-            "farm_id": row.farm_id,
-            "kind": row.kind,
-            "canonical_id": canonical,
-            "display": display,
-            "synonyms": [],
-        },
-    )
-    term = (
-        await session.execute(
-            select(DictionaryTermRow).where(
-                DictionaryTermRow.farm_id == row.farm_id,
-                DictionaryTermRow.kind == row.kind,
-                DictionaryTermRow.canonical_id == canonical,
-            )
-        )
-    ).scalar_one()
-    if row.term not in term.synonyms:
-        term.synonyms = [*term.synonyms, row.term]
 
 
 def _id_lists(farm: FarmProfileRow, approved: list[PendingTermRow]) -> dict[str, Any]:

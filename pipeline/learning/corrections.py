@@ -60,15 +60,16 @@ class Corrections:
             target.mode, target.intent, target.crew = spec.mode, intent.value, list(spec.crew)
             target.created_at = self._clock()
             if existing is None:
-                session.add(target)
+                repo.add_correction(session, target)
             if row.intent != intent:
-                session.add(
+                repo.add_learning(
+                    session,
                     LearningRow(
                         source="correction",
                         intent=intent.value,
                         rule=rules.rule("correction", intent.value, row.intent),
                         trace_id=trace_id,
-                    )
+                    ),
                 )
         await self._learnings.refresh(force=True)
         return True

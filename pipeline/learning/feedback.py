@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from sqlalchemy.exc import IntegrityError
-
+from db.errors import IntegrityError
 from db.models import FeedbackRow, LearningRow
 from db.repositories import learning as repo
 from db.uow import Database
@@ -122,7 +121,9 @@ class Learnings:
 
     async def add(self, source: str, intent: str | None, rule: str, trace_id: str | None) -> None:
         async with self._db.write() as session:
-            session.add(LearningRow(source=source, intent=intent, rule=rule, trace_id=trace_id))
+            repo.add_learning(
+                session, LearningRow(source=source, intent=intent, rule=rule, trace_id=trace_id)
+            )
         await self.refresh(force=True)
 
 
@@ -149,25 +150,27 @@ class FeedbackDesk:
                 if await repo.feedback(session, trace_id, user_id) is not None:
                     return FeedbackOutcome.DUPLICATE
                 now = self._clock()
-                session.add(
+                repo.add_feedback(
+                    session,
                     FeedbackRow(
                         trace_id=trace_id,
                         user_id=user_id,
                         verdict=verdict,
                         intent=row.intent,
                         created_at=now,
-                    )
+                    ),
                 )
                 if verdict is not FeedbackVerdict.UP:
                     source = "negative" if verdict is FeedbackVerdict.DOWN else "fixit"
-                    session.add(
+                    repo.add_learning(
+                        session,
                         LearningRow(
                             source=source,
                             intent=row.intent,
                             rule=rules.rule(source, row.intent),
                             trace_id=trace_id,
                             created_at=now,
-                        )
+                        ),
                     )
         except IntegrityError:
             # Two taps raced past the check (PostgreSQL): the unique key kept one.
@@ -187,8 +190,9 @@ class FeedbackDesk:
             learning = await repo.learning_for(session, trace_id)
             rule = rules.rule(reason, row.intent or "")
             if learning is None:
-                session.add(
-                    LearningRow(source="negative", intent=row.intent, rule=rule, trace_id=trace_id)
+                repo.add_learning(
+                    session,
+                    LearningRow(source="negative", intent=row.intent, rule=rule, trace_id=trace_id),
                 )
             else:
                 learning.rule = rule

@@ -16,10 +16,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import case, func, select
-
-from db.models import CorrectionRow, FeedbackRow, InteractionRow, ProposalRow
+from db.models import ProposalRow
 from db.repositories import learning as repo
+from db.repositories import quality
 from db.uow import Database
 from pipeline.classifier import ClassifierRules
 from pipeline.grammar import Grammar
@@ -61,34 +60,8 @@ class NightlyResult:
 async def weak_intents(db: Database, since: datetime, rules: NightlyRules) -> list[IntentQuality]:
     """Intents with ``min_replies`` replies and a success rate (eval passed, no 👎)
     under the threshold, or more 👎 than 👍; one grouped SELECT."""
-    down = case((FeedbackRow.verdict == "down", 1), else_=0)
-    up = case((FeedbackRow.verdict == "up", 1), else_=0)
-    failed = case(
-        ((InteractionRow.eval_warnings > 0) | (FeedbackRow.verdict == "down"), 1), else_=0
-    )
     async with db.read() as session:
-        rows = (
-            await session.execute(
-                select(
-                    InteractionRow.intent,
-                    func.count(func.distinct(InteractionRow.id)),
-                    func.sum(failed),
-                    func.sum(up),
-                    func.sum(down),
-                )
-                # A verdict is given after its reply, so only the window's feedback
-                # can match: bounded by ix_feedback_created, not read whole.
-                .join(
-                    FeedbackRow,
-                    (FeedbackRow.trace_id == InteractionRow.trace_id)
-                    & (FeedbackRow.created_at >= since),
-                    isouter=True,
-                )
-                .where(InteractionRow.created_at >= since)
-                .group_by(InteractionRow.intent)
-                .order_by(InteractionRow.intent)
-            )
-        ).all()
+        rows = await quality.intent_outcomes(session, since)
     out = []
     for intent, replies, bad, ups, downs in rows:
         replies, bad, ups, downs = int(replies), int(bad or 0), int(ups or 0), int(downs or 0)
@@ -140,24 +113,12 @@ class NightlyJob:
         async with self._db.read() as session:
             corrections = [
                 Example(text, Intent(intent))
-                for text, intent in (
-                    await session.execute(
-                        select(CorrectionRow.text, CorrectionRow.intent).order_by(CorrectionRow.id)
-                    )
-                ).all()
+                for text, intent in await repo.correction_examples(session)
                 if intent in Intent._value2member_map_
             ]
             in_force = await repo.overlay_in_force(session)
             overlay = [OverlayTerm.of(t) for t in (in_force.terms if in_force else [])]
-            pending = set(
-                (
-                    await session.execute(
-                        select(ProposalRow.intent, ProposalRow.kind, ProposalRow.term).where(
-                            ProposalRow.status == "pending"
-                        )
-                    )
-                ).all()
-            )
+            pending = await repo.pending_proposal_terms(session)
         found = await asyncio.to_thread(
             propose, self._base, self._grammar, overlay, corrections, self._dev, self._rules
         )
@@ -177,9 +138,7 @@ class NightlyJob:
                     corrections_after=p.corrections_after,
                     status="pending",
                 )
-                session.add(row)
-                await session.flush()
-                stored.append((row.id, p))
+                stored.append((await repo.add_proposal(session, row), p))
         result = NightlyResult(weak, stored)
         await self._notify(result)
         return result

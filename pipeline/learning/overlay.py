@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from db.models import ProposalRow
 from db.repositories import learning as repo
 from db.uow import Database
 from pipeline.classifier import Classifier, ClassifierRules
@@ -209,7 +208,7 @@ class RuleOverlays:
         """An operator's ✅ / ❌ on a nightly proposal: (approved | rejected | missing |
         decided, the new version's id when approved). Approving applies it as data."""
         async with self._db.write() as session:
-            row = await session.get(ProposalRow, proposal_id)
+            row = await repo.proposal(session, proposal_id)
             if row is None:
                 return "missing", None
             if row.status != "pending":

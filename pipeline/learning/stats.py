@@ -14,13 +14,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 
-from sqlalchemy import case, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models import CorrectionRow, FeedbackRow, InteractionRow, OutboxRow
-from db.repositories.time_buckets import bucket_of
-from db.uow import Database
-from pipeline.farm.sensors.series import DAY, offset_segments
+from db.repositories import quality
+from db.uow import Database, Session
+from pipeline.farm.sensors.series import offset_segments
 from pipeline.learning.config import Targets
 
 __all__ = ["DayFigures", "MemoryFigures", "QualityStats", "collect", "daily", "parse_period"]
@@ -142,35 +138,14 @@ def _share(part: int | None, whole: int | None) -> float | None:
 
 
 async def _percentile(
-    session: AsyncSession, since: datetime, mode: str, count: int, q: float
+    session: Session, since: datetime, mode: str, count: int, q: float
 ) -> float | None:
     """Nearest-rank percentile: the ceil(q*n)-th smallest latency."""
     if count == 0:
         return None
     offset = max(0, math.ceil(q * count) - 1)
-    value = await session.scalar(
-        select(InteractionRow.latency_ms)
-        .where(InteractionRow.created_at >= since, InteractionRow.mode == mode)
-        .order_by(InteractionRow.latency_ms)
-        .limit(1)
-        .offset(offset)
-    )
+    value = await quality.latency_at(session, since, mode, offset)
     return None if value is None else round(float(value), 1)
-
-
-def _mix() -> list[Any]:
-    """The counts behind the shares: messages, light, deep, deep with 1-2 crews,
-    evaluated, passed the evals (in that order)."""
-    rows = InteractionRow
-    deep = rows.mode == "deep"
-    return [
-        func.count(),
-        func.sum(case((rows.mode == "light", 1), else_=0)),
-        func.sum(case((deep, 1), else_=0)),
-        func.sum(case((deep & rows.crew_size.between(1, 2), 1), else_=0)),
-        func.count(rows.eval_warnings),
-        func.sum(case((rows.eval_warnings == 0, 1), else_=0)),
-    ]
 
 
 async def collect(
@@ -185,31 +160,11 @@ async def collect(
     (``MemorySync.breaker_state``) when the caller has one."""
     now = now or datetime.now(UTC)
     async with db.read() as session:
-        row = (
-            await session.execute(select(*_mix()).where(InteractionRow.created_at >= since))
-        ).one()
-        total, light, deep, small_crew, evaluated, passed = (int(v or 0) for v in row)
-        votes = dict(
-            (
-                await session.execute(
-                    select(FeedbackRow.verdict, func.count())
-                    .where(FeedbackRow.created_at >= since)
-                    .group_by(FeedbackRow.verdict)
-                )
-            ).all()
-        )
-        corrections = await session.scalar(
-            select(func.count()).select_from(CorrectionRow).where(CorrectionRow.created_at >= since)
-        )
-        outbox = (
-            await session.execute(
-                select(
-                    func.sum(case((OutboxRow.state != "dead", 1), else_=0)),
-                    func.sum(case((OutboxRow.state == "dead", 1), else_=0)),
-                    func.min(case((OutboxRow.state != "dead", OutboxRow.created_at), else_=None)),
-                ).where(OutboxRow.sent_at.is_(None))
-            )
-        ).one()
+        mix = await quality.interaction_mix(session, since)
+        total, light, deep, small_crew, evaluated, passed = mix
+        votes = await quality.verdict_counts(session, since)
+        corrections = await quality.count_corrections_since(session, since)
+        outbox = await quality.outbox_unsent(session)
         p50 = {
             m: await _percentile(session, since, m, n, 0.5)
             for m, n in (("light", light), ("deep", deep))
@@ -275,18 +230,10 @@ async def daily(
     is merged back into one), no rows loaded."""
     sums: dict[int, list[int]] = {}
     for segment in offset_segments(since, until, zone):
-        day = bucket_of(InteractionRow.created_at, DAY, segment.offset).label("day")
         async with db.read() as session:
-            rows = (
-                await session.execute(
-                    select(day, *_mix())
-                    .where(
-                        InteractionRow.created_at >= segment.since,
-                        InteractionRow.created_at < segment.until,
-                    )
-                    .group_by(day)
-                )
-            ).all()
+            rows = await quality.interaction_mix_by_day(
+                session, segment.since, segment.until, segment.offset
+            )
         for key, *counts in rows:
             found = sums.setdefault(int(key), [0] * len(counts))
             for index, value in enumerate(counts):

@@ -21,10 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import handoffs as repo
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.actions import HandoffAction, HandoffChoice
 from pipeline.clock import Clock, utcnow
 from pipeline.consent import record_press, store_offer
@@ -85,7 +83,7 @@ class HandoffDesk:
         peer = route.peer
         names = self._names(peer, lang)
 
-        async def store(session: AsyncSession) -> int:
+        async def store(session: Session) -> int:
             return await repo.add_offer(
                 session,
                 user_id=user_id,
@@ -135,7 +133,7 @@ class HandoffDesk:
         known_names: Iterable[str] = (),
         farm: FarmProfile | None = None,
     ) -> Reply:
-        async def decide(session: AsyncSession, consent: bool, at: datetime) -> repo.Offer | None:
+        async def decide(session: Session, consent: bool, at: datetime) -> repo.Offer | None:
             return await repo.decide(
                 session, handoff_id=action.handoff_id, user_id=user_id, consent=consent, at=at
             )

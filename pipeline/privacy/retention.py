@@ -16,10 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import handoffs, inbox, interactions, jobs, recall
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.clock import Clock, utcnow
 
 #: Raw message text is kept this long; routing metadata stays (AGENT-PLAN seed).
@@ -28,7 +26,7 @@ RAW_TEXT_RETENTION = timedelta(days=7)
 RETENTION_CHUNK = 1000
 
 #: One chunk: changes at most ``limit`` rows older than ``cutoff``, returns how many.
-Chunk = Callable[[AsyncSession, datetime, int], Awaitable[int]]
+Chunk = Callable[[Session, datetime, int], Awaitable[int]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,15 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models import ConversationSummaryRow, InteractionRow, OperationRow, UserProfileRow
+from db.errors import IntegrityError
+from db.models import ConversationSummaryRow, InteractionRow
 from db.repositories import farm as farm_repo
+from db.repositories import profiles as profiles_repo
 from db.repositories import recall as repo
 from db.repositories.reporting import as_utc
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.service import farm_dictionary
@@ -233,21 +231,17 @@ class Conversations:
         return [Conversation(user_id, tuple(turns)) for turns in talks]
 
     async def _with_decisions(
-        self, session: AsyncSession, talk: Conversation, now: datetime
+        self, session: Session, talk: Conversation, now: datetime
     ) -> Conversation:
         until = min(talk.end + self._rules.silence, now)
-        rows = await session.execute(
-            select(OperationRow.op_type, OperationRow.status).where(
-                OperationRow.author == talk.user_id,
-                OperationRow.created_at >= talk.start - timedelta(seconds=1),
-                OperationRow.created_at <= until,
-            )
+        rows = await repo.decisions_between(
+            session, talk.user_id, talk.start - timedelta(seconds=1), until
         )
         decisions = tuple(Decision(op_type, status) for op_type, status in rows)
         return Conversation(talk.user_id, talk.turns, decisions)
 
-    async def _context(self, session: AsyncSession, user_id: str) -> _Context:
-        user = await session.get(UserProfileRow, user_id)
+    async def _context(self, session: Session, user_id: str) -> _Context:
+        user = await profiles_repo.get_user(session, user_id)
         lang: Language = "en" if user is not None and user.preferred_language == "en" else "uk"
         farm = await farm_repo.farm_of(session, user_id)
         if farm is None:
@@ -284,7 +278,7 @@ class Conversations:
                 done = await repo.last_summary_end(session, talk.user_id)
                 if done is not None and as_utc(done) >= talk.end:
                     return 0  # another instance (or the job) got here first
-                session.add(row)
+                repo.add_summary(session, row)
                 self._summaries.queue(session, talk.user_id, summary, self._clock())
         except IntegrityError:
             return 0  # the same conversation, compacted at the same moment elsewhere
@@ -299,7 +293,7 @@ class Conversations:
     # --- reading ------------------------------------------------------------------------
 
     async def _prompt_memory(
-        self, session: AsyncSession, user_id: str, next_intent: str | None, *, opens: bool = True
+        self, session: Session, user_id: str, next_intent: str | None, *, opens: bool = True
     ) -> PromptMemory:
         rows = await repo.summaries(session, user_id, self._rules.in_prompt)
         related = None
@@ -377,8 +371,8 @@ class Conversations:
             notes = [_note(row, rules.note_chars) for row in reversed(old)]
             if not await self._editor.add_context_notes(session, user_id, notes, rules.notes_max):
                 return 0
+            await repo.delete_summaries(session, old)
             for row in old:
-                await session.delete(row)
                 self._summaries.queue_delete(session, user_id, STEPAN_KEY + row.key, now)
         self._editor.invalidate(user_id)
         return len(old)

@@ -26,7 +26,18 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import db.repositories
 from db.engine import create_engine
-from db.models import AnswerCacheRow, Base, InteractionRow, JobRunRow
+from db.models import (
+    AlertRow,
+    AnswerCacheRow,
+    Base,
+    ConversationSummaryRow,
+    CorrectionRow,
+    FeedbackRow,
+    InteractionRow,
+    JobRunRow,
+    LearningRow,
+    ProposalRow,
+)
 from db.repositories.inbox import Stored
 from db.uow import Database
 from tests.query_plans import StatementLog, explained, full_scans
@@ -63,8 +74,12 @@ SAMPLES: dict[str, Any] = {
     "readings": [("field:north", "p1", "soil_moisture", 14.0, NOW - timedelta(minutes=5))],
     "hours": (HOUR - 48, HOUR),
     "row_id": 1, "method": "sendMessage", "not_before": NOW, "users": [USER, "tg:2"],
+    "canonical_id": "crop:wheat", "display": "Пшениця", "region_id": "poltava",
+    "mode": "deep", "token_hash": "h" * 64, "label": "probe", "alert_id": 1,
+    "remote_merge": None,
 }  # fmt: skip
-#: Arguments one function needs beyond (or instead of) the samples by name.
+#: Arguments one function needs beyond (or instead of) the samples by name. Rows to
+#: insert carry their key: the same object is inserted (and rolled back) on each engine.
 OVERRIDES: dict[str, dict[str, Any]] = {
     "farm.insert_operation": {
         "values": {
@@ -85,6 +100,85 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     },
     "telegram_outbox.keep": {"payload": '{"chat_id": 1, "text": "ok"}'},
     "recall.newest_deep": {"after": NOW - timedelta(hours=1)},
+    "recall.add_summary": {
+        "row": ConversationSummaryRow(
+            id=1000,
+            key="k-new",
+            user_id=USER,
+            period_start=NOW - timedelta(hours=1),
+            period_end=NOW,
+            text="посіяли",
+            intents=["journal"],
+            message_count=2,
+            source="extractive",
+            created_at=NOW,
+        )
+    },
+    "recall.delete_summaries": {"rows": []},
+    "interactions.insert_many": {"rows": []},
+    "learning.add_feedback": {
+        "row": FeedbackRow(
+            id=1000, trace_id="trace-new", user_id=USER, verdict="up", created_at=NOW
+        )
+    },
+    "learning.proposal": {"proposal_id": 1},
+    "learning.add_learning": {"row": LearningRow(id=1000, source="negative", rule="r")},
+    "learning.add_correction": {
+        "row": CorrectionRow(
+            id=1000,
+            trace_id="trace-new",
+            user_id=USER,
+            source="farmer",
+            text="посіяли",
+            was_mode="light",
+            was_intent="greeting",
+            mode="light",
+            intent="journal",
+            crew=[],
+            created_at=NOW,
+        )
+    },
+    "learning.add_proposal": {
+        "row": ProposalRow(
+            id=1000,
+            intent="greeting",
+            kind="trigger",
+            term="добридень",
+            support=2,
+            dev_before=0.9,
+            dev_after=0.91,
+            corrections_before=0.5,
+            corrections_after=0.7,
+            status="pending",
+        )
+    },
+    "sensor_readings.add_token": {"token_hash": "n" * 64},
+    "sensor_readings.insert_new": {
+        "rows": [
+            {
+                "farm_id": FARM,
+                "field_id": "field:north",
+                "sensor_id": "p9",
+                "sensor_type": "soil_moisture",
+                "value": 20.0,
+                "unit": "%",
+                "measured_at": NOW,
+                "source": "api",
+            }
+        ]
+    },
+    "sensor_watch.add_alert": {
+        "row": AlertRow(
+            id=1000,
+            farm_id=FARM,
+            field_id="field:north",
+            sensor_type="temperature",
+            kind="above_max",
+            value=40.0,
+            threshold=35.0,
+            started_at=NOW,
+        )
+    },
     "recall.keep_answer": {
         "row": AnswerCacheRow(
             user_id=USER,

@@ -97,8 +97,6 @@ NOT_REACHED: dict[str, str] = {
     "db.models": "column defaults of the schema (text('0')), not a query",
     "db.repositories.telegram_outbox": "only while Telegram's flood control holds a reply "
     "(a 429); every function of it runs in test_query_plans.py's walk",
-    "pipeline.memory.profiles.ensure": "note_farm_edit writes only while a memory-service merge is "
-    "pending (remote_merge set); one UPDATE by primary key",
 }
 
 
@@ -257,6 +255,6 @@ async def test_no_statement_of_a_session_reads_a_growing_table_whole_postgres(
 
 def test_the_modules_that_build_sql_are_found() -> None:
     modules = sql_modules()
-    assert "pipeline.learning.nightly" in modules
+    assert "db.repositories.quality" in modules
     assert "db.repositories.farm" in modules
     assert set(NOT_REACHED) <= modules

@@ -4,10 +4,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.models import OperationRow
 from db.repositories import farm as farm_repo
+from db.uow import Session
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     JournalArgs,
@@ -110,7 +109,7 @@ class JournalViewTools:
         )
 
 
-async def _field_row(session: AsyncSession, farm_id: str, field_id: str | None) -> int | None:
+async def _field_row(session: Session, farm_id: str, field_id: str | None) -> int | None:
     if field_id is None:
         return None
     rows = await farm_repo.fields(session, farm_id)

@@ -4,12 +4,12 @@ rule-based answer to the farmer's question with the farm's crops and readings.""
 from __future__ import annotations
 
 from db.repositories import reporting
+from db.repositories.sensor_readings import latest_readings
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import NoArgs, Tool, ToolResult, field_label, field_names
 from pipeline.crew.words import Words
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.reports.summary_text import format_number
-from pipeline.farm.sensors.store import latest_readings
 
 
 class SeasonTools:

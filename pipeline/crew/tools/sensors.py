@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from datetime import tzinfo
 
-from sqlalchemy import select
-
-from db.models import AlertRow, FarmProfileRow
+from db.repositories import reporting, sensor_watch
+from db.repositories.sensor_readings import latest_readings
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     ChartArgs,
@@ -28,7 +27,6 @@ from pipeline.farm.reports.chart_window import chart_window
 from pipeline.farm.reports.summary_text import format_number
 from pipeline.farm.sensors.alert_rules import SILENT
 from pipeline.farm.sensors.readings import SensorTypes
-from pipeline.farm.sensors.store import latest_readings
 from pipeline.farm.words.dates import DateWords
 from pipeline.types import Attachment
 
@@ -120,12 +118,7 @@ class SensorTools:
     async def open_alerts(self, ctx: RunContext, _: NoArgs) -> ToolResult:
         assert ctx.farm_id is not None
         async with ctx.db.read() as session:
-            result = await session.execute(
-                select(AlertRow)
-                .where(AlertRow.farm_id == ctx.farm_id, AlertRow.ended_at.is_(None))
-                .order_by(AlertRow.started_at)
-            )
-            alerts = list(result.scalars())
+            alerts = await sensor_watch.open_alerts(session, ctx.farm_id, oldest_first=True)
             names = await field_names(session, ctx.farm_id)
         if not alerts:
             return ToolResult("open_alerts", ctx.text_of("compose.alerts_none"))
@@ -178,9 +171,7 @@ async def farm_zone(ctx: RunContext) -> tzinfo:
     if ctx.farm_id is None:
         return zone_of(None)
     async with ctx.db.read() as session:
-        name = await session.scalar(
-            select(FarmProfileRow.timezone).where(FarmProfileRow.farm_id == ctx.farm_id)
-        )
+        name = await reporting.farm_timezone(session, ctx.farm_id)
     return zone_of(name)
 
 

@@ -11,8 +11,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import date, datetime
 from typing import TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import reporting
 from db.repositories.reporting import (
     PAGE_SIZE,
@@ -21,7 +19,7 @@ from db.repositories.reporting import (
     ReadingCursor,
     ReadingRecord,
 )
-from db.uow import Database
+from db.uow import Database, Session
 
 Row = TypeVar("Row")
 Cursor = TypeVar("Cursor")
@@ -29,7 +27,7 @@ Cursor = TypeVar("Cursor")
 
 async def _pages(
     db: Database,
-    fetch: Callable[[AsyncSession, Cursor | None], Awaitable[list[Row]]],
+    fetch: Callable[[Session, Cursor | None], Awaitable[list[Row]]],
     cursor_of: Callable[[Row], Cursor],
     page_size: int,
 ) -> AsyncIterator[list[Row]]:
@@ -56,7 +54,7 @@ def iter_operations(
 ) -> AsyncIterator[list[OperationRecord]]:
     """Operations dated ``start``..``end`` in pages, by date then id (no empty pages)."""
 
-    async def fetch(session: AsyncSession, after: OperationCursor | None) -> list[OperationRecord]:
+    async def fetch(session: Session, after: OperationCursor | None) -> list[OperationRecord]:
         return await reporting.operations_page(
             session, farm_id, start, end, field_id=field_id, after=after, limit=page_size
         )
@@ -76,7 +74,7 @@ def iter_readings(
 ) -> AsyncIterator[list[ReadingRecord]]:
     """Readings of one type in ``since`` <= time < ``until`` in pages, by time then id."""
 
-    async def fetch(session: AsyncSession, after: ReadingCursor | None) -> list[ReadingRecord]:
+    async def fetch(session: Session, after: ReadingCursor | None) -> list[ReadingRecord]:
         return await reporting.readings_page(
             session,
             farm_id,

@@ -6,11 +6,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import farm as farm_repo
 from db.repositories import reporting
 from db.repositories.reporting import PlanFactCount
+from db.uow import Session
 from pipeline.farm.words.name_match import NameRules, field_name
 
 
@@ -85,13 +84,11 @@ def plan_fact_rows(
     return rows
 
 
-async def field_names(session: AsyncSession, farm_id: str) -> dict[str, str]:
+async def field_names(session: Session, farm_id: str) -> dict[str, str]:
     return {info.field_id: info.name for info in await reporting.fields(session, farm_id)}
 
 
-async def waiting_fields(
-    session: AsyncSession, farm_id: str, rules: NameRules | None
-) -> dict[int, str]:
+async def waiting_fields(session: Session, farm_id: str, rules: NameRules | None) -> dict[int, str]:
     """The farm's unknown fields by term id, each as it is called («північному» ->
     «Північне»): what an operation without a field that waits on one shows."""
     terms = await farm_repo.field_terms(session, farm_id)
@@ -100,7 +97,7 @@ async def waiting_fields(
 
 
 async def plan_vs_fact(
-    session: AsyncSession,
+    session: Session,
     farm_id: str,
     start: date,
     end: date,

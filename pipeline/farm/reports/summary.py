@@ -36,10 +36,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import reporting
 from db.repositories.reporting import AmountGroup, PlanFactCount
+from db.uow import Session
 from pipeline.farm.reports import completion_pct, op_key
 from pipeline.farm.words.units import Unit, Units
 
@@ -354,7 +353,7 @@ def _operations_by_field(counts: Iterable[PlanFactCount]) -> list[FieldOperation
 
 
 async def season_summary(
-    session: AsyncSession, farm_id: str, start: date, end: date, units: Units
+    session: Session, farm_id: str, start: date, end: date, units: Units
 ) -> SeasonSummary:
     """The season's figures (see the module docstring for every rule)."""
     infos = await reporting.fields(session, farm_id)

@@ -26,10 +26,9 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import ValidationError
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AlertRow, FieldRow
+from db.models import AlertRow
+from db.repositories import sensor_watch
 from db.repositories.sensor_watch import (
     due_alerts,
     farm_ids_with_readings,
@@ -37,7 +36,7 @@ from db.repositories.sensor_watch import (
     probe_activity,
     watched_farms,
 )
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.localtime import local_time
 from pipeline.farm.reports import sensor_label
@@ -224,12 +223,7 @@ class AlertWatcher:
                 since=now - policy.silent_lookback,
                 skip_sources=policy.batch_sources,
             )
-            result = await session.execute(
-                select(AlertRow).where(
-                    AlertRow.farm_id == farm.farm_id, AlertRow.ended_at.is_(None)
-                )
-            )
-            rows = {row.id: row for row in result.scalars()}
+            rows = {row.id: row for row in await sensor_watch.open_alerts(session, farm.farm_id)}
             episodes = [
                 Episode(row.id, row.field_id, row.sensor_type, row.sensor_id, row.kind)
                 for row in rows.values()
@@ -240,7 +234,7 @@ class AlertWatcher:
 
     @staticmethod
     def _apply(
-        session: AsyncSession,
+        session: Session,
         farm: _Farm,
         rows: dict[int, AlertRow],
         decisions: Sequence[Decisions],
@@ -253,7 +247,8 @@ class AlertWatcher:
                 row.ended_value = closing.ended_value
                 closed += 1
             for opening in decided.opens:
-                session.add(
+                sensor_watch.add_alert(
+                    session,
                     AlertRow(
                         farm_id=farm.farm_id,
                         field_id=opening.field_id,
@@ -263,7 +258,7 @@ class AlertWatcher:
                         value=opening.value,
                         threshold=opening.threshold,
                         started_at=opening.started_at,
-                    )
+                    ),
                 )
                 opened += 1
         return opened, closed
@@ -290,7 +285,9 @@ class AlertWatcher:
         if not pending:
             return 0, 0
         async with self._db.read() as session:
-            names = await self._field_names(session, {p.alert.farm_id for p in pending})
+            names = await sensor_watch.field_names_of_farms(
+                session, {p.alert.farm_id for p in pending}
+            )
         sent = failed = 0
         for item in pending:
             chat_id = telegram_chat(item.user_id)
@@ -315,18 +312,9 @@ class AlertWatcher:
             sent += 1
         return sent, failed
 
-    @staticmethod
-    async def _field_names(session: AsyncSession, farm_ids: set[str]) -> dict[tuple[str, str], str]:
-        result = await session.execute(
-            select(FieldRow.farm_id, FieldRow.field_id, FieldRow.name).where(
-                FieldRow.farm_id.in_(farm_ids)
-            )
-        )
-        return {(row.farm_id, row.field_id): row.name for row in result}
-
     async def _mark(self, alert_id: int, *, recovery: bool) -> None:
         async with self._db.write() as session:
-            row = await session.get(AlertRow, alert_id)
+            row = await sensor_watch.alert(session, alert_id)
             if row is None:
                 return
             if recovery:

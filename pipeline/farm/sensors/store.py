@@ -2,7 +2,8 @@
 
 ``SensorStore`` is the service the readings endpoint (``bot/http/readings.py``) and the
 operators' /token and CSV import use; each of its methods is one short transaction.
-``latest_readings`` is a query for callers that already hold a read.
+``latest_readings`` (db/repositories/sensor_readings.py, re-exported here) is a query
+for callers that already hold a read.
 """
 
 from __future__ import annotations
@@ -12,24 +13,27 @@ import logging
 import secrets
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models import FarmTokenRow, FieldRow, SensorReadingRow
 from db.repositories import farm as farm_repo
-from db.repositories import sensor_rollups
-from db.repositories.profiles import dialect_insert
-from db.repositories.sensor_rollups import Reading
-from db.uow import Database
+from db.repositories import sensor_readings, sensor_rollups
+from db.repositories.sensor_readings import LatestReading, latest_readings
+from db.uow import Database, Session
 from pipeline.farm.sensors.readings import InvalidBatch, ItemError, ReadingIn, SensorTypes
+
+__all__ = [
+    "IngestResult",
+    "LatestReading",
+    "SensorLearner",
+    "SensorStore",
+    "latest_readings",
+    "name_key",
+    "token_hash",
+]
 
 logger = logging.getLogger(__name__)
 
-#: Rows per INSERT: well under SQLite's and PostgreSQL's bound-parameter limits.
-INSERT_CHUNK = 1_000
 TOKEN_PREFIX = "stp_"
 
 
@@ -45,19 +49,16 @@ def name_key(name: str) -> str:
 
 
 async def _resolve_fields(
-    session: AsyncSession, farm_id: str, readings: Sequence[ReadingIn]
+    session: Session, farm_id: str, readings: Sequence[ReadingIn]
 ) -> tuple[list[str | None], list[ItemError]]:
     """Each reading's field id: ``field_id`` may be the field's id or its name as the
     farm calls it ("Поле 3", "північне"); anything else is an error of that item."""
     wanted = {r.field_id for r in readings if r.field_id is not None}
     if not wanted:
         return [None] * len(readings), []
-    result = await session.execute(
-        select(FieldRow.field_id, FieldRow.name).where(FieldRow.farm_id == farm_id)
-    )
     ids: set[str] = set()
     by_name: dict[str, str] = {}
-    for field_id, name in result:
+    for field_id, name in await farm_repo.field_ids_and_names(session, farm_id):
         ids.add(field_id)
         by_name.setdefault(name_key(name), field_id)
     resolved: list[str | None] = []
@@ -80,7 +81,7 @@ async def _resolve_fields(
 
 
 async def _insert(
-    session: AsyncSession, farm_id: str, readings: Sequence[ReadingIn], *, source: str
+    session: Session, farm_id: str, readings: Sequence[ReadingIn], *, source: str
 ) -> int:
     """Insert the readings not stored yet; returns how many were inserted. Raises
     InvalidBatch when a reading names a field the farm does not have."""
@@ -106,105 +107,10 @@ async def _insert(
                 "source": source[:32],
             }
         )
-    table = SensorReadingRow.__table__
-    # RETURNING tells what was inserted on both dialects (asyncpg's executemany has
-    # no row count); SQLAlchemy sends each chunk as multi-row INSERTs.
-    c = table.c
-    statement = (
-        dialect_insert(session)(table)
-        .on_conflict_do_nothing()
-        .returning(c.field_id, c.sensor_id, c.sensor_type, c.value, c.measured_at)
-    )
-    stored: list[Reading] = []
-    if rows:
-        connection = await session.connection()
-        for start in range(0, len(rows), INSERT_CHUNK):
-            result = await connection.execute(statement, rows[start : start + INSERT_CHUNK])
-            stored += [(r[0], r[1], r[2], r[3], r[4]) for r in result]
+    stored = await sensor_readings.insert_new(session, rows)
     # The hourly rollups of what was stored, in the same transaction.
     await sensor_rollups.add_readings(session, farm_id, stored)
     return len(stored)
-
-
-# --- The newest values ---------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class LatestReading:
-    field_id: str | None
-    sensor_type: str
-    sensor_id: str
-    value: float
-    unit: str
-    measured_at: datetime
-
-
-def _utc(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes (stored as UTC), PostgreSQL aware ones.
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-async def latest_readings(
-    session: AsyncSession,
-    farm_id: str,
-    *,
-    field_id: str | None = None,
-    sensor_type: str | None = None,
-    sensor_types_in: Sequence[str] | None = None,
-    since: datetime | None = None,
-) -> list[LatestReading]:
-    """The newest reading per (field, sensor type) of a farm, optionally of one field
-    and/or type (or several types), optionally only among readings at or after
-    ``since``. Ordered by field then type; readings without a field have field None.
-    Runs in the caller's read."""
-    rows = SensorReadingRow
-    conditions = [rows.farm_id == farm_id]
-    if sensor_type is not None:
-        conditions.append(rows.sensor_type == sensor_type)
-    if sensor_types_in is not None:
-        conditions.append(rows.sensor_type.in_(list(sensor_types_in)))
-    if field_id is not None:
-        conditions.append(rows.field_id == field_id)
-    if since is not None:
-        conditions.append(rows.measured_at >= _utc(since))
-    rank = (
-        func.row_number()
-        .over(
-            partition_by=(rows.field_id, rows.sensor_type),
-            order_by=(rows.measured_at.desc(), rows.id.desc()),
-        )
-        .label("rank")
-    )
-    ranked = (
-        select(
-            rows.field_id,
-            rows.sensor_type,
-            rows.sensor_id,
-            rows.value,
-            rows.unit,
-            rows.measured_at,
-            rank,
-        )
-        .where(*conditions)
-        .subquery()
-    )
-    query = (
-        select(ranked)
-        .where(ranked.c.rank == 1)
-        .order_by(ranked.c.field_id.is_(None), ranked.c.field_id, ranked.c.sensor_type)
-    )
-    result = await session.execute(query)
-    return [
-        LatestReading(
-            row.field_id,
-            row.sensor_type,
-            row.sensor_id,
-            row.value,
-            row.unit,
-            _utc(row.measured_at),
-        )
-        for row in result
-    ]
 
 
 # --- The service ------------------------------------------------------------------------
@@ -271,9 +177,7 @@ class SensorStore:
         the caller shows it once and it cannot be recovered (issue another one)."""
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         async with self._db.write() as session:
-            session.add(
-                FarmTokenRow(token_hash=token_hash(token), farm_id=farm_id, label=label[:64])
-            )
+            sensor_readings.add_token(session, token_hash(token), farm_id, label[:64])
         logger.info("sensors: token issued farm=%s label=%s", farm_id, label[:64])
         return token
 
@@ -282,7 +186,4 @@ class SensorStore:
         if not token:
             return None
         async with self._db.read() as session:
-            result = await session.execute(
-                select(FarmTokenRow.farm_id).where(FarmTokenRow.token_hash == token_hash(token))
-            )
-            return result.scalar_one_or_none()
+            return await sensor_readings.farm_of_token(session, token_hash(token))

@@ -24,12 +24,10 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.models import FarmProfileRow
 from db.repositories import profile_learning as learn_repo
 from db.repositories import profiles as repo
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.clock import Clock
 from pipeline.farm.localtime import local_today
 from pipeline.memory.habits.observed import (
@@ -56,14 +54,14 @@ from pipeline.profiles import FarmProfile
 logger = logging.getLogger(__name__)
 
 #: What one observation teaches a locked farm row: ``update_farm`` changes.
-Lesson = Callable[[AsyncSession, FarmProfileRow, datetime], Awaitable[dict[str, Any]]]
+Lesson = Callable[[Session, FarmProfileRow, datetime], Awaitable[dict[str, Any]]]
 
 #: Farms per sweep transaction (keeps SQLite's write lock short).
 SWEEP_CHUNK = 20
 
 
 def apply_farm_changes(
-    session: AsyncSession,
+    session: Session,
     outbox: Outbox,
     row: FarmProfileRow,
     changes: dict[str, Any],
@@ -88,7 +86,7 @@ def apply_farm_changes(
 
 
 async def learned_typical_intents(
-    session: AsyncSession, user_ids: Sequence[str], now: datetime, rules: TypicalIntentRules
+    session: Session, user_ids: Sequence[str], now: datetime, rules: TypicalIntentRules
 ) -> dict[str, list[str]]:
     """Each user's typical intents over the window (users with none map to [])."""
     counts: dict[str, list[IntentCount]] = defaultdict(list)
@@ -122,9 +120,7 @@ class ProfileLearner(ProfileWriter):
         """Operations were written to the journal: their fields and crops join the
         farm, and the season follows the journal. Never raises."""
 
-        async def learn(
-            session: AsyncSession, row: FarmProfileRow, now: datetime
-        ) -> dict[str, Any]:
+        async def learn(session: Session, row: FarmProfileRow, now: datetime) -> dict[str, Any]:
             changes = (await self._season_changes(session, [row], now)).get(row.farm_id, {})
             for name, new in (("field_ids", fields), ("crop_ids", crops)):
                 known = list(getattr(row, name) or [])
@@ -153,9 +149,7 @@ class ProfileLearner(ProfileWriter):
             logger.exception("memory: reading the farm for sensors failed farm=%s", farm_id)
             return None
 
-        async def learn(
-            session: AsyncSession, row: FarmProfileRow, now: datetime
-        ) -> dict[str, Any]:
+        async def learn(session: Session, row: FarmProfileRow, now: datetime) -> dict[str, Any]:
             return self._iot_changes(row, sources, sensor_types)
 
         return await self._learn(user_id, learn, "sensors")
@@ -167,9 +161,7 @@ class ProfileLearner(ProfileWriter):
         or the database failed."""
         integrations = self._rules.integrations
 
-        async def learn(
-            session: AsyncSession, row: FarmProfileRow, now: datetime
-        ) -> dict[str, Any]:
+        async def learn(session: Session, row: FarmProfileRow, now: datetime) -> dict[str, Any]:
             current = list(row.active_integrations or [])
             if on:
                 wanted = (
@@ -192,9 +184,7 @@ class ProfileLearner(ProfileWriter):
         """Typical intents and the season of one farm, now (after an operator's
         "phase: auto", and by tests). None when nothing changed."""
 
-        async def learn(
-            session: AsyncSession, row: FarmProfileRow, now: datetime
-        ) -> dict[str, Any]:
+        async def learn(session: Session, row: FarmProfileRow, now: datetime) -> dict[str, Any]:
             return (await self._farm_lessons(session, [row], now)).get(row.farm_id, {})
 
         return await self._learn(user_id, learn, "refresh")
@@ -304,7 +294,7 @@ class ProfileLearner(ProfileWriter):
         return changes
 
     async def _farm_lessons(
-        self, session: AsyncSession, rows: Sequence[FarmProfileRow], now: datetime
+        self, session: Session, rows: Sequence[FarmProfileRow], now: datetime
     ) -> dict[str, dict[str, Any]]:
         """farm_id -> the changes typical intents and the season call for."""
         lessons = await self._season_changes(session, rows, now)
@@ -317,7 +307,7 @@ class ProfileLearner(ProfileWriter):
         return lessons
 
     async def _season_changes(
-        self, session: AsyncSession, rows: Sequence[FarmProfileRow], now: datetime
+        self, session: Session, rows: Sequence[FarmProfileRow], now: datetime
     ) -> dict[str, dict[str, Any]]:
         rules = self._rules.season
         today = {row.farm_id: local_today(now, row.timezone) for row in rows}

@@ -14,11 +14,11 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import UserProfileRow
 from db.repositories import profiles as repo
 from db.repositories import telegram_outbox
+from db.uow import Session
 from pipeline.memory.profiles.ensure import ensure_farm_row, ensure_user, note_edit, note_farm_edit
 from pipeline.memory.profiles.errors import StoreUnavailable
 from pipeline.memory.profiles.rows import (
@@ -101,7 +101,7 @@ class ProfileEditor(ProfileWriter):
             )
         validate_user(UserProfile.default(user_id), changes)  # fail before any SQL
 
-        async def change(session: AsyncSession, now: datetime) -> UserProfile:
+        async def change(session: Session, now: datetime) -> UserProfile:
             row = await ensure_user(session, self._outbox, user_id, now)
             profile = validate_user(user_from_row(row), changes)
             for name in changes:
@@ -128,7 +128,7 @@ class ProfileEditor(ProfileWriter):
             )
         validate_farm(FarmProfile.default(user_id), changes)  # fail before any SQL
 
-        async def change(session: AsyncSession, now: datetime) -> FarmProfile:
+        async def change(session: Session, now: datetime) -> FarmProfile:
             farm_row = await ensure_farm_row(session, self._outbox, user_id, now, announce=False)
             user_row = await repo.lock_user(session, user_id)
             if user_row is not None:
@@ -155,7 +155,7 @@ class ProfileEditor(ProfileWriter):
         for someone's very first message needs a farm to belong to). None if the
         database failed."""
 
-        async def change(session: AsyncSession, now: datetime) -> str:
+        async def change(session: Session, now: datetime) -> str:
             row = await ensure_farm_row(session, self._outbox, user_id, now, announce=True)
             return row.farm_id
 
@@ -188,7 +188,7 @@ class ProfileEditor(ProfileWriter):
             self._cache.invalidate(user_id)
 
     async def add_context_notes(
-        self, session: AsyncSession, user_id: str, notes: list[str], keep: int
+        self, session: Session, user_id: str, notes: list[str], keep: int
     ) -> bool:
         """Append ``notes`` to the user's context notes (the newest ``keep`` stay), in the
         caller's transaction, with the copy queued; the caller invalidates the cache
@@ -232,7 +232,7 @@ class ProfileEditor(ProfileWriter):
     async def _write(
         self,
         user_id: str,
-        change: Callable[[AsyncSession, datetime], Awaitable[T]],
+        change: Callable[[Session, datetime], Awaitable[T]],
         what: str,
     ) -> T | None:
         try:

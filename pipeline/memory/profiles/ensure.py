@@ -6,12 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import update
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.models import FarmProfileRow, UserProfileRow
 from db.repositories import outbox as outbox_repo
 from db.repositories import profiles as repo
+from db.uow import Session
 from pipeline.memory.profiles.rows import farm_columns, user_columns
 from pipeline.memory.service.merging import FRESH
 from pipeline.memory.service.outbox import Outbox
@@ -20,7 +18,7 @@ from pipeline.types import Language
 
 
 async def ensure_user(
-    session: AsyncSession,
+    session: Session,
     outbox: Outbox,
     user_id: str,
     now: datetime,
@@ -57,7 +55,7 @@ async def ensure_user(
 
 
 async def ensure_farm_row(
-    session: AsyncSession, outbox: Outbox, user_id: str, now: datetime, *, announce: bool
+    session: Session, outbox: Outbox, user_id: str, now: datetime, *, announce: bool
 ) -> FarmProfileRow:
     """The user's farm row, locked, created with the user if either is missing (a user
     hydrated without a farm has a user row but no farm row). ``announce``: queue a
@@ -86,16 +84,11 @@ def note_edit(row: UserProfileRow, kind: str, names: Iterable[str]) -> None:
     row.remote_merge = marker  # a new object: JSON columns track assignment only
 
 
-async def note_farm_edit(session: AsyncSession, row: UserProfileRow, names: Iterable[str]) -> None:
+async def note_farm_edit(session: Session, row: UserProfileRow, names: Iterable[str]) -> None:
     """``note_edit`` for farm fields, without touching the user row's ``updated_at``
     (a farm edit queues no user copy, so the user's time must stay what was sent)."""
     if row.remote_merge is None:
         return
     marker = {key: list(value) for key, value in row.remote_merge.items()}
     marker["farm"] = sorted({*marker.get("farm", []), *names})
-    await session.execute(
-        update(UserProfileRow)
-        .where(UserProfileRow.user_id == row.user_id)
-        .values(remote_merge=marker, updated_at=UserProfileRow.updated_at)
-        .execution_options(synchronize_session=False)
-    )
+    await repo.set_remote_merge(session, row.user_id, marker)

@@ -16,15 +16,12 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, insert, select
-from sqlalchemy.ext.asyncio import AsyncSession
-
-from db.models import InteractionRow
+from db.repositories import interactions as interactions_repo
 from db.repositories import profiles as repo
 from db.repositories import recall as recall_repo
-from db.uow import Database
+from db.uow import Database, Session
 from pipeline.clock import Clock
 from pipeline.learning.evals import EvalResult
 from pipeline.memory.habits.expertise import upgraded_level
@@ -39,8 +36,6 @@ from pipeline.profiles import RECENT_TOPICS_KEPT, FarmProfile
 from pipeline.types import DepthDecision, Language
 
 logger = logging.getLogger(__name__)
-
-_INTERACTIONS = cast(Table, InteractionRow.__table__)
 
 #: The user row's columns an interaction may change (``_apply``): every batch writes
 #: them back with one executemany UPDATE.
@@ -137,14 +132,44 @@ class InteractionRecorder(ProfileWriter):
         self._cache.invalidate(record.user_id)
 
     async def _apply_all(
-        self, session: AsyncSession, records: Sequence[InteractionRecord]
+        self, session: Session, records: Sequence[InteractionRecord]
     ) -> dict[str, tuple[CachedProfiles, int]]:
         """Applies the interactions; returns per user what was written (for the
         cache) with the cache sequence taken under the row locks."""
         now = self._clock()
         records = await _not_yet_recorded(session, records)
         user_ids = list(dict.fromkeys(record.user_id for record in records))
-        # The rows as plain values (Core): no ORM objects to load, track and flush.
+        rows = await self._locked_rows(session, records, user_ids, now)
+        seq = self._cache.sequence()
+        counts_before = {user_id: rows[user_id]["interaction_count"] or 0 for user_id in user_ids}
+        interactions = [_apply(rows[record.user_id], record, now) for record in records]
+        await repo.write_user_values(session, COUNTED, [rows[user_id] for user_id in user_ids])
+        await _drop_remembered_answers(session, records)
+        profiles = {
+            user_id: self._outbox.upsert_user_values(session, rows[user_id], now)
+            for user_id in user_ids
+        }
+        # One executemany for the batch.
+        await interactions_repo.insert_many(session, interactions)
+        cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
+        learned = await self._learn_typical(session, rows, counts_before, now)
+        farms = await _committed_farms(session, cached_farms, learned)
+        written: dict[str, tuple[CachedProfiles, int]] = {}
+        for user_id in user_ids:
+            profile, farm = profiles[user_id], farms.get(user_id)
+            if profile is not None and farm is not None:
+                written[user_id] = (CachedProfiles(profile, farm), seq)
+        return written
+
+    async def _locked_rows(
+        self,
+        session: Session,
+        records: Sequence[InteractionRecord],
+        user_ids: list[str],
+        now: datetime,
+    ) -> dict[str, dict[str, Any]]:
+        """The users' profile rows, locked, as plain values (Core: no ORM objects to
+        load, track and flush); a user met for the first time is created."""
         rows = await repo.lock_user_values(session, user_ids)
         for record in records:
             if record.user_id not in rows:
@@ -157,43 +182,11 @@ class InteractionRecorder(ProfileWriter):
                     language=record.language,
                 )
                 rows[record.user_id] = repo.user_values(created)
-        seq = self._cache.sequence()
-        counts_before = {user_id: rows[user_id]["interaction_count"] or 0 for user_id in user_ids}
-        interactions = [_apply(rows[record.user_id], record, now) for record in records]
-        await repo.write_user_values(session, COUNTED, [rows[user_id] for user_id in user_ids])
-        for user_id in dict.fromkeys(r.user_id for r in records if r.forget_answers):
-            await recall_repo.drop_answers(session, user_id)
-        profiles = {
-            user_id: self._outbox.upsert_user_values(session, rows[user_id], now)
-            for user_id in user_ids
-        }
-        if interactions:
-            # One Core executemany for the batch (the table, not the entity: no ORM
-            # bulk-insert bookkeeping per row; ORM objects would be one INSERT each).
-            await session.execute(insert(_INTERACTIONS), interactions)
-        cached_farms = {user_id: self._cache.get(user_id) for user_id in user_ids}
-        learned = await self._learn_typical(session, rows, counts_before, now)
-        missing = [
-            user_id
-            for user_id, hit in cached_farms.items()
-            if hit is None and user_id not in learned
-        ]
-        farm_rows = {row.user_id: row for row in await repo.get_farms(session, missing)}
-        written: dict[str, tuple[CachedProfiles, int]] = {}
-        for user_id in user_ids:
-            profile = profiles[user_id]
-            hit, farm_row = cached_farms[user_id], farm_rows.get(user_id)
-            # Every farm writer locks the user row first, so this farm is what commits.
-            farm = learned.get(user_id) or (hit.farm if hit is not None else None)
-            if farm is None and farm_row is not None:
-                farm = valid(farm_from_row, farm_row)
-            if profile is not None and farm is not None:
-                written[user_id] = (CachedProfiles(profile, farm), seq)
-        return written
+        return rows
 
     async def _learn_typical(
         self,
-        session: AsyncSession,
+        session: Session,
         rows: dict[str, dict[str, Any]],
         counts_before: dict[str, int],
         now: datetime,
@@ -228,50 +221,91 @@ class InteractionRecorder(ProfileWriter):
 
 
 async def _not_yet_recorded(
-    session: AsyncSession, records: Sequence[InteractionRecord]
+    session: Session, records: Sequence[InteractionRecord]
 ) -> Sequence[InteractionRecord]:
     """Drop records of Telegram updates already recorded: an update whose handler
     died after recording is replayed (bot/transport/inbox.py), and must not count twice."""
     update_ids = [record.update_id for record in records if record.update_id is not None]
     if not update_ids:
         return records
-    column = _INTERACTIONS.c.update_id
-    result = await session.execute(select(column).where(column.in_(update_ids)))
-    seen = set(result.scalars().all())
+    seen = await interactions_repo.recorded_update_ids(session, update_ids)
     if not seen:
         return records
     logger.info("memory: %d replayed updates already recorded", len(seen))
     return [record for record in records if record.update_id not in seen]
 
 
+async def _drop_remembered_answers(session: Session, records: Sequence[InteractionRecord]) -> None:
+    """A card may write to the journal: its user's remembered answers go."""
+    for user_id in dict.fromkeys(r.user_id for r in records if r.forget_answers):
+        await recall_repo.drop_answers(session, user_id)
+
+
+async def _committed_farms(
+    session: Session,
+    cached: dict[str, CachedProfiles | None],
+    learned: dict[str, FarmProfile],
+) -> dict[str, FarmProfile]:
+    """Each user's farm as this transaction commits it (every farm writer locks the
+    user row first): learned in this batch, else cached, else read; a farm row the
+    model does not accept is left out."""
+    missing = [user_id for user_id, hit in cached.items() if hit is None and user_id not in learned]
+    farm_rows = {row.user_id: row for row in await repo.get_farms(session, missing)}
+    farms: dict[str, FarmProfile] = {}
+    for user_id, hit in cached.items():
+        farm = learned.get(user_id) or (hit.farm if hit is not None else None)
+        farm_row = farm_rows.get(user_id)
+        if farm is None and farm_row is not None:
+            farm = valid(farm_from_row, farm_row)
+        if farm is not None:
+            farms[user_id] = farm
+    return farms
+
+
 def _apply(row: dict[str, Any], record: InteractionRecord, now: datetime) -> dict[str, Any]:
     """Count the interaction on the (locked) profile row's values (only the ``COUNTED``
     columns change); returns its interactions row."""
-    intent = record.decision.intent
-    user_id = row["user_id"]
     # The row is locked (FOR UPDATE / BEGIN IMMEDIATE) until commit, so these
     # read-modify-writes cannot interleave with another writer's.
     row["interaction_count"] = (row["interaction_count"] or 0) + 1
     row["last_seen"] = record.at
     # Whoever writes to us has not blocked us (any more).
     row["active"] = True
+    _take_identity(row, record)
+    _note_topic(row, record)
+    _upgrade_expertise(row)
+    row["updated_at"] = now
+    return _interaction_values(record, row["user_id"])
+
+
+def _take_identity(row: dict[str, Any], record: InteractionRecord) -> None:
+    """The name when none is known, the operator flag and a lasting language switch."""
+    user_id = row["user_id"]
     if row["name"] is None and record.name:
         row["name"] = record.name
     if record.operator is not None and row["operator"] != record.operator:
         logger.info("memory: operator flag -> %s user=%s", record.operator, user_id)
         row["operator"] = record.operator
-    topic = {"intent": intent, "ts": record.at.isoformat()}
-    if record.written_in is not None:
-        topic["lang"] = record.written_in
     language = record.lasting_language
     if language is not None and language != row["preferred_language"]:
         logger.info("memory: language -> %s user=%s", language, user_id)
         row["preferred_language"] = language
+
+
+def _note_topic(row: dict[str, Any], record: InteractionRecord) -> None:
+    """The intent joins the recent topics (the newest kept) and the known intents."""
+    intent = record.decision.intent
+    topic = {"intent": intent, "ts": record.at.isoformat()}
+    if record.written_in is not None:
+        topic["lang"] = record.written_in
     topics = [*(row["recent_topics"] or []), topic]
     row["recent_topics"] = topics[-RECENT_TOPICS_KEPT:]
     known = row["known_intents"] or []
     if intent and intent not in known:
         row["known_intents"] = [*known, intent]
+
+
+def _upgrade_expertise(row: dict[str, Any]) -> None:
     level = upgraded_level(
         row["expertise_level"],
         interaction_count=row["interaction_count"],
@@ -279,9 +313,15 @@ def _apply(row: dict[str, Any], record: InteractionRecord, now: datetime) -> dic
         locked=row["expertise_locked"],
     )
     if level is not None:
-        logger.info("memory: expertise %s -> %s user=%s", row["expertise_level"], level, user_id)
+        logger.info(
+            "memory: expertise %s -> %s user=%s", row["expertise_level"], level, row["user_id"]
+        )
         row["expertise_level"] = level
-    row["updated_at"] = now
+
+
+def _interaction_values(record: InteractionRecord, user_id: str) -> dict[str, Any]:
+    """The ``interactions`` row of the record."""
+    intent = record.decision.intent
     evals = record.evals
     return {
         "trace_id": record.trace_id,

@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from db.repositories import outbox as repo
+from db.uow import Session
 from pipeline.memory.profiles.rows import user_from_row, user_from_values, valid
 from pipeline.profiles import UserProfile, farm_fact_key, user_fact_key
 
@@ -33,7 +32,7 @@ class Outbox:
 
     def upsert(
         self,
-        session: AsyncSession,
+        session: Session,
         user_id: str,
         fact_key: str,
         payload: dict[str, Any],
@@ -44,13 +43,13 @@ class Outbox:
             repo.enqueue(session, user_id, fact_key, "upsert", payload, now)
 
     def upsert_user(
-        self, session: AsyncSession, row: UserProfileRow, now: datetime
+        self, session: Session, row: UserProfileRow, now: datetime
     ) -> UserProfile | None:
         """Queue the row's seed JSON; returns the validated profile (None if invalid)."""
         return self._upsert_profile(session, row.user_id, valid(user_from_row, row), now)
 
     def upsert_user_values(
-        self, session: AsyncSession, values: Mapping[str, Any], now: datetime
+        self, session: Session, values: Mapping[str, Any], now: datetime
     ) -> UserProfile | None:
         """``upsert_user`` for a row's column values (``repo.lock_user_values``)."""
         return self._upsert_profile(
@@ -58,7 +57,7 @@ class Outbox:
         )
 
     def _upsert_profile(
-        self, session: AsyncSession, user_id: str, profile: UserProfile | None, now: datetime
+        self, session: Session, user_id: str, profile: UserProfile | None, now: datetime
     ) -> UserProfile | None:
         if profile is None:
             # A hand-edited row SQL accepts but the model does not: keep the SQL
@@ -69,7 +68,7 @@ class Outbox:
             self.upsert(session, user_id, user_fact_key(user_id), profile.to_seed_json(), now)
         return profile
 
-    async def forget(self, session: AsyncSession, user_id: str, now: datetime) -> None:
+    async def forget(self, session: Session, user_id: str, now: datetime) -> None:
         """Drop the user's queued rows, queue deletes of both facts and of their dialog
         summaries, and write the tombstone that stops the old copy from ever being
         hydrated back (it may outlive this transaction until the flush deletes it)."""

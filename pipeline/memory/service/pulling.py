@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from db.models import FarmProfileRow, OutboxRow, UserProfileRow
+from db.models import FarmProfileRow, UserProfileRow
 from db.repositories import outbox
 from db.repositories import profiles as repo
 from db.uow import Database
@@ -53,9 +53,7 @@ async def pull(
     async with db.read() as session:
         if await outbox.tombstone(session, user_id) is not None:
             return PullResult(False, f"{user_id} said /forget: the old copy stays gone")
-        waiting = await session.scalar(
-            outbox.live_count_query().where(OutboxRow.user_id == user_id)
-        )
+        waiting = await outbox.live_count_of(session, user_id)
     if waiting:
         return PullResult(
             False, f"{user_id} has {waiting} unsent change(s), newer than the copy: sync first"

@@ -9,9 +9,6 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
-
-from db.models import UserProfileRow
 from db.repositories import outbox
 from db.repositories import profiles as repo
 from db.uow import Database
@@ -57,12 +54,7 @@ async def merge_remote(
         if not changed:
             # Nothing remote: the queued rows are right as they are. A Core update
             # keeps updated_at what the queued copy says.
-            await session.execute(
-                update(UserProfileRow)
-                .where(UserProfileRow.user_id == user_id)
-                .values(remote_merge=None, updated_at=UserProfileRow.updated_at)
-                .execution_options(synchronize_session=False)
-            )
+            await repo.set_remote_merge(session, user_id, None)
             return Outcome("ok")
         row.remote_merge = None
         row.updated_at = now

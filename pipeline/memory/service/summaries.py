@@ -18,9 +18,9 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.repositories import outbox as repo
+from db.uow import Session
 from pipeline.memory.service.client import MemoryServiceClient, Outcome, Retryable, memory_user_id
 from pipeline.profiles import AGENT
 
@@ -96,16 +96,12 @@ class Summaries:
     def enabled(self) -> bool:
         return self._client is not None and self._client.team_id is not None
 
-    def queue(
-        self, session: AsyncSession, user_id: str, summary: DialogSummary, now: datetime
-    ) -> None:
+    def queue(self, session: Session, user_id: str, summary: DialogSummary, now: datetime) -> None:
         """Copy ``summary`` to the service, sent by the flush after the caller commits."""
         if self.enabled:
             repo.enqueue(session, user_id, "summary", "summary_add", summary.payload(), now)
 
-    def queue_delete(
-        self, session: AsyncSession, user_id: str, summary_id: str, now: datetime
-    ) -> None:
+    def queue_delete(self, session: Session, user_id: str, summary_id: str, now: datetime) -> None:
         if self.enabled:
             repo.enqueue(session, user_id, summary_id, "summary_delete", None, now)
 

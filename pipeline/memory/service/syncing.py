@@ -181,33 +181,31 @@ class MemorySync:
         if not rows and client.breaker.state == "half_open":
             # Nothing to send, but conversations wait for a closed breaker to hydrate.
             await client.probe()
+        if await self._merge_marked(client, rows, run):
+            rows = await self._pending(batch)  # the merged profiles replaced the upserts
+        await _send_all(client, rows, run)
+        return await self._record(run, {row.user_id for row in rows if row.id in run.removed})
+
+    async def _merge_marked(
+        self, client: MemoryServiceClient, rows: Sequence[OutboxRow], run: _Run
+    ) -> bool:
+        """Merge the profiles of these rows' users that still wait for the service's
+        copy (``remote_merge``) before anything of theirs is sent; a user whose merge
+        fails is blocked for this run. True when some user was marked."""
         async with self._db.read() as session:
             marked = await outbox.to_merge(session, {r.user_id for r in rows})
-        if marked:
-            for user_id in sorted(marked):
-                if run.stop:
-                    break
-                ids = [row.id for row in rows if row.user_id == user_id][:1]
-                outcome = await merge_remote(self._db, client, user_id, self._clock())
-                if outcome.status != "ok":
-                    # Never a plain upsert over a copy not yet read: the user waits.
-                    run.fail(ids, user_id, outcome)
-                    run.blocked.add(user_id)
-                if self._cache is not None:
-                    self._cache.invalidate(user_id)
-            rows = await self._pending(batch)  # the merged profiles replaced the upserts
-        for unit in plan(rows):
+        for user_id in sorted(marked):
             if run.stop:
                 break
-            if unit.user_id in run.blocked:
-                continue
-            outcome = await _send(client, unit)
-            if outcome.status == "ok":
-                (run.removed if unit.operation in _GONE_WHEN_SENT else run.sent).extend(unit.ids)
-                run.calls.append(f"{unit.operation} {unit.fact_key} ({len(unit.ids)} row(s))")
-            else:
-                run.fail(unit.ids, unit.user_id, outcome)
-        return await self._record(run, {row.user_id for row in rows if row.id in run.removed})
+            ids = [row.id for row in rows if row.user_id == user_id][:1]
+            outcome = await merge_remote(self._db, client, user_id, self._clock())
+            if outcome.status != "ok":
+                # Never a plain upsert over a copy not yet read: the user waits.
+                run.fail(ids, user_id, outcome)
+                run.blocked.add(user_id)
+            if self._cache is not None:
+                self._cache.invalidate(user_id)
+        return bool(marked)
 
     async def _pending(self, batch: int) -> list[OutboxRow]:
         async with self._db.read() as session:
@@ -240,6 +238,22 @@ class MemorySync:
 
 #: Operations whose rows are deleted once delivered (a forget leaves nothing behind).
 _GONE_WHEN_SENT = frozenset({"delete", "summary_delete", "summary_purge"})
+
+
+async def _send_all(client: MemoryServiceClient, rows: Sequence[OutboxRow], run: _Run) -> None:
+    """Send the rows' calls in order, noting each outcome on ``run``; a blocked user's
+    are skipped, and the run stops when ``run`` says so."""
+    for unit in plan(rows):
+        if run.stop:
+            break
+        if unit.user_id in run.blocked:
+            continue
+        outcome = await _send(client, unit)
+        if outcome.status == "ok":
+            (run.removed if unit.operation in _GONE_WHEN_SENT else run.sent).extend(unit.ids)
+            run.calls.append(f"{unit.operation} {unit.fact_key} ({len(unit.ids)} row(s))")
+        else:
+            run.fail(unit.ids, unit.user_id, outcome)
 
 
 async def _send(client: MemoryServiceClient, unit: _Unit) -> Outcome:
