@@ -28,9 +28,6 @@ _SHAPE_KNOWLEDGE = "being reworked on branch shape-knowledge"
 
 #: "path:qualified name" -> why it is still over a limit.
 ALLOWED: dict[str, str] = {
-    "pipeline/memory/profiles/recording.py:InteractionRecorder._apply_all": _DATA_BOUNDARY,
-    "pipeline/memory/profiles/recording.py:_apply": _DATA_BOUNDARY,
-    "pipeline/memory/service/syncing.py:MemorySync._flush": _DATA_BOUNDARY,
     "pipeline/classifier/rules.py:_validate": _RULES_SCHEMA,
     "pipeline/knowledge/parse.py:_value": _RULES_SCHEMA,
     "pipeline/knowledge/loader.py:_card": _RULES_SCHEMA,
