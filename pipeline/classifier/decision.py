@@ -180,18 +180,26 @@ class Classifier:
             # make a question about something else, unless a sensor word says so.
             can_outrank = spec.outranks_unless not in a.lexicons if spec.outranks else False
             if 0 < score < weight and (ctx.recent_advice or ctx.grows_crops):
-                others = {n for n in a.matched if self._intents[n].mode == "deep"}
-                if can_outrank and ctx.recent_advice:
-                    # Right after an agronomy question, "and the storage moisture?"
-                    # goes on with it.
-                    others -= set(spec.outranks)
-                if others <= set(spec.context_yields):
-                    score += spec.context_bonus
+                score += self._context_bonus(spec, a, ctx, can_outrank=can_outrank)
             if score:
                 extra[name] = (score, 1 if score >= weight else 0)
             if score >= weight and can_outrank:
                 outranked.update(spec.outranks)
         return self._matcher.with_scores(a, extra, outranked) if extra else a
+
+    def _context_bonus(
+        self, spec: IntentSpec, a: Analysis, ctx: ClassifierContext, *, can_outrank: bool
+    ) -> int:
+        """What the conversation adds to a probe's weak score: the intent's context
+        bonus, unless a deep intent it does not yield to in context matched."""
+        others = {n for n in a.matched if self._intents[n].mode == "deep"}
+        if can_outrank and ctx.recent_advice:
+            # Right after an agronomy question, "and the storage moisture?"
+            # goes on with it.
+            others -= set(spec.outranks)
+        if others <= set(spec.context_yields):
+            return spec.context_bonus
+        return 0
 
     @staticmethod
     def _yields(spec: IntentSpec, a: Analysis) -> bool:

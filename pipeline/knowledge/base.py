@@ -12,7 +12,7 @@ card, says why, and the composer is honest about it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -22,22 +22,12 @@ from pipeline.farm.words.units import Units
 from pipeline.grammar import Grammar
 from pipeline.knowledge.index import CardIndex, crop_tag, documents, topic_tag
 from pipeline.knowledge.loader import KNOWLEDGE_DIR, KnowledgeData, load_knowledge
+from pipeline.knowledge.lookup import CropSource, Lookup, Reason
 from pipeline.knowledge.model import Card, Region, Text, Zone
 from pipeline.knowledge.reader import QuestionReader, Reading, ReadOnce
 from pipeline.text import is_number
 
 __all__ = ["KnowledgeBase", "Lookup", "Reason"]
-
-Reason = Literal[
-    "answer",  # crop and topic (or a general topic) found, with a card
-    "keyword",  # the crop or topic came from a pest or weed name
-    "no_card_for_crop",  # the crop has no cards at all
-    "no_card_for_topic",  # the crop has cards, but not on this topic
-    "ambiguous_crop",  # the farm grows several crops and the question names none
-    "no_crop",  # a crop topic, and nothing says which crop
-    "no_topic",  # nothing says what is asked
-]
-CropSource = Literal["question", "keyword", "previous", "farm", "none"]
 
 #: How much each way of knowing the crop or the topic is trusted.
 _CROP_TRUST: dict[CropSource, float] = {
@@ -52,47 +42,19 @@ _TOPIC_FROM_INDEX = 0.4
 _SOWING = ("sowing_window", "soil_temperature")
 
 
-@dataclass(frozen=True, slots=True)
-class Lookup:
-    """What the knowledge base found for one question."""
-
-    question: str
-    #: Cards that answer, best first (empty when none fits).
-    cards: tuple[Card, ...]
-    #: The crop the question is about (what it named, even without cards).
-    crop: str | None
-    crop_source: CropSource
-    topic: str | None
-    zone: Zone | None
-    region: Region | None
-    confidence: float
-    reason: Reason
-    #: "sow_now": "can I sow X today?" — compare the farm's soil and date.
-    mode: Literal["answer", "sow_now"] = "answer"
-    #: Card id -> indexes of the items the question named (a pest, a weed).
-    items: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    area_ha: float | None = None
-    temperature_c: float | None = None
-    #: The calendar day the question names ("чи не рано 20 квітня"), as (month, day).
-    day: tuple[int, int] | None = None
-    field_words: tuple[str, ...] = ()
-    #: Cards near the question when none answers it (never another crop's card).
-    nearest: tuple[Card, ...] = ()
-    #: The farm's crops with cards, when the question could be about any of them.
-    candidates: tuple[str, ...] = ()
-    #: Topics the crop has cards for (to say what is known instead).
-    known_topics: tuple[str, ...] = ()
-    threshold: float = 0.5
-
-    @property
-    def confident(self) -> bool:
-        return bool(self.cards) and self.confidence >= self.threshold
-
-
 def _name(entry: DictionaryEntry) -> Text:
     """A shared crop's name: its display, and its first English synonym in English."""
     english = next((name for name in entry.synonyms if name.isascii()), entry.display)
     return Text(entry.display, english[:1].upper() + english[1:])
+
+
+def _mode(reading: Reading, topic: str | None) -> Literal["answer", "sow_now"]:
+    """ "sow_now" for a sowing question about today, a day or a temperature."""
+    if topic in _SOWING and (
+        reading.today or reading.can or reading.temperature_c is not None or reading.day
+    ):
+        return "sow_now"
+    return "answer"
 
 
 @dataclass(slots=True)
@@ -201,11 +163,7 @@ class KnowledgeBase:
         if previous_crop:
             previous = self.expand(previous_crop)
             return _Crops(previous, "previous", previous[0]), ()
-        farm: list[str] = []
-        for crop in farm_crops:
-            farm += [c for c in self.expand(crop) if c in self.data.crops and c not in farm]
-        if topic is not None:
-            farm = [c for c in farm if (c, topic) in self._by_crop_topic] or farm
+        farm = self._farm_crops(farm_crops, topic)
         if by_keyword:
             # A pest of several crops: the farm's crop among them, else ask which.
             mine = [crop for crop in by_keyword if crop in farm]
@@ -215,6 +173,15 @@ class KnowledgeBase:
         if len(farm) == 1:
             return _Crops(farm, "farm", farm[0]), ()
         return _Crops([], "none"), tuple(farm)
+
+    def _farm_crops(self, farm_crops: Iterable[str], topic: str | None) -> list[str]:
+        """The farm's crops with cards, those with a card on ``topic`` if any has one."""
+        farm: list[str] = []
+        for crop in farm_crops:
+            farm += [c for c in self.expand(crop) if c in self.data.crops and c not in farm]
+        if topic is not None:
+            farm = [c for c in farm if (c, topic) in self._by_crop_topic] or farm
+        return farm
 
     # ------------------------------------------------------------------ topics
 
@@ -356,12 +323,6 @@ class KnowledgeBase:
         if topic is not None and reading.keywords and not reading.topic_scores:
             # The topic came from a pest or weed name alone ("вовчок"): a guess.
             topic_trust = _TOPIC_KEYWORD
-        mode: Literal["answer", "sow_now"] = (
-            "sow_now"
-            if topic in _SOWING
-            and (reading.today or reading.can or reading.temperature_c is not None or reading.day)
-            else "answer"
-        )
         start = Lookup(
             question=question,
             cards=(),
@@ -372,7 +333,7 @@ class KnowledgeBase:
             region=region,
             confidence=0.0,
             reason="no_topic",
-            mode=mode,
+            mode=_mode(reading, topic),
             items=self._items(reading),
             area_ha=reading.area_ha,
             temperature_c=reading.temperature_c,
@@ -383,26 +344,42 @@ class KnowledgeBase:
         )
         with_cards = [c for c in crops.ids if c in self.data.crops]
         if topic is None:
-            # Only the question's own words may pull a card near: the crop's tag
-            # alone would rank every card of that crop alike.
-            hits = self.index.search(
-                reading.keywords, reading.words, crops=[*with_cards, "general"], limit=1
-            )
-            nearest = [self.cards[hit.card] for hit in hits]
-            return replace(
-                start,
-                confidence=_TOPIC_FROM_INDEX if nearest else 0.0,
-                nearest=tuple(nearest),
-                known_topics=self._known(with_cards),
-            )
+            return self._without_topic(start, reading, with_cards)
         if self.data.topics[topic].scope == "general":
             cards = self._search(reading, [], [topic], general=True)[:1]
             if not cards:
                 return replace(start, reason="no_card_for_topic")
             trust = topic_trust * (_CROP_TRUST[crops.source] if crops.ids else 1.0)
             return replace(start, cards=tuple(cards), confidence=trust, reason="answer")
+        return self._crop_answer(start, reading, crops, topics, topic_trust, with_cards)
+
+    def _without_topic(self, start: Lookup, reading: Reading, with_cards: Sequence[str]) -> Lookup:
+        """No topic: the card nearest the question's own words, as a guess."""
+        # Only the question's own words may pull a card near: the crop's tag
+        # alone would rank every card of that crop alike.
+        hits = self.index.search(
+            reading.keywords, reading.words, crops=[*with_cards, "general"], limit=1
+        )
+        nearest = [self.cards[hit.card] for hit in hits]
+        return replace(
+            start,
+            confidence=_TOPIC_FROM_INDEX if nearest else 0.0,
+            nearest=tuple(nearest),
+            known_topics=self._known(with_cards),
+        )
+
+    def _crop_answer(
+        self,
+        start: Lookup,
+        reading: Reading,
+        crops: _Crops,
+        topics: Sequence[str],
+        topic_trust: float,
+        with_cards: list[str],
+    ) -> Lookup:
+        """A topic of a crop: that crop's cards on it, or why there are none."""
         if not crops.ids:
-            return replace(start, reason="ambiguous_crop" if candidates else "no_crop")
+            return replace(start, reason="ambiguous_crop" if start.candidates else "no_crop")
         if not with_cards:
             general = [t for t in topics if self.data.topics[t].scope == "general"]
             nearest = self._search(reading, [], general, general=True)[:1] if general else []
@@ -410,7 +387,7 @@ class KnowledgeBase:
         crop_topics = [t for t in topics if self.data.topics[t].scope == "crop"]
         found = self._search(reading, with_cards, crop_topics, general=False)
         cards = [card for card in found if card.topic in crop_topics][: self.data.max_cards]
-        if not any(card.topic == topic for card in cards):
+        if not any(card.topic == start.topic for card in cards):
             # Never answer a secondary topic when the one asked first has no card.
             return replace(start, reason="no_card_for_topic", known_topics=self._known(with_cards))
         keyword_only = crops.source == "keyword" or topic_trust == _TOPIC_KEYWORD

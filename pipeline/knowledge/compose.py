@@ -70,15 +70,7 @@ class Composer:
         lines: list[str] = []
         if not lookup.confident:
             lines.append(out.text("knowledge.unsure_intro"))
-        asks_region = False
-        for card in lookup.cards:
-            if lookup.mode == "sow_now" and card.value("window") is not None:
-                section, ask = sow_now_section(card, lookup, out, facts, self.kb)
-                section += self._why(card, out, "expert" if level != "novice" else level)
-            else:
-                section, ask = self._card(card, lookup, out, facts, level)
-            lines += [*section, ""]
-            asks_region = asks_region or ask
+        asks_region = self._sections(lookup, out, facts, level, lines)
         if level == "novice":
             # What the answer's terms mean, before the question back and the source.
             terms = glossary(self.catalog, lang, lookup.cards, "\n".join(lines))
@@ -94,6 +86,26 @@ class Composer:
             cards=tuple(card.id for card in lookup.cards),
             asks="region" if asks_region else None,
         )
+
+    def _sections(
+        self,
+        lookup: Lookup,
+        out: ValueText,
+        facts: FarmFacts,
+        level: Expertise,
+        lines: list[str],
+    ) -> bool:
+        """Each card's section onto ``lines``; True when one needs the region asked."""
+        asks_region = False
+        for card in lookup.cards:
+            if lookup.mode == "sow_now" and card.value("window") is not None:
+                section, ask = sow_now_section(card, lookup, out, facts, self.kb)
+                section += self._why(card, out, "expert" if level != "novice" else level)
+            else:
+                section, ask = self._card(card, lookup, out, facts, level)
+            lines += [*section, ""]
+            asks_region = asks_region or ask
+        return asks_region
 
     # ------------------------------------------------------------------ pieces
 

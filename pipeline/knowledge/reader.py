@@ -101,6 +101,26 @@ def _number(token: str) -> float:
     return float(token.replace(",", "."))
 
 
+def _month_then_day(dates: DateWords, reading: Reading, used: list[bool], i: int) -> bool:
+    """ "May 3", "травня 3": a month name at ``i`` before the day; read when it is."""
+    tokens = reading.tokens
+    month = dates.months.label(tokens[i])
+    if month is not None and 1 <= int(tokens[i + 1]) <= 31:
+        reading.day = (int(month), int(tokens[i + 1]))
+        used[i] = used[i + 1] = True
+        return True
+    return False
+
+
+def _drop_season_crops(reading: Reading) -> None:
+    """ "рапс озимий": the season word qualifies the crop named next to it; read as
+    a crop of its own ("озимь", winter wheat) it would add a second crop."""
+    qualifiers = set(reading.winter_at) | set(reading.spring_at)
+    if len(reading.crops) > 1 and qualifiers:
+        kept = [hit for hit in reading.crops if hit[1] not in qualifiers]
+        reading.crops = kept or reading.crops
+
+
 class QuestionReader:
     """Built once from the knowledge data and the shared vocabulary."""
 
@@ -181,37 +201,52 @@ class QuestionReader:
         for terms in self._passes:
             for label, _, _ in self._scan(terms.keyword_phrases, tokens, used):
                 reading.keywords.append(label)
-            for crop, start, length in self._scan(terms.crops, tokens, used):
-                crop_at.update(range(start, start + length))
-                if start > 0 and tokens[start - 1] in self._volunteer:
-                    reading.volunteer_crops.append(crop)
-                elif self._after_marker(tokens, start):
-                    reading.after_crops.append(crop)
-                else:
-                    reading.crops.append((crop, start))
+            self._crops_in(terms.crops, reading, used, crop_at)
             for label, _, _ in self._scan(terms.keyword_words, tokens, used):
                 reading.keywords.append(label)
             self._places_in(terms.places, reading, used)
-            # A crop's word may also be a topic's ("скільки бульб": potato and rate).
-            free = [u and i not in crop_at for i, u in enumerate(used)]
-            for topic, _, length in self._scan(terms.strong, tokens, free):
-                scores[topic] = scores.get(topic, 0.0) + min(length, _PHRASE)
-                reading.strong_topics.add(topic)
-            for topic, _, _ in self._scan(terms.weak, tokens, free):
-                scores[topic] = scores.get(topic, 0.0) + _WEAK
-            used[:] = [u or f for u, f in zip(used, free, strict=True)]
+            self._topics_in(terms, reading, used, crop_at, scores)
         reading.topic_scores = scores
         self._field_in(reading, used)
         reading.crops.sort(key=lambda hit: hit[1])
         self._flags_in(reading)
-        # "рапс озимий": the season word qualifies the crop named next to it; read as
-        # a crop of its own ("озимь", winter wheat) it would add a second crop.
-        qualifiers = set(reading.winter_at) | set(reading.spring_at)
-        if len(reading.crops) > 1 and qualifiers:
-            kept = [hit for hit in reading.crops if hit[1] not in qualifiers]
-            reading.crops = kept or reading.crops
+        _drop_season_crops(reading)
         reading.words = self._leftovers(tokens, used)
         return reading
+
+    def _crops_in(
+        self, crops: TermSet, reading: Reading, used: list[bool], crop_at: set[int]
+    ) -> None:
+        """Crops named: as a weed ("падалиця соняшнику"), a predecessor ("після
+        соняшнику") or the subject; ``crop_at`` gets the words they stand on."""
+        tokens = reading.tokens
+        for crop, start, length in self._scan(crops, tokens, used):
+            crop_at.update(range(start, start + length))
+            if start > 0 and tokens[start - 1] in self._volunteer:
+                reading.volunteer_crops.append(crop)
+            elif self._after_marker(tokens, start):
+                reading.after_crops.append(crop)
+            else:
+                reading.crops.append((crop, start))
+
+    def _topics_in(
+        self,
+        terms: _Pass,
+        reading: Reading,
+        used: list[bool],
+        crop_at: set[int],
+        scores: dict[str, float],
+    ) -> None:
+        """Topic words add to ``scores``: a strong term or phrase more than a weak word."""
+        tokens = reading.tokens
+        # A crop's word may also be a topic's ("скільки бульб": potato and rate).
+        free = [u and i not in crop_at for i, u in enumerate(used)]
+        for topic, _, length in self._scan(terms.strong, tokens, free):
+            scores[topic] = scores.get(topic, 0.0) + min(length, _PHRASE)
+            reading.strong_topics.add(topic)
+        for topic, _, _ in self._scan(terms.weak, tokens, free):
+            scores[topic] = scores.get(topic, 0.0) + _WEAK
+        used[:] = [u or f for u, f in zip(used, free, strict=True)]
 
     @staticmethod
     def _scan(
@@ -245,31 +280,39 @@ class QuestionReader:
 
     def _numbers(self, reading: Reading, used: list[bool]) -> None:
         tokens = reading.tokens
+        dates = self._dates
         for i, token in enumerate(tokens):
-            if i + 1 < len(tokens) and self._dates is not None and tokens[i + 1].isdigit():
-                # "May 3", "травня 3": a month name before the day.
-                month = self._dates.months.label(token)
-                if month is not None and 1 <= int(tokens[i + 1]) <= 31:
-                    reading.day = (int(month), int(tokens[i + 1]))
-                    used[i] = used[i + 1] = True
-                    continue
+            if (
+                i + 1 < len(tokens)
+                and dates is not None
+                and tokens[i + 1].isdigit()
+                and _month_then_day(dates, reading, used, i)
+            ):
+                continue
             if used[i] or not is_number(token) or i + 1 >= len(tokens):
                 continue
-            if tokens[i + 1] in self._units.area:
-                reading.area_ha = _number(token)
-                used[i] = used[i + 1] = True
-                continue
-            month = self._dates.months.label(tokens[i + 1]) if self._dates else None
-            if month is not None and token.isdigit() and 1 <= int(token) <= 31:
-                reading.day = (int(month), int(token))
-                used[i] = used[i + 1] = True
-                continue
-            unit = self._units.reference_at(tokens, i + 1)
-            if unit is not None and unit[0] == "C":
-                negative = i > 0 and tokens[i - 1] in ("мінус", "минус", "minus")
-                reading.temperature_c = -_number(token) if negative else _number(token)
-                for j in range(i, i + 1 + unit[1]):
-                    used[j] = True
+            self._number_before_word(reading, used, i)
+
+    def _number_before_word(self, reading: Reading, used: list[bool], i: int) -> None:
+        """The number at ``i`` with the word after it: an area, a day of a month or
+        a temperature; what it is gets read and its words become used."""
+        tokens = reading.tokens
+        token = tokens[i]
+        if tokens[i + 1] in self._units.area:
+            reading.area_ha = _number(token)
+            used[i] = used[i + 1] = True
+            return
+        month = self._dates.months.label(tokens[i + 1]) if self._dates else None
+        if month is not None and token.isdigit() and 1 <= int(token) <= 31:
+            reading.day = (int(month), int(token))
+            used[i] = used[i + 1] = True
+            return
+        unit = self._units.reference_at(tokens, i + 1)
+        if unit is not None and unit[0] == "C":
+            negative = i > 0 and tokens[i - 1] in ("мінус", "минус", "minus")
+            reading.temperature_c = -_number(token) if negative else _number(token)
+            for j in range(i, i + 1 + unit[1]):
+                used[j] = True
 
     def _field_in(self, reading: Reading, used: Sequence[bool]) -> None:
         """ "поле 3", "на полі Північне": a field noun no topic term took ("field

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.knowledge.base import KnowledgeBase, Lookup
-from pipeline.knowledge.model import Card, FarmFacts, date_key
+from pipeline.knowledge.model import Card, FarmFacts, Value, Zone, date_key
 from pipeline.knowledge.render import ValueText
 
 __all__ = ["sow_now_section"]
@@ -54,28 +54,42 @@ def sow_now_section(
     distinct = set(states.values())
     date_state = distinct.pop() if len(distinct) == 1 else "depends"
     lines.append(out.text(f"knowledge.sow_now.{_verdict(date_state, soil)}"))
-    if lookup.zone is not None and day is not None:
-        span = window.span(lookup.zone)
-        assert span is not None
-        key = {"in": "date_in", "early": "date_early", "late": "date_late"}[date_state]
-        lines.append(
-            out.text(
-                f"knowledge.sow_now.{key}",
-                day=out.day(day),
-                window=out.span(*span, window.unit),
-            )
-        )
-    elif lookup.zone is None:
-        lines.append(out.text("knowledge.sow_now.zones"))
-        for zone in kb.data.zones:
-            lines.append(
-                out.text("knowledge.zone_line", zone=out.zone(zone), value=out.value(window, zone))
-            )
+    lines += _date_lines(window, lookup.zone, day, date_state, out, kb)
     if soil is not None:
         lines.append(soil.line(out))
     elif season == "winter":
         lines.append(out.text("knowledge.sow_now.winter_soil"))
     return lines, lookup.zone is None
+
+
+def _date_lines(
+    window: Value,
+    zone: Zone | None,
+    day: float | None,
+    date_state: str,
+    out: ValueText,
+    kb: KnowledgeBase,
+) -> list[str]:
+    """The day against the zone's window; with no zone known, every zone's window."""
+    if zone is not None and day is not None:
+        span = window.span(zone)
+        assert span is not None
+        key = {"in": "date_in", "early": "date_early", "late": "date_late"}[date_state]
+        return [
+            out.text(
+                f"knowledge.sow_now.{key}",
+                day=out.day(day),
+                window=out.span(*span, window.unit),
+            )
+        ]
+    if zone is not None:
+        return []
+    lines = [out.text("knowledge.sow_now.zones")]
+    for each in kb.data.zones:
+        lines.append(
+            out.text("knowledge.zone_line", zone=out.zone(each), value=out.value(window, each))
+        )
+    return lines
 
 
 def _day(lookup: Lookup, facts: FarmFacts) -> float | None:

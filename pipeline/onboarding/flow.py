@@ -136,12 +136,29 @@ def text_answer(
     if step is Step.FARM:
         return Changes(farm={"farm_name": text[:128]})
     kind = "field" if step is Step.FIELDS else "crop"
+    names, areas = _names_and_areas(kind, _list_parts(step, text, units), units)
+    named = _named_ids(kind, names, crops)
+    if not named:
+        return None
+    key = "field_ids" if step is Step.FIELDS else "crop_ids"
+    return Changes(farm={key: list(named)}, names=tuple(named.items()), areas=areas)
+
+
+def _list_parts(step: Step, text: str, units: Units | None) -> list[str]:
+    """The items of a typed list; fields with areas split so that a decimal comma
+    ("85,5 га") stays in its part."""
     parts = split_names(text)
     if step is Step.FIELDS and units is not None:
-        # Split so that a decimal comma ("85,5 га") stays in its part.
         with_areas = field_parts(text)
         if any(name_and_area(part, units) for part in with_areas):
             parts = with_areas
+    return parts
+
+
+def _names_and_areas(
+    kind: str, parts: list[str], units: Units | None
+) -> tuple[list[str], dict[str, float]]:
+    """Each part's name, and a field's area by its id where the part gives one."""
     names: list[str] = []
     areas: dict[str, float] = {}
     for part in parts[:MAX_ITEMS]:
@@ -150,11 +167,7 @@ def text_answer(
         names.append(name)
         if with_area and (item := make_id(kind, name)):
             areas[item] = with_area[1]
-    named = _named_ids(kind, names, crops)
-    if not named:
-        return None
-    key = "field_ids" if step is Step.FIELDS else "crop_ids"
-    return Changes(farm={key: list(named)}, names=tuple(named.items()), areas=areas)
+    return names, areas
 
 
 def _named_ids(kind: str, names: list[str], crops: Dictionary) -> dict[str, str]:

@@ -251,10 +251,23 @@ class _Scan:
 
     def _number_value(self, label: str, after: int) -> None:
         toks = self.toks
-        k = after
-        while k < len(toks) and toks[k].fold in _ID_FILLER:
-            k += 1
-        first = k
+        first = after
+        while first < len(toks) and toks[first].fold in _ID_FILLER:
+            first += 1
+        k, digits = self._number_run(first)
+        needed = 5 if label == "id" else 6
+        if digits >= needed:
+            kind = _NUMBER_KINDS[label]
+            begin = toks[first].start
+            if label == "phone" and begin > 0 and self.text[begin - 1] == "+":
+                begin -= 1
+            self.found.append(Span(begin, toks[k - 1].end, kind))
+
+    def _number_run(self, first: int) -> tuple[int, int]:
+        """Where a number written in pieces from ``first`` ends ("+380 67 123-45-67",
+        "AB 123456"), and how many digits it holds."""
+        toks = self.toks
+        k = first
         digits = 0
         while k < len(toks) and (
             toks[k].number
@@ -266,13 +279,7 @@ class _Scan:
                 break
             digits += sum(ch.isdigit() for ch in toks[k].raw)
             k += 1
-        needed = 5 if label == "id" else 6
-        if digits >= needed:
-            kind = _NUMBER_KINDS[label]
-            begin = toks[first].start
-            if label == "phone" and begin > 0 and self.text[begin - 1] == "+":
-                begin -= 1
-            self.found.append(Span(begin, toks[k - 1].end, kind))
+        return k, digits
 
     def _street(self, start: int, after: int) -> None:
         toks = self.toks
@@ -301,24 +308,33 @@ class _Scan:
         if (known or tok.fold.endswith(self.rules.surname_endings)) and len(tok.fold) >= 4:
             self._add(i, i + 1, "name")
             return
+        if self._surname_follows(i):
+            self._add(i, i + 2, "name")
+        # A street written the English way: "221B Baker Street".
+        if i > 0 and self.toks[i - 1].number:
+            self._english_street(i)
+
+    def _surname_follows(self, i: int) -> bool:
+        """ "Іван Петренко": the capitalised word after ``i`` is shaped like a surname."""
+        tok = self.toks[i]
         nxt = self.toks[i + 1] if i + 1 < len(self.toks) else None
-        if (
+        return (
             nxt is not None
             and nxt.capitalised
             and i + 1 not in self.kept
             and self.text[tok.end : nxt.start] in (" ", "-")
             and nxt.fold.endswith(self.rules.surname_pair_endings)
             and len(nxt.fold) >= 4
-        ):
-            self._add(i, i + 2, "name")
-        # A street written the English way: "221B Baker Street".
-        if i > 0 and self.toks[i - 1].number:
-            k = i
-            while k < len(self.toks) and self.toks[k].capitalised and k - i < 3:
-                if self.toks[k].fold in self.rules.street_after and k > i:
-                    self._add(i - 1, k + 1, "address")
-                    return
-                k += 1
+        )
+
+    def _english_street(self, i: int) -> None:
+        """Capitalised words after a house number up to a street word: an address."""
+        k = i
+        while k < len(self.toks) and self.toks[k].capitalised and k - i < 3:
+            if self.toks[k].fold in self.rules.street_after and k > i:
+                self._add(i - 1, k + 1, "address")
+                return
+            k += 1
 
     def _known(self, word: str) -> bool:
         """A name the caller knows, inflected or possessive ("Олени", "Оленин")."""

@@ -123,20 +123,7 @@ class _Mention:
 def _from_mentions(mentions: Sequence[_Mention], today: date) -> Period | None:
     first = mentions[0]
     if len(mentions) >= 2:
-        second = mentions[1]
-        start_year = first.year or today.year
-        start = first.on(start_year)
-        if start is not None and first.year is None and start > today:
-            start_year -= 1  # "з 01.11 по 30.11" written in March means last November
-            start = first.on(start_year)
-        end = second.on(start_year)
-        if start is None or end is None:
-            return None
-        if end < start and second.year is None:
-            end = second.on(start_year + 1)  # "з 01.12 по 31.01"
-        if end is None or end < start:
-            return None
-        return Period(start, end, "range")
+        return _mentioned_range(first, mentions[1], today)
     day = first.on(today.year)
     if day is not None and first.year is None and day > today:
         day = first.on(today.year - 1)
@@ -145,6 +132,23 @@ def _from_mentions(mentions: Sequence[_Mention], today: date) -> Period | None:
     if first.since and day <= today:
         return Period(day, today, "range")
     return Period(day, day, "day")
+
+
+def _mentioned_range(first: _Mention, second: _Mention, today: date) -> Period | None:
+    """Two days named: the range between them, the years filled in backwards."""
+    start_year = first.year or today.year
+    start = first.on(start_year)
+    if start is not None and first.year is None and start > today:
+        start_year -= 1  # "з 01.11 по 30.11" written in March means last November
+        start = first.on(start_year)
+    end = second.on(start_year)
+    if start is None or end is None:
+        return None
+    if end < start and second.year is None:
+        end = second.on(start_year + 1)  # "з 01.12 по 31.01"
+    if end is None or end < start:
+        return None
+    return Period(start, end, "range")
 
 
 def _numeric_mentions(text: str, hits: Sequence[NumericDate], words: DateWords) -> list[_Mention]:
@@ -229,20 +233,42 @@ def _relative_day(tokens: Sequence[str], today: date, words: DateWords) -> Perio
             found.append(today + timedelta(days=int(offset)))
             continue
         weekday = words.weekdays.label(token)
-        if weekday is not None:  # "за понеділок": the latest one; "минулого" a week before
-            back = (today.weekday() - int(weekday)) % _DAYS_IN_WEEK
-            if i > 0 and tokens[i - 1] in words.last:
-                back += _DAYS_IN_WEEK if back == 0 else 0
-            found.append(today - timedelta(days=back))
+        if weekday is not None:
+            found.append(_weekday_day(tokens, i, int(weekday), today, words))
             continue
         if token in words.offset_back and i > 0:
-            unit = _unit(tokens[i - 1], words)
-            if unit is None:
-                continue
-            count = int(tokens[i - 2]) if i > 1 and tokens[i - 2].isdigit() else 1
-            found.append(_back(today, count, unit))
+            back = _counted_back_day(tokens, i, today, words)
+            if back is not None:
+                found.append(back)
     if not found:
         return None
+    return _day_or_range(found, tokens, today, words)
+
+
+def _weekday_day(
+    tokens: Sequence[str], i: int, weekday: int, today: date, words: DateWords
+) -> date:
+    """ "за понеділок": the latest one; "минулого понеділка" a week before today's."""
+    back = (today.weekday() - weekday) % _DAYS_IN_WEEK
+    if i > 0 and tokens[i - 1] in words.last:
+        back += _DAYS_IN_WEEK if back == 0 else 0
+    return today - timedelta(days=back)
+
+
+def _counted_back_day(tokens: Sequence[str], i: int, today: date, words: DateWords) -> date | None:
+    """ "2 дні тому", "a week ago": the unit before the "ago" word at ``i``, counted
+    back (once when no number stands before it)."""
+    unit = _unit(tokens[i - 1], words)
+    if unit is None:
+        return None
+    count = int(tokens[i - 2]) if i > 1 and tokens[i - 2].isdigit() else 1
+    return _back(today, count, unit)
+
+
+def _day_or_range(
+    found: Sequence[date], tokens: Sequence[str], today: date, words: DateWords
+) -> Period:
+    """One day found is that day (or since it, after "з"/"since"); several a range."""
     if len(found) == 1 and tokens and tokens[0] in words.since and found[0] < today:
         return Period(found[0], today, "range")  # "з понеділка", "since yesterday"
     kind: PeriodKind = "day" if len(found) == 1 else "range"
@@ -276,24 +302,39 @@ def _span(
         unit = _unit(token, words)
         if unit is None or (i + 1 < len(tokens) and tokens[i + 1] in words.offset_back):
             continue  # "2 дні тому" is one day
-        before = tokens[i - 1] if i > 0 else ""
-        count = float(before.replace(",", ".")) if is_number(before) else 0.0
-        if count > 0 and not _YEAR.match(before):
-            return counted_back(today, count, unit)
-        if unit == "year" and any(_YEAR.match(t) for t in tokens):
-            continue  # "за 2024 рік" names a year
-        if _aftersince_start(tokens, i, words):
-            return since_start(today, unit, hemisphere)
-        if before in words.last:
-            return calendar(today, unit, -1, hemisphere)
-        if before in words.this:
-            return calendar(today, unit, 0, hemisphere)
-        if before in words.coming:
-            return calendar(today, unit, 1, hemisphere)
-        if before in words.recent or unit in ("day", "week", "month"):
-            return counted_back(today, 1, unit)
-        return calendar(today, unit, 0, hemisphere)
+        found = _span_of(tokens, i, unit, today, hemisphere, words)
+        if found is not None:
+            return found
     return None
+
+
+def _span_of(
+    tokens: Sequence[str],
+    i: int,
+    unit: Unit,
+    today: date,
+    hemisphere: Hemisphere,
+    words: DateWords,
+) -> Period | None:
+    """The period the unit word at ``i`` names with the word before it; None when
+    it names none ("за 2024 рік" names a year, not a span)."""
+    before = tokens[i - 1] if i > 0 else ""
+    count = float(before.replace(",", ".")) if is_number(before) else 0.0
+    if count > 0 and not _YEAR.match(before):
+        return counted_back(today, count, unit)
+    if unit == "year" and any(_YEAR.match(t) for t in tokens):
+        return None  # "за 2024 рік" names a year
+    if _aftersince_start(tokens, i, words):
+        return since_start(today, unit, hemisphere)
+    if before in words.last:
+        return calendar(today, unit, -1, hemisphere)
+    if before in words.this:
+        return calendar(today, unit, 0, hemisphere)
+    if before in words.coming:
+        return calendar(today, unit, 1, hemisphere)
+    if before in words.recent or unit in ("day", "week", "month"):
+        return counted_back(today, 1, unit)
+    return calendar(today, unit, 0, hemisphere)
 
 
 def _aftersince_start(tokens: Sequence[str], i: int, words: DateWords) -> bool:
@@ -314,29 +355,48 @@ def _from_words(
     year = next((int(token) for token in tokens if _YEAR.match(token)), None)
     months = [int(m) for t in tokens if (m := words.months.label(t)) is not None]
     if months:
-        if year is None:
-            year = today.year if months[0] <= today.month else today.year - 1
-        first = month_period(year, months[0])
-        if len(months) > 1:  # "з квітня по травень"
-            last = month_period(year if months[1] >= months[0] else year + 1, months[1])
-            return Period(first.start, last.end, "range")
-        if _said(tokens, words.since):
-            return Period(first.start, max(first.start, today), "range")
-        return first
+        return _from_months(months, year, tokens, today, words)
     if _said(tokens, words.season):
-        if year is not None:
-            return season_period(year, hemisphere)
-        if any(_aftersince_start(tokens, i, words) for i in range(len(tokens))):
-            return since_start(today, "season", hemisphere)
-        season = current_season(today, hemisphere)
-        previous = _said(tokens, words.last)
-        return season_period(season.end.year - 1, hemisphere) if previous else season
+        return _from_season(year, tokens, today, hemisphere, words)
     found = _span(tokens, today, hemisphere, words) or _relative_day(tokens, today, words)
     if found is not None:
         return found
     if _said(tokens, words.daily):
         return Period(today, today, "day")
     return year_period(year) if year is not None else None
+
+
+def _from_months(
+    months: Sequence[int], year: int | None, tokens: Sequence[str], today: date, words: DateWords
+) -> Period:
+    """A month named: the latest one that started (or of the year named), to the
+    second month named, or since it to today after "з"/"since"."""
+    if year is None:
+        year = today.year if months[0] <= today.month else today.year - 1
+    first = month_period(year, months[0])
+    if len(months) > 1:  # "з квітня по травень"
+        last = month_period(year if months[1] >= months[0] else year + 1, months[1])
+        return Period(first.start, last.end, "range")
+    if _said(tokens, words.since):
+        return Period(first.start, max(first.start, today), "range")
+    return first
+
+
+def _from_season(
+    year: int | None,
+    tokens: Sequence[str],
+    today: date,
+    hemisphere: Hemisphere,
+    words: DateWords,
+) -> Period:
+    """The season: of the year named, since its start, the last one or this one."""
+    if year is not None:
+        return season_period(year, hemisphere)
+    if any(_aftersince_start(tokens, i, words) for i in range(len(tokens))):
+        return since_start(today, "season", hemisphere)
+    season = current_season(today, hemisphere)
+    previous = _said(tokens, words.last)
+    return season_period(season.end.year - 1, hemisphere) if previous else season
 
 
 def _without(text: str, hits: Sequence[NumericDate]) -> str:

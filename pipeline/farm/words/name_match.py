@@ -192,19 +192,29 @@ def stems_match(said: str, known: str, fuzzy_min_len: int) -> bool:
         return True
     if said.isdigit() or known.isdigit() or is_number(said) or is_number(known):
         return False
-    shorter = min(len(said), len(known))
-    if (
-        len(said) == len(known) >= 3
-        and said[:-1] == known[:-1]
-        and ((known[-1], said[-1]) in _ALTERNATIONS or (said[-1], known[-1]) in _ALTERNATIONS)
-    ):
-        return True
-    extra = abs(len(said) - len(known))
-    if extra and shorter >= _NAME_TRAILING_MIN + extra - 1 and extra <= _NAME_TRAILING_MAX:
-        longer, short = (said, known) if len(said) > len(known) else (known, said)
-        if longer.startswith(short):
+    if len(said) == len(known):
+        if len(said) >= 3 and _alternated(said, known):
             return True
+    elif _extended(said, known):
+        return True
     return len(known) >= fuzzy_min_len and within_one_edit(said, known)
+
+
+def _alternated(said: str, known: str) -> bool:
+    """Stems of one length that differ only in an alternating last letter."""
+    return said[:-1] == known[:-1] and (
+        (known[-1], said[-1]) in _ALTERNATIONS or (said[-1], known[-1]) in _ALTERNATIONS
+    )
+
+
+def _extended(said: str, known: str) -> bool:
+    """One stem is the other with a few letters more at the end."""
+    extra = abs(len(said) - len(known))
+    shorter = min(len(said), len(known))
+    if shorter >= _NAME_TRAILING_MIN + extra - 1 and extra <= _NAME_TRAILING_MAX:
+        longer, short = (said, known) if len(said) > len(known) else (known, said)
+        return longer.startswith(short)
+    return False
 
 
 def cores_match(said: tuple[str, ...], known: tuple[str, ...], fuzzy_min_len: int) -> bool:

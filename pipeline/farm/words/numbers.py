@@ -43,7 +43,10 @@ class NumberSpan:
 
 
 def _place(value: float) -> int:
-    """What may follow a number word: after hundreds tens or units, after tens units."""
+    """What may follow a number word: after hundreds tens or units, after tens units,
+    after a fraction ("пів", "half") nothing."""
+    if value % 1:
+        return 0
     if value >= _HUNDRED:
         return _HUNDRED
     if value >= _TEN and value % _TEN == 0:
@@ -114,18 +117,16 @@ class NumberWords:
         self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
     ) -> NumberSpan | None:
         i = start
-        if tokens[i] in self.articles and i + 1 < len(tokens) and self.value(tokens[i + 1]):
+        if tokens[i] in self.articles and self._number_follows(tokens, i):
             i += 1  # "a couple of", "a hundred"
         total, place, end, words = 0.0, _HUNDRED * 10, i, 0
         while end < len(tokens):
             token = tokens[end]
             value = None if is_number(token) else self.value(token)
             if value is None:
-                if words and token in self.joiners and end + 1 < len(tokens):
-                    following = self.value(tokens[end + 1])
-                    if following is not None and following < place:
-                        end += 1
-                        continue
+                if words and self._joins(tokens, end, place):
+                    end += 1
+                    continue
                 break
             if token in self.multipliers and words:
                 total, place = max(total, 1.0) * value, _HUNDRED
@@ -134,10 +135,34 @@ class NumberWords:
             if value >= place or (words and total % 1):
                 break
             total += value
-            place = _place(value) if value % 1 == 0 else 0
+            place = _place(value)
             end, words = end + 1, words + 1
         if not words:
             return None
+        return self._finished(tokens, start, end, words, total, is_unit)
+
+    def _number_follows(self, tokens: Sequence[str], i: int) -> bool:
+        return i + 1 < len(tokens) and bool(self.value(tokens[i + 1]))
+
+    def _joins(self, tokens: Sequence[str], at: int, place: int) -> bool:
+        """A joiner at ``at`` ("сто і два", "hundred and five") goes on with the
+        number when a smaller place's number word follows it."""
+        if tokens[at] in self.joiners and at + 1 < len(tokens):
+            following = self.value(tokens[at + 1])
+            return following is not None and following < place
+        return False
+
+    def _finished(
+        self,
+        tokens: Sequence[str],
+        start: int,
+        end: int,
+        words: int,
+        total: float,
+        is_unit: Callable[[Sequence[str], int], bool],
+    ) -> NumberSpan | None:
+        """The number words ``start:end`` with what may follow them: "and a half", "of"
+        before a unit; None for a word that counts only before a unit and has none."""
         needs_unit = words == 1 and tokens[end - 1] in self.unit_only
         half = self.and_a_half.match_at(tokens, end)
         if half is not None:
