@@ -22,9 +22,7 @@ FOLDERS = ("bot", "db", "pipeline")
 MAX_COMPLEXITY = 15
 MAX_LINES = 80
 
-_DATA_BOUNDARY = "being reworked on branch data-boundary"
 _RULES_SCHEMA = "being reworked on branch rules-schema"
-_SHAPE_KNOWLEDGE = "being reworked on branch shape-knowledge"
 
 #: "path:qualified name" -> why it is still over a limit.
 ALLOWED: dict[str, str] = {
@@ -34,22 +32,6 @@ ALLOWED: dict[str, str] = {
     "pipeline/peers/directory.py:_peer": _RULES_SCHEMA,
     "pipeline/learning/evals.py:_rule": _RULES_SCHEMA,
     "pipeline/farm/journal/parsing/rules.py:OperationRules.from_rules": _RULES_SCHEMA,
-    "pipeline/knowledge/base.py:KnowledgeBase._crops": _SHAPE_KNOWLEDGE,
-    "pipeline/knowledge/base.py:KnowledgeBase.lookup": _SHAPE_KNOWLEDGE,
-    "pipeline/knowledge/reader.py:QuestionReader.read": _SHAPE_KNOWLEDGE,
-    "pipeline/knowledge/reader.py:QuestionReader._numbers": _SHAPE_KNOWLEDGE,
-    "pipeline/knowledge/compose.py:Composer.compose": _SHAPE_KNOWLEDGE,
-    "pipeline/knowledge/sow_now.py:sow_now_section": _SHAPE_KNOWLEDGE,
-    "pipeline/classifier/decision.py:Classifier._probed": _SHAPE_KNOWLEDGE,
-    "pipeline/privacy/sanitizer.py:_Scan._number_value": _SHAPE_KNOWLEDGE,
-    "pipeline/privacy/sanitizer.py:_Scan._shape_names": _SHAPE_KNOWLEDGE,
-    "pipeline/onboarding/flow.py:text_answer": _SHAPE_KNOWLEDGE,
-    "pipeline/farm/words/numbers.py:NumberWords._span_at": _SHAPE_KNOWLEDGE,
-    "pipeline/farm/words/dates.py:_from_mentions": _SHAPE_KNOWLEDGE,
-    "pipeline/farm/words/dates.py:_relative_day": _SHAPE_KNOWLEDGE,
-    "pipeline/farm/words/dates.py:_span": _SHAPE_KNOWLEDGE,
-    "pipeline/farm/words/dates.py:_from_words": _SHAPE_KNOWLEDGE,
-    "pipeline/farm/words/name_match.py:stems_match": _SHAPE_KNOWLEDGE,
 }
 
 
