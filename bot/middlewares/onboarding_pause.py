@@ -16,7 +16,7 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import Message, TelegramObject
 
 from bot.delivery.render import send_reply
-from bot.handlers._common import user_language
+from bot.middlewares.language import spoken_language
 from pipeline.onboarding.flow import OnboardingFlow
 from pipeline.types import Reply
 
@@ -55,6 +55,6 @@ class OnboardingPauseMiddleware(BaseMiddleware):
         if await state.get_state() != self._active:
             return result  # the command itself changed the state (/forget, /start...)
         await state.set_state(self._paused)
-        text, buttons = flow.paused_offer(user_language(event.from_user))
+        text, buttons = flow.paused_offer(spoken_language(data, event.from_user))
         await send_reply(bot, event.chat.id, Reply(text, buttons))
         return result
