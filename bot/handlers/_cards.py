@@ -7,15 +7,16 @@ from collections.abc import Awaitable, Callable
 from aiogram.filters import CommandObject
 from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
 
-from bot.handlers._common import load_profile, user_language
+from bot.handlers._common import load_profile
 from bot.user_ids import stepan_user_id
 from pipeline.admin.edits import AdminError, Edit, parse_target, refusal_text
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import Loaded, ProfileLoader
 from pipeline.types import Language
 
 #: Renders a card; async because a card may read the farm's names (fields, crops).
-CardText = Callable[[Loaded, Catalog, Language], Awaitable[str]]
+CardText = Callable[[Loaded, Texts], Awaitable[str]]
 CardKeyboard = Callable[[int, Catalog, Language], InlineKeyboardMarkup]
 
 
@@ -31,9 +32,8 @@ def target_of(message: Message, explicit: int | None) -> int | None:
 
 async def card_text(
     profiles: ProfileLoader,
-    catalog: Catalog,
+    texts: Texts,
     user: int,
-    lang: Language,
     render: CardText,
     *,
     own: bool = False,
@@ -42,41 +42,36 @@ async def card_text(
     operator's own card (``own``), shown with a note even before they wrote."""
     loaded = await load_profile(profiles, stepan_user_id(user))
     if loaded.known:
-        return await render(loaded, catalog, lang)
+        return await render(loaded, texts)
     if not own:
         return None
-    card = await render(loaded, catalog, lang)
-    return f"{card}\n\n{catalog.text(lang, 'admin.own_card_new')}"
+    card = await render(loaded, texts)
+    return f"{card}\n\n{texts.text('admin.own_card_new')}"
 
 
 async def answer_card(
     message: Message,
     command: CommandObject,
     profiles: ProfileLoader,
-    catalog: Catalog,
+    texts: Texts,
     *,
     render: CardText,
     keyboard: CardKeyboard,
     usage_key: str,
 ) -> None:
     """`/<command> [id]`: the card of that user (or of the forwarded message's author)."""
-    lang = user_language(message.from_user)
     args = (command.args or "").split()
     explicit = parse_target(args[0]) if args else None
     if args and explicit is None:
-        await message.answer(catalog.text(lang, usage_key))
+        await message.answer(texts.text(usage_key))
         return
     user = target_of(message, explicit)
     own = user is not None and message.from_user is not None and user == message.from_user.id
-    card = (
-        await card_text(profiles, catalog, user, lang, render, own=own)
-        if user is not None
-        else None
-    )
+    card = await card_text(profiles, texts, user, render, own=own) if user is not None else None
     if user is None or card is None:
-        await message.answer(catalog.text(lang, "admin.no_user"))
+        await message.answer(texts.text("admin.no_user"))
         return
-    await message.answer(card, reply_markup=keyboard(user, catalog, lang))
+    await message.answer(card, reply_markup=keyboard(user, texts.catalog, texts.lang))
 
 
 Apply = Callable[[int, Edit], Awaitable[bool]]
@@ -85,7 +80,7 @@ Apply = Callable[[int, Edit], Awaitable[bool]]
 async def answer_edit(
     message: Message,
     command: CommandObject,
-    catalog: Catalog,
+    texts: Texts,
     *,
     parse: Callable[[str], Edit],
     apply: Apply,
@@ -94,22 +89,21 @@ async def answer_edit(
 
     ``apply`` returns False for an unknown user, raises InvalidProfile for a value the
     profile rejects (worded from the catalogs) or AdminError with a catalog key."""
-    lang = user_language(message.from_user)
     try:
         edit = parse(command.args or "")
     except AdminError as error:
-        await message.answer(catalog.text(lang, error.key, **error.params))
+        await message.answer(texts.text(error.key, **error.params))
         return
     user = target_of(message, edit.target)
     try:
         applied = user is not None and await apply(user, edit)
     except AdminError as error:
-        await message.answer(catalog.text(lang, error.key, **error.params))
+        await message.answer(texts.text(error.key, **error.params))
         return
     except ValueError as error:
-        reason = refusal_text(error, catalog, lang)
+        reason = refusal_text(error, texts.catalog, texts.lang)
         if reason is None:
             raise
-        await message.answer(catalog.text(lang, "admin.invalid", reason=reason))
+        await message.answer(texts.text("admin.invalid", reason=reason))
         return
-    await message.answer(catalog.text(lang, "admin.saved" if applied else "admin.no_user"))
+    await message.answer(texts.text("admin.saved" if applied else "admin.no_user"))

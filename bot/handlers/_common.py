@@ -16,7 +16,7 @@ from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import language_from_telegram
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
-from pipeline.types import Incoming, Language, Reply, Shown
+from pipeline.types import Incoming, Reply, Shown
 
 logger = logging.getLogger(__name__)
 
@@ -32,11 +32,6 @@ async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
 
 def telegram_user_id(user: User) -> str:
     return stepan_user_id(user.id)
-
-
-def user_language(user: User | None) -> Language:
-    """The language for command and button replies (no message text to detect from)."""
-    return language_from_telegram(user.language_code if user else None)
 
 
 def incoming_from(

@@ -6,7 +6,7 @@ from aiogram import Bot, Router
 from aiogram.types import CallbackQuery
 
 from bot.config import Settings
-from bot.handlers._common import deliver, incoming_from, show_press, user_language
+from bot.handlers._common import deliver, incoming_from, show_press
 from bot.keyboards.pipeline import (
     CorrectionCD,
     ExampleCD,
@@ -20,7 +20,7 @@ from bot.keyboards.pipeline import (
     StyleCD,
 )
 from pipeline.handle import Pipeline
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor
 from pipeline.types import Incoming, Reply
 
@@ -83,12 +83,12 @@ for _button in PIPELINE_BUTTONS:
 async def on_unknown(
     query: CallbackQuery,
     bot: Bot,
-    catalog: Catalog,
+    texts: Texts,
     profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
 ) -> None:
     """Forged or malformed data, or a button of an older version of Stepan."""
     await query.answer()
-    text = catalog.text(user_language(query.from_user), "actions.expired")
+    text = texts.text("actions.expired")
     await deliver(bot, profile_editor, _incoming(query, settings, trace_id), Reply(text))

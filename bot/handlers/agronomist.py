@@ -19,12 +19,12 @@ from aiogram.types import CallbackQuery, Message
 from magic_filter import RegexpMode
 
 from bot.config import Settings
-from bot.handlers._common import telegram_user_id, user_language
+from bot.handlers._common import telegram_user_id
 from bot.keyboards.pipeline import AgronomistCD
 from bot.user_ids import telegram_id
 from pipeline.admin.edits import MAX_ROW_ID
 from pipeline.agronomy.desk import AgronomistDesk
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 
 logger = logging.getLogger(__name__)
 
@@ -56,15 +56,15 @@ async def on_consent(
     query: CallbackQuery,
     callback_data: AgronomistCD,
     bot: Bot,
-    catalog: Catalog,
+    texts: Texts,
     settings: Settings,
     agronomist: AgronomistDesk | None,
 ) -> None:
     await query.answer()
-    lang = user_language(query.from_user)
+    lang = texts.lang
     chat_id = query.message.chat.id if query.message else query.from_user.id
     if agronomist is None:
-        await _send(bot, chat_id, catalog.text(lang, "actions.expired"))
+        await _send(bot, chat_id, texts.text("actions.expired"))
         return
     decided = await agronomist.decide(
         callback_data.to_action(), user_id=telegram_user_id(query.from_user), lang=lang
@@ -78,18 +78,17 @@ async def on_consent(
 
 
 async def _deliver(
-    message: Message, bot: Bot, catalog: Catalog, desk: AgronomistDesk, number: int, text: str
+    message: Message, bot: Bot, texts: Texts, desk: AgronomistDesk, number: int, text: str
 ) -> None:
-    lang = user_language(message.from_user)
     operator = message.from_user.id if message.from_user else 0
     delivery = await desk.answer(number, text, operator=operator)
     if delivery is None:
-        await message.answer(catalog.text(lang, "agronomist.missing", id=number))
+        await message.answer(texts.text("agronomist.missing", id=number))
         return
     farmer = telegram_id(delivery.user_id)
     sent = farmer is not None and await _send(bot, farmer, delivery.text)
     key = "agronomist.delivered" if sent else "agronomist.undelivered"
-    await message.answer(catalog.text(lang, key, id=number))
+    await message.answer(texts.text(key, id=number))
 
 
 @operator_router.message(Command("answer"))
@@ -97,17 +96,16 @@ async def on_answer(
     message: Message,
     command: CommandObject,
     bot: Bot,
-    catalog: Catalog,
+    texts: Texts,
     agronomist: AgronomistDesk | None,
 ) -> None:
-    lang = user_language(message.from_user)
     number, _, text = (command.args or "").strip().partition(" ")
     # A number beyond the table's range is a typo, not a query (bot/keyboards/ids.py).
     valid = number.isdigit() and 1 <= int(number) <= MAX_ROW_ID
     if agronomist is None or not valid or not text.strip():
-        await message.answer(catalog.text(lang, "agronomist.usage"))
+        await message.answer(texts.text("agronomist.usage"))
         return
-    await _deliver(message, bot, catalog, agronomist, int(number), text)
+    await _deliver(message, bot, texts, agronomist, int(number), text)
 
 
 # mode=search: the number is inside the card («❓ Питання #12 ...»), not at its start.
@@ -118,7 +116,7 @@ async def on_card_reply(
     message: Message,
     card: re.Match[str],
     bot: Bot,
-    catalog: Catalog,
+    texts: Texts,
     agronomist: AgronomistDesk | None,
 ) -> None:
     """A reply to a question's card answers that question."""
@@ -127,44 +125,35 @@ async def on_card_reply(
         raise SkipHandler
     if reply_to.from_user.id != bot.id or not message.text or message.text.startswith("/"):
         raise SkipHandler  # not a reply to Stepan's card: the pipeline takes it
-    await _deliver(message, bot, catalog, agronomist, int(card.group(1)), message.text)
+    await _deliver(message, bot, texts, agronomist, int(card.group(1)), message.text)
 
 
 @router.message(Command("myquestions"))
 async def on_my_questions(
-    message: Message, catalog: Catalog, agronomist: AgronomistDesk | None
+    message: Message, texts: Texts, agronomist: AgronomistDesk | None
 ) -> None:
     """A farmer sees the state of the questions they passed to the agronomist."""
     if message.from_user is None:
         return
-    lang = user_language(message.from_user)
     mine = (
         await agronomist.of_user(telegram_user_id(message.from_user), SHOWN)
         if agronomist is not None
         else []
     )
     if not mine:
-        await message.answer(catalog.text(lang, "agronomist.mine_none"))
+        await message.answer(texts.text("agronomist.mine_none"))
         return
-    lines = [catalog.text(lang, "agronomist.mine_header")]
-    lines += [
-        catalog.text(lang, f"agronomist.mine_{q.status}", id=q.id, question=q.question)
-        for q in mine
-    ]
+    lines = [texts.text("agronomist.mine_header")]
+    lines += [texts.text(f"agronomist.mine_{q.status}", id=q.id, question=q.question) for q in mine]
     await message.answer("\n".join(lines))
 
 
 @operator_router.message(Command("questions"))
-async def on_questions(
-    message: Message, catalog: Catalog, agronomist: AgronomistDesk | None
-) -> None:
-    lang = user_language(message.from_user)
+async def on_questions(message: Message, texts: Texts, agronomist: AgronomistDesk | None) -> None:
     questions = await agronomist.pending(SHOWN) if agronomist is not None else []
     if not questions:
-        await message.answer(catalog.text(lang, "agronomist.none"))
+        await message.answer(texts.text("agronomist.none"))
         return
-    lines = [catalog.text(lang, "agronomist.header")]
-    lines += [
-        catalog.text(lang, "agronomist.item", id=q.id, question=q.card or "?") for q in questions
-    ]
+    lines = [texts.text("agronomist.header")]
+    lines += [texts.text("agronomist.item", id=q.id, question=q.card or "?") for q in questions]
     await message.answer("\n\n".join(lines))

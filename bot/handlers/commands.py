@@ -12,9 +12,9 @@ from aiogram.types import Message, Update
 
 from bot.commands import help_buttons, help_text
 from bot.config import Settings
-from bot.handlers._common import answer_text, deliver, text_incoming, user_language
+from bot.handlers._common import answer_text, deliver, text_incoming
 from pipeline.handle import Pipeline
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor
 
 router = Router(name=__name__)
@@ -28,7 +28,7 @@ async def on_help(
     bot: Bot,
     pipeline: Pipeline,
     profile_editor: ProfileEditor,
-    catalog: Catalog,
+    texts: Texts,
     settings: Settings,
     trace_id: str,
     event_update: Update | None = None,
@@ -39,14 +39,13 @@ async def on_help(
     # Through the pipeline like any message (counted, recorded); its light reply is
     # the intro, the rest comes from the registry (bot/commands.py).
     reply = await pipeline.handle_message(incoming)
-    lang = user_language(message.from_user)
     intro = reply.text.removesuffix(f"\n\n{reply.footer}") if reply.footer else reply.text
-    text = help_text(catalog, lang, intro, operator=incoming.is_operator)
+    text = help_text(texts.catalog, texts.lang, intro, operator=incoming.is_operator)
     if reply.footer:  # an operator's technical footer stays the last line
         text = f"{text}\n\n{reply.footer}"
     await deliver(
         bot,
         profile_editor,
         incoming,
-        replace(reply, text=text, buttons=help_buttons(catalog, lang)),
+        replace(reply, text=text, buttons=help_buttons(texts.catalog, texts.lang)),
     )

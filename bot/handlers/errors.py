@@ -13,8 +13,8 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.handlers._common import user_language
-from pipeline.language.catalog import Catalog
+from bot.middlewares.language import spoken_texts
+from pipeline.handle import Pipeline
 from pipeline.memory import StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -29,17 +29,20 @@ def _is_database_error(error: BaseException) -> bool:
 
 
 @router.errors()
-async def on_error(event: ErrorEvent, catalog: Catalog, bot: Bot) -> bool:
+async def on_error(event: ErrorEvent, pipeline: Pipeline, bot: Bot) -> bool:
     logger.error("unhandled error in update %s", event.update.update_id, exc_info=event.exception)
     key = "faults.database" if _is_database_error(event.exception) else "faults.failed"
     update = event.update
     try:
+        # The update's own language, by the same policy as its handler's (the error
+        # handler sees the update's data, not what the message middlewares added).
         if update.message is not None:
-            lang = user_language(update.message.from_user)
-            await update.message.answer(catalog.text(lang, key), parse_mode=None)
+            message = update.message
+            texts = await spoken_texts(pipeline, message.from_user, message.text or "")
+            await message.answer(texts.text(key), parse_mode=None)
         elif update.callback_query is not None:
             query = update.callback_query
-            text = catalog.text(user_language(query.from_user), key)
+            text = (await spoken_texts(pipeline, query.from_user)).text(key)
             try:
                 await query.answer(text)
             except TelegramAPIError:

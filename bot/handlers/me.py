@@ -12,11 +12,11 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery, Message
 
 from bot.delivery.render import edit_text
-from bot.handlers._common import telegram_user_id, user_language
+from bot.handlers._common import telegram_user_id
 from bot.handlers._me_card import me_card
 from bot.keyboards.me import ForgetCD, forget_keyboard
 from pipeline.farm.naming import NameBook
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.recall import Conversations
 
@@ -40,28 +40,25 @@ async def on_me(
     message: Message,
     profiles: ProfileLoader,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
     conversations: Conversations | None = None,
 ) -> None:
     if message.from_user is None:
         return
-    lang = user_language(message.from_user)
     text, keyboard = await me_card(
         telegram_user_id(message.from_user),
-        lang,
+        texts,
         profiles=profiles,
         names=names,
-        catalog=catalog,
         conversations=conversations,
     )
     await message.answer(text, reply_markup=keyboard)
 
 
 @router.message(Command("forget"))
-async def on_forget(message: Message, catalog: Catalog) -> None:
-    lang = user_language(message.from_user)
+async def on_forget(message: Message, texts: Texts) -> None:
     await message.answer(
-        catalog.text(lang, "me.forget_confirm"), reply_markup=forget_keyboard(catalog, lang)
+        texts.text("me.forget_confirm"), reply_markup=forget_keyboard(texts.catalog, texts.lang)
     )
 
 
@@ -71,10 +68,9 @@ async def on_forget_answer(
     callback_data: ForgetCD,
     bot: Bot,
     profile_editor: ProfileEditor,
-    catalog: Catalog,
+    texts: Texts,
     state: FSMContext,
 ) -> None:
-    lang = user_language(query.from_user)
     await query.answer()
     if callback_data.confirm:
         # Only the presser's own data: the callback carries no user id to forge.
@@ -84,12 +80,12 @@ async def on_forget_answer(
                 telegram_user_id(query.from_user), chat_id=query.from_user.id
             )
             await _clear_states(state, query.from_user.id)
-            text = catalog.text(lang, "me.forgotten")
+            text = texts.text("me.forgotten")
         except Exception:
             # Nobody is told their data is gone when it is not.
             logger.exception("forget failed user=%s", query.from_user.id)
-            text = catalog.text(lang, "me.forget_failed")
+            text = texts.text("me.forget_failed")
     else:
-        text = catalog.text(lang, "me.kept")
+        text = texts.text("me.kept")
     if query.message is not None:
         await edit_text(bot, query.message.chat.id, query.message.message_id, text, None)

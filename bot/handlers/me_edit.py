@@ -12,12 +12,12 @@ from aiogram.fsm.state import State, StatesGroup
 from aiogram.types import CallbackQuery, Message
 
 from bot.delivery.render import edit_text
-from bot.handlers._common import load_profile, telegram_user_id, user_language
+from bot.handlers._common import load_profile, telegram_user_id
 from bot.handlers._me_card import me_card
 from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
 from pipeline.admin.cards import valid_name
 from pipeline.farm.naming import NameBook
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.recall import Conversations
 from pipeline.types import Language
@@ -34,7 +34,7 @@ async def _refresh_card(
     bot: Bot,
     profiles: ProfileLoader,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
     conversations: Conversations | None,
 ) -> None:
     """The /me card shows the change at once, with its buttons."""
@@ -42,38 +42,36 @@ async def _refresh_card(
         return
     text, keyboard = await me_card(
         telegram_user_id(query.from_user),
-        user_language(query.from_user),
+        texts,
         profiles=profiles,
         names=names,
-        catalog=catalog,
         conversations=conversations,
     )
     await edit_text(bot, query.message.chat.id, query.message.message_id, text, keyboard)
 
 
 @router.callback_query(MeNameCD.filter())
-async def on_name_button(query: CallbackQuery, catalog: Catalog, state: FSMContext) -> None:
+async def on_name_button(query: CallbackQuery, texts: Texts, state: FSMContext) -> None:
     await query.answer()
     await state.set_state(MeEdit.name)
     if isinstance(query.message, Message):
-        await query.message.answer(catalog.text(user_language(query.from_user), "me.ask_name"))
+        await query.message.answer(texts.text("me.ask_name"))
 
 
 @router.message(StateFilter(MeEdit.name), F.text, ~F.text.startswith("/"))
 async def on_name(
-    message: Message, profile_editor: ProfileEditor, catalog: Catalog, state: FSMContext
+    message: Message, profile_editor: ProfileEditor, texts: Texts, state: FSMContext
 ) -> None:
     if message.from_user is None or message.text is None:
         return
-    lang = user_language(message.from_user)
     name = valid_name(message.text)
     if name is None:
-        await message.answer(catalog.text(lang, "me.name_bad"))  # the state stays
+        await message.answer(texts.text("me.name_bad"))  # the state stays
         return
     await state.clear()
     saved = await profile_editor.update_user(telegram_user_id(message.from_user), name=name)
     key = "me.name_set" if saved is not None else "me.failed"
-    await message.answer(catalog.text(lang, key, name=name))
+    await message.answer(texts.text(key, name=name))
 
 
 @router.callback_query(MeLanguageCD.filter())
@@ -84,18 +82,18 @@ async def on_language(
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
     conversations: Conversations | None = None,
 ) -> None:
     chosen: Language = callback_data.language
     user_id = telegram_user_id(query.from_user)
     saved = await profile_editor.update_user(user_id, preferred_language=chosen)
     if saved is None:
-        await query.answer(catalog.text(user_language(query.from_user), "me.failed"))
+        await query.answer(texts.text("me.failed"))
         return
     # Said in the language just chosen: that is the language from now on.
-    await query.answer(catalog.text(chosen, "me.language_set"))
-    await _refresh_card(query, bot, profiles, names, catalog, conversations)
+    await query.answer(texts.speaking(chosen).text("me.language_set"))
+    await _refresh_card(query, bot, profiles, names, texts, conversations)
 
 
 @router.callback_query(MeLevelCD.filter())
@@ -106,20 +104,19 @@ async def on_level(
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
     conversations: Conversations | None = None,
 ) -> None:
-    lang = user_language(query.from_user)
     user_id = telegram_user_id(query.from_user)
     if not await profile_editor.set_expertise(user_id, callback_data.level, by_operator=False):
         # An operator's lock stands (or the user is unknown): nothing changed.
         loaded = await load_profile(profiles, user_id)
         locked = loaded.known and loaded.profile.expertise_locked
-        await query.answer(catalog.text(lang, "me.level_locked" if locked else "me.failed"))
+        await query.answer(texts.text("me.level_locked" if locked else "me.failed"))
         return
-    level = catalog.text(lang, f"expertise.{callback_data.level}")
-    await query.answer(catalog.text(lang, "me.level_set", level=level))
-    await _refresh_card(query, bot, profiles, names, catalog, conversations)
+    level = texts.text(f"expertise.{callback_data.level}")
+    await query.answer(texts.text("me.level_set", level=level))
+    await _refresh_card(query, bot, profiles, names, texts, conversations)
 
 
 @router.callback_query(MeForgetTalkCD.filter())
@@ -129,16 +126,15 @@ async def on_forget_talk(
     bot: Bot,
     profiles: ProfileLoader,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
     conversations: Conversations | None = None,
 ) -> None:
     """🗑 under a summary: gone here and in the memory-service. The presser's own
     only: ``Conversations.delete`` refuses another user's summary."""
-    lang = user_language(query.from_user)
     user_id = telegram_user_id(query.from_user)
     deleted = conversations is not None and await conversations.delete(
         user_id, callback_data.summary
     )
-    await query.answer(catalog.text(lang, "me.talk_forgotten" if deleted else "actions.expired"))
+    await query.answer(texts.text("me.talk_forgotten" if deleted else "actions.expired"))
     if deleted:
-        await _refresh_card(query, bot, profiles, names, catalog, conversations)
+        await _refresh_card(query, bot, profiles, names, texts, conversations)

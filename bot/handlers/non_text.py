@@ -11,9 +11,10 @@ from aiogram.types import Message, Update
 
 from bot.config import Settings
 from bot.filters import HasText, IsImage
-from bot.handlers._common import deliver, message_incoming, user_language
+from bot.handlers._common import deliver, message_incoming
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor
 from pipeline.types import Reply
 
@@ -46,7 +47,7 @@ async def on_photo(
 async def on_non_text(
     message: Message,
     bot: Bot,
-    catalog: Catalog,
+    texts: Texts,
     profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
@@ -54,6 +55,6 @@ async def on_non_text(
     incoming = message_incoming(message, "", trace_id, settings)
     if incoming is None:
         return
-    text = catalog.text(user_language(message.from_user), "bot.non_text")
+    text = texts.text("bot.non_text")
     # deliver(): a user who blocked the bot is marked inactive, not retried.
     await deliver(bot, profile_editor, incoming, Reply(text))

@@ -19,11 +19,12 @@ from aiogram.types import CallbackQuery, Message, Update
 from bot.config import Settings
 from bot.delivery.render import send_reply
 from bot.filters import InState, PlainText
-from bot.handlers._common import deliver, telegram_user_id, text_incoming, user_language
+from bot.handlers._common import deliver, telegram_user_id, text_incoming
 from bot.keyboards.pipeline import OnboardingCD
 from pipeline.actions import OnboardingChoice
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor
 from pipeline.onboarding.flow import ORDER, OnboardingFlow, Step, Turn
 from pipeline.types import Reply
@@ -60,34 +61,33 @@ async def _attempts(state: FSMContext) -> int:
 
 @router.callback_query(OnboardingCD.filter(F.choice == OnboardingChoice.START))
 async def on_start(
-    query: CallbackQuery, bot: Bot, onboarding: OnboardingFlow, state: FSMContext
+    query: CallbackQuery, bot: Bot, onboarding: OnboardingFlow, state: FSMContext, texts: Texts
 ) -> None:
     await query.answer()
     await state.set_state(Onboarding.active)
     chat_id = query.message.chat.id if query.message else query.from_user.id
-    await _show(onboarding.start(user_language(query.from_user)), chat_id, bot, state)
+    await _show(onboarding.start(texts.lang), chat_id, bot, state)
 
 
 @router.callback_query(OnboardingCD.filter(F.choice == OnboardingChoice.RESUME))
 async def on_resume(
-    query: CallbackQuery, bot: Bot, onboarding: OnboardingFlow, state: FSMContext
+    query: CallbackQuery, bot: Bot, onboarding: OnboardingFlow, state: FSMContext, texts: Texts
 ) -> None:
     """Back to the step onboarding stopped at (the first one if that was forgotten)."""
     await query.answer()
     step = await _step(state) or ORDER[0]
     await state.set_state(Onboarding.active)
     chat_id = query.message.chat.id if query.message else query.from_user.id
-    await _show(onboarding.resume(step, user_language(query.from_user)), chat_id, bot, state)
+    await _show(onboarding.resume(step, texts.lang), chat_id, bot, state)
 
 
 @commands.message(Command("cancel"))
-async def on_cancel(message: Message, catalog: Catalog, state: FSMContext) -> None:
-    lang = user_language(message.from_user)
+async def on_cancel(message: Message, texts: Texts, state: FSMContext) -> None:
     waiting = await state.get_state() in (Onboarding.active.state, Onboarding.paused.state)
     if waiting:
         await state.clear()
     await message.answer(
-        catalog.text(lang, "onboarding.cancelled" if waiting else "onboarding.nothing_to_cancel")
+        texts.text("onboarding.cancelled" if waiting else "onboarding.nothing_to_cancel")
     )
 
 
@@ -98,6 +98,7 @@ async def on_button(
     bot: Bot,
     onboarding: OnboardingFlow,
     state: FSMContext,
+    texts: Texts,
 ) -> None:
     await query.answer()
     step = await _step(state)
@@ -108,7 +109,7 @@ async def on_button(
         telegram_user_id(query.from_user),
         step,
         callback_data.to_action(),
-        user_language(query.from_user),
+        texts.lang,
     )
     chat_id = query.message.chat.id if query.message else query.from_user.id
     await _show(turn, chat_id, bot, state)
@@ -124,6 +125,7 @@ async def on_text(
     profile_editor: ProfileEditor,
     settings: Settings,
     catalog: Catalog,
+    texts: Texts,
     trace_id: str,
     event_update: Update | None = None,
 ) -> None:
@@ -131,7 +133,7 @@ async def on_text(
     if step is None or message.from_user is None or message.text is None:
         await state.clear()
         return
-    lang = user_language(message.from_user)
+    lang = texts.lang
     incoming = text_incoming(message, trace_id, settings, event_update)
     if incoming is not None and onboarding.interrupts(message.text):
         await state.set_state(Onboarding.paused)

@@ -12,8 +12,7 @@ from aiogram.enums import ChatType
 from aiogram.filters import BaseFilter, Command
 from aiogram.types import Message
 
-from bot.handlers._common import user_language
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 
 #: Commands whose answer must not be seen by anyone but the one who asked.
 PRIVATE_ONLY: tuple[str, ...] = ("token", "me", "profile", "farm", "pending")
@@ -27,10 +26,10 @@ class NotPrivate(BaseFilter):
 
 
 @router.message(Command(*PRIVATE_ONLY), NotPrivate())
-async def point_to_private(message: Message, bot: Bot, catalog: Catalog) -> None:
+async def point_to_private(message: Message, bot: Bot, texts: Texts) -> None:
     me = await bot.me()
     link = f"https://t.me/{me.username}" if me.username else f"@{me.first_name}"
     await message.answer(
-        catalog.text(user_language(message.from_user), "faults.private_only", link=link),
+        texts.text("faults.private_only", link=link),
         parse_mode=None,
     )

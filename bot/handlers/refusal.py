@@ -12,10 +12,9 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.commands import OPERATOR_ONLY
 from bot.filters import IsOperator
-from bot.handlers._common import user_language
 from bot.handlers.operators.learning import LearningCD
 from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, ProfileCD, TermCD
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 
 router = Router(name=__name__)
 router.message.filter(~IsOperator())
@@ -23,8 +22,8 @@ router.callback_query.filter(~IsOperator())
 
 
 @router.message(Command(*OPERATOR_ONLY))
-async def refuse_command(message: Message, catalog: Catalog) -> None:
-    await message.answer(catalog.text(user_language(message.from_user), "admin.not_operator"))
+async def refuse_command(message: Message, texts: Texts) -> None:
+    await message.answer(texts.text("admin.not_operator"))
 
 
 @router.callback_query(ProfileCD.filter())
@@ -33,7 +32,5 @@ async def refuse_command(message: Message, catalog: Catalog) -> None:
 @router.callback_query(FarmCardCD.filter())
 @router.callback_query(TermCD.filter())
 @router.callback_query(LearningCD.filter())
-async def refuse_button(query: CallbackQuery, catalog: Catalog) -> None:
-    await query.answer(
-        catalog.text(user_language(query.from_user), "admin.not_operator"), show_alert=True
-    )
+async def refuse_button(query: CallbackQuery, texts: Texts) -> None:
+    await query.answer(texts.text("admin.not_operator"), show_alert=True)

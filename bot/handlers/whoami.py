@@ -7,19 +7,15 @@ from aiogram.filters import Command
 from aiogram.types import Message
 
 from bot.config import Settings
-from bot.handlers._common import user_language
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 
 router = Router(name=__name__)
 
 
 @router.message(Command("whoami"))
-async def on_whoami(message: Message, catalog: Catalog, settings: Settings) -> None:
+async def on_whoami(message: Message, texts: Texts, settings: Settings) -> None:
     if message.from_user is None:
         return
-    lang = user_language(message.from_user)
     is_operator = message.from_user.id in settings.agx.operator_ids
-    role = catalog.text(lang, "admin.role_operator" if is_operator else "admin.role_user")
-    await message.answer(
-        catalog.text(lang, "admin.whoami", telegram_id=message.from_user.id, role=role)
-    )
+    role = texts.text("admin.role_operator" if is_operator else "admin.role_user")
+    await message.answer(texts.text("admin.whoami", telegram_id=message.from_user.id, role=role))

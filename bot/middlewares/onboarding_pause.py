@@ -16,7 +16,7 @@ from aiogram.fsm.context import FSMContext
 from aiogram.types import Message, TelegramObject
 
 from bot.delivery.render import send_reply
-from pipeline.language.choice import language_from_telegram
+from bot.middlewares.language import spoken_language
 from pipeline.onboarding.flow import OnboardingFlow
 from pipeline.types import Reply
 
@@ -55,9 +55,6 @@ class OnboardingPauseMiddleware(BaseMiddleware):
         if await state.get_state() != self._active:
             return result  # the command itself changed the state (/forget, /start...)
         await state.set_state(self._paused)
-        user = event.from_user
-        text, buttons = flow.paused_offer(
-            language_from_telegram(user.language_code if user else None)
-        )
+        text, buttons = flow.paused_offer(spoken_language(data, event.from_user))
         await send_reply(bot, event.chat.id, Reply(text, buttons))
         return result

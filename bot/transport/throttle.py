@@ -18,7 +18,8 @@ from typing import Any, Protocol
 from aiogram import BaseMiddleware, Bot
 from aiogram.types import CallbackQuery, Message, TelegramObject, Update, User
 
-from bot.handlers._common import user_language
+from bot.middlewares.language import spoken_texts, telegram_texts
+from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
 
 logger = logging.getLogger(__name__)
@@ -148,11 +149,17 @@ class ThrottleMiddleware(BaseMiddleware):
             return await handler(event, data)
         logger.info("throttle: update %s of user %s dropped", event.update_id, user.id)
         if verdict.warn:
-            await self._warn(data["bot"], event, user)
+            await self._warn(data["bot"], event, user, data.get("pipeline"))
         return None
 
-    async def _warn(self, bot: Bot, update: Update, user: User) -> None:
-        text = self._catalog.text(user_language(user), "throttle.slow_down")
+    async def _warn(self, bot: Bot, update: Update, user: User, pipeline: Pipeline | None) -> None:
+        # Once per flood: the user's language as their other replies have it.
+        texts = (
+            await spoken_texts(pipeline, user)
+            if pipeline is not None
+            else telegram_texts(self._catalog, user)
+        )
+        text = texts.text("throttle.slow_down")
         try:
             if isinstance(update.callback_query, CallbackQuery):
                 await bot.answer_callback_query(update.callback_query.id, text=text)

@@ -17,6 +17,7 @@ from bot.handlers import build_root_router
 from bot.handlers.operators.rules import proposal_keyboard
 from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
+from bot.middlewares.language import LanguageMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
 from bot.user_ids import stepan_user_id
@@ -102,6 +103,11 @@ def build_dispatcher(core: Core) -> Dispatcher:
         conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
     )
     in_flight = _outer_middlewares(dispatcher)
+    # The reply language, once per message or button, after every update's outer
+    # middleware (also those serving adds: the inbox, the throttle), before any filter.
+    language = LanguageMiddleware()
+    dispatcher.message.outer_middleware(language)
+    dispatcher.callback_query.outer_middleware(language)
     dispatcher.include_router(build_root_router(operator_services(core)))
     # Sensor alerts need a bot to send with, and the bot only exists once polling (or
     # the webhook) starts: the sender is bound by a startup hook, before the jobs run.

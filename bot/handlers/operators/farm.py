@@ -11,14 +11,14 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.delivery.render import edit_text
 from bot.handlers._cards import CardText, answer_card, answer_edit, card_text
-from bot.handlers._common import load_profile, user_language
+from bot.handlers._common import load_profile
 from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, farm_keyboard
 from bot.user_ids import stepan_user_id
 from pipeline.admin.cards import farm_card
 from pipeline.admin.edits import AUTO, SENSOR_SWITCH, AdminError, Edit, parse_farm_edit
 from pipeline.agronomy.region import FarmRegions
 from pipeline.farm.naming import NameBook
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import (
     Loaded,
     ProfileEditor,
@@ -26,7 +26,6 @@ from pipeline.memory import (
     ProfileLoader,
     StoreUnavailable,
 )
-from pipeline.types import Language
 
 router = Router(name=__name__)
 
@@ -36,8 +35,10 @@ def _switch(on: bool) -> str:
 
 
 def _renderer(names: NameBook) -> CardText:
-    async def render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
-        return farm_card(loaded.farm, await names.of(loaded.farm, lang), catalog, lang)
+    async def render(loaded: Loaded, texts: Texts) -> str:
+        return farm_card(
+            loaded.farm, await names.of(loaded.farm, texts.lang), texts.catalog, texts.lang
+        )
 
     return render
 
@@ -49,7 +50,7 @@ async def on_farm_update(
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
     profile_learner: ProfileLearner,
-    catalog: Catalog,
+    texts: Texts,
     regions: FarmRegions,
 ) -> None:
     learner = profile_learner
@@ -68,7 +69,7 @@ async def on_farm_update(
         await profile_editor.update_farm(user_id, **{edit.key: edit.value})
         return True
 
-    await answer_edit(message, command, catalog, parse=parse_farm_edit, apply=apply)
+    await answer_edit(message, command, texts, parse=parse_farm_edit, apply=apply)
 
 
 @router.message(Command("farm"))
@@ -77,13 +78,13 @@ async def on_farm(
     command: CommandObject,
     profiles: ProfileLoader,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
     await answer_card(
         message,
         command,
         profiles,
-        catalog,
+        texts,
         render=_renderer(names),
         keyboard=farm_keyboard,
         usage_key="admin.usage_farm",
@@ -116,19 +117,18 @@ async def on_farm_button(
     profile_editor: ProfileEditor,
     profile_learner: ProfileLearner,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
-    lang = user_language(query.from_user)
     user_id = stepan_user_id(callback_data.user)
     known = (await load_profile(profiles, user_id)).known
     if known and isinstance(callback_data, FarmIotCD):
         await _set(profile_editor, profile_learner, user_id, "sensors", _switch(callback_data.on))
     elif known and isinstance(callback_data, FarmCD):
         await _set(profile_editor, profile_learner, user_id, "current_phase", callback_data.phase)
-    await query.answer(catalog.text(lang, "admin.saved" if known else "admin.no_user"))
-    card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
+    await query.answer(texts.text("admin.saved" if known else "admin.no_user"))
+    card = await card_text(profiles, texts, callback_data.user, _renderer(names))
     if card is not None and query.message is not None:
-        keyboard = farm_keyboard(callback_data.user, catalog, lang)
+        keyboard = farm_keyboard(callback_data.user, texts.catalog, texts.lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)
 
 
@@ -138,16 +138,15 @@ async def on_farm_card_button(
     callback_data: FarmCardCD,
     profiles: ProfileLoader,
     names: NameBook,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
     """«🌾 Зоря» under /pending: that farmer's farm card, as /farm <id> shows it."""
     await query.answer()
-    lang = user_language(query.from_user)
-    card = await card_text(profiles, catalog, callback_data.user, lang, _renderer(names))
+    card = await card_text(profiles, texts, callback_data.user, _renderer(names))
     if query.message is None:
         return
     if card is None:
-        await query.message.answer(catalog.text(lang, "admin.no_user"))
+        await query.message.answer(texts.text("admin.no_user"))
         return
-    keyboard = farm_keyboard(callback_data.user, catalog, lang)
+    keyboard = farm_keyboard(callback_data.user, texts.catalog, texts.lang)
     await query.message.answer(card, reply_markup=keyboard)

@@ -8,8 +8,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.handlers._common import user_language
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.feedback import Learnings
 
 router = Router(name=__name__)
@@ -23,18 +22,16 @@ class LearningCD(CallbackData, prefix="ln"):
 
 
 @router.message(Command("learnings"))
-async def on_learnings(message: Message, learnings: Learnings, catalog: Catalog) -> None:
-    lang = user_language(message.from_user)
+async def on_learnings(message: Message, learnings: Learnings, texts: Texts) -> None:
     items = await learnings.items(SHOWN)
     if not items:
-        await message.answer(catalog.text(lang, "learning.learnings_none"))
+        await message.answer(texts.text("learning.learnings_none"))
         return
-    lines = [catalog.text(lang, "learning.learnings_header")]
+    lines = [texts.text("learning.learnings_header")]
     builder = InlineKeyboardBuilder()
     for item in items:
         lines.append(
-            catalog.text(
-                lang,
+            texts.text(
                 "learning.learnings_item",
                 id=item.id,
                 source=item.source,
@@ -43,7 +40,7 @@ async def on_learnings(message: Message, learnings: Learnings, catalog: Catalog)
             )
         )
         builder.button(
-            text=catalog.text(lang, "learning.learnings_delete", id=item.id),
+            text=texts.text("learning.learnings_delete", id=item.id),
             callback_data=LearningCD(learning=item.id),
         )
     builder.adjust(4)
@@ -52,9 +49,8 @@ async def on_learnings(message: Message, learnings: Learnings, catalog: Catalog)
 
 @router.callback_query(LearningCD.filter())
 async def on_delete(
-    query: CallbackQuery, callback_data: LearningCD, learnings: Learnings, catalog: Catalog
+    query: CallbackQuery, callback_data: LearningCD, learnings: Learnings, texts: Texts
 ) -> None:
-    lang = user_language(query.from_user)
     deleted = await learnings.delete(callback_data.learning)
     key = "learning.learnings_deleted" if deleted else "learning.learnings_missing"
-    await query.answer(catalog.text(lang, key, id=callback_data.learning))
+    await query.answer(texts.text(key, id=callback_data.learning))

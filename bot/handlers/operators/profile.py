@@ -8,14 +8,12 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.delivery.render import edit_text
 from bot.handlers._cards import answer_card, answer_edit, card_text
-from bot.handlers._common import user_language
 from bot.keyboards.admin import ProfileCD, profile_keyboard
 from bot.user_ids import stepan_user_id
 from pipeline.admin.cards import profile_card
 from pipeline.admin.edits import AUTO, PROFILE_KEYS, Edit, parse_profile_edit
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
-from pipeline.types import Language
 
 router = Router(name=__name__)
 
@@ -32,29 +30,29 @@ async def _apply(editor: ProfileEditor, user: int, key: str, value: str) -> bool
     return False
 
 
-async def _render(loaded: Loaded, catalog: Catalog, lang: Language) -> str:
-    return profile_card(loaded.profile, catalog, lang, loaded.farm.timezone)
+async def _render(loaded: Loaded, texts: Texts) -> str:
+    return profile_card(loaded.profile, texts.catalog, texts.lang, loaded.farm.timezone)
 
 
 @router.message(Command("profile"), F.text.regexp(r"^/profile(@\w+)?\s+(-?\d+\s+)?set\b"))
 async def on_profile_set(
-    message: Message, command: CommandObject, profile_editor: ProfileEditor, catalog: Catalog
+    message: Message, command: CommandObject, profile_editor: ProfileEditor, texts: Texts
 ) -> None:
     async def apply(user: int, edit: Edit) -> bool:
         return await _apply(profile_editor, user, edit.key, str(edit.value))
 
-    await answer_edit(message, command, catalog, parse=parse_profile_edit, apply=apply)
+    await answer_edit(message, command, texts, parse=parse_profile_edit, apply=apply)
 
 
 @router.message(Command("profile"))
 async def on_profile(
-    message: Message, command: CommandObject, profiles: ProfileLoader, catalog: Catalog
+    message: Message, command: CommandObject, profiles: ProfileLoader, texts: Texts
 ) -> None:
     await answer_card(
         message,
         command,
         profiles,
-        catalog,
+        texts,
         render=_render,
         keyboard=profile_keyboard,
         usage_key="admin.usage_profile",
@@ -68,12 +66,11 @@ async def on_profile_button(
     bot: Bot,
     profiles: ProfileLoader,
     profile_editor: ProfileEditor,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
-    lang = user_language(query.from_user)
     ok = await _apply(profile_editor, callback_data.user, callback_data.field, callback_data.value)
-    await query.answer(catalog.text(lang, "admin.saved" if ok else "admin.no_user"))
-    card = await card_text(profiles, catalog, callback_data.user, lang, _render)
+    await query.answer(texts.text("admin.saved" if ok else "admin.no_user"))
+    card = await card_text(profiles, texts, callback_data.user, _render)
     if ok and card is not None and query.message is not None:
-        keyboard = profile_keyboard(callback_data.user, catalog, lang)
+        keyboard = profile_keyboard(callback_data.user, texts.catalog, texts.lang)
         await edit_text(bot, query.message.chat.id, query.message.message_id, card, keyboard)

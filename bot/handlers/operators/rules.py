@@ -9,8 +9,9 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.handlers._common import telegram_user_id, user_language
+from bot.handlers._common import telegram_user_id
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.nightly import intent_name
 from pipeline.learning.overlay import RuleOverlays
 from pipeline.types import Language
@@ -75,9 +76,9 @@ async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str
 
 @router.message(Command("rules"))
 async def on_rules(
-    message: Message, command: CommandObject, overlays: RuleOverlays, catalog: Catalog
+    message: Message, command: CommandObject, overlays: RuleOverlays, texts: Texts
 ) -> None:
-    lang = user_language(message.from_user)
+    catalog, lang = texts.catalog, texts.lang
     arg = (command.args or "").strip().casefold()
     if not arg:
         await message.answer(await _list(overlays, catalog, lang))
@@ -104,9 +105,9 @@ async def on_rules(
 
 @router.callback_query(ProposalCD.filter())
 async def on_proposal(
-    query: CallbackQuery, callback_data: ProposalCD, overlays: RuleOverlays, catalog: Catalog
+    query: CallbackQuery, callback_data: ProposalCD, overlays: RuleOverlays, texts: Texts
 ) -> None:
-    lang = user_language(query.from_user)
+    catalog, lang = texts.catalog, texts.lang
     outcome, version = await overlays.decide(
         callback_data.proposal, approve=callback_data.approve, by=telegram_user_id(query.from_user)
     )

@@ -18,14 +18,12 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Document, Message
 
 from bot.handlers._cards import target_of
-from bot.handlers._common import user_language
 from bot.user_ids import stepan_user_id
 from pipeline.admin.edits import parse_target
 from pipeline.farm.sensors.csv_file import MAX_CSV_BYTES, InvalidCsv, parse_csv
 from pipeline.farm.sensors.readings import BatchTooLarge, InvalidBatch, ItemError
 from pipeline.farm.sensors.store import SensorStore
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 logger = logging.getLogger(__name__)
 
@@ -55,39 +53,36 @@ def _target(message: Message, args: str | None) -> tuple[bool, int | None]:
 
 @router.message(Command("token"))
 async def on_token(
-    message: Message, command: CommandObject, catalog: Catalog, sensors: SensorStore
+    message: Message, command: CommandObject, texts: Texts, sensors: SensorStore
 ) -> None:
-    lang = user_language(message.from_user)
     ok, user = _target(message, command.args)
     if not ok:
-        await message.answer(catalog.text(lang, "sensors.usage_token"))
+        await message.answer(texts.text("sensors.usage_token"))
         return
     farm_id = await sensors.farm_of_user(stepan_user_id(user)) if user is not None else None
     if farm_id is None or message.from_user is None:
-        await message.answer(catalog.text(lang, "admin.no_user"))
+        await message.answer(texts.text("admin.no_user"))
         return
     token = await sensors.issue_token(farm_id, f"by tg:{message.from_user.id}")
-    text = catalog.text(lang, "sensors.token_issued", token=token, user=user)
+    text = texts.text("sensors.token_issued", token=token, user=user)
     await message.answer(text, parse_mode=None)
 
 
-def _error_line(catalog: Catalog, lang: Language, error: ItemError) -> str:
+def _error_line(texts: Texts, error: ItemError) -> str:
     key = f"sensors.error_{error.code}"
-    if not catalog.has(lang, key):
+    if not texts.has(key):
         key, params = "sensors.error_invalid", {"reason": error.message}
     else:
         params = dict(error.params)
-    reason = catalog.text(lang, key, **params)
-    return catalog.text(
-        lang, "sensors.csv_row", line=error.index, field=error.field or "—", reason=reason
-    )
+    reason = texts.text(key, **params)
+    return texts.text("sensors.csv_row", line=error.index, field=error.field or "—", reason=reason)
 
 
-def _invalid_reply(catalog: Catalog, lang: Language, error: InvalidBatch) -> str:
-    lines = [catalog.text(lang, "sensors.csv_invalid", count=error.total)]
-    lines += [_error_line(catalog, lang, e) for e in error.errors[:ERRORS_SHOWN]]
+def _invalid_reply(texts: Texts, error: InvalidBatch) -> str:
+    lines = [texts.text("sensors.csv_invalid", count=error.total)]
+    lines += [_error_line(texts, e) for e in error.errors[:ERRORS_SHOWN]]
     if error.total > ERRORS_SHOWN:
-        lines.append(catalog.text(lang, "sensors.csv_more", count=error.total - ERRORS_SHOWN))
+        lines.append(texts.text("sensors.csv_more", count=error.total - ERRORS_SHOWN))
     return "\n".join(lines)
 
 
@@ -96,33 +91,29 @@ async def _import(
     document: Document,
     sensors: SensorStore,
     farm_id: str,
-    catalog: Catalog,
-    lang: Language,
+    texts: Texts,
 ) -> str:
     if document.file_size is not None and document.file_size > MAX_CSV_BYTES:
-        return catalog.text(lang, "sensors.csv_too_big", limit_mb=MAX_CSV_BYTES // (1024 * 1024))
+        return texts.text("sensors.csv_too_big", limit_mb=MAX_CSV_BYTES // (1024 * 1024))
     buffer = io.BytesIO()
     await bot.download(document, destination=buffer)
     try:
         batch = await asyncio.to_thread(parse_csv, buffer.getvalue(), sensors.types)
     except InvalidCsv as error:
-        return catalog.text(lang, f"sensors.csv_{error.code}", **error.params)
+        return texts.text(f"sensors.csv_{error.code}", **error.params)
     except BatchTooLarge as error:
-        return catalog.text(lang, "sensors.csv_too_many", count=error.size)
+        return texts.text("sensors.csv_too_many", count=error.size)
     except InvalidBatch as error:
-        return _invalid_reply(catalog, lang, error)
+        return _invalid_reply(texts, error)
     try:
         result = await sensors.ingest(farm_id, batch.readings, source="csv")
     except InvalidBatch as error:
-        return _invalid_reply(catalog, lang, batch.with_lines(error))
-    return catalog.text(
-        lang, "sensors.csv_done", accepted=result.accepted, duplicates=result.duplicates
-    )
+        return _invalid_reply(texts, batch.with_lines(error))
+    return texts.text("sensors.csv_done", accepted=result.accepted, duplicates=result.duplicates)
 
 
 @router.message(F.document.func(_is_csv))
-async def on_csv(message: Message, bot: Bot, catalog: Catalog, sensors: SensorStore) -> None:
-    lang = user_language(message.from_user)
+async def on_csv(message: Message, bot: Bot, texts: Texts, sensors: SensorStore) -> None:
     caption = (message.caption or "").strip()
     args: str | None = None
     if caption.startswith("/import"):
@@ -131,11 +122,11 @@ async def on_csv(message: Message, bot: Bot, catalog: Catalog, sensors: SensorSt
             args = None
     ok, user = _target(message, args)
     if not ok:
-        await message.answer(catalog.text(lang, "sensors.usage_import"))
+        await message.answer(texts.text("sensors.usage_import"))
         return
     farm_id = await sensors.farm_of_user(stepan_user_id(user)) if user is not None else None
     if farm_id is None or message.document is None:
-        await message.answer(catalog.text(lang, "admin.no_user"))
+        await message.answer(texts.text("admin.no_user"))
         return
-    text = await _import(bot, message.document, sensors, farm_id, catalog, lang)
+    text = await _import(bot, message.document, sensors, farm_id, texts)
     await message.answer(text, parse_mode=None)

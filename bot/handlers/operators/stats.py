@@ -9,8 +9,7 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
 from bot.delivery.render import send_reply
-from bot.handlers._common import user_language
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.stats import parse_period
 from pipeline.learning.stats_report import QualityReport, period_text, stats_text
 from pipeline.types import Reply
@@ -22,17 +21,18 @@ DEFAULT_PERIOD = timedelta(days=7)
 
 @router.message(Command("stats"))
 async def on_stats(
-    message: Message, command: CommandObject, bot: Bot, quality: QualityReport, catalog: Catalog
+    message: Message, command: CommandObject, bot: Bot, quality: QualityReport, texts: Texts
 ) -> None:
-    lang = user_language(message.from_user)
     span = parse_period(command.args) if command.args else DEFAULT_PERIOD
     if span is None:
-        await message.answer(catalog.text(lang, "stats.usage"))
+        await message.answer(texts.text("stats.usage"))
         return
     figures = await quality.figures(span)
-    text = stats_text(figures, catalog, lang, period_text(span, catalog, lang))
-    chart = await quality.chart(catalog, lang)
+    text = stats_text(
+        figures, texts.catalog, texts.lang, period_text(span, texts.catalog, texts.lang)
+    )
+    chart = await quality.chart(texts.catalog, texts.lang)
     if chart is None:
-        text += "\n" + catalog.text(lang, "stats.no_chart")
+        text += "\n" + texts.text("stats.no_chart")
     # The figures are the caption when they fit; send_reply splits them off otherwise.
     await send_reply(bot, message.chat.id, Reply(text=text, photo=chart))

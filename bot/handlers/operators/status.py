@@ -6,15 +6,14 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import Message
 
-from bot.handlers._common import user_language
 from pipeline.admin.cards import status_card
 from pipeline.admin.platform import PlatformStatus
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 
 router = Router(name=__name__)
 
 
 @router.message(Command("status"))
-async def on_status(message: Message, platform: PlatformStatus, catalog: Catalog) -> None:
+async def on_status(message: Message, platform: PlatformStatus, texts: Texts) -> None:
     checks = await platform.collect()
-    await message.answer(status_card(checks, catalog, user_language(message.from_user)))
+    await message.answer(status_card(checks, texts.catalog, texts.lang))

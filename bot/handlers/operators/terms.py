@@ -6,63 +6,62 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
-from bot.handlers._common import user_language
 from bot.keyboards.admin import TermCD, terms_keyboard
 from bot.user_ids import telegram_id
 from pipeline.admin.edits import parse_row_id
 from pipeline.farm.terms import FarmTerms, TermError, TermReview
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 router = Router(name=__name__)
 
 
-def _kind(catalog: Catalog, lang: Language, kind: str) -> str:
-    return catalog.text(lang, f"terms.kind_{kind}")
+def _kind(texts: Texts, kind: str) -> str:
+    return texts.text(f"terms.kind_{kind}")
 
 
 @router.message(Command("pending"))
-async def on_pending(message: Message, terms: TermReview, catalog: Catalog) -> None:
+async def on_pending(message: Message, terms: TermReview, texts: Texts) -> None:
     """Grouped by farm, each with the farm's and the farmer's names and a button to
     its card (issue 16 point 5)."""
-    lang = user_language(message.from_user)
     groups = await terms.pending_by_farm()
     if not groups:
-        await message.answer(catalog.text(lang, "terms.none"))
+        await message.answer(texts.text("terms.none"))
         return
-    blocks = [catalog.text(lang, "terms.header")]
+    blocks = [texts.text("terms.header")]
     for group in groups:
-        lines = [_farm_line(group, catalog, lang)]
+        lines = [_farm_line(group, texts)]
         lines += [
-            catalog.text(
-                lang,
+            texts.text(
                 "terms.item",
                 id=row.id,
-                kind=_kind(catalog, lang, row.kind),
+                kind=_kind(texts, row.kind),
                 term=terms.shown(row),
-                times=catalog.plural(lang, "plural.times", row.times_seen),
+                times=texts.plural("plural.times", row.times_seen),
                 message=row.first_message[:80],
             )
             for row in group.terms
         ]
         blocks.append("\n".join(lines))
-    owners = [(telegram_id(g.user_id), _farm_name(g, catalog, lang)) for g in groups]
+    owners = [(telegram_id(g.user_id), _farm_name(g, texts)) for g in groups]
     term_ids = [row.id for group in groups for row in group.terms]
     await message.answer(
         "\n\n".join(blocks),
         reply_markup=terms_keyboard(
-            term_ids, [(user, name) for user, name in owners if user is not None], catalog, lang
+            term_ids,
+            [(user, name) for user, name in owners if user is not None],
+            texts.catalog,
+            texts.lang,
         ),
     )
 
 
-def _farm_name(group: FarmTerms, catalog: Catalog, lang: Language) -> str:
-    return group.farm_name or catalog.text(lang, "terms.farm_unnamed")
+def _farm_name(group: FarmTerms, texts: Texts) -> str:
+    return group.farm_name or texts.text("terms.farm_unnamed")
 
 
-def _farm_line(group: FarmTerms, catalog: Catalog, lang: Language) -> str:
-    farmer = group.user_name or catalog.text(lang, "terms.farmer_unknown")
-    return catalog.text(lang, "terms.farm", farm=_farm_name(group, catalog, lang), farmer=farmer)
+def _farm_line(group: FarmTerms, texts: Texts) -> str:
+    farmer = group.user_name or texts.text("terms.farmer_unknown")
+    return texts.text("terms.farm", farm=_farm_name(group, texts), farmer=farmer)
 
 
 async def _decide(
@@ -70,23 +69,21 @@ async def _decide(
     term_id: int,
     approve: bool,
     canonical: str | None,
-    catalog: Catalog,
-    lang: Language,
+    texts: Texts,
 ) -> str:
     try:
         if approve:
             row = await terms.approve(term_id, canonical)
-            return catalog.text(
-                lang,
+            return texts.text(
                 "terms.approved",
                 id=row.id,
                 term=terms.shown(row),
                 canonical=row.canonical_id,
             )
         row = await terms.reject(term_id)
-        return catalog.text(lang, "terms.rejected", id=row.id, term=terms.shown(row))
+        return texts.text("terms.rejected", id=row.id, term=terms.shown(row))
     except TermError as error:
-        return catalog.text(lang, error.key)
+        return texts.text(error.key)
 
 
 @router.message(Command("approve"))
@@ -94,16 +91,15 @@ async def on_approve(
     message: Message,
     command: CommandObject,
     terms: TermReview,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
-    lang = user_language(message.from_user)
     args = (command.args or "").split()
     term_id = parse_row_id(args[0]) if args else None
     if term_id is None or len(args) > 2:
-        await message.answer(catalog.text(lang, "terms.usage_approve"))
+        await message.answer(texts.text("terms.usage_approve"))
         return
     canonical = args[1] if len(args) == 2 else None
-    await message.answer(await _decide(terms, term_id, True, canonical, catalog, lang))
+    await message.answer(await _decide(terms, term_id, True, canonical, texts))
 
 
 @router.message(Command("reject"))
@@ -111,23 +107,21 @@ async def on_reject(
     message: Message,
     command: CommandObject,
     terms: TermReview,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
-    lang = user_language(message.from_user)
     args = (command.args or "").split()
     term_id = parse_row_id(args[0]) if len(args) == 1 else None
     if term_id is None:
-        await message.answer(catalog.text(lang, "terms.usage_reject"))
+        await message.answer(texts.text("terms.usage_reject"))
         return
-    await message.answer(await _decide(terms, term_id, False, None, catalog, lang))
+    await message.answer(await _decide(terms, term_id, False, None, texts))
 
 
 @router.message(Command("apply_dict"))
-async def on_apply(message: Message, terms: TermReview, catalog: Catalog) -> None:
+async def on_apply(message: Message, terms: TermReview, texts: Texts) -> None:
     result = await terms.apply()
     await message.answer(
-        catalog.text(
-            user_language(message.from_user),
+        texts.text(
             "terms.applied",
             terms=result.terms,
             operations=result.operations,
@@ -136,12 +130,11 @@ async def on_apply(message: Message, terms: TermReview, catalog: Catalog) -> Non
 
 
 @router.message(Command("pending_stats"))
-async def on_stats(message: Message, terms: TermReview, catalog: Catalog) -> None:
+async def on_stats(message: Message, terms: TermReview, texts: Texts) -> None:
     counts = await terms.stats()
     statuses = ("pending", "approved", "applied", "rejected")
     await message.answer(
-        catalog.text(
-            user_language(message.from_user),
+        texts.text(
             "terms.stats",
             **{s: counts.get(s, 0) for s in statuses},
         )
@@ -153,8 +146,7 @@ async def on_term_button(
     query: CallbackQuery,
     callback_data: TermCD,
     terms: TermReview,
-    catalog: Catalog,
+    texts: Texts,
 ) -> None:
-    lang = user_language(query.from_user)
-    text = await _decide(terms, callback_data.term, callback_data.approve, None, catalog, lang)
+    text = await _decide(terms, callback_data.term, callback_data.approve, None, texts)
     await query.answer(text[:200], show_alert=True)
