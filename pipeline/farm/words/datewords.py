@@ -25,7 +25,7 @@ DEFAULT_DATES = RULES_DIR / "dates.toml"
 
 
 def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
+    return tuple(str(item) for item in value) if isinstance(value, list | tuple) else ()
 
 
 @dataclass(frozen=True, slots=True)
