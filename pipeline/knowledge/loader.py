@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pipeline.knowledge import parse
 from pipeline.knowledge.files import CardFile, CardTable, CropTable, ItemTable
@@ -277,7 +277,8 @@ def _crop_info(
     if spec.season not in ("spring", "winter"):
         p.add(where, "season must be spring or winter")
         return None
-    return CropInfo(spec.id, name, spec.season) if name is not None else None
+    season = cast(Literal["spring", "winter"], spec.season)  # checked just above
+    return CropInfo(spec.id, name, season) if name is not None else None
 
 
 def _card_files(directory: Path, ctx: _Context) -> tuple[dict[str, CropInfo], list[Card]]:
