@@ -23,9 +23,9 @@ from pipeline.farm.dictionary import (
     CROPS_RULES,
     OPERATIONS_RULES,
     NameRules,
+    OperationsFile,
     Vocabulary,
     load_shared_crops,
-    load_toml,
 )
 from pipeline.farm.journal.parsing import OperationParser, OperationRules
 from pipeline.farm.products import PRODUCTS_RULES, Catalogue
@@ -121,7 +121,7 @@ class Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
         date_words = DateWords.load(thresholds, dates)
-        raw_operations = load_toml(operations)
+        raw_operations = OperationsFile.load(operations)
         names = NameRules.from_rules(raw_operations, thresholds)
         shared_crops = load_shared_crops(crops)
         operation_rules = OperationRules.from_rules(

@@ -8,14 +8,16 @@ or an enum member the rules do not define.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator
 
 from pipeline.intents import RULE_INTENTS, Intent
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesError, RulesModel, load, parse
 from pipeline.types import CREW_NAMES, Mode
 
 __all__ = ["DEFAULT_RULES", "ClassifierRules", "IntentSpec", "IntentTerms", "Settings"]
@@ -109,117 +111,173 @@ class Settings:
     typical_general_crew: bool = False
 
 
-def _str_tuple(raw: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
-        raise ValueError(f"{where}: expected a list of strings")
-    return tuple(raw)
+def _unknown_intent(name: str) -> str:
+    return f"unknown intent {name!r} (pipeline.intents.Intent has no such member)"
 
 
-def intent_of(name: str, where: str) -> Intent:
+def _as_intent(name: Any) -> Any:
+    if not isinstance(name, str):
+        return name
     try:
         return Intent(name)
     except ValueError:
-        raise ValueError(
-            f"{where}: unknown intent {name!r} (pipeline.intents.Intent has no such member)"
-        ) from None
+        raise ValueError(_unknown_intent(name)) from None
 
 
-def _intents(raw: Any, where: str) -> tuple[Intent, ...]:
-    return tuple(intent_of(name, where) for name in _str_tuple(raw, where))
+#: An intent named in the rules: the Intent enum must know it.
+IntentName = Annotated[Intent, BeforeValidator(_as_intent)]
+Intents = tuple[IntentName, ...]
 
 
-def _tiers(raw: Any) -> tuple[tuple[Intent, ...], ...]:
-    if not isinstance(raw, list):
-        raise ValueError("deep_priority: expected a list")
-    return tuple(
-        (intent_of(entry, "deep_priority"),)
-        if isinstance(entry, str)
-        else _intents(entry, "deep_priority")
-        for entry in raw
-    )
-
-
-def _parse_settings(raw: Mapping[str, Any]) -> Settings:
-    s = raw["settings"]
-    c = raw["confidence"]
-    steering = raw.get("steering", {})
-    bonus = float(steering.get("typical_confidence_bonus", 0.0))
-    if not 0.0 <= bonus <= 1.0:
-        raise ValueError("steering.typical_confidence_bonus: expected 0..1")
-    return Settings(
-        trigger_weight=int(s["trigger_weight"]),
-        keyword_weight=int(s["keyword_weight"]),
-        min_score=int(s["min_score"]),
-        clarify_max_words=int(s["clarify_max_words"]),
-        social_intents=frozenset(_intents(s["social_intents"], "social_intents")),
-        termless_intents=frozenset(_intents(s["termless_intents"], "termless_intents")),
-        social_max_extra_words=int(s["social_max_extra_words"]),
-        first_contact_max_extra_words=int(s["first_contact_max_extra_words"]),
-        first_contact_crew=_str_tuple(s["first_contact_crew"], "first_contact_crew"),
-        general_intent=intent_of(str(s["general_intent"]), "general_intent"),
-        clarify_intent=intent_of(str(s["clarify_intent"]), "clarify_intent"),
-        offtopic_intent=intent_of(str(s["offtopic_intent"]), "offtopic_intent"),
-        greeting_intent=intent_of(str(s["greeting_intent"]), "greeting_intent"),
-        domain_lexicon=str(s["domain_lexicon"]),
-        filler_lexicon=str(s["filler_lexicon"]),
-        offtopic_yields_to=frozenset(_intents(s["offtopic_yields_to"], "offtopic_yields_to")),
-        deep_priority=_tiers(s["deep_priority"]),
-        light_priority=_intents(s["light_priority"], "light_priority"),
-        force_deep_prefixes=tuple(
-            p.lower() for p in _str_tuple(s["force_deep_prefixes"], "force_deep_prefixes")
-        ),
-        conf_base=float(c["base"]),
-        conf_per_point=float(c["per_point"]),
-        conf_cap=float(c["cap"]),
-        conf_fuzzy_penalty=float(c["fuzzy_penalty"]),
-        conf_force_deep_below=float(c["force_deep_below"]),
-        conf_clarify=float(c["clarify"]),
-        conf_general=float(c["general"]),
-        conf_first_contact=float(c["first_contact"]),
-        conf_offtopic=float(c["offtopic"]),
-        typical_confidence_bonus=bonus,
-        typical_general_crew=bool(steering.get("typical_general_crew", False)),
-    )
-
-
-def _parse_intent(name: Intent, table: Mapping[str, Any], settings: Settings) -> IntentSpec:
-    mode = table["mode"]
-    if mode not in ("light", "deep"):
-        raise ValueError(f"intent {name}: mode must be light or deep")
-    crew = _str_tuple(table.get("crew", []), f"{name}.crew")
+def _known_crew(crew: tuple[str, ...]) -> tuple[str, ...]:
     unknown = set(crew) - set(CREW_NAMES)
     if unknown:
-        raise ValueError(f"intent {name}: unknown crew {sorted(unknown)}")
-    return IntentSpec(
-        name=name,
-        mode=mode,
-        crew=crew,
-        min_score=int(table.get("min_score", settings.min_score)),
-        requires_any=_str_tuple(table.get("requires_any", []), f"{name}.requires_any"),
-        solo_crew=bool(table.get("solo_crew", False)),
-        probe=str(table["probe"]) if "probe" in table else None,
-        context_bonus=int(table.get("context_bonus", 0)),
-        context_yields=_intents(table.get("context_yields", []), f"{name}.context_yields"),
-        label=_intents([table["label"]], f"{name}.label")[0] if "label" in table else None,
-        outranks=_intents(table.get("outranks", []), f"{name}.outranks"),
-        outranks_unless=str(table["outranks_unless"]) if "outranks_unless" in table else None,
-        yields_to=_intents(table.get("yields_to", []), f"{name}.yields_to"),
-    )
+        raise ValueError(f"unknown crew {sorted(unknown)}")
+    return crew
 
 
-def _terms(name: Intent, table: Mapping[str, Any]) -> IntentTerms:
-    def words(key: str) -> tuple[str, ...]:
-        return _str_tuple(table.get(key, []), f"{name}.{key}")
+class _SettingsTable(RulesModel):
+    trigger_weight: int
+    keyword_weight: int
+    min_score: int
+    clarify_max_words: int
+    social_intents: Intents
+    termless_intents: Intents
+    social_max_extra_words: int
+    first_contact_max_extra_words: int
+    first_contact_crew: tuple[str, ...]
+    general_intent: IntentName
+    clarify_intent: IntentName
+    offtopic_intent: IntentName
+    greeting_intent: IntentName
+    domain_lexicon: str
+    filler_lexicon: str
+    offtopic_yields_to: Intents
+    deep_priority: tuple[IntentName | Intents, ...]
+    light_priority: Intents
+    force_deep_prefixes: tuple[str, ...]
 
-    return IntentTerms(words("triggers"), words("keywords"), words("blockers"))
+    @field_validator("first_contact_crew")
+    @classmethod
+    def _first_contact_crew(cls, crew: tuple[str, ...]) -> tuple[str, ...]:
+        if set(crew) - set(CREW_NAMES):
+            raise ValueError("first_contact_crew names an unknown crew member")
+        return crew
+
+
+class _ConfidenceTable(RulesModel):
+    base: float
+    per_point: float
+    cap: float
+    fuzzy_penalty: float
+    force_deep_below: float
+    clarify: float
+    general: float
+    first_contact: float
+    offtopic: float
+
+
+class _SteeringTable(RulesModel):
+    typical_confidence_bonus: float = Field(default=0.0, ge=0.0, le=1.0)
+    typical_general_crew: bool = False
+
+
+class _IntentTable(RulesModel):
+    mode: Mode
+    crew: Annotated[tuple[str, ...], AfterValidator(_known_crew)] = ()
+    min_score: int | None = None
+    requires_any: tuple[str, ...] = ()
+    solo_crew: bool = False
+    probe: str | None = None
+    context_bonus: int = 0
+    context_yields: Intents = ()
+    label: IntentName | None = None
+    outranks: Intents = ()
+    outranks_unless: str | None = None
+    yields_to: Intents = ()
+    triggers: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    blockers: tuple[str, ...] = ()
+
+    def spec(self, name: Intent, settings: Settings) -> IntentSpec:
+        return IntentSpec(
+            name=name,
+            mode=self.mode,
+            crew=self.crew,
+            min_score=settings.min_score if self.min_score is None else self.min_score,
+            requires_any=self.requires_any,
+            solo_crew=self.solo_crew,
+            probe=self.probe,
+            context_bonus=self.context_bonus,
+            context_yields=self.context_yields,
+            label=self.label,
+            outranks=self.outranks,
+            outranks_unless=self.outranks_unless,
+            yields_to=self.yields_to,
+        )
+
+    def terms(self) -> IntentTerms:
+        return IntentTerms(self.triggers, self.keywords, self.blockers)
+
+
+class _ClassifierFile(RulesModel):
+    version: int = 1
+    settings: _SettingsTable
+    confidence: _ConfidenceTable
+    steering: _SteeringTable = _SteeringTable()
+    intents: dict[IntentName, _IntentTable]
+    lexicon: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+
+    def runtime_settings(self) -> Settings:
+        s, c = self.settings, self.confidence
+        return Settings(
+            trigger_weight=s.trigger_weight,
+            keyword_weight=s.keyword_weight,
+            min_score=s.min_score,
+            clarify_max_words=s.clarify_max_words,
+            social_intents=frozenset(s.social_intents),
+            termless_intents=frozenset(s.termless_intents),
+            social_max_extra_words=s.social_max_extra_words,
+            first_contact_max_extra_words=s.first_contact_max_extra_words,
+            first_contact_crew=s.first_contact_crew,
+            general_intent=s.general_intent,
+            clarify_intent=s.clarify_intent,
+            offtopic_intent=s.offtopic_intent,
+            greeting_intent=s.greeting_intent,
+            domain_lexicon=s.domain_lexicon,
+            filler_lexicon=s.filler_lexicon,
+            offtopic_yields_to=frozenset(s.offtopic_yields_to),
+            deep_priority=tuple(
+                (tier,) if isinstance(tier, Intent) else tier for tier in s.deep_priority
+            ),
+            light_priority=s.light_priority,
+            force_deep_prefixes=tuple(prefix.lower() for prefix in s.force_deep_prefixes),
+            conf_base=c.base,
+            conf_per_point=c.per_point,
+            conf_cap=c.cap,
+            conf_fuzzy_penalty=c.fuzzy_penalty,
+            conf_force_deep_below=c.force_deep_below,
+            conf_clarify=c.clarify,
+            conf_general=c.general,
+            conf_first_contact=c.first_contact,
+            conf_offtopic=c.offtopic,
+            typical_confidence_bonus=self.steering.typical_confidence_bonus,
+            typical_general_crew=self.steering.typical_general_crew,
+        )
+
+
+def _problem(where: str, what: str) -> RulesError:
+    return RulesError(DEFAULT_RULES.name, where, what)
 
 
 def _validate(settings: Settings, intents: Mapping[Intent, IntentSpec], lexicons: set[str]) -> None:
+    """What the models cannot check alone: the intents, lexicons and lists agree."""
     missing_rules = RULE_INTENTS - set(intents)
     if missing_rules:
-        raise ValueError(
+        raise _problem(
+            "intents",
             f"intents missing from the rules (pipeline.intents.Intent has them): "
-            f"{sorted(missing_rules)}"
+            f"{sorted(missing_rules)}",
         )
     named = {
         settings.general_intent,
@@ -233,26 +291,31 @@ def _validate(settings: Settings, intents: Mapping[Intent, IntentSpec], lexicons
     }
     missing = named - set(intents)
     if missing:
-        raise ValueError(f"settings name unknown intents: {sorted(missing)}")
-    if set(settings.first_contact_crew) - set(CREW_NAMES):
-        raise ValueError("first_contact_crew names an unknown crew member")
-    deep_names = {name for tier in settings.deep_priority for name in tier}
+        raise _problem("settings", f"settings name unknown intents: {sorted(missing)}")
     for spec in intents.values():
-        order = deep_names if spec.mode == "deep" else set(settings.light_priority)
-        if spec.name not in order:
-            raise ValueError(f"intent {spec.name} is missing from the {spec.mode} priority list")
-        for req in spec.requires_any:
-            known = req[1:] in lexicons if req.startswith("@") else req in intents
-            if not known:
-                raise ValueError(f"intent {spec.name}: unknown requirement {req!r}")
-        if spec.outranks_unless is not None and spec.outranks_unless not in lexicons:
-            raise ValueError(f"intent {spec.name}: unknown lexicon {spec.outranks_unless!r}")
-        target = intents.get(spec.label) if spec.label is not None else spec
-        if target is None or target.mode != spec.mode:
-            raise ValueError(f"intent {spec.name}: label {spec.label!r} is no {spec.mode} intent")
+        _check_intent(spec, settings, intents, lexicons)
     for lex in (settings.domain_lexicon, settings.filler_lexicon):
         if lex not in lexicons:
-            raise ValueError(f"lexicon {lex!r} is not defined")
+            raise _problem("settings", f"lexicon {lex!r} is not defined")
+
+
+def _check_intent(
+    spec: IntentSpec, settings: Settings, intents: Mapping[Intent, IntentSpec], lexicons: set[str]
+) -> None:
+    where = f"intents.{spec.name}"
+    deep_names = {name for tier in settings.deep_priority for name in tier}
+    order = deep_names if spec.mode == "deep" else set(settings.light_priority)
+    if spec.name not in order:
+        raise _problem(where, f"intent {spec.name} is missing from the {spec.mode} priority list")
+    for req in spec.requires_any:
+        known = req[1:] in lexicons if req.startswith("@") else req in intents
+        if not known:
+            raise _problem(where, f"intent {spec.name}: unknown requirement {req!r}")
+    if spec.outranks_unless is not None and spec.outranks_unless not in lexicons:
+        raise _problem(where, f"intent {spec.name}: unknown lexicon {spec.outranks_unless!r}")
+    target = intents.get(spec.label) if spec.label is not None else spec
+    if target is None or target.mode != spec.mode:
+        raise _problem(where, f"intent {spec.name}: label {spec.label!r} is no {spec.mode} intent")
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +329,7 @@ class ClassifierRules:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_RULES) -> ClassifierRules:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh))
+        return cls._from_file(load(path, _ClassifierFile))
 
     def with_terms(self, added: Iterable[tuple[Intent, str, str]]) -> ClassifierRules:
         """These rules plus ``(intent, "trigger" | "keyword", term)`` additions: the
@@ -288,16 +350,13 @@ class ClassifierRules:
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> ClassifierRules:
         """Build from an already parsed rules document (raises ValueError if invalid)."""
-        settings = _parse_settings(raw)
-        intents: dict[Intent, IntentSpec] = {}
-        terms: dict[Intent, IntentTerms] = {}
-        for name, table in raw["intents"].items():
-            intent = intent_of(name, "[intents]")
-            intents[intent] = _parse_intent(intent, table, settings)
-            terms[intent] = _terms(intent, table)
-        lexicons = {
-            name: _str_tuple(words, f"lexicon.{name}")
-            for name, words in raw.get("lexicon", {}).items()
-        }
+        return cls._from_file(parse(raw, _ClassifierFile, source=DEFAULT_RULES.name))
+
+    @classmethod
+    def _from_file(cls, file: _ClassifierFile) -> ClassifierRules:
+        settings = file.runtime_settings()
+        intents = {name: table.spec(name, settings) for name, table in file.intents.items()}
+        terms = {name: table.terms() for name, table in file.intents.items()}
+        lexicons = dict(file.lexicon)
         _validate(settings, intents, set(lexicons))
         return cls(settings, intents, terms, lexicons)

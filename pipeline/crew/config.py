@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated
+
+from pydantic import Field
 
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesError, RulesModel, load
 from pipeline.types import CREW_NAMES, Language
 
 RULES = RULES_DIR
@@ -32,14 +34,6 @@ class Limits:
     max_parallel_agents: int = 5
     worker_threads: int = 8
     reflect: bool = True
-
-    @classmethod
-    def from_toml(cls, raw: Mapping[str, Any]) -> Limits:
-        known = set(cls.__dataclass_fields__)
-        unknown = set(raw) - known
-        if unknown:
-            raise ValueError(f"agents.toml [limits]: unknown keys {sorted(unknown)}")
-        return cls(**dict(raw))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +66,7 @@ class CrewSpec:
 
     @classmethod
     def load(cls, path: Path = AGENTS_FILE) -> CrewSpec:
-        with path.open("rb") as handle:
-            return parse_crew(tomllib.load(handle))
+        return load(path, _AgentsFile).runtime()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,49 +82,105 @@ class Prompts:
 
     @classmethod
     def load(cls, path: Path = PROMPTS_FILE) -> Prompts:
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+        raw = load(path, _PromptsFile)
+
+        def both(table: dict[Language, _Prompt], part: str) -> dict[Language, str]:
+            return {lang: getattr(table[lang], part) for lang in ("uk", "en")}
+
         return cls(
-            light={lang: str(raw["light"][lang]["system"]) for lang in ("uk", "en")},
-            reflection_system={
-                lang: str(raw["reflection"][lang]["system"]) for lang in ("uk", "en")
-            },
-            reflection_user={lang: str(raw["reflection"][lang]["user"]) for lang in ("uk", "en")},
-            agronomy_system={lang: str(raw["agronomy"][lang]["system"]) for lang in ("uk", "en")},
-            agronomy_user={lang: str(raw["agronomy"][lang]["user"]) for lang in ("uk", "en")},
-            summary_system={lang: str(raw["summary"][lang]["system"]) for lang in ("uk", "en")},
+            light=both(raw.light, "system"),
+            reflection_system=both(raw.reflection, "system"),
+            reflection_user=both(raw.reflection, "user"),
+            agronomy_system=both(raw.agronomy, "system"),
+            agronomy_user=both(raw.agronomy, "user"),
+            summary_system=both(raw.summary, "system"),
         )
 
 
-def _agent(name: str, raw: Mapping[str, Any]) -> AgentSpec:
-    return AgentSpec(
-        name=name,
-        role=str(raw["role"]),
-        goal=str(raw["goal"]),
-        backstory=str(raw["backstory"]).strip(),
-        tools=tuple(str(tool) for tool in raw.get("tools", ())),
-        format=str(raw.get("format", "short")),
-    )
+class _Prompt(RulesModel):
+    system: str
+    user: str = ""
 
 
-def _template(raw: Mapping[str, Any]) -> TaskTemplate:
-    return TaskTemplate(str(raw["description"]).strip(), str(raw["expected_output"]).strip())
+#: A prompt in both languages (a missing one is a missing key).
+_Both = Annotated[dict[Language, _Prompt], Field(min_length=2)]
 
 
-def parse_crew(raw: Mapping[str, Any]) -> CrewSpec:
-    agents = {name: _agent(name, spec) for name, spec in raw["agents"].items()}
-    if set(agents) != set(CREW_NAMES):
-        raise ValueError(f"agents.toml must define exactly {CREW_NAMES}, got {sorted(agents)}")
-    descriptions = {name: str(spec["description"]) for name, spec in raw["tools"].items()}
-    for spec in agents.values():
-        missing = [tool for tool in spec.tools if tool not in descriptions]
-        if missing:
-            raise ValueError(f"agents.toml: agent {spec.name} names undescribed tools {missing}")
-    return CrewSpec(
-        limits=Limits.from_toml(raw.get("limits", {})),
-        stepan=_agent("stepan", raw["stepan"]),
-        agents=agents,
-        tool_descriptions=descriptions,
-        handoff=_template(raw["task"]),
-        consolidate=_template(raw["consolidate"]),
-    )
+class _PromptsFile(RulesModel):
+    version: int = 1
+    light: _Both
+    reflection: _Both
+    agronomy: _Both
+    summary: _Both
+
+
+class _LimitsTable(RulesModel):
+    agent_timeout_s: float = 20.0
+    stepan_timeout_s: float = 15.0
+    reflection_timeout_s: float = 8.0
+    light_timeout_s: float = 8.0
+    tool_timeout_s: float = 20.0
+    llm_request_timeout_s: float = 15.0
+    retries: int = 2
+    retry_backoff_s: float = 0.5
+    max_iter: int = 3
+    max_parallel_agents: int = 5
+    worker_threads: int = 8
+    reflect: bool = True
+
+
+class _AgentTable(RulesModel):
+    role: str
+    goal: str
+    backstory: str
+    tools: tuple[str, ...] = ()
+    format: str = "short"
+
+    def runtime(self, name: str) -> AgentSpec:
+        return AgentSpec(
+            name, self.role, self.goal, self.backstory.strip(), self.tools, self.format
+        )
+
+
+class _TaskTable(RulesModel):
+    description: str
+    expected_output: str
+
+    def runtime(self) -> TaskTemplate:
+        return TaskTemplate(self.description.strip(), self.expected_output.strip())
+
+
+class _ToolTable(RulesModel):
+    description: str
+
+
+class _AgentsFile(RulesModel):
+    version: int = 1
+    limits: _LimitsTable = _LimitsTable()
+    stepan: _AgentTable
+    task: _TaskTable
+    consolidate: _TaskTable
+    agents: dict[str, _AgentTable]
+    tools: dict[str, _ToolTable]
+
+    def runtime(self) -> CrewSpec:
+        agents = {name: spec.runtime(name) for name, spec in self.agents.items()}
+        if set(agents) != set(CREW_NAMES):
+            raise _problem("agents", f"must define exactly {CREW_NAMES}, got {sorted(agents)}")
+        descriptions = {name: spec.description for name, spec in self.tools.items()}
+        for spec in agents.values():
+            missing = [tool for tool in spec.tools if tool not in descriptions]
+            if missing:
+                raise _problem(f"agents.{spec.name}", f"names undescribed tools {missing}")
+        return CrewSpec(
+            limits=Limits(**self.limits.model_dump()),
+            stepan=self.stepan.runtime("stepan"),
+            agents=agents,
+            tool_descriptions=descriptions,
+            handoff=self.task.runtime(),
+            consolidate=self.consolidate.runtime(),
+        )
+
+
+def _problem(where: str, what: str) -> RulesError:
+    return RulesError(AGENTS_FILE.name, where, what)

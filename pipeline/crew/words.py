@@ -5,7 +5,6 @@ and typos need no listing."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ from pipeline.farm.dictionary import Dictionary, DictionaryEntry
 from pipeline.farm.words.periods import DefaultKind
 from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import Phase
-from pipeline.rules import RULES_DIR
+from pipeline.rules import RULES_DIR, schema
 from pipeline.text import tokenize
 
 RULES = RULES_DIR
@@ -163,8 +162,9 @@ class Words:
 
 
 def _load(path: Path) -> Mapping[str, Any]:
-    with path.open("rb") as handle:
-        return tomllib.load(handle)
+    """compose.toml and advice.toml, read through the rules schema (a TOML error is a
+    one-line RulesError; the tables are checked as the matchers compile)."""
+    return schema.read(path)
 
 
 def field_in_text(text: str, dictionary: Dictionary) -> DictionaryEntry | None:

@@ -29,17 +29,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.farm.words.name_match import (
-    CROPS_RULES,
     KINDS,
-    OPERATIONS_RULES,
     Kind,
     NameRules,
     cores_match,
-    load_toml,
     name_stem,
-    strings,
+)
+from pipeline.farm.words.operations_file import (
+    CROPS_RULES,
+    OPERATIONS_RULES,
+    CropsFile,
+    OperationsFile,
 )
 from pipeline.grammar import Grammar
+from pipeline.rules.schema import load
 from pipeline.text import tokenize
 
 __all__ = [
@@ -50,9 +53,9 @@ __all__ = [
     "DictionaryEntry",
     "Kind",
     "NameRules",
+    "OperationsFile",
     "Vocabulary",
     "load_shared_crops",
-    "load_toml",
 ]
 
 # =========================================================================== dictionary
@@ -221,15 +224,11 @@ def _best(keys: Sequence[_Key]) -> DictionaryEntry | None:
 
 def load_shared_crops(path: Path = CROPS_RULES) -> tuple[DictionaryEntry, ...]:
     """The shared crop vocabulary as dictionary entries (``crop:wheat`` ...)."""
-    raw = load_toml(path)
     return tuple(
         DictionaryEntry(
-            kind="crop",
-            canonical_id=str(item["id"]),
-            display=str(item["display"]),
-            synonyms=strings(item.get("synonyms")),
+            kind="crop", canonical_id=crop.id, display=crop.display, synonyms=crop.synonyms
         )
-        for item in raw.get("crops", [])
+        for crop in load(path, CropsFile).crops
     )
 
 

@@ -8,24 +8,22 @@ names every product it reads by its canonical entry, so "аміачною сел
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from pipeline.farm.slugs import make_id
 from pipeline.grammar import Grammar, TermSet
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesError, RulesModel, Text, load, parse
 from pipeline.text import tokenize
 
 __all__ = ["PRODUCTS_RULES", "Catalogue", "Product"]
 
 PRODUCTS_RULES = RULES_DIR / "products.toml"
-
-
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,37 +58,40 @@ class Catalogue:
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = PRODUCTS_RULES) -> Catalogue:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh), grammar)
+        return cls._from_file(load(path, _ProductsFile), grammar)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> Catalogue:
-        implies: Mapping[str, str] = raw.get("types", {})
+        return cls._from_file(parse(raw, _ProductsFile, source=PRODUCTS_RULES.name), grammar)
+
+    @classmethod
+    def _from_file(cls, raw: _ProductsFile, grammar: Grammar) -> Catalogue:
         products: list[Product] = []
         terms: dict[str, tuple[str, ...]] = {}
-        for item in raw.get("products", []):
-            name = str(item["name"])
-            kind = str(item["type"])
-            if kind not in implies:
-                raise ValueError(f"products.toml: {name!r} has an unknown type {kind!r}")
-            product_id = make_id("product", name) or name
+        for number, item in enumerate(raw.products):
+            where = f"products.{number}"
+            if item.type not in raw.types:
+                raise RulesError(
+                    PRODUCTS_RULES.name, where, f"{item.name!r} has an unknown type {item.type!r}"
+                )
+            product_id = make_id("product", item.name) or item.name
             if product_id in terms:
-                raise ValueError(f"products.toml: {name!r} is listed twice")
+                raise RulesError(PRODUCTS_RULES.name, where, f"{item.name!r} is listed twice")
             products.append(
                 Product(
                     id=product_id,
-                    name=name,
-                    type=kind,
-                    implies=implies.get(kind),
-                    active=item.get("active"),
-                    unit=item.get("unit"),
-                    generic=bool(item.get("generic", False)),
-                    named=bool(item.get("product", True)),
-                    grade=bool(item.get("grade", False)),
-                    grade_joiner=str(item.get("grade_joiner", " ")),
+                    name=item.name,
+                    type=item.type,
+                    implies=raw.types[item.type],
+                    active=item.active,
+                    unit=item.unit,
+                    generic=item.generic,
+                    named=item.product,
+                    grade=item.grade,
+                    grade_joiner=item.grade_joiner,
                 )
             )
-            terms[product_id] = _strings(item.get("terms"))
+            terms[product_id] = item.terms
         return cls(products, terms, grammar)
 
     def get(self, product_id: str) -> Product | None:
@@ -115,3 +116,23 @@ class Catalogue:
 
     def __contains__(self, token: object) -> bool:
         return isinstance(token, str) and token in self.terms
+
+
+class _ProductTable(RulesModel):
+    name: Text
+    type: str
+    active: str | None = None
+    unit: str | None = None
+    generic: bool = False
+    #: False for words that only hint at a kind of product.
+    product: bool = True
+    grade: bool = False
+    grade_joiner: str = " "
+    terms: tuple[str, ...] = ()
+
+
+class _ProductsFile(RulesModel):
+    version: int = 1
+    #: Product type -> the operation it implies.
+    types: dict[str, str] = Field(default_factory=dict)
+    products: tuple[_ProductTable, ...] = ()

@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, load, parse
 
 __all__ = ["DEFAULT_GRAMMAR", "Grammar"]
 
 #: The thresholds every rules file shares.
 DEFAULT_GRAMMAR = RULES_DIR / "grammar.toml"
+
+
+class _GrammarTable(RulesModel):
+    stem_min_len: int
+    fuzzy_min_len: int
+    fuzzy_min_len_latin: int
+    fuzzy_min_prefix_len: int
+    fuzzy_min_stem_len: int
+    phrase_gap: int
+
+
+class _GrammarFile(RulesModel):
+    version: int = 1
+    grammar: _GrammarTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +43,15 @@ class Grammar:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_GRAMMAR) -> Grammar:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh))
+        return cls._from_file(load(path, _GrammarFile))
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> Grammar:
-        table = raw["grammar"]
-        return cls(**{name: int(table[name]) for name in cls.__dataclass_fields__})
+        return cls._from_file(parse(raw, _GrammarFile, source=DEFAULT_GRAMMAR.name))
+
+    @classmethod
+    def _from_file(cls, file: _GrammarFile) -> Grammar:
+        return cls(**file.grammar.model_dump())
 
     def fuzzy_len(self, word: str) -> int:
         """How long a word must be to tolerate a typo."""

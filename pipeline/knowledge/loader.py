@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pipeline.knowledge import parse
+from pipeline.knowledge.files import CardFile, CardTable, CropTable, ItemTable
 from pipeline.knowledge.model import (
     ZONES,
     Card,
@@ -32,7 +33,7 @@ from pipeline.knowledge.model import (
     Variant,
     Zone,
 )
-from pipeline.rules import RULES_DIR
+from pipeline.rules import RULES_DIR, schema
 
 __all__ = ["KNOWLEDGE_DIR", "KnowledgeData", "QuestionWords", "load_knowledge"]
 
@@ -84,38 +85,36 @@ class KnowledgeData:
 
 
 def _item(
-    raw: Mapping[str, Any],
+    raw: ItemTable,
     where: str,
     units: frozenset[str],
     crops: frozenset[str],
     p: parse.Problems,
 ) -> Item | None:
-    name = parse.text(raw.get("name"), f"{where} name", p)
+    name = parse.text(raw.name, f"{where} name", p)
     if name is None:
         return None
     where = f"{where} item {name.en!r}"
-    note = parse.text(raw["note"], f"{where} note", p) if "note" in raw else None
-    window = parse.text(raw["window"], f"{where} window", p) if "window" in raw else None
-    actives_raw = raw.get("actives", {})
-    uk, en = parse.strings(actives_raw.get("uk")), parse.strings(actives_raw.get("en"))
+    note = parse.text(raw.note, f"{where} note", p) if raw.note is not None else None
+    window = parse.text(raw.window, f"{where} window", p) if raw.window is not None else None
+    uk, en = raw.actives.uk, raw.actives.en
     if len(uk) != len(en):
         p.add(where, "actives need the same list in uk and en")
-    crop = raw.get("crop")
-    if crop is not None and crop not in crops:
-        p.add(where, f"unknown crop {crop!r}")
+    if raw.crop is not None and raw.crop not in crops:
+        p.add(where, f"unknown crop {raw.crop!r}")
     return Item(
         name=name,
-        terms=parse.strings(raw.get("terms")),
-        values=parse.values(raw.get("values"), where, units, p),
+        terms=raw.terms,
+        values=parse.values(raw.values, where, units, p),
         note=note,
         window=window,
         actives=tuple(Text(a, b) for a, b in zip(uk, en, strict=False)),
-        crop=str(crop) if crop is not None else None,
+        crop=raw.crop,
     )
 
 
 def _card(
-    raw: Mapping[str, Any],
+    raw: CardTable,
     *,
     crop: str | None,
     number: int,
@@ -123,7 +122,7 @@ def _card(
     data: _Context,
 ) -> Card | None:
     p = data.problems
-    topic = str(raw.get("topic", ""))
+    topic = raw.topic
     where = f"{where} card {number} ({topic or '?'})"
     spec = data.topics.get(topic)
     if spec is None:
@@ -132,35 +131,40 @@ def _card(
     if (spec.scope == "crop") != (crop is not None):
         p.add(where, f"topic {topic!r} is a {spec.scope} topic: wrong file")
         return None
-    source_ids = parse.strings(raw.get("sources"))
-    if not source_ids:
-        p.add(where, "names no source")
-    missing = [sid for sid in source_ids if sid not in data.sources]
-    if missing:
-        p.add(where, f"unknown source(s) {missing}")
-    text = parse.text(raw.get("text"), f"{where} text", p)
+    sources_known = _sources_known(raw.sources, where, data)
+    text = parse.text(raw.text, f"{where} text", p)
     items = tuple(
         item
-        for item in (_item(it, where, data.units, data.crop_ids, p) for it in raw.get("items", []))
+        for item in (_item(it, where, data.units, data.crop_ids, p) for it in raw.items)
         if item is not None
     )
     if crop is not None and any(item.crop is not None for item in items):
         p.add(where, "only a general card's items name a crop")
     # Checked even when the card is already wrong, so every problem is reported.
-    values = parse.values(raw.get("values"), where, data.units, p)
-    if text is None or not source_ids or missing:
+    values = parse.values(raw.values, where, data.units, p)
+    if text is None or not sources_known:
         return None
     slug = (crop or _GENERAL).removeprefix("crop:")
     return Card(
         id=f"{slug}.{topic}",
         crop=crop,
         topic=topic,
-        sources=tuple(data.sources[sid] for sid in source_ids),
+        sources=tuple(data.sources[sid] for sid in raw.sources),
         text=text,
         values=values,
         items=items,
-        keywords=parse.strings(raw.get("keywords")),
+        keywords=raw.keywords,
     )
+
+
+def _sources_known(source_ids: tuple[str, ...], where: str, data: _Context) -> bool:
+    """A card names at least one source, and only sources of sources.toml."""
+    if not source_ids:
+        data.problems.add(where, "names no source")
+    missing = [sid for sid in source_ids if sid not in data.sources]
+    if missing:
+        data.problems.add(where, f"unknown source(s) {missing}")
+    return bool(source_ids) and not missing
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,18 +268,45 @@ def _variants(
 
 
 def _crop_info(
-    raw: Mapping[str, Any], where: str, crop_ids: frozenset[str], p: parse.Problems
+    spec: CropTable, where: str, crop_ids: frozenset[str], p: parse.Problems
 ) -> CropInfo | None:
-    spec = raw.get("crop", {})
-    crop = spec.get("id")
-    name = parse.text(spec.get("name"), f"{where} [crop] name", p)
-    if crop not in crop_ids:
-        p.add(where, f"crop id {crop!r} is not in rules/crops.toml")
+    name = parse.text(spec.name, f"{where} [crop] name", p)
+    if spec.id not in crop_ids:
+        p.add(where, f"crop id {spec.id!r} is not in rules/crops.toml")
         return None
-    if spec.get("season") not in ("spring", "winter"):
+    if spec.season not in ("spring", "winter"):
         p.add(where, "season must be spring or winter")
         return None
-    return CropInfo(str(crop), name, spec["season"]) if name is not None else None
+    season = cast(Literal["spring", "winter"], spec.season)  # checked just above
+    return CropInfo(spec.id, name, season) if name is not None else None
+
+
+def _card_files(directory: Path, ctx: _Context) -> tuple[dict[str, CropInfo], list[Card]]:
+    """Every file of ``cards/``: its crop (if any) and its cards, checked."""
+    p = ctx.problems
+    crops: dict[str, CropInfo] = {}
+    cards: list[Card] = []
+    for path in sorted((directory / "cards").glob("*.toml")):
+        raw = schema.load(path, CardFile)
+        crop: str | None = None
+        if raw.crop is not None:
+            info = _crop_info(raw.crop, path.name, ctx.crop_ids, p)
+            if info is None:
+                continue
+            if info.id in crops:
+                p.add(path.name, f"crop {info.id} already has a file")
+            crops[info.id] = info
+            crop = info.id
+        for number, card_raw in enumerate(raw.cards, start=1):
+            card = _card(card_raw, crop=crop, number=number, where=path.name, data=ctx)
+            if card is not None:
+                cards.append(card)
+    seen: set[str] = set()
+    for card in cards:
+        if card.id in seen:
+            p.add(card.id, "two cards for one crop and topic")
+        seen.add(card.id)
+    return crops, cards
 
 
 def load_knowledge(
@@ -293,29 +324,7 @@ def load_knowledge(
     topics = _topics(questions, p)
     zones, zone_terms = _zones(zones_raw, p)
     regions, region_terms = _regions(zones_raw, p)
-    ctx = _Context(known_units, known_crops, topics, sources, p)
-    crops: dict[str, CropInfo] = {}
-    cards: list[Card] = []
-    for path in sorted((directory / "cards").glob("*.toml")):
-        raw = parse.read(path)
-        crop: str | None = None
-        if "crop" in raw:
-            info = _crop_info(raw, path.name, known_crops, p)
-            if info is None:
-                continue
-            if info.id in crops:
-                p.add(path.name, f"crop {info.id} already has a file")
-            crops[info.id] = info
-            crop = info.id
-        for number, card_raw in enumerate(raw.get("cards", []), start=1):
-            card = _card(card_raw, crop=crop, number=number, where=path.name, data=ctx)
-            if card is not None:
-                cards.append(card)
-    seen: set[str] = set()
-    for card in cards:
-        if card.id in seen:
-            p.add(card.id, "two cards for one crop and topic")
-        seen.add(card.id)
+    crops, cards = _card_files(directory, _Context(known_units, known_crops, topics, sources, p))
     words = questions.get("question", {})
     settings = questions.get("settings", {})
     variants = _variants(questions, known_crops, p)

@@ -4,12 +4,13 @@ values. Every problem is collected in :class:`Problems`, never raised one by one
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from pipeline.knowledge.files import LocalText
 from pipeline.knowledge.model import ALL, DATE_UNIT, ZONES, Text, Value, date_key
+from pipeline.rules import schema
 
 __all__ = ["Problems", "read", "strings", "text", "values"]
 
@@ -26,10 +27,9 @@ class Problems:
 
 
 def read(path: Path) -> Mapping[str, Any]:
-    with path.open("rb") as handle:
-        data = tomllib.load(handle)
+    data = schema.read(path)
     if data.get("version") != 1:
-        raise ValueError(f"{path.name}: version must be 1")
+        raise schema.RulesError(path.name, "version", "version must be 1")
     return data
 
 
@@ -38,6 +38,8 @@ def strings(value: Any) -> tuple[str, ...]:
 
 
 def text(raw: Any, where: str, problems: Problems) -> Text | None:
+    if isinstance(raw, LocalText):
+        raw = raw.model_dump()
     if not isinstance(raw, Mapping):
         problems.add(where, "needs uk and en text")
         return None
@@ -97,20 +99,39 @@ def _value(raw: Any, where: str, units: frozenset[str], problems: Problems) -> V
         problems.add(where, f"unknown unit {unit!r} (add it to [units] of operations.toml)")
         return None
     zone_keys = [name for name in raw if name not in ("key", "unit", "bound")]
-    unknown = [name for name in zone_keys if name != ALL and name not in ZONES]
-    if unknown:
-        problems.add(where, f"unknown zone(s) {unknown}; zones are {list(ZONES)} or 'all'")
-        return None
-    if ALL in zone_keys and len(zone_keys) > 1:
-        problems.add(where, "'all' and zones together")
-        return None
-    if ALL not in zone_keys and sorted(zone_keys) != sorted(ZONES):
-        problems.add(where, f"needs 'all' or every zone {list(ZONES)}")
+    if not _zones_fit(zone_keys, where, problems):
         return None
     bound = raw.get("bound")
     if bound not in (None, "min", "max"):
         problems.add(where, f"bound must be 'min' or 'max', not {bound!r}")
         return None
+    spans = _spans(raw, zone_keys, unit, bound, where, problems)
+    return Value(key, unit, spans, bound) if spans is not None else None
+
+
+def _zones_fit(zone_keys: list[str], where: str, problems: Problems) -> bool:
+    """A value's spans are under ``all`` alone or under every zone."""
+    unknown = [name for name in zone_keys if name != ALL and name not in ZONES]
+    if unknown:
+        problems.add(where, f"unknown zone(s) {unknown}; zones are {list(ZONES)} or 'all'")
+        return False
+    if ALL in zone_keys and len(zone_keys) > 1:
+        problems.add(where, "'all' and zones together")
+        return False
+    if ALL not in zone_keys and sorted(zone_keys) != sorted(ZONES):
+        problems.add(where, f"needs 'all' or every zone {list(ZONES)}")
+        return False
+    return True
+
+
+def _spans(
+    raw: Mapping[str, Any],
+    zone_keys: list[str],
+    unit: str,
+    bound: str | None,
+    where: str,
+    problems: Problems,
+) -> dict[str, tuple[float, float]] | None:
     spans: dict[str, tuple[float, float]] = {}
     for name in zone_keys:
         span = _span(raw[name], unit, f"{where} [{name}]", problems)
@@ -120,7 +141,7 @@ def _value(raw: Any, where: str, units: frozenset[str], problems: Problems) -> V
             problems.add(where, "a bounded value is one number")
             return None
         spans[name] = span
-    return Value(key, unit, spans, bound)
+    return spans
 
 
 def values(raw: Any, where: str, units: frozenset[str], problems: Problems) -> tuple[Value, ...]:

@@ -16,7 +16,6 @@ English needs only ``one`` and ``other``. A missing category falls back to ``oth
 from __future__ import annotations
 
 import logging
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from babel import Locale
 from babel.numbers import format_decimal
 
+from pipeline.rules import schema
 from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,7 @@ class Catalog:
     def load(cls, directory: Path = LOCALES_DIR) -> Catalog:
         messages: dict[Language, dict[str, Message]] = {}
         for lang in LANGUAGES:
-            with (directory / f"{lang}.toml").open("rb") as handle:
-                messages[lang] = _flatten(tomllib.load(handle))
+            messages[lang] = _flatten(schema.read(directory / f"{lang}.toml"))
         return cls(messages)
 
     def has(self, lang: Language, key: str) -> bool:

@@ -7,14 +7,16 @@ The reply language follows the profile and the conversation (issue 11 point 7):
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from pydantic import Field
+
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, load
 from pipeline.types import Incoming, Language
 
 if TYPE_CHECKING:
@@ -54,6 +56,13 @@ LANGUAGE_RULES = RULES_DIR / "language.toml"
 _WORD = re.compile(r"[^\W\d_]+")
 
 
+class _LanguageFile(RulesModel):
+    min_words: int = Field(ge=1)
+    lasting_after: int = Field(ge=1)
+    conversation_minutes: float
+    common_words: tuple[str, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class LanguageRules:
     """When a message changes the reply language (``rules/language.toml``)."""
@@ -65,17 +74,13 @@ class LanguageRules:
 
     @classmethod
     def load(cls, path: Path = LANGUAGE_RULES) -> LanguageRules:
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
-        rules = cls(
-            min_words=int(raw["min_words"]),
-            lasting_after=int(raw["lasting_after"]),
-            conversation=timedelta(minutes=float(raw["conversation_minutes"])),
-            common_words=frozenset(str(word).casefold() for word in raw["common_words"]),
+        raw = load(path, _LanguageFile)
+        return cls(
+            min_words=raw.min_words,
+            lasting_after=raw.lasting_after,
+            conversation=timedelta(minutes=raw.conversation_minutes),
+            common_words=frozenset(word.casefold() for word in raw.common_words),
         )
-        if rules.min_words < 1 or rules.lasting_after < 1:
-            raise ValueError(f"{path}: min_words and lasting_after must be at least 1")
-        return rules
 
     def is_full(self, text: str) -> bool:
         """Enough words of its own to say which language the writer has switched to."""

@@ -3,13 +3,15 @@ nightly job's thresholds, read and checked once (the rulebook loads it)."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, load, parse
 
 __all__ = ["DEFAULT_LEARNING", "LearningRules", "NightlyRules", "Targets"]
 
@@ -55,35 +57,62 @@ class LearningRules:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_LEARNING) -> LearningRules:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh))
+        return load(path, _LearningFile).runtime()
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> LearningRules:
-        learnings = raw["learnings"]
-        templates = {str(k): str(v) for k, v in learnings["rules"].items()}
-        missing = set(RULE_KINDS) - set(templates)
+        return parse(raw, _LearningFile, source=DEFAULT_LEARNING.name).runtime()
+
+
+class _Learnings(RulesModel):
+    prompt_chars: int = Field(gt=0)
+    header: str
+    rules: dict[str, str]
+
+    @field_validator("rules")
+    @classmethod
+    def _every_kind(cls, rules: dict[str, str]) -> dict[str, str]:
+        missing = set(RULE_KINDS) - set(rules)
         if missing:
-            raise ValueError(f"learning.toml: learnings.rules lacks {sorted(missing)}")
-        chars = int(learnings["prompt_chars"])
-        if chars <= 0:
-            raise ValueError("learning.toml: prompt_chars must be positive")
-        t, n = raw["targets"], raw["nightly"]
-        nightly = NightlyRules(
-            hour=int(n["hour"]),
-            minute=int(n["minute"]),
-            min_replies=int(n["min_replies"]),
-            success_rate_min=float(n["success_rate_min"]),
-            max_proposals=int(n["max_proposals"]),
-            min_support=int(n["min_support"]),
-        )
-        if not (0 <= nightly.hour < 24 and 0 <= nightly.minute < 60):
-            raise ValueError("learning.toml: nightly hour/minute out of range")
-        return cls(
-            prompt_chars=chars,
-            header=str(learnings["header"]),
-            templates=templates,
-            targets=Targets(**{key: float(value) for key, value in t.items()}),
-            nightly=nightly,
-            correction_cues=tuple(str(cue) for cue in raw.get("corrections", {}).get("cues", [])),
+            raise ValueError(f"learnings.rules lacks {sorted(missing)}")
+        return rules
+
+
+class _Targets(RulesModel):
+    light_share_min: float
+    light_p50_ms_max: float
+    deep_p50_ms_max: float
+    deep_1_2_crew_share_min: float
+    eval_pass_rate_min: float
+    feedback_ratio_min: float
+
+
+class _Nightly(RulesModel):
+    hour: int = Field(ge=0, lt=24)
+    minute: int = Field(ge=0, lt=60)
+    min_replies: int
+    success_rate_min: float
+    max_proposals: int
+    min_support: int
+
+
+class _Corrections(RulesModel):
+    cues: tuple[str, ...] = ()
+
+
+class _LearningFile(RulesModel):
+    version: int = 1
+    learnings: _Learnings
+    targets: _Targets
+    nightly: _Nightly
+    corrections: _Corrections = _Corrections()
+
+    def runtime(self) -> LearningRules:
+        return LearningRules(
+            prompt_chars=self.learnings.prompt_chars,
+            header=self.learnings.header,
+            templates=dict(self.learnings.rules),
+            targets=Targets(**self.targets.model_dump()),
+            nightly=NightlyRules(**self.nightly.model_dump()),
+            correction_cues=self.corrections.cues,
         )

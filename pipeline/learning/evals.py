@@ -10,34 +10,33 @@ A failure never blocks or changes a reply; it is stored with the interaction
 from __future__ import annotations
 
 import re
-import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import AfterValidator, Field, model_validator
 
 from pipeline.intents import Intent
+from pipeline.profiles import Style
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, Text, load, parse
 from pipeline.types import Language, Mode
 
 __all__ = ["DEFAULT_EVALS", "EvalContext", "EvalResult", "EvalRule", "EvalRules", "Severity"]
 
 DEFAULT_EVALS = RULES_DIR / "evals.toml"
 
-RULE_TYPES = frozenset(
-    {
-        "string_contains",
-        "string_not_contains",
-        "regex_match",
-        "regex_not_match",
-        "max_length",
-        "min_length",
-    }
-)
-MODES = frozenset({"light", "deep"})
-LANGUAGES = frozenset({"uk", "en"})
-STYLES = frozenset({"brief", "detailed", "conversational"})
+RuleType = Literal[
+    "string_contains",
+    "string_not_contains",
+    "regex_match",
+    "regex_not_match",
+    "max_length",
+    "min_length",
+]
+RULE_TYPES = frozenset(get_args(RuleType))
 _LANGS: tuple[Language, ...] = ("uk", "en")
 
 
@@ -132,64 +131,73 @@ class EvalResult:
         return "\n".join(f"{rule.severity.icon} {rule.name(lang)}" for rule in ordered)
 
 
-def _set(raw: Any, where: str, allowed: Iterable[str] | None = None) -> frozenset[str]:
-    if raw is None:
-        return frozenset()
-    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
-        raise ValueError(f"{where}: expected a list of strings")
-    values = frozenset(raw)
-    if allowed is not None and not values <= frozenset(allowed):
-        raise ValueError(f"{where}: unknown {sorted(values - frozenset(allowed))}")
-    return values
-
-
-def _rule(raw: Mapping[str, Any], seen: set[str]) -> EvalRule:
-    rule_id = str(raw.get("id", ""))
-    if not rule_id or rule_id in seen:
-        raise ValueError(f"eval rule id {rule_id!r}: missing or repeated")
-    seen.add(rule_id)
-    where = f"eval rule {rule_id}"
-    kind = str(raw.get("type", ""))
-    if kind not in RULE_TYPES:
-        raise ValueError(f"{where}: unknown type {kind!r}")
-    try:
-        severity = Severity(str(raw.get("severity", "warning")))
-    except ValueError:
-        raise ValueError(f"{where}: severity must be warning or info") from None
-    names = raw.get("name", {})
-    if not isinstance(names, Mapping) or "uk" not in names:
-        raise ValueError(f"{where}: name.uk is required")
-    pattern = None
-    value = ""
-    limit = 0
-    if kind.startswith("regex"):
+def _compiles(pattern: str | None) -> str | None:
+    if pattern is not None:
         try:
-            pattern = re.compile(str(raw["pattern"]), re.IGNORECASE)
-        except (KeyError, re.error) as exc:
-            raise ValueError(f"{where}: bad or missing pattern ({exc})") from None
-    elif kind.startswith("string"):
-        value = str(raw.get("value", ""))
-        if not value:
-            raise ValueError(f"{where}: value is required")
-    else:
-        raw_limit = raw.get("limit")
-        if not isinstance(raw_limit, int) or raw_limit <= 0:
-            raise ValueError(f"{where}: limit must be a positive integer")
-        limit = raw_limit
-    intents = _set(raw.get("intents"), f"{where}.intents", [str(i) for i in Intent])
-    return EvalRule(
-        id=rule_id,
-        names={lang: str(names[lang]) for lang in _LANGS if lang in names},
-        type=kind,
-        severity=severity,
-        value=value,
-        pattern=pattern,
-        limit=limit,
-        intents=frozenset(Intent(name) for name in intents),
-        modes=_set(raw.get("modes"), f"{where}.modes", MODES),
-        languages=_set(raw.get("languages"), f"{where}.languages", LANGUAGES),
-        styles=_set(raw.get("styles"), f"{where}.styles", STYLES),
-    )
+            re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise ValueError(f"bad pattern ({exc})") from None
+    return pattern
+
+
+def _has_uk(names: dict[str, str]) -> dict[str, str]:
+    if "uk" not in names:
+        raise ValueError("name.uk is required")
+    return names
+
+
+class _RuleTable(RulesModel):
+    id: Text
+    name: Annotated[dict[str, str], AfterValidator(_has_uk)]
+    type: RuleType
+    severity: Severity = Severity.WARNING
+    value: str = ""
+    pattern: Annotated[str | None, AfterValidator(_compiles)] = None
+    limit: Annotated[int | None, Field(strict=True, gt=0)] = None
+    intents: frozenset[Intent] = frozenset()
+    modes: frozenset[Mode] = frozenset()
+    languages: frozenset[Language] = frozenset()
+    styles: frozenset[Style] = frozenset()
+
+    @model_validator(mode="after")
+    def _what_the_type_needs(self) -> _RuleTable:
+        if self.type.startswith("regex") and self.pattern is None:
+            raise ValueError("pattern is required")
+        if self.type.startswith("string") and not self.value:
+            raise ValueError("value is required")
+        if self.type.endswith("length") and self.limit is None:
+            raise ValueError("limit must be a positive integer")
+        return self
+
+    def runtime(self) -> EvalRule:
+        regex = self.type.startswith("regex")
+        return EvalRule(
+            id=self.id,
+            names={lang: self.name[lang] for lang in _LANGS if lang in self.name},
+            type=self.type,
+            severity=self.severity,
+            value=self.value if self.type.startswith("string") else "",
+            pattern=re.compile(self.pattern, re.IGNORECASE) if regex and self.pattern else None,
+            limit=(self.limit or 0) if self.type.endswith("length") else 0,
+            intents=self.intents,
+            modes=frozenset(self.modes),
+            languages=frozenset(self.languages),
+            styles=frozenset(self.styles),
+        )
+
+
+def _unique(rules: tuple[_RuleTable, ...]) -> tuple[_RuleTable, ...]:
+    seen: set[str] = set()
+    for rule in rules:
+        if rule.id in seen:
+            raise ValueError(f"eval rule id {rule.id!r} is repeated")
+        seen.add(rule.id)
+    return rules
+
+
+class _EvalsFile(RulesModel):
+    version: int = 1
+    rules: Annotated[tuple[_RuleTable, ...], AfterValidator(_unique)] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,14 +206,16 @@ class EvalRules:
 
     @classmethod
     def load(cls, path: Path = DEFAULT_EVALS) -> EvalRules:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh))
+        return cls._from_file(load(path, _EvalsFile))
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> EvalRules:
         """Build from a parsed rules document (a ValueError names what is wrong)."""
-        seen: set[str] = set()
-        return cls(tuple(_rule(rule, seen) for rule in raw.get("rules", [])))
+        return cls._from_file(parse(raw, _EvalsFile, source=DEFAULT_EVALS.name))
+
+    @classmethod
+    def _from_file(cls, file: _EvalsFile) -> EvalRules:
+        return cls(tuple(rule.runtime() for rule in file.rules))
 
     def check(self, text: str, ctx: EvalContext) -> EvalResult:
         applicable = [rule for rule in self.rules if rule.applies(ctx)]

@@ -7,7 +7,6 @@ what does a typed answer to a button question mean («так», «коротко
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from pipeline.actions import OnboardingAction, OnboardingChoice
 from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesError, RulesModel, load
 from pipeline.text import is_number, tokenize
 from pipeline.types import ClassifierContext, DepthDecision
 
@@ -34,6 +34,25 @@ def _terms(raw: Mapping[str, Any], labels: tuple[str, ...], grammar: Grammar) ->
     return TermSet.labelled({label: list(raw[label]) for label in labels}, grammar)
 
 
+class _OnboardingFile(RulesModel):
+    """``rules/onboarding.toml``: the term lists are checked by ``_terms`` as they compile."""
+
+    version: int = 1
+    answer_intents: tuple[str, ...]
+    question_words: tuple[str, ...]
+    sensors: dict[str, tuple[str, ...]]
+    style: dict[str, tuple[str, ...]]
+    experience: _Experience
+
+
+class _Experience(RulesModel):
+    novice_below_years: float
+    expert_from_years: float
+    novice: tuple[str, ...] = ()
+    intermediate: tuple[str, ...] = ()
+    expert: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, slots=True)
 class OnboardingRules:
     answer_intents: frozenset[str]
@@ -46,20 +65,21 @@ class OnboardingRules:
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = ONBOARDING_RULES) -> OnboardingRules:
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+        raw = load(path, _OnboardingFile).model_dump()
         experience = raw["experience"]
         rules = cls(
-            answer_intents=frozenset(str(intent) for intent in raw["answer_intents"]),
+            answer_intents=frozenset(raw["answer_intents"]),
             question_words=TermSet.flat(raw["question_words"], "question", grammar),
             sensors=_terms(raw["sensors"], ("yes", "no"), grammar),
             styles=_terms(raw["style"], STYLES, grammar),
             levels=_terms(experience, EXPERTISE_LEVELS, grammar),
-            novice_below_years=float(experience["novice_below_years"]),
-            expert_from_years=float(experience["expert_from_years"]),
+            novice_below_years=experience["novice_below_years"],
+            expert_from_years=experience["expert_from_years"],
         )
         if not 0 < rules.novice_below_years <= rules.expert_from_years:
-            raise ValueError(f"{path}: need 0 < novice_below_years <= expert_from_years")
+            raise RulesError(
+                path.name, "experience", "need 0 < novice_below_years <= expert_from_years"
+            )
         return rules
 
     def level_for_years(self, years: float) -> Expertise:

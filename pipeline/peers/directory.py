@@ -10,14 +10,16 @@ edit that breaks routing stops start-up instead of sending questions astray.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import AfterValidator, Field, StringConstraints, field_validator
 
 from pipeline.grammar import Grammar, TermSet
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesError, RulesModel, load, parse
 from pipeline.text import tokenize
 
 __all__ = [
@@ -173,50 +175,12 @@ class PeerDirectory:
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = DEFAULT_PEERS) -> PeerDirectory:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh), grammar)
+        return load(path, _PeersFile).runtime(grammar)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> PeerDirectory:
         """Build and check the directory; a ValueError names the entry at fault."""
-        if raw.get("version") != 1:
-            raise ValueError("peers.toml: version must be 1")
-        settings = _table(raw, "settings", "peers.toml")
-        scoring = Scoring(
-            trigger_weight=_int(settings, "trigger_weight", "settings", 1, 10),
-            keyword_weight=_int(settings, "keyword_weight", "settings", 1, 10),
-            min_score=_int(settings, "min_score", "settings", 1, 100),
-        )
-        me = _peer("self", _table(raw, "self", "peers.toml"), grammar, own=True)
-        peers_raw = _table(raw, "peers", "peers.toml")
-        peers = tuple(
-            _peer(name, _table(peers_raw, name, "peers"), grammar, own=False) for name in peers_raw
-        )
-        if not peers:
-            raise ValueError("peers.toml: [peers] lists no peer")
-        _unique((me, *peers))
-        templates = {
-            key: _template(settings, key, placeholder)
-            for key, placeholder in (
-                ("invoke_subject", "{agent_id}"),
-                ("card_subject", "{agent_id}"),
-                ("deep_link", "{username}"),
-                ("summary", "{domain}"),
-                ("summary_facts", "{facts}"),
-            )
-        }
-        directory = cls(
-            me=me,
-            peers=peers,
-            scoring=scoring,
-            invoke_subject_template=templates["invoke_subject"],
-            card_subject_template=templates["card_subject"],
-            deep_link_template=templates["deep_link"],
-            summary_template=templates["summary"],
-            summary_facts_template=templates["summary_facts"],
-        )
-        directory.check_examples()
-        return directory
+        return parse(raw, _PeersFile, source=DEFAULT_PEERS.name).runtime(grammar)
 
     def check_examples(self) -> None:
         """Every example phrase routes to its own entry (Stepan's stay with Stepan)."""
@@ -225,111 +189,155 @@ class PeerDirectory:
                 found = self.match(example)
                 if found is None or found.peer.id != peer.id:
                     got = found.peer.id if found else "nobody (Stepan keeps it)"
-                    raise ValueError(
-                        f"peers.toml: example {example!r} of {peer.id} routes to {got}"
+                    raise _problem(
+                        f"peers.{peer.id}.examples", f"example {example!r} routes to {got}"
                     )
         for example in self.me.examples:
             found = self.match(example)
             if found is not None:
-                raise ValueError(
-                    f"peers.toml: Stepan's example {example!r} routes to {found.peer.id}"
+                raise _problem(
+                    "self.examples", f"Stepan's example {example!r} routes to {found.peer.id}"
                 )
 
 
-def _table(raw: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
-    value = raw.get(key)
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{where}: [{key}] is missing or not a table")
+def _problem(where: str, what: str) -> RulesError:
+    return RulesError(DEFAULT_PEERS.name, where, what)
+
+
+def _slug(value: str) -> str:
+    if not _ID.match(value):
+        raise ValueError(f"{value!r} must be a lowercase slug")
     return value
 
 
-def _int(raw: Mapping[str, Any], key: str, where: str, low: int, high: int) -> int:
-    value = raw.get(key)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise ValueError(f"peers.toml: {where}.{key} must be a whole number {low}..{high}")
+def _handle(value: str) -> str:
+    if value and not _HANDLE.match(value):
+        raise ValueError(f"telegram {value!r} is not a bot's @handle")
     return value
 
 
-def _str(raw: Mapping[str, Any], key: str, where: str, *, empty: bool = False) -> str:
-    value = raw.get(key)
-    if not isinstance(value, str) or (not empty and not value.strip()):
-        raise ValueError(f"peers.toml: {where}.{key} must be a non-empty string")
-    return value.strip()
-
-
-def _strings(
-    raw: Mapping[str, Any], key: str, where: str, *, empty: bool = False
-) -> tuple[str, ...]:
-    value = raw.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ValueError(f"peers.toml: {where}.{key} must be a list of non-empty strings")
-    if not empty and not value:
-        raise ValueError(f"peers.toml: {where}.{key} must not be empty")
-    return tuple(v.strip() for v in value)
-
-
-def _template(settings: Mapping[str, Any], key: str, placeholder: str) -> str:
-    value = _str(settings, key, "settings")
-    if placeholder not in value:
-        raise ValueError(f"peers.toml: settings.{key} must contain {placeholder}")
+def _languages(value: tuple[str, ...]) -> tuple[str, ...]:
+    if not all(_LANGUAGE.match(lang) for lang in value):
+        raise ValueError("languages must be two-letter codes")
     return value
 
 
-def _peer(name: str, raw: Mapping[str, Any], grammar: Grammar, *, own: bool) -> Peer:
-    where = "self" if own else f"peers.{name}"
-    agent_id = _str(raw, "id", where) if own else name
-    if not _ID.match(agent_id):
-        raise ValueError(f"peers.toml: {where}: id {agent_id!r} must be a lowercase slug")
-    telegram = _str(raw, "telegram", where, empty=True)
-    if telegram and not _HANDLE.match(telegram):
-        raise ValueError(f"peers.toml: {where}.telegram {telegram!r} is not a bot's @handle")
-    if not telegram and not own:
-        raise ValueError(f"peers.toml: {where}.telegram is required for a peer")
-    languages = _strings(raw, "languages", where)
-    if not all(_LANGUAGE.match(lang) for lang in languages):
-        raise ValueError(f"peers.toml: {where}.languages must be two-letter codes")
-    role = _str(raw, "role", where)
-    if role not in get_args(Role):
-        raise ValueError(f"peers.toml: {where}.role must be one of {get_args(Role)}")
-    fmt = _str(raw, "format", where)
-    if fmt not in FORMATS:
-        raise ValueError(f"peers.toml: {where}.format must be one of {FORMATS}")
-    context = _strings(raw, "context", where, empty=True)
-    unknown = sorted(set(context) - set(CONTEXT_FACTS))
+def _facts(value: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = sorted(set(value) - set(CONTEXT_FACTS))
     if unknown:
-        raise ValueError(f"peers.toml: {where}.context names unknown facts {unknown}")
-    about = raw.get("about")
-    if not isinstance(about, Mapping) or any(
-        not isinstance(about.get(lang), str) or not about[lang] for lang in CATALOG_LANGUAGES
-    ):
-        raise ValueError(f"peers.toml: {where}.about needs uk and en")
-    domain = _str(raw, "domain", where)
-    if not _ID.match(domain):
-        raise ValueError(f"peers.toml: {where}.domain must be a lowercase slug")
-    return Peer(
-        id=agent_id,
-        name=_str(raw, "name", where),
-        role=role,  # type: ignore[arg-type]  # checked against Role above
-        domain=domain,
-        intent=_str(raw, "intent", where),
-        telegram=telegram,
-        languages=languages,
-        format=fmt,  # type: ignore[arg-type]  # checked against FORMATS above
-        time_budget_s=_int(raw, "time_budget_s", where, 1, MAX_TIME_BUDGET_S),
-        context=context,
-        about={lang: str(about[lang]) for lang in CATALOG_LANGUAGES},
-        examples=_strings(raw, "examples", where),
-        terms=_terms(raw, where, grammar),
-    )
+        raise ValueError(f"context names unknown facts {unknown}")
+    return value
 
 
-def _terms(raw: Mapping[str, Any], where: str, grammar: Grammar) -> TermSet:
-    triggers = _strings(raw, "triggers", where)
-    keywords = _strings(raw, "keywords", where, empty=True)
-    try:
-        return TermSet(_labelled(triggers, keywords), grammar)
-    except (ValueError, KeyError) as exc:
-        raise ValueError(f"peers.toml: {where}: a term cannot be read: {exc}") from None
+def _about(value: dict[str, str]) -> dict[str, str]:
+    if any(not value.get(lang) for lang in CATALOG_LANGUAGES):
+        raise ValueError("about needs uk and en")
+    return {lang: value[lang] for lang in CATALOG_LANGUAGES}
+
+
+def _placeholder(name: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if name not in value:
+            raise ValueError(f"must contain {name}")
+        return value
+
+    return AfterValidator(check)
+
+
+#: A string with something in it (surrounding blanks dropped).
+_Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+_Names = tuple[_Name, ...]
+_Weight = Annotated[int, Field(strict=True, ge=1, le=10)]
+
+
+class _EntryTable(RulesModel):
+    name: _Name
+    role: Role
+    domain: Annotated[_Name, AfterValidator(_slug)]
+    intent: _Name
+    telegram: Annotated[str, StringConstraints(strip_whitespace=True), AfterValidator(_handle)]
+    languages: Annotated[_Names, Field(min_length=1), AfterValidator(_languages)]
+    format: Format
+    time_budget_s: Annotated[int, Field(strict=True, ge=1, le=MAX_TIME_BUDGET_S)]
+    context: Annotated[_Names, AfterValidator(_facts)] = ()
+    about: Annotated[dict[str, str], AfterValidator(_about)]
+    examples: Annotated[_Names, Field(min_length=1)]
+    triggers: Annotated[_Names, Field(min_length=1)]
+    keywords: _Names = ()
+
+    def runtime(self, agent_id: str, where: str, grammar: Grammar) -> Peer:
+        return Peer(
+            id=agent_id,
+            name=self.name,
+            role=self.role,
+            domain=self.domain,
+            intent=self.intent,
+            telegram=self.telegram,
+            languages=self.languages,
+            format=self.format,
+            time_budget_s=self.time_budget_s,
+            context=self.context,
+            about=self.about,
+            examples=self.examples,
+            terms=self._terms(where, grammar),
+        )
+
+    def _terms(self, where: str, grammar: Grammar) -> TermSet:
+        try:
+            return TermSet(_labelled(self.triggers, self.keywords), grammar)
+        except (ValueError, KeyError) as exc:
+            raise _problem(where, f"a term cannot be read: {exc}") from None
+
+
+class _SelfTable(_EntryTable):
+    id: Annotated[_Name, AfterValidator(_slug)]
+
+
+class _PeerTable(_EntryTable):
+    @field_validator("telegram")
+    @classmethod
+    def _required(cls, value: str) -> str:
+        if not value:
+            raise ValueError("telegram is required for a peer")
+        return value
+
+
+class _SettingsTable(RulesModel):
+    trigger_weight: _Weight
+    keyword_weight: _Weight
+    min_score: Annotated[int, Field(strict=True, ge=1, le=100)]
+    invoke_subject: Annotated[_Name, _placeholder("{agent_id}")]
+    card_subject: Annotated[_Name, _placeholder("{agent_id}")]
+    deep_link: Annotated[_Name, _placeholder("{username}")]
+    summary: Annotated[_Name, _placeholder("{domain}")]
+    summary_facts: Annotated[_Name, _placeholder("{facts}")]
+
+
+class _PeersFile(RulesModel):
+    version: Literal[1]
+    settings: _SettingsTable
+    own: _SelfTable = Field(alias="self")
+    peers: Annotated[dict[Annotated[str, AfterValidator(_slug)], _PeerTable], Field(min_length=1)]
+
+    def runtime(self, grammar: Grammar) -> PeerDirectory:
+        me = self.own.runtime(self.own.id, "self", grammar)
+        peers = tuple(
+            table.runtime(name, f"peers.{name}", grammar) for name, table in self.peers.items()
+        )
+        _unique((me, *peers))
+        s = self.settings
+        directory = PeerDirectory(
+            me=me,
+            peers=peers,
+            scoring=Scoring(s.trigger_weight, s.keyword_weight, s.min_score),
+            invoke_subject_template=s.invoke_subject,
+            card_subject_template=s.card_subject,
+            deep_link_template=s.deep_link,
+            summary_template=s.summary,
+            summary_facts_template=s.summary_facts,
+        )
+        directory.check_examples()
+        return directory
 
 
 def _labelled(triggers: Iterable[str], keywords: Iterable[str]) -> list[tuple[str, str]]:
@@ -342,5 +350,5 @@ def _unique(entries: Sequence[Peer]) -> None:
         for entry in entries:
             value = getattr(entry, attr)
             if value in seen:
-                raise ValueError(f"peers.toml: {attr} {value!r} is listed twice")
+                raise _problem("peers", f"{attr} {value!r} is listed twice")
             seen.add(value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any, get_args
 from pipeline.grammar import Grammar, TermSet
 from pipeline.privacy.patterns import Kind
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import NonEmptyStrings, RulesModel, load, parse
 from pipeline.text import tokenize
 
 __all__ = ["CUE_LABELS", "DEFAULT_PRIVACY", "PrivacyRules"]
@@ -37,13 +37,6 @@ CUE_LABELS = (
 )
 
 
-def _strings(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
-    value = raw.get(key)
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"privacy.toml: [cues] {key} must be a non-empty list of strings")
-    return tuple(value)
-
-
 def _folded(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(" ".join(tokenize(word.removeprefix("="))) for word in words)
 
@@ -66,30 +59,72 @@ class PrivacyRules:
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = DEFAULT_PRIVACY) -> PrivacyRules:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh), grammar)
+        return load(path, _PrivacyFile).runtime(grammar)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> PrivacyRules:
-        cues = raw.get("cues")
-        if not isinstance(cues, Mapping):
-            raise ValueError("privacy.toml: [cues] is missing")
-        tags_raw = raw.get("tags", {})
-        kinds = get_args(Kind)
-        missing = [kind for kind in kinds if not isinstance(tags_raw.get(kind), str)]
-        if missing:
-            raise ValueError(f"privacy.toml: [tags] lacks {missing}")
-        settings = raw.get("settings", {})
-        groups = {label: _strings(cues, label) for label in CUE_LABELS}
-        return cls(
+        return parse(raw, _PrivacyFile, source=DEFAULT_PRIVACY.name).runtime(grammar)
+
+
+class _Cues(RulesModel):
+    private: NonEmptyStrings
+    secret: NonEmptyStrings
+    login: NonEmptyStrings
+    id: NonEmptyStrings
+    account: NonEmptyStrings
+    card: NonEmptyStrings
+    phone: NonEmptyStrings
+    name: NonEmptyStrings
+    honorific: NonEmptyStrings
+    relation: NonEmptyStrings
+    street: NonEmptyStrings
+    unit: NonEmptyStrings
+    postal: NonEmptyStrings
+    given: NonEmptyStrings
+    secret_objects: NonEmptyStrings
+    separators: NonEmptyStrings
+    street_after: NonEmptyStrings
+    surname_endings: NonEmptyStrings
+    surname_pair_endings: NonEmptyStrings
+    not_names: NonEmptyStrings
+
+
+class _Tags(RulesModel):
+    name: str
+    phone: str
+    email: str
+    id: str
+    secret: str
+    iban: str
+    card: str
+    address: str
+    private: str
+
+
+class _Settings(RulesModel):
+    max_name_words: int = 3
+    max_value_chars: int = 64
+
+
+class _PrivacyFile(RulesModel):
+    version: int = 1
+    settings: _Settings = _Settings()
+    tags: _Tags
+    cues: _Cues
+
+    def runtime(self, grammar: Grammar) -> PrivacyRules:
+        cues = self.cues
+        groups = {label: getattr(cues, label) for label in CUE_LABELS}
+        tags = self.tags.model_dump()
+        return PrivacyRules(
             cues=TermSet.labelled(groups, grammar),
-            objects=_folded(_strings(cues, "secret_objects")),
-            separators=_folded(_strings(cues, "separators")),
-            street_after=_folded(_strings(cues, "street_after")),
-            surname_endings=tuple(e.lower() for e in _strings(cues, "surname_endings")),
-            surname_pair_endings=tuple(e.lower() for e in _strings(cues, "surname_pair_endings")),
-            not_names=TermSet.flat(_strings(cues, "not_names"), "keep", grammar),
-            tags={kind: str(tags_raw[kind]) for kind in kinds},
-            max_name_words=int(settings.get("max_name_words", 3)),
-            max_value_chars=int(settings.get("max_value_chars", 64)),
+            objects=_folded(cues.secret_objects),
+            separators=_folded(cues.separators),
+            street_after=_folded(cues.street_after),
+            surname_endings=tuple(e.lower() for e in cues.surname_endings),
+            surname_pair_endings=tuple(e.lower() for e in cues.surname_pair_endings),
+            not_names=TermSet.flat(cues.not_names, "keep", grammar),
+            tags={kind: tags[kind] for kind in get_args(Kind)},
+            max_name_words=self.settings.max_name_words,
+            max_value_chars=self.settings.max_value_chars,
         )

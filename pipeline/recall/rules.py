@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from pipeline.intents import Intent
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, load, parse
 
 RECALL_RULES = RULES_DIR / "recall.toml"
 
@@ -62,56 +64,92 @@ class RecallRules:
 
     @classmethod
     def load(cls, path: Path = RECALL_RULES) -> RecallRules:
-        with path.open("rb") as handle:
-            return cls.from_mapping(tomllib.load(handle))
+        return load(path, _RecallFile, source=_source(path)).runtime()
 
     @classmethod
     def from_mapping(cls, raw: dict[str, Any]) -> RecallRules:
         """Checked as it loads: a ValueError names what is wrong."""
-        try:
-            repeat, status, subject, talk = (
-                raw["repeat"],
-                raw["status"],
-                raw["subject"],
-                raw["conversation"],
-            )
-            pairs = tuple((str(a).lower(), str(b).lower()) for a, b in status["cue_pairs"])
-            rules = cls(
-                repeat=RepeatRules(
-                    window=timedelta(seconds=int(repeat["window_seconds"])),
-                    intents=frozenset(Intent(name) for name in repeat["intents"]),
-                ),
-                status=StatusRules(
-                    max_age=timedelta(seconds=int(status["max_age_seconds"])),
-                    max_words=int(status["max_words"]),
-                    cue_words=tuple(str(word).lower() for word in status["cue_words"]),
-                    cue_pairs=pairs,
-                    crew=tuple(str(name) for name in status["crew"]),
-                ),
-                subject=SubjectRules(
-                    stopwords=frozenset(str(word).lower() for word in subject["stopwords"]),
-                    stem_length=int(subject["stem_length"]),
-                ),
-                conversation=ConversationRules(
-                    silence=timedelta(minutes=int(talk["silence_minutes"])),
-                    window=int(talk["window"]),
-                    max_lines=int(talk["max_lines"]),
-                    max_line_chars=int(talk["max_line_chars"]),
-                    in_prompt=int(talk["in_prompt"]),
-                    notes_max=int(talk["notes_max"]),
-                    note_chars=int(talk["note_chars"]),
-                    max_numbers=int(talk["max_numbers"]),
-                    lookback=timedelta(hours=int(talk["lookback_hours"])),
-                    groups={
-                        Intent(name).value: number
-                        for number, group in enumerate(talk["subject_groups"])
-                        for name in group
-                    },
-                    ignore=frozenset(Intent(name).value for name in talk["ignore_intents"]),
-                ),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"recall rules: {exc!r}") from None
-        if rules.conversation.window < 1 or not 3 <= rules.conversation.max_lines <= 5:
-            raise ValueError("recall rules: window >= 1 and 3 <= max_lines <= 5")
-        return rules
+        return parse(raw, _RecallFile, source=_source(RECALL_RULES)).runtime()
+
+
+def _source(path: Path) -> str:
+    return f"{path.name} (recall rules)"
+
+
+class _Repeat(RulesModel):
+    window_seconds: int
+    intents: tuple[Intent, ...]
+
+
+class _Status(RulesModel):
+    max_age_seconds: int
+    max_words: int
+    cue_words: tuple[str, ...]
+    cue_pairs: tuple[tuple[str, str], ...]
+    crew: tuple[str, ...]
+
+
+class _Subject(RulesModel):
+    stopwords: tuple[str, ...]
+    stem_length: int
+
+
+class _Conversation(RulesModel):
+    silence_minutes: int
+    window: int = Field(ge=1)
+    max_lines: int = Field(ge=3, le=5)
+    max_line_chars: int
+    in_prompt: int
+    notes_max: int
+    note_chars: int
+    max_numbers: int
+    lookback_hours: int
+    ignore_intents: tuple[Intent, ...]
+    subject_groups: tuple[tuple[Intent, ...], ...]
+
+    def runtime(self) -> ConversationRules:
+        return ConversationRules(
+            silence=timedelta(minutes=self.silence_minutes),
+            window=self.window,
+            max_lines=self.max_lines,
+            max_line_chars=self.max_line_chars,
+            in_prompt=self.in_prompt,
+            notes_max=self.notes_max,
+            note_chars=self.note_chars,
+            max_numbers=self.max_numbers,
+            lookback=timedelta(hours=self.lookback_hours),
+            groups={
+                intent.value: number
+                for number, group in enumerate(self.subject_groups)
+                for intent in group
+            },
+            ignore=frozenset(intent.value for intent in self.ignore_intents),
+        )
+
+
+class _RecallFile(RulesModel):
+    repeat: _Repeat
+    status: _Status
+    subject: _Subject
+    conversation: _Conversation
+
+    def runtime(self) -> RecallRules:
+        status = self.status
+        return RecallRules(
+            repeat=RepeatRules(
+                window=timedelta(seconds=self.repeat.window_seconds),
+                intents=frozenset(self.repeat.intents),
+            ),
+            status=StatusRules(
+                max_age=timedelta(seconds=status.max_age_seconds),
+                max_words=status.max_words,
+                cue_words=tuple(word.lower() for word in status.cue_words),
+                cue_pairs=tuple((a.lower(), b.lower()) for a, b in status.cue_pairs),
+                crew=status.crew,
+            ),
+            subject=SubjectRules(
+                stopwords=frozenset(word.lower() for word in self.subject.stopwords),
+                stem_length=self.subject.stem_length,
+            ),
+            conversation=self.conversation.runtime(),
+        )

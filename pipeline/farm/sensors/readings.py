@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -40,6 +39,7 @@ from pydantic_core import PydanticCustomError
 
 from pipeline.farm.sensors.alert_rules import AlertPolicy
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, Text, load
 
 logger = logging.getLogger(__name__)
 
@@ -107,27 +107,50 @@ class SensorTypes:
     def load(cls, path: Path = RULES_FILE) -> SensorTypes:
         """The known types from the rules file; the factory's Rulebook reads it once and
         hands it to the sensor store, the alert watcher and the deep path's tools."""
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+        file = load(path, _SensorsFile)
         types: dict[str, SensorType] = {}
         aliases: dict[str, str] = {}
-        for name, spec in raw["types"].items():
-            unit = str(spec["unit"])
-            spellings = {str(s).casefold(): unit for s in spec.get("units", [])} | {
-                unit.casefold(): unit
+        for name, spec in file.types.items():
+            spellings = {s.casefold(): spec.unit for s in spec.units} | {
+                spec.unit.casefold(): spec.unit
             }
             types[name] = SensorType(
                 name=name,
-                unit=unit,
+                unit=spec.unit,
                 units=spellings,
-                minimum=float(spec["min"]),
-                maximum=float(spec["max"]),
-                alerts=spec.get("alerts"),
-                totals=bool(spec.get("totals", False)),
+                minimum=spec.min,
+                maximum=spec.max,
+                alerts=spec.alerts,
+                totals=spec.totals,
             )
-            for alias in spec.get("aliases", []):
-                aliases[str(alias).lower()] = name
-        return cls(types, aliases, AlertPolicy.from_raw(raw.get("alerting")))
+            for alias in spec.aliases:
+                aliases[alias.lower()] = name
+        alerting = file.alerting.model_dump(exclude_unset=True) if file.alerting else None
+        return cls(types, aliases, AlertPolicy.from_raw(alerting))
+
+
+class _TypeSpec(RulesModel):
+    unit: Text
+    units: tuple[str, ...] = ()
+    min: float
+    max: float
+    alerts: str | None = None
+    totals: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+class _Alerting(RulesModel):
+    silent_after_hours: float = 6
+    silent_min_readings: int = 3
+    silent_lookback_days: float = 7
+    batch_sources: tuple[str, ...] = ()
+    hysteresis: dict[str, float] = Field(default_factory=dict)
+
+
+class _SensorsFile(RulesModel):
+    version: int = 1
+    alerting: _Alerting | None = None
+    types: dict[str, _TypeSpec]
 
 
 def _types(info: ValidationInfo) -> SensorTypes:

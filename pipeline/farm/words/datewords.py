@@ -7,15 +7,17 @@ reader (:mod:`pipeline.farm.words.dates`) both read these words; numbers said in
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from pipeline.farm.words.numbers import NumberWords
 from pipeline.grammar import Grammar, TermSet
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, load, parse
 
 __all__ = ["DEFAULT_DATES", "DateWords"]
 
@@ -23,7 +25,7 @@ DEFAULT_DATES = RULES_DIR / "dates.toml"
 
 
 def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
+    return tuple(str(item) for item in value) if isinstance(value, list | tuple) else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +66,16 @@ class DateWords:
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = DEFAULT_DATES) -> DateWords:
-        with path.open("rb") as fh:
-            return cls.from_mapping(tomllib.load(fh), grammar)
+        return cls._build(load(path, _DatesFile).model_dump(by_alias=True), grammar)
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> DateWords:
+        checked = parse(raw, _DatesFile, source=DEFAULT_DATES.name)
+        return cls._build(checked.model_dump(by_alias=True), grammar)
+
+    @classmethod
+    def _build(cls, raw: Mapping[str, Any], grammar: Grammar) -> DateWords:
+        """The term sets of a file :class:`_DatesFile` checked."""
         days: Mapping[str, Any] = raw["days"]
         periods: Mapping[str, Any] = raw["periods"]
 
@@ -123,3 +130,64 @@ class DateWords:
             since_start=flat(periods, "since_start"),
             numbers=NumberWords.from_mapping(raw.get("numbers", {}), grammar),
         )
+
+
+Words = tuple[str, ...]
+
+
+class _Relative(RulesModel):
+    days: int
+    words: Words
+
+
+class _Days(RulesModel):
+    relative: tuple[_Relative, ...]
+    weekdays: Annotated[tuple[Words, ...], Field(min_length=7, max_length=7)]
+    next: Words = ()
+    future_prepositions: Words = ()
+    day_suffixes: Words = ()
+    offset_ahead: Words = ()
+    offset_back: Words = ()
+    offset_days: Words = ()
+    offset_weeks: Words = ()
+    offset_singular: Words = ()
+
+
+class _Periods(RulesModel):
+    last: Words = ()
+    recent: Words = ()
+    next: Words = ()
+    daily: Words = ()
+    to: Words = ()
+    since_start: Words = ()
+    this: Words = ()
+    month: Words = ()
+    week: Words = ()
+    season: Words = ()
+    year: Words = ()
+    since: Words = Field(default=(), alias="from")
+
+
+class _NumberValue(RulesModel):
+    value: float
+    words: Words
+
+
+class _Numbers(RulesModel):
+    values: tuple[_NumberValue, ...] = ()
+    multipliers: Words = ()
+    articles: Words = ()
+    unit_only: Words = ()
+    and_a_half: Words = ()
+    joiners: Words = ()
+    half_prefixes: Words = ()
+    of: Words = ()
+
+
+class _DatesFile(RulesModel):
+    version: int = 1
+    #: Month number (1..12) -> its words.
+    months: dict[Annotated[int, Field(ge=1, le=12)], Words]
+    days: _Days
+    periods: _Periods
+    numbers: _Numbers = _Numbers()

@@ -10,24 +10,17 @@ syntax of :mod:`pipeline.grammar`. :mod:`pipeline.farm.dictionary` uses this.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
+from pipeline.farm.words.operations_file import OPERATIONS_RULES, OperationsFile
 from pipeline.grammar import Grammar, TermSet
-from pipeline.rules import RULES_DIR
 from pipeline.text import is_number, stem, within_one_edit
 
 Kind = Literal["field", "crop", "operation", "product"]
 KINDS: tuple[Kind, ...] = ("field", "crop", "operation", "product")
-
-_RULES_DIR = RULES_DIR
-#: The parser's vocabulary; its ``[names]`` table is used here.
-OPERATIONS_RULES = _RULES_DIR / "operations.toml"
-#: Crops every farm shares.
-CROPS_RULES = _RULES_DIR / "crops.toml"
 
 #: Stems that differ by trailing letters the stemmer left ("озим"/"озимо") match from
 #: this length, one more letter for each extra one ("картоф"/"картофел"), up to a max.
@@ -51,19 +44,7 @@ _NOUN_ENDING_MAX = 3
 _NAME_STEM_MIN = 3
 
 
-def load_toml(path: Path) -> Mapping[str, Any]:
-    """A rules file, parsed (each call reads it again: callers load once)."""
-    with path.open("rb") as fh:
-        return tomllib.load(fh)
-
-
 # =========================================================================== names
-
-
-def strings(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        return ()
-    return tuple(str(item) for item in value)
 
 
 def field_name(phrase: str, nominative_endings: Sequence[tuple[str, str]]) -> str:
@@ -98,31 +79,22 @@ class NameRules:
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = OPERATIONS_RULES) -> NameRules:
-        return cls.from_rules(load_toml(path), grammar)
+        return cls.from_rules(OperationsFile.load(path), grammar)
 
     @classmethod
-    def from_rules(cls, raw: Mapping[str, Any], grammar: Grammar) -> NameRules:
-        names = raw.get("names", {})
-        generic = names.get("generic", {})
-        ordinals = {
-            str(number): strings(words)
-            for number, words in enumerate(names.get("ordinals", []), start=1)
-        }
+    def from_rules(cls, raw: OperationsFile, grammar: Grammar) -> NameRules:
+        names = raw.names
+        ordinals = {str(number): words for number, words in enumerate(names.ordinals, start=1)}
         return cls(
-            stopwords=TermSet.flat(strings(names.get("stopwords")), "stop", grammar),
+            stopwords=TermSet.flat(names.stopwords, "stop", grammar),
             generic={
-                kind: TermSet.flat(strings(generic.get(kind)), kind, grammar) for kind in KINDS
+                kind: TermSet.flat(getattr(names.generic, kind), kind, grammar) for kind in KINDS
             },
-            ordinal_suffixes=TermSet.flat(
-                strings(names.get("ordinal_suffixes")), "suffix", grammar
-            ),
+            ordinal_suffixes=TermSet.flat(names.ordinal_suffixes, "suffix", grammar),
             ordinals=TermSet.labelled(ordinals, grammar),
-            max_name_words=int(raw.get("settings", {}).get("max_name_words", 4)),
+            max_name_words=raw.settings.max_name_words,
             fuzzy_min_len=grammar.fuzzy_min_len,
-            nominative_endings=tuple(
-                (str(old), str(new))
-                for old, new in raw.get("fields", {}).get("nominative_endings", ())
-            ),
+            nominative_endings=raw.fields.nominative_endings,
         )
 
     def field_name(self, phrase: str) -> str:

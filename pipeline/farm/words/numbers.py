@@ -25,7 +25,7 @@ _HALF = 0.5
 
 
 def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
+    return tuple(str(item) for item in value) if isinstance(value, list | tuple) else ()
 
 
 def format_number(value: float) -> str:

@@ -5,24 +5,20 @@ or an unknown key stops Stepan at start-up instead of silently learning nothing.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pipeline.intents import Intent
 from pipeline.profiles import Phase
 from pipeline.rules import RULES_DIR
+from pipeline.rules.schema import RulesModel, load, parse
 
 RULES_FILE = RULES_DIR / "profiles.toml"
 
 
-class _Rules(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TypicalIntentRules(_Rules):
+class TypicalIntentRules(RulesModel):
     window_days: int = Field(gt=0)
     keep: int = Field(gt=0)
     min_count: int = Field(gt=0)
@@ -30,14 +26,14 @@ class TypicalIntentRules(_Rules):
     ignore: frozenset[Intent]
 
 
-class SeasonRules(_Rules):
+class SeasonRules(RulesModel):
     window_days: int = Field(gt=0)
     ahead_days: int = Field(ge=0)
     keep_operations: int = Field(gt=0)
     phase_of_operation: dict[str, Phase]
 
 
-class IntegrationRules(_Rules):
+class IntegrationRules(RulesModel):
     default: str = Field(min_length=1, max_length=32)
     operator: str = Field(min_length=1, max_length=32)
     sources: dict[str, str]
@@ -52,7 +48,7 @@ class IntegrationRules(_Rules):
         return frozenset({self.default, self.operator, *self.sources.values()})
 
 
-class LearningRules(_Rules):
+class LearningRules(RulesModel):
     version: int
     typical_intents: TypicalIntentRules
     season: SeasonRules
@@ -60,10 +56,9 @@ class LearningRules(_Rules):
 
     @classmethod
     def load(cls, path: Path = RULES_FILE) -> LearningRules:
-        with path.open("rb") as handle:
-            return cls.from_mapping(tomllib.load(handle))
+        return load(path, cls)
 
     @classmethod
     def from_mapping(cls, raw: dict[str, Any]) -> LearningRules:
-        """ValueError (pydantic's, naming the key) for anything invalid."""
-        return cls.model_validate(raw)
+        """A one-line RulesError (a ValueError naming the key) for anything invalid."""
+        return parse(raw, cls, source=RULES_FILE.name)

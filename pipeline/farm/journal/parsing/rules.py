@@ -2,28 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pipeline.farm.dictionary import OPERATIONS_RULES, NameRules, load_toml
+from pipeline.farm.dictionary import OPERATIONS_RULES, NameRules, OperationsFile
 from pipeline.farm.products import PRODUCTS_RULES, Catalogue
 from pipeline.farm.words.dates import DateWords
 from pipeline.farm.words.units import Units
 from pipeline.grammar import Grammar, TermSet
+from pipeline.rules.schema import RulesModel
 from pipeline.text import fold
 
 __all__ = ["OperationRules"]
 
+#: Word lists of the status and fields tables that are endings or pairs, not terms.
+_NOT_TERMS = frozenset(
+    {
+        "past_endings",
+        "future_endings",
+        "present_endings",
+        "future_suffixes",
+        "adjective_endings",
+        "noun_adjective_endings",
+        "nominative_endings",
+    }
+)
 
-def _strings(value: Any) -> tuple[str, ...]:
-    return tuple(str(item) for item in value) if isinstance(value, list) else ()
 
-
-def _endings(value: Any) -> tuple[str, ...]:
+def _endings(words: tuple[str, ...]) -> tuple[str, ...]:
     """Word endings, folded like the tokens they are compared with."""
-    return tuple(fold(item) for item in _strings(value))
+    return tuple(fold(item) for item in words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,98 +105,69 @@ class OperationRules:
         path: Path = OPERATIONS_RULES,
         products: Path = PRODUCTS_RULES,
     ) -> OperationRules:
-        raw = load_toml(path)
+        raw = OperationsFile.load(path)
         catalogue = Catalogue.load(grammar, products)
         return cls.from_rules(raw, NameRules.from_rules(raw, grammar), dates, grammar, catalogue)
 
     @classmethod
     def from_rules(
         cls,
-        raw: Mapping[str, Any],
+        raw: OperationsFile,
         names: NameRules,
         dates: DateWords,
         grammar: Grammar,
         catalogue: Catalogue | None = None,
     ) -> OperationRules:
-        ops_raw: Mapping[str, Any] = raw.get("operations", {})
-        status: Mapping[str, Any] = raw.get("status", {})
-        gates: Mapping[str, Any] = raw.get("gates", {})
-        mood: Mapping[str, Any] = raw.get("mood", {})
-        fields: Mapping[str, Any] = raw.get("fields", {})
+        ops = raw.operations
 
-        def flat(section: Mapping[str, Any], key: str, label: str = "x") -> TermSet:
-            return TermSet.flat(_strings(section.get(key)), label, grammar)
+        def flat(table: RulesModel, label: str = "x") -> dict[str, TermSet]:
+            """Every word list of ``table`` as a term set, by its key."""
+            return {
+                key: TermSet.flat(words, label, grammar)
+                for key, words in table
+                if isinstance(words, tuple) and key not in _NOT_TERMS
+            }
 
-        def by_key(section: Mapping[str, Any], key: str) -> TermSet:
+        def by_key(key: str) -> TermSet:
             return TermSet.labelled(
-                {name: _strings(spec.get(key)) for name, spec in section.items()}, grammar
+                {name: getattr(spec, key) for name, spec in ops.items()}, grammar
             )
 
+        quantities, clauses = raw.quantities, raw.clauses
         return cls(
             names=names,
             dates=dates,
-            units=Units(raw.get("units", {}), grammar),
+            units=Units(raw.units, grammar),
             catalogue=catalogue if catalogue is not None else Catalogue.load(grammar),
-            ops=by_key(ops_raw, "words"),
-            weak_ops=by_key(ops_raw, "weak"),
-            crop_object_ops=frozenset(
-                op for op, spec in ops_raw.items() if spec.get("crop_object")
-            ),
-            application_ops=frozenset(
-                op for op, spec in ops_raw.items() if spec.get("application")
-            ),
-            letter_swaps=tuple(
-                (str(pair[0]), str(pair[1]))
-                for pair in raw.get("settings", {}).get("letter_swaps", [])
-            ),
-            completive_prefixes=tuple(
-                str(prefix) for prefix in raw.get("settings", {}).get("completive_prefixes", [])
-            ),
-            record=flat(status, "record"),
-            plan=flat(status, "plan"),
-            future=flat(status, "future"),
-            done=flat(status, "done"),
-            past_endings=_endings(status.get("past_endings")),
-            future_endings=_endings(status.get("future_endings")),
-            present_endings=_endings(status.get("present_endings")),
-            future_suffixes=_strings(status.get("future_suffixes")),
-            product_doses=frozenset(_strings(raw.get("units", {}).get("product_doses"))),
-            postpone=flat(mood, "postpone"),
-            wished=flat(mood, "wished"),
-            questions=flat(gates, "questions"),
-            lead_fillers=flat(gates, "lead_fillers"),
-            auxiliaries=flat(gates, "auxiliaries"),
-            pronouns=flat(gates, "pronouns"),
-            blockers=flat(gates, "blockers"),
-            negations=flat(mood, "negations"),
-            answers=flat(mood, "answers"),
-            partial=flat(mood, "partial"),
-            cancel=flat(mood, "cancel"),
-            halt=flat(mood, "halt"),
-            others=flat(mood, "others"),
-            trade=flat(mood, "trade"),
-            elliptic=flat(mood, "elliptic"),
-            conjunctions=flat(raw.get("clauses", {}), "conjunctions"),
-            time_prepositions=flat(raw.get("clauses", {}), "time_prepositions"),
-            yield_words=flat(raw.get("quantities", {}), "yield_words"),
-            labels=flat(raw.get("quantities", {}), "labels"),
-            dose_joiners=flat(raw.get("quantities", {}), "dose_joiners"),
-            each=flat(raw.get("quantities", {}), "each"),
-            product_before=flat(raw.get("quantities", {}), "product_before"),
-            name_prepositions=flat(fields, "name_prepositions"),
-            adjective_endings=_endings(fields.get("adjective_endings")),
-            noun_adjective_endings=_endings(fields.get("noun_adjective_endings")),
-            nominative_endings=tuple(
-                (str(old), str(new)) for old, new in fields.get("nominative_endings", ())
-            ),
-            list_joiners=flat(fields, "list_joiners"),
-            list_nouns=flat(fields, "list_nouns"),
-            number_markers=flat(fields, "number_markers"),
-            numbered_before=flat(fields, "numbered_before"),
-            number_label_cyrillic=str(fields.get("number_label_cyrillic", "поле")),
-            number_label_latin=str(fields.get("number_label_latin", "field")),
-            crop_markers=flat(raw.get("crops", {}), "markers"),
-            not_crop_endings=_endings(raw.get("crops", {}).get("not_crop_endings")),
+            ops=by_key("words"),
+            weak_ops=by_key("weak"),
+            crop_object_ops=frozenset(op for op, spec in ops.items() if spec.crop_object),
+            application_ops=frozenset(op for op, spec in ops.items() if spec.application),
+            letter_swaps=raw.settings.letter_swaps,
+            completive_prefixes=raw.settings.completive_prefixes,
+            past_endings=_endings(raw.status.past_endings),
+            future_endings=_endings(raw.status.future_endings),
+            present_endings=_endings(raw.status.present_endings),
+            future_suffixes=raw.status.future_suffixes,
+            product_doses=frozenset(raw.units.get("product_doses", ())),
+            yield_words=TermSet.flat(quantities.yield_words, "x", grammar),
+            labels=TermSet.flat(quantities.labels, "x", grammar),
+            dose_joiners=TermSet.flat(quantities.dose_joiners, "x", grammar),
+            each=TermSet.flat(quantities.each, "x", grammar),
+            product_before=TermSet.flat(quantities.product_before, "x", grammar),
+            conjunctions=TermSet.flat(clauses.conjunctions, "x", grammar),
+            time_prepositions=TermSet.flat(clauses.time_prepositions, "x", grammar),
+            adjective_endings=_endings(raw.fields.adjective_endings),
+            noun_adjective_endings=_endings(raw.fields.noun_adjective_endings),
+            nominative_endings=raw.fields.nominative_endings,
+            number_label_cyrillic=raw.fields.number_label_cyrillic,
+            number_label_latin=raw.fields.number_label_latin,
+            crop_markers=TermSet.flat(raw.crops.markers, "x", grammar),
+            not_crop_endings=_endings(raw.crops.not_crop_endings),
+            **flat(raw.status),
+            **flat(raw.gates),
+            **flat(raw.mood),
+            **flat(raw.fields),
         )
 
     def is_unit_at(self, tokens: Sequence[str], i: int) -> bool:
