@@ -10,11 +10,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PIPELINE = REPO / "pipeline"
 
-#: Modules allowed to import SQLAlchemy for now.
-TEMPORARY_EXCEPTIONS = {
-    # being moved on the journal-draft branch
-    "pipeline.farm.journal.service",
-}
+#: Modules allowed to import SQLAlchemy: none.
+TEMPORARY_EXCEPTIONS: set[str] = set()
 
 
 def _is_sqlalchemy(name: str) -> bool:
