@@ -107,4 +107,4 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
         uses[RefreshAction] = button.RefreshButton(parts.recall, ask)
     if parts.exports is not None:
         uses[JournalReportAction] = button.JournalReportButton(parts.exports)
-    return uses
+    return uses | dict(parts.buttons)

@@ -7,10 +7,11 @@ advisor, recall, the journal report) are None when absent; the chain
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 
 from pipeline.agronomy.advisor import Advisor
+from pipeline.buttons.press import ButtonUse
 from pipeline.clock import Clock, utcnow
 from pipeline.deep import DeepPath
 from pipeline.farm.journal.export import JournalExport
@@ -57,3 +58,6 @@ class Parts:
     recall: Recall | None = None
     #: The journal list's report button (pipeline/farm/journal/export.py).
     exports: JournalExport | None = None
+    #: Use cases of buttons outside the chain's own parts (the operators', /me's,
+    #: onboarding's), by action type; the factory adds them to the one registry.
+    buttons: Mapping[type, ButtonUse] = field(default_factory=dict)
