@@ -1,5 +1,6 @@
 """Single words of the term syntax (``=word``, ``pref*``, ``word``, ``@lexicon``, emoji)
-indexed for lookup: exact, same stem, prefix, and one typo as a fallback."""
+indexed for lookup: exact, a dictionary form of the word, same stem, prefix, and one
+typo as a fallback."""
 
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ class WordIndex(Generic[P]):
 
     grammar: Grammar
     exact: Mapping[str, P]
+    #: Dictionary forms of plain words (pipeline/grammar/morphology.py) other than
+    #: the word itself.
+    forms: Mapping[str, P]
     stems: Mapping[str, P]
     prefixes: Mapping[str, P]
     emoji: Mapping[str, P]
@@ -39,6 +43,11 @@ class WordIndex(Generic[P]):
     fuzzy_words: Mapping[tuple[str, int], _Bucket[P]]
     fuzzy_prefixes: Mapping[tuple[str, int, str], _Bucket[P]]
     fuzzy_prefix_lengths: tuple[int, ...]
+
+    def word_hit(self, token: str) -> P | None:
+        """The term this very word is, or one of whose dictionary forms it is."""
+        hit = self.exact.get(token)
+        return hit if hit is not None else self.forms.get(token)
 
     def stem_hit(self, token: str) -> P | None:
         # Every indexed stem has stem_min_len letters, so a shorter token has none.
@@ -59,10 +68,14 @@ class WordIndex(Generic[P]):
         return found
 
     def lookup(self, token: str) -> list[P]:
-        """Exact, same-stem and prefix hits of one folded token, in that order."""
-        # The classifier's hot path: the two helpers above, inlined.
+        """Exact, dictionary-form, same-stem and prefix hits of one folded token, in
+        that order."""
+        # The classifier's hot path: the helpers above, inlined.
         found: list[P] = []
         hit = self.exact.get(token)
+        if hit is not None:
+            found.append(hit)
+        hit = self.forms.get(token)
         if hit is not None:
             found.append(hit)
         size = len(token)
@@ -115,6 +128,7 @@ class WordIndexBuilder(Generic[R]):
         self.grammar = grammar
         self.lexicons = lexicons or {}
         self._exact: dict[str, list[R]] = {}
+        self._forms: dict[str, list[R]] = {}
         self._stems: dict[str, list[R]] = {}
         self._prefixes: dict[str, list[R]] = {}
         self._emoji: dict[str, list[R]] = {}
@@ -134,7 +148,9 @@ class WordIndexBuilder(Generic[R]):
             for emo in extract_emoji(spec):
                 self._emoji.setdefault(emo, []).append(ref)
         else:
-            self._add_plain(one_token(spec), ref)
+            word = one_token(spec)
+            self._add_plain(word, ref)
+            self._add_forms(spec, word, ref)
 
     def _add_prefix(self, prefix: str, ref: R) -> None:
         self._prefixes.setdefault(prefix, []).append(ref)
@@ -157,6 +173,16 @@ class WordIndexBuilder(Generic[R]):
                 key = (variant[0], len(variant))
                 self._fuzzy_words.setdefault(key, {}).setdefault(variant, []).append(ref)
 
+    def _add_forms(self, spec: str, word: str, ref: R) -> None:
+        """Every other form of the word that a dictionary lists (``spec`` unfolded:
+        the dictionaries know ``м'ята`` and ``сіють``, not the folded ``мята``, ``сиут``)."""
+        morphology = self.grammar.morphology
+        if morphology is None:
+            return
+        for form in morphology.forms(spec):
+            if form != word:
+                self._forms.setdefault(form, []).append(ref)
+
     def finish(self, combine: Callable[[Sequence[R]], P]) -> WordIndex[P]:
         """The index, with the references of each word merged by ``combine``."""
 
@@ -166,6 +192,7 @@ class WordIndexBuilder(Generic[R]):
         return WordIndex(
             grammar=self.grammar,
             exact=merged(self._exact),
+            forms=merged(self._forms),
             stems=merged(self._stems),
             prefixes=merged(self._prefixes),
             emoji=merged(self._emoji),

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.grammar.morphology import Morphology
+from pipeline.language.dictionaries import DictionaryLanguage
 from pipeline.rules import RULES_DIR
 from pipeline.rules.schema import RulesModel, load, parse
 
@@ -23,6 +25,8 @@ class _GrammarTable(RulesModel):
     fuzzy_min_prefix_len: int
     fuzzy_min_stem_len: int
     phrase_gap: int
+    #: The dictionaries whose word forms a plain term matches (grammar/morphology.py).
+    morphology: tuple[DictionaryLanguage, ...] = ()
 
 
 class _GrammarFile(RulesModel):
@@ -40,6 +44,8 @@ class Grammar:
     fuzzy_min_prefix_len: int = 6
     fuzzy_min_stem_len: int = 6
     phrase_gap: int = 2
+    #: Dictionary forms of plain terms; None: stems and typos only.
+    morphology: Morphology | None = field(default=None, compare=False)
 
     @classmethod
     def load(cls, path: Path = DEFAULT_GRAMMAR) -> Grammar:
@@ -51,7 +57,9 @@ class Grammar:
 
     @classmethod
     def _from_file(cls, file: _GrammarFile) -> Grammar:
-        return cls(**file.grammar.model_dump())
+        table = file.grammar.model_dump()
+        languages = table.pop("morphology")
+        return cls(**table, morphology=Morphology(languages) if languages else None)
 
     def fuzzy_len(self, word: str) -> int:
         """How long a word must be to tolerate a typo."""

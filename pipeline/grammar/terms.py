@@ -82,7 +82,7 @@ class TermSet:
         if not token or is_number(token):
             return None
         index = self._words
-        hit = index.exact.get(token)
+        hit = index.word_hit(token)
         if hit is None:
             hit = index.stem_hit(token)
         if hit is None:

@@ -44,7 +44,8 @@ def label(terms: list[str], word: str, grammar: Grammar = GRAMMAR) -> str | None
         ("порівня*", "порівнняй", True),  # one typo inside a long prefix
         ("завтрак*", "завтра", False),  # ... never at its last letter
         ("привіт", "прівіт", True),  # one typo from fuzzy_min_len letters
-        ("тля", "тлі", False),  # short words: exactly
+        ("тля", "тло", False),  # short words: exactly (no stem, no typo) ...
+        ("тля", "тлі", True),  # ... but every form the dictionary lists
         ("thanks", "thinks", False),  # Latin words need fuzzy_min_len_latin letters
         ("wheat", "weat", False),
     ],
@@ -57,7 +58,8 @@ def test_the_thresholds_are_data() -> None:
     assert label(["привіт"], "прівіт") == "hit"
     strict = replace(GRAMMAR, fuzzy_min_len=99, fuzzy_min_stem_len=99)
     assert label(["привіт"], "прівіт", strict) is None
-    assert label(["запиши"], "записав", replace(GRAMMAR, stem_min_len=9)) is None
+    stemless = replace(GRAMMAR, stem_min_len=9, morphology=None)
+    assert label(["запиши"], "записав", stemless) is None
 
 
 def test_the_best_term_gives_the_label() -> None:
