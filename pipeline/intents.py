@@ -40,6 +40,10 @@ class Intent(StrEnum):
     DECISION = "decision"
     #: An agronomy question the knowledge base reads (docs/knowledge.md).
     ADVICE = "advice"
+    #: A forecast question (issue 27 answers it; until then an honest reply).
+    WEATHER = "weather"
+    #: A change to a journal record already made (issue 26; until then an honest reply).
+    CORRECTION = "correction"
     # The pipeline's own verdicts; no rule matches them.
     #: The classifier failed: deep with every sub-agent (seed 3.1).
     UNKNOWN = "unknown"

@@ -25,12 +25,16 @@ from pipeline.actions import (
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.buttons import Ask, ButtonUse
 from pipeline.buttons import uses as button
+from pipeline.intents import Intent
 from pipeline.turn.parts import Parts
 from pipeline.turn.stage import Stage
 from pipeline.turn.stages import after, answers, decorate, entry, routing
 from pipeline.turn.turn import Buttons, Turn
 
-__all__ = ["button_uses", "message_stages"]
+__all__ = ["NOT_YET", "button_uses", "message_stages"]
+
+#: Intents recognised before their capability lands: an honest reply (answers.NotYet).
+NOT_YET = frozenset({Intent.WEATHER, Intent.CORRECTION})
 
 P = TypeVar("P")
 
@@ -55,6 +59,7 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_if(recall, routing.ShortcutRoute),
         routing.SelectCrew(),
         answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
+        answers.NotYet(NOT_YET),
         *_if(advisor, answers.AdviceAnswer),
         *_if(recall, answers.Shortcut),
         *_if(recall, answers.Memory),

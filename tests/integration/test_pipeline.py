@@ -314,3 +314,35 @@ async def test_a_pipeline_built_with_other_rules_follows_them(
     custom = build_pipeline(settings, db, catalog, rules=other)
     reply = await _send(custom, session_factory, "агов")
     assert (reply.mode, reply.intent) == ("light", "greeting")
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("чи буде дощ на вихідних?", "weather"),
+        ("what's the weather tomorrow", "weather"),
+        ("ой, помилився: не 150, а 120 кг/га", "correction"),
+        ("видали останній запис", "correction"),
+    ],
+)
+async def test_an_intent_before_its_capability_gets_an_honest_reply(
+    pipeline: Pipeline,
+    session_factory: async_sessionmaker[AsyncSession],
+    catalog: Catalog,
+    text: str,
+    intent: str,
+) -> None:
+    """Weather and corrections are recognised (issue 25 point 5) before they are
+    served: the farmer reads what Stepan cannot do yet, never a planning answer, a
+    "not understood" or a record card, and the interaction keeps the intent."""
+    await _send(pipeline, session_factory, "привіт")
+    lang = "en" if text.isascii() else "uk"
+    reply = await _send(pipeline, session_factory, text, language_code=lang)
+    assert reply.intent == intent and reply.mode == "deep"
+    assert reply.text.startswith(catalog.text(lang, f"not_yet.{intent}"))
+    assert not any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)
+    async with session_factory() as session:
+        last = await session.scalar(
+            select(InteractionRow).order_by(InteractionRow.id.desc()).limit(1)
+        )
+    assert last is not None and last.intent == intent

@@ -71,7 +71,7 @@ def test_scopes_limit_where_a_rule_applies() -> None:
         {"type": "max_length", "limit": 0},
         {"type": "string_contains"},
         {"type": "min_length", "limit": 3, "severity": "fatal"},
-        {"type": "min_length", "limit": 3, "intents": ["weather"]},
+        {"type": "min_length", "limit": 3, "intents": ["horoscope"]},
         {"type": "min_length", "limit": 3, "modes": ["medium"]},
     ],
 )

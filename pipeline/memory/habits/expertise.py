@@ -43,6 +43,8 @@ WORK_INTENTS = frozenset(
         Intent.PLATFORM,
         Intent.DECISION,
         Intent.ADVICE,
+        Intent.WEATHER,
+        Intent.CORRECTION,
     }
 )
 #: Intents that need the farmer to work with data and integrations, not just fields.

@@ -15,7 +15,15 @@ from pipeline.turn.stage import Stage, apology
 from pipeline.turn.turn import Turn
 from pipeline.types import DeepRequest, Reply
 
-__all__ = ["AdviceAnswer", "DeepAnswer", "LightAnswer", "Memory", "Remember", "Shortcut"]
+__all__ = [
+    "AdviceAnswer",
+    "DeepAnswer",
+    "LightAnswer",
+    "Memory",
+    "NotYet",
+    "Remember",
+    "Shortcut",
+]
 
 
 class _Unanswered(Stage):
@@ -54,6 +62,23 @@ class LightAnswer(_Unanswered):
             text=message.text,
         )
         turn.answer = Reply(await self.responder.answer(request))
+
+
+@dataclass(frozen=True, slots=True)
+class NotYet(_Unanswered):
+    """An intent Stepan recognises but cannot serve yet (the forecast, editing a
+    saved record): said honestly, with what can be done now, never guessed by the
+    deep path. Each intent's text is ``not_yet.<intent>`` in the catalogs; when its
+    capability lands, the intent leaves ``intents``."""
+
+    intents: frozenset[str]
+    name = "not_yet"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None and turn.decision.intent in self.intents
+
+    async def run(self, turn: Turn) -> None:
+        turn.answer = Reply(turn.texts.text(f"not_yet.{turn.decision.intent}"))
 
 
 @dataclass(frozen=True, slots=True)
