@@ -130,10 +130,11 @@ def _peak_mb() -> float:
 async def _stepan(db: Database, days: int, prepared: tuple[Any, Any, Any]) -> int:
     from pipeline.farm.reports.chart_window import window_of
     from pipeline.farm.reports.charts import sensor_chart
+    from pipeline.language.texts import Texts
 
     catalog, kind, tz = prepared
     window = window_of(None, days=days, now=NOW, zone=tz)
-    chart = await sensor_chart(db, FARM, kind, window, zone=tz, catalog=catalog)
+    chart = await sensor_chart(db, FARM, kind, window, zone=tz, texts=Texts(catalog, "uk"))
     assert chart is not None
     return chart.readings
 

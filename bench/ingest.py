@@ -61,6 +61,7 @@ from pipeline.farm.reports import build_operations_workbook  # noqa: E402
 from pipeline.farm.sensors.readings import SensorTypes  # noqa: E402
 from pipeline.farm.sensors.store import SensorStore  # noqa: E402
 from pipeline.language.catalog import Catalog  # noqa: E402
+from pipeline.language.texts import Texts  # noqa: E402
 
 FARM = "farm:bench"
 SEASON = (date(2026, 4, 1), date(2026, 10, 31))
@@ -248,7 +249,7 @@ async def bench_report(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             baseline_s.append(time.perf_counter() - started)
             started = time.perf_counter()
             report = await build_operations_workbook(
-                Database(factory), FARM, *SEASON, catalog=catalog
+                Database(factory), FARM, *SEASON, texts=Texts(catalog, "uk")
             )
             report_s.append(time.perf_counter() - started)
             written = report.rows

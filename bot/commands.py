@@ -16,6 +16,7 @@ from aiogram.types import BotCommand, BotCommandScopeChat, BotCommandScopeDefaul
 
 from pipeline.actions import HELP_EXAMPLES, ExampleAction
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.types import Button, Language
 
 logger = logging.getLogger(__name__)
@@ -71,9 +72,9 @@ def commands_for(*, operator: bool) -> tuple[CommandSpec, ...]:
     return tuple(c for c in COMMANDS if operator or not c.operator_only)
 
 
-def menu(catalog: Catalog, lang: Language, *, operator: bool) -> list[BotCommand]:
+def menu(texts: Texts, *, operator: bool) -> list[BotCommand]:
     return [
-        BotCommand(command=c.name, description=catalog.text(lang, c.description_key))
+        BotCommand(command=c.name, description=texts.text(c.description_key))
         for c in commands_for(operator=operator)
     ]
 
@@ -83,37 +84,34 @@ def menu(catalog: Catalog, lang: Language, *, operator: bool) -> list[BotCommand
 CAPABILITIES: tuple[str, ...] = ("record", "plan", "report", "sensors", "advice", "memory")
 
 
-def _lines(catalog: Catalog, lang: Language, commands: tuple[CommandSpec, ...]) -> list[str]:
+def _lines(texts: Texts, commands: tuple[CommandSpec, ...]) -> list[str]:
     return [
-        catalog.text(
-            lang, "bot.help_line", command=c.name, description=catalog.text(lang, c.description_key)
-        )
+        texts.text("bot.help_line", command=c.name, description=texts.text(c.description_key))
         for c in commands
     ]
 
 
-def help_list(catalog: Catalog, lang: Language, *, operator: bool) -> str:
+def help_list(texts: Texts, *, operator: bool) -> str:
     """The command list /help ends with; an operator's adds their commands, apart."""
-    lines = [catalog.text(lang, "bot.help_commands")]
-    lines += _lines(catalog, lang, commands_for(operator=False))
+    lines = [texts.text("bot.help_commands")]
+    lines += _lines(texts, commands_for(operator=False))
     if operator:
-        lines += ["", catalog.text(lang, "help.operator_commands")]
-        lines += _lines(catalog, lang, tuple(c for c in COMMANDS if c.operator_only))
+        lines += ["", texts.text("help.operator_commands")]
+        lines += _lines(texts, tuple(c for c in COMMANDS if c.operator_only))
     return "\n".join(lines)
 
 
-def help_text(catalog: Catalog, lang: Language, intro: str, *, operator: bool) -> str:
+def help_text(texts: Texts, intro: str, *, operator: bool) -> str:
     """/help: the intro (the pipeline's light reply), what Stepan can do with an
     example each, then the commands from the registry, so none can be missing."""
-    can = "\n".join(catalog.text(lang, f"help.can.{name}") for name in CAPABILITIES)
-    return "\n\n".join((intro, can, help_list(catalog, lang, operator=operator)))
+    can = "\n".join(texts.text(f"help.can.{name}") for name in CAPABILITIES)
+    return "\n\n".join((intro, can, help_list(texts, operator=operator)))
 
 
-def help_buttons(catalog: Catalog, lang: Language) -> tuple[tuple[Button, ...], ...]:
+def help_buttons(texts: Texts) -> tuple[tuple[Button, ...], ...]:
     """Two rows of two: each button runs its example as a message (ExampleAction)."""
     buttons = [
-        Button(catalog.text(lang, f"help.button.{name}"), ExampleAction(name))
-        for name in HELP_EXAMPLES
+        Button(texts.text(f"help.button.{name}"), ExampleAction(name)) for name in HELP_EXAMPLES
     ]
     return tuple(tuple(buttons[i : i + 2]) for i in range(0, len(buttons), 2))
 
@@ -121,13 +119,14 @@ def help_buttons(catalog: Catalog, lang: Language) -> tuple[tuple[Button, ...], 
 async def set_commands(bot: Bot, catalog: Catalog, operators: frozenset[int]) -> None:
     """Everyone sees the user commands; each operator's chat also lists theirs."""
     for lang, code in MENU_LANGUAGES:
+        texts = Texts(catalog, lang)
         await bot.set_my_commands(
-            menu(catalog, lang, operator=False), scope=BotCommandScopeDefault(), language_code=code
+            menu(texts, operator=False), scope=BotCommandScopeDefault(), language_code=code
         )
         for operator in operators:
             try:
                 await bot.set_my_commands(
-                    menu(catalog, lang, operator=True),
+                    menu(texts, operator=True),
                     scope=BotCommandScopeChat(chat_id=operator),
                     language_code=code,
                 )

@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.config import LearningRules
 from pipeline.learning.stats import collect, parse_period
 from pipeline.learning.stats_report import period_text, stats_text
@@ -76,6 +77,6 @@ async def run_stats(
         json.dump(stats.as_json(), out, ensure_ascii=False, indent=2)
         out.write("\n")
     else:
-        catalog = Catalog.load()
-        out.write(stats_text(stats, catalog, lang, period_text(span, catalog, lang)) + "\n")
+        texts = Texts(Catalog.load(), lang)
+        out.write(stats_text(stats, texts, period_text(span, texts)) + "\n")
     return 0

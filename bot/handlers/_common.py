@@ -13,8 +13,7 @@ from bot.delivery.render import AttachmentFailed, edit_text, send_reply
 from bot.keyboards.pipeline import keyboard
 from bot.user_ids import stepan_user_id
 from pipeline.handle import Pipeline
-from pipeline.language.catalog import Catalog
-from pipeline.language.choice import language_from_telegram
+from pipeline.language.texts import Texts
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
 from pipeline.types import Incoming, Reply, Shown
 
@@ -86,11 +85,11 @@ async def deliver(
     profile_editor: ProfileEditor,
     incoming: Incoming,
     reply: Reply,
-    catalog: Catalog | None = None,
+    texts: Texts | None = None,
 ) -> None:
     """Send the reply; a user who blocked the bot is marked inactive, not retried.
-    A file that could not be sent is owned up to (with ``catalog``), never left
-    promised."""
+    A file that could not be sent is owned up to (with ``texts``: in the update's
+    language), never left promised."""
     try:
         await send_reply(bot, incoming.chat_id, reply)
     except TelegramForbiddenError:
@@ -98,9 +97,8 @@ async def deliver(
         await profile_editor.set_active(incoming.user_id, False)
     except AttachmentFailed as exc:
         logger.warning("file not delivered user=%s: %s", incoming.user_id, exc)
-        if catalog is not None:
-            lang = language_from_telegram(incoming.language_code)
-            await send_reply(bot, incoming.chat_id, Reply(catalog.text(lang, "faults.file_failed")))
+        if texts is not None:
+            await send_reply(bot, incoming.chat_id, Reply(texts.text("faults.file_failed")))
 
 
 async def answer_text(
@@ -109,7 +107,7 @@ async def answer_text(
     pipeline: Pipeline,
     profile_editor: ProfileEditor,
     settings: Settings,
-    catalog: Catalog,
+    texts: Texts,
     trace_id: str,
     event_update: Update | None = None,
 ) -> None:
@@ -118,7 +116,7 @@ async def answer_text(
     if incoming is None:
         return
     reply = await pipeline.handle_message(incoming)
-    await deliver(bot, profile_editor, incoming, reply, catalog)
+    await deliver(bot, profile_editor, incoming, reply, texts)
 
 
 async def show_press(

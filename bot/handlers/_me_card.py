@@ -31,7 +31,7 @@ async def me_card(
     buttons: list[TalkButton] = []
     if conversations is not None:
         views = await conversations.window_or_empty(user_id)
-        talks = summaries_block(views, loaded.farm.timezone, texts.catalog, texts.lang)
+        talks = summaries_block(views, loaded.farm.timezone, texts)
         buttons = [
             TalkButton(view.id, f"{local_time(view.period_end, loaded.farm.timezone):%d.%m}")
             for view in views[:SHOWN_ON_ME]

@@ -40,12 +40,12 @@ async def on_help(
     # the intro, the rest comes from the registry (bot/commands.py).
     reply = await pipeline.handle_message(incoming)
     intro = reply.text.removesuffix(f"\n\n{reply.footer}") if reply.footer else reply.text
-    text = help_text(texts.catalog, texts.lang, intro, operator=incoming.is_operator)
+    text = help_text(texts, intro, operator=incoming.is_operator)
     if reply.footer:  # an operator's technical footer stays the last line
         text = f"{text}\n\n{reply.footer}"
     await deliver(
         bot,
         profile_editor,
         incoming,
-        replace(reply, text=text, buttons=help_buttons(texts.catalog, texts.lang)),
+        replace(reply, text=text, buttons=help_buttons(texts)),
     )

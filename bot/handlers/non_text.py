@@ -13,7 +13,6 @@ from bot.config import Settings
 from bot.filters import HasText, IsImage
 from bot.handlers._common import deliver, message_incoming
 from pipeline.handle import Pipeline
-from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.memory import ProfileEditor
 from pipeline.types import Reply
@@ -28,7 +27,7 @@ async def on_photo(
     pipeline: Pipeline,
     profile_editor: ProfileEditor,
     settings: Settings,
-    catalog: Catalog,
+    texts: Texts,
     trace_id: str,
     event_update: Update | None = None,
 ) -> None:
@@ -40,7 +39,7 @@ async def on_photo(
         return
     photo_id = message.photo[-1].file_id if message.photo else None
     reply = await pipeline.handle_message(replace(incoming, photo=True, photo_id=photo_id))
-    await deliver(bot, profile_editor, incoming, reply, catalog)
+    await deliver(bot, profile_editor, incoming, reply, texts)
 
 
 @router.message(~HasText())

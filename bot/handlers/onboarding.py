@@ -145,7 +145,7 @@ async def on_text(
             profile_editor,
             incoming,
             replace(reply, text=text, buttons=(*reply.buttons, *buttons)),
-            catalog,
+            texts,
         )
         return
     turn = await onboarding.answer_text(

@@ -11,6 +11,7 @@ from pipeline.farm.localtime import local_time
 from pipeline.farm.naming import FarmNames, readable_id
 from pipeline.farm.reports.labels import sensor_label
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.text import clean_input
 from pipeline.types import Language
@@ -51,7 +52,7 @@ def _integrations(farm: FarmProfile, catalog: Catalog, lang: Language) -> list[s
 def _sensors(farm: FarmProfile, catalog: Catalog, lang: Language, *, prefix: str) -> str:
     if not farm.has_iot:
         return catalog.text(lang, f"{prefix}_none")
-    kinds = [sensor_label(catalog, lang, kind) for kind in farm.iot_sensors.sensor_types]
+    kinds = [sensor_label(Texts(catalog, lang), kind) for kind in farm.iot_sensors.sensor_types]
     yes = catalog.text(lang, f"{prefix}_yes")
     return f"{yes} ({', '.join(kinds)})" if kinds else yes
 

@@ -16,6 +16,7 @@ from pipeline.crew.config import Prompts
 from pipeline.knowledge.model import Card, Text
 from pipeline.knowledge.render import ValueText
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.types import Language
 
 __all__ = ["GroundedWriter"]
@@ -53,7 +54,7 @@ class GroundedWriter:
     def sources(self, cards: tuple[Card, ...], lang: Language) -> list[str]:
         """Each card as one source: crop and topic, its values per zone, its text, and
         the document it comes from."""
-        out = ValueText(self._catalog, lang)
+        out = ValueText(Texts(self._catalog, lang))
         lines: list[str] = []
         for n, card in enumerate(cards[: self._max_cards], start=1):
             topic = out.text(f"knowledge.topic.{card.topic}")

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from pipeline.actions import AgronomistAction
 from pipeline.intents import Intent
-from pipeline.language.catalog import Catalog
-from pipeline.types import Button, Language, Reply
+from pipeline.language.texts import Texts
+from pipeline.types import Button, Reply
 
 __all__ = ["picture_reply"]
 
@@ -33,8 +33,7 @@ def _offers_agronomist(buttons: Buttons) -> bool:
 
 async def picture_reply(
     caption: str,
-    lang: Language,
-    catalog: Catalog,
+    texts: Texts,
     answer_caption: AnswerCaption,
     offer: OfferAgronomist,
 ) -> Reply:
@@ -42,7 +41,7 @@ async def picture_reply(
     reply = await answer_caption() if caption else Reply("")
     buttons = reply.buttons
     if not buttons:  # a journal card keeps its own buttons
-        question = caption or catalog.text(lang, "agronomist.photo_question")
+        question = caption or texts.text("agronomist.photo_question")
         try:
             buttons = await offer(question)
         except Exception:
@@ -50,7 +49,7 @@ async def picture_reply(
     offered = _offers_agronomist(buttons)
     if not caption:
         key = "agronomy.photo_offer" if offered else "agronomy.photo_only"
-        return Reply(catalog.text(lang, key), buttons, intent=Intent.ADVICE)
-    note = catalog.text(lang, "agronomy.photo_note_offer" if offered else "agronomy.photo_note")
+        return Reply(texts.text(key), buttons, intent=Intent.ADVICE)
+    note = texts.text("agronomy.photo_note_offer" if offered else "agronomy.photo_note")
     text = f"{reply.text}\n\n{note}" if reply.text else note
     return replace(reply, text=text, buttons=buttons)

@@ -25,6 +25,7 @@ from pipeline.crew.words import field_in_text
 from pipeline.farm.journal.service import Journal
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.replies.voice import leveled, voice_of, why
 from pipeline.types import DeepRequest, Reply
 
@@ -207,7 +208,7 @@ class Composer:
         ]
         lines = [result.text for result in results if result.text]
         # A novice also reads what the part's terms mean and why it matters.
-        lines += why(self._catalog, ctx.lang, said, ctx.voice)
+        lines += why(ctx.texts, said, ctx.voice)
         return AgentPart(agent, "\n".join(lines))
 
     async def ensure_files(self, request: DeepRequest, ctx: RunContext) -> None:
@@ -239,7 +240,7 @@ class Composer:
             if intents & {Intent.DECISION, Intent.ADVICE}:
                 ctx.artifacts.tools_run.append(("stepan", "advice"))
                 advice = (await self._tools.run("advice", ctx, {})).text
-                return "\n".join([advice, *why(self._catalog, ctx.lang, ["advice"], ctx.voice)])
+                return "\n".join([advice, *why(ctx.texts, ["advice"], ctx.voice)])
         except Exception:
             logger.exception("composer: advice failed trace=%s", request.incoming.trace_id)
             return None
@@ -284,7 +285,7 @@ class Composer:
             blocks.append(missing)
         if ctx.artifacts.card_text is not None:
             # The card stays verbatim (consent); a novice reads what it is under it.
-            blocks += why(self._catalog, ctx.lang, ["journal_card"], ctx.voice)
+            blocks += why(ctx.texts, ["journal_card"], ctx.voice)
         said = ctx.artifacts.journal_mood in ("question", "negated", "areas")
         if ctx.artifacts.card_text is None and wants_card(request) and not said:
             blocks.append(ctx.text_of("journal.not_understood"))
@@ -321,25 +322,24 @@ class Composer:
         rule = self._tools.words.opener
         if style == "brief" or not rule.allows(body, request.profile.recent_topics, request.now):
             return None
-        name = request.profile.name or self._catalog.text(request.lang, "address.default")
+        texts = Texts(self._catalog, request.lang)
+        name = request.profile.name or texts.text("address.default")
         voice = voice_of(request.profile.expertise_level, operator=request.incoming.is_operator)
-        key = leveled(self._catalog, request.lang, f"compose.opener.{style}", voice)
-        opener = self._catalog.variant(
-            request.lang, key, request.profile.interaction_count, name=name
-        )
+        key = leveled(texts, f"compose.opener.{style}", voice)
+        opener = texts.variant(key, request.profile.interaction_count, name=name)
         return opener or None
 
     def missing_note(self, request: DeepRequest, parts: Sequence[AgentPart]) -> str | None:
         missing = [part.agent for part in parts if part.missing]
         if not missing:
             return None
+        texts = Texts(self._catalog, request.lang)
         labels = ", ".join(
-            self._catalog.text(request.lang, f"compose.part.{agent}")
-            for agent in sorted(missing, key=_rank)
+            texts.text(f"compose.part.{agent}") for agent in sorted(missing, key=_rank)
         )
         voice = voice_of(request.profile.expertise_level, operator=request.incoming.is_operator)
-        key = leveled(self._catalog, request.lang, "compose.missing", voice)
-        return self._catalog.text(request.lang, key, parts=labels)
+        key = leveled(texts, "compose.missing", voice)
+        return texts.text(key, parts=labels)
 
 
 def _rank(agent: str) -> int:

@@ -16,6 +16,7 @@ from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.service import farm_dictionary
 from pipeline.farm.localtime import local_time, local_today
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import FarmProfile, Style, UserProfile
 from pipeline.replies.voice import INTERMEDIATE, leveled
 from pipeline.types import Attachment, Button, Language
@@ -92,11 +93,15 @@ class RunContext:
     def hemisphere(self) -> str:
         return self.farm.seasonal_context.hemisphere
 
+    @property
+    def texts(self) -> Texts:
+        """The catalog in the request's language."""
+        return Texts(self.catalog, self.lang)
+
     def text_of(self, key: str, /, **params: object) -> str:
         """A catalog line in the voice of the reader (``level.<voice>.<key>`` if any)."""
-        return self.catalog.text(
-            self.lang, leveled(self.catalog, self.lang, key, self.voice), **params
-        )
+        texts = self.texts
+        return texts.text(leveled(texts, key, self.voice), **params)
 
     async def dictionary(self) -> Dictionary:
         """The farm's names (fields, crops, approved terms), read once per request."""

@@ -29,6 +29,7 @@ from pipeline.crew.llm import LlmClient, describe, is_unavailable
 from pipeline.crew.runner import CrewRunner
 from pipeline.farm.naming import FarmNames, names_in
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.recall.prompt import recall_block
 from pipeline.replies import reflection
 from pipeline.replies.style import build_prefix
@@ -125,7 +126,8 @@ class CrewParts:
             language=language,
         )
         stepan = self._crew.stepan
-        prefix = build_prefix(request.profile, request.farm, self._catalog, request.lang, names)
+        texts = Texts(self._catalog, request.lang)
+        prefix = build_prefix(request.profile, request.farm, texts, names)
         # One direct call, no crew: Stepan has no tools, and a crew would only add
         # CrewAI's prompt scaffolding and its start-up time to every deep answer.
         system = "\n\n".join(
@@ -135,7 +137,7 @@ class CrewParts:
                 f"Your goal: {stepan.goal}",
                 f"Expected output: {template.expected_output.format(language=language)}",
                 prefix,
-                recall_block(request.recall, self._catalog, request.lang),
+                recall_block(request.recall, texts),
             )
             if part
         )

@@ -27,4 +27,4 @@ def recall_note(ctx: RunContext) -> str | None:
     if not summary:
         return None
     note = ctx.text_of("compose.recall", summary=summary)
-    return "\n".join([note, *why(ctx.catalog, ctx.lang, ["recall"], ctx.voice)])
+    return "\n".join([note, *why(ctx.texts, ["recall"], ctx.voice)])

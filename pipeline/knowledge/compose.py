@@ -20,6 +20,7 @@ from pipeline.knowledge.model import Card, FarmFacts, Item, Value
 from pipeline.knowledge.render import ValueText
 from pipeline.knowledge.sow_now import sow_now_section
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import Expertise
 from pipeline.text import tokenize
 from pipeline.types import Language
@@ -62,7 +63,8 @@ class Composer:
         farm_facts: FarmFacts | None = None,
     ) -> Answer:
         facts = farm_facts or FarmFacts()
-        out = ValueText(self.catalog, lang)
+        texts = Texts(self.catalog, lang)
+        out = ValueText(texts)
         if lookup.reason in ("no_crop", "ambiguous_crop"):
             return self._ask_crop(lookup, out)
         if not lookup.cards:
@@ -73,7 +75,7 @@ class Composer:
         asks_region = self._sections(lookup, out, facts, level, lines)
         if level == "novice":
             # What the answer's terms mean, before the question back and the source.
-            terms = glossary(self.catalog, lang, lookup.cards, "\n".join(lines))
+            terms = glossary(texts, lookup.cards, "\n".join(lines))
             lines += [*terms, ""] if terms else []
         if asks_region:
             lines.append(out.text("knowledge.ask_region"))
@@ -300,7 +302,7 @@ class Composer:
 
     def source_lines(self, cards: tuple[Card, ...], lang: Language) -> list[str]:
         """The short "Source: …" line(s) of ``cards``, as a composed answer ends."""
-        return self._sources(cards, ValueText(self.catalog, lang))
+        return self._sources(cards, ValueText(Texts(self.catalog, lang)))
 
     def _sources(self, cards: tuple[Card, ...], out: ValueText) -> list[str]:
         lines: list[str] = []

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.knowledge.model import Card
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 #: A card value's key -> the term its line uses.
 TERM_OF_VALUE = {
@@ -41,7 +40,7 @@ def terms_in(cards: Sequence[Card], text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def glossary(catalog: Catalog, lang: Language, cards: Sequence[Card], text: str) -> list[str]:
+def glossary(texts: Texts, cards: Sequence[Card], text: str) -> list[str]:
     """The explanations of the terms ``text`` (built from ``cards``) uses."""
     keys = (f"level.novice.why.knowledge.{term}" for term in terms_in(cards, text))
-    return [catalog.text(lang, key) for key in keys if catalog.has(lang, key)]
+    return [texts.text(key) for key in keys if texts.has(key)]

@@ -5,8 +5,7 @@ catalog (``[knowledge]`` and ``[unit]``)."""
 from __future__ import annotations
 
 from pipeline.knowledge.model import DATE_UNIT, Value, month_day
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 __all__ = ["ValueText"]
 
@@ -17,12 +16,12 @@ _NBSP = "\u00a0"
 class ValueText:
     """Renders numbers, ranges, dates and units in one language."""
 
-    def __init__(self, catalog: Catalog, lang: Language) -> None:
-        self.catalog = catalog
-        self.lang = lang
+    def __init__(self, texts: Texts) -> None:
+        self.texts = texts
+        self.lang = texts.lang
 
     def text(self, key: str, /, **params: object) -> str:
-        return self.catalog.text(self.lang, key, **params)
+        return self.texts.text(key, **params)
 
     def number(self, value: float) -> str:
         """Up to two decimals, trailing zeros dropped; "1,5" in Ukrainian."""
@@ -37,7 +36,7 @@ class ValueText:
 
     def unit(self, unit: str) -> str:
         key = f"unit.{unit}"
-        return self.catalog.text(self.lang, key) if self.catalog.has(self.lang, key) else unit
+        return self.texts.text(key) if self.texts.has(key) else unit
 
     def day(self, key: float) -> str:
         month, day = month_day(key)

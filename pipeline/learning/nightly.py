@@ -25,6 +25,7 @@ from pipeline.grammar import Grammar
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import stored_language
+from pipeline.language.texts import Texts
 from pipeline.learning.config import NightlyRules
 from pipeline.learning.overlay import OverlayTerm
 from pipeline.learning.proposals import Example, Proposal, propose
@@ -147,7 +148,9 @@ class NightlyJob:
         if self._send is None or not self._operators:
             return
         languages = await operator_languages(self._db, self._operators)
-        texts = {lang: messages(self._catalog, lang, result) for lang in set(languages.values())}
+        texts = {
+            lang: messages(Texts(self._catalog, lang), result) for lang in set(languages.values())
+        }
         for operator in sorted(self._operators):
             lang = languages[operator]
             summary, cards = texts[lang]
@@ -174,35 +177,32 @@ async def operator_languages(db: Database, operators: frozenset[int]) -> dict[in
     return {op: stored_language(stored.get(f"tg:{op}")) for op in operators}
 
 
-def intent_name(catalog: Catalog, lang: Language, intent: str) -> str:
+def intent_name(texts: Texts, intent: str) -> str:
     """An intent as operators read it («запис операції»), not its id."""
     known = intent in Intent._value2member_map_
-    return catalog.text(lang, f"learning.intent.{intent}") if known else intent
+    return texts.text(f"learning.intent.{intent}") if known else intent
 
 
-def messages(catalog: Catalog, lang: Language, result: NightlyResult) -> tuple[str, list[str]]:
+def messages(texts: Texts, result: NightlyResult) -> tuple[str, list[str]]:
     """The summary and one card per proposal in ``lang``: intents by their names in
     that language, percentages with its decimal separator."""
 
     def percent(share: float) -> str:
-        return catalog.number(lang, round(share * 100, 1))
+        return texts.number(round(share * 100, 1))
 
     weak = ", ".join(
-        catalog.text(lang, "nightly.weak_item", intent=intent_name(catalog, lang, w.intent),
+        texts.text("nightly.weak_item", intent=intent_name(texts, w.intent),
                      rate=round(w.success_rate * 100), replies=w.replies, up=w.up, down=w.down)
         for w in result.weak
     )  # fmt: skip
-    summary = catalog.text(
-        lang, "nightly.summary", weak=weak or "—", proposals=len(result.proposals)
-    )
+    summary = texts.text("nightly.summary", weak=weak or "—", proposals=len(result.proposals))
     cards = [
-        catalog.text(
-            lang,
+        texts.text(
             "nightly.card",
             id=pid,
             term=p.term.term,
-            intent=intent_name(catalog, lang, p.term.intent.value),
-            kind=catalog.text(lang, f"nightly.kind.{p.term.kind}"),
+            intent=intent_name(texts, p.term.intent.value),
+            kind=texts.text(f"nightly.kind.{p.term.kind}"),
             support=p.support,
             dev_before=percent(p.dev_before),
             dev_after=percent(p.dev_after),

@@ -15,9 +15,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from pipeline.farm.reports.charts import _RENDER_LOCK as RENDER_LOCK
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.stats import DayFigures
-from pipeline.types import Attachment, Language
+from pipeline.types import Attachment
 
 __all__ = ["CHART_DAYS", "daily_chart"]
 
@@ -34,9 +34,7 @@ _LINES = (
 )
 
 
-def _draw(
-    days: list[DayFigures], targets: dict[str, float], catalog: Catalog, lang: Language
-) -> bytes:
+def _draw(days: list[DayFigures], targets: dict[str, float], texts: Texts) -> bytes:
     figure = Figure(figsize=FIGSIZE_IN, dpi=DPI)
     FigureCanvasAgg(figure)  # attaches itself as figure.canvas: Agg, no global backend
     shares = figure.add_subplot()
@@ -44,22 +42,22 @@ def _draw(
     xs = [date.fromisoformat(d.day).toordinal() for d in days]
     labels = [date.fromisoformat(d.day).strftime("%d.%m") for d in days]
     counts.bar(xs, [d.interactions for d in days], color="lightgrey", alpha=0.6, width=0.8)
-    counts.set_ylabel(catalog.text(lang, "stats.chart.messages"))
+    counts.set_ylabel(texts.text("stats.chart.messages"))
     # The shares are drawn over the bars: their axes go in front.
     shares.set_zorder(counts.get_zorder() + 1)
     shares.patch.set_visible(False)
     for attr, key, target_key, colour in _LINES:
         values = [getattr(d, attr) for d in days]
         points = [(x, v) for x, v in zip(xs, values, strict=True) if v is not None]
-        label = catalog.text(lang, key)
+        label = texts.text(key)
         if points:
             shares.plot(*zip(*points, strict=True), marker="o", color=colour, label=label)
         shares.axhline(targets[target_key], color=colour, linestyle="--", linewidth=0.8)
     shares.set_ylim(0, 1.05)
-    shares.set_ylabel(catalog.text(lang, "stats.chart.share"))
+    shares.set_ylabel(texts.text("stats.chart.share"))
     step = max(1, len(xs) // 15)
     shares.set_xticks(xs[::step], labels[::step])
-    shares.set_title(catalog.text(lang, "stats.chart.title", days=len(days)))
+    shares.set_title(texts.text("stats.chart.title", days=len(days)))
     shares.grid(alpha=0.3)
     if any(v is not None for d in days for v in (d.light_share, d.eval_pass_rate)):
         shares.legend(loc="lower left", fontsize="small")
@@ -68,19 +66,17 @@ def _draw(
     return buffer.getvalue()
 
 
-def _render(
-    days: list[DayFigures], targets: dict[str, float], catalog: Catalog, lang: Language
-) -> bytes:
+def _render(days: list[DayFigures], targets: dict[str, float], texts: Texts) -> bytes:
     # matplotlib is not thread-safe: the same lock as the sensor charts.
     with RENDER_LOCK:
-        return _draw(days, targets, catalog, lang)
+        return _draw(days, targets, texts)
 
 
 async def daily_chart(
-    days: list[DayFigures], targets: dict[str, float], catalog: Catalog, lang: Language
+    days: list[DayFigures], targets: dict[str, float], texts: Texts
 ) -> Attachment | None:
     """The PNG, or None when the period has no messages at all."""
     if not days:
         return None
-    png = await asyncio.to_thread(_render, days, targets, catalog, lang)
+    png = await asyncio.to_thread(_render, days, targets, texts)
     return Attachment(filename=f"stats-{days[-1].day}.png", content=png)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from db.uow import Database
 from pipeline.farm.journal.card import decimal
 from pipeline.farm.localtime import DEFAULT_TIMEZONE, day_bounds, local_today, zone
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.config import Targets
 from pipeline.learning.stats import QualityStats, collect, daily
 from pipeline.types import Attachment, Language
@@ -27,20 +27,20 @@ def _seconds(ms: float | None, lang: Language) -> str:
     return "—" if ms is None else decimal(round(ms / 1000, 2), lang)
 
 
-def stats_text(stats: QualityStats, catalog: Catalog, lang: Language, period: str) -> str:
+def stats_text(stats: QualityStats, texts: Texts, period: str) -> str:
     t = stats.targets
 
     def line(figure: str, key: str, **params: object) -> str:
-        return f"{_MARK[stats.meets(figure)]} " + catalog.text(lang, key, **params)
+        return f"{_MARK[stats.meets(figure)]} " + texts.text(key, **params)
 
     memory = stats.memory_service
     lines = [
-        catalog.text(lang, "stats.header", period=period, count=stats.interactions),
+        texts.text("stats.header", period=period, count=stats.interactions),
         line(
             "light_share",
             "stats.light_share",
-            value=_percent(stats.light_share, lang),
-            target=_percent(t["light_share_min"], lang),
+            value=_percent(stats.light_share, texts.lang),
+            target=_percent(t["light_share_min"], texts.lang),
         ),
     ]
     for mode in ("light", "deep"):
@@ -49,38 +49,37 @@ def stats_text(stats: QualityStats, catalog: Catalog, lang: Language, period: st
                 f"{mode}_p50_ms",
                 "stats.latency",
                 mode=mode,
-                p50=_seconds(stats.p50_ms[mode], lang),
-                p95=_seconds(stats.p95_ms[mode], lang),
-                target=_seconds(t[f"{mode}_p50_ms_max"], lang),
+                p50=_seconds(stats.p50_ms[mode], texts.lang),
+                p95=_seconds(stats.p95_ms[mode], texts.lang),
+                target=_seconds(t[f"{mode}_p50_ms_max"], texts.lang),
             )
         )
     lines += [
         line(
             "deep_1_2_crew_share",
             "stats.deep_1_2",
-            value=_percent(stats.deep_1_2_crew_share, lang),
-            target=_percent(t["deep_1_2_crew_share_min"], lang),
+            value=_percent(stats.deep_1_2_crew_share, texts.lang),
+            target=_percent(t["deep_1_2_crew_share_min"], texts.lang),
         ),
         line(
             "eval_pass_rate",
             "stats.eval_pass",
-            value=_percent(stats.eval_pass_rate, lang),
-            target=_percent(t["eval_pass_rate_min"], lang),
+            value=_percent(stats.eval_pass_rate, texts.lang),
+            target=_percent(t["eval_pass_rate_min"], texts.lang),
         ),
         line(
             "feedback_ratio",
             "stats.feedback",
-            value=_percent(stats.feedback_ratio, lang),
+            value=_percent(stats.feedback_ratio, texts.lang),
             up=stats.feedback_up,
             down=stats.feedback_down,
-            target=_percent(t["feedback_ratio_min"], lang),
+            target=_percent(t["feedback_ratio_min"], texts.lang),
         ),
-        catalog.text(lang, "stats.corrections", count=stats.corrections),
+        texts.text("stats.corrections", count=stats.corrections),
         f"{_MARK[memory.state in ('ok', 'off')]} "
-        + catalog.text(
-            lang,
+        + texts.text(
             "stats.memory",
-            state=catalog.text(lang, f"stats.memory_state.{memory.state}"),
+            state=texts.text(f"stats.memory_state.{memory.state}"),
             backlog=memory.backlog,
             dead=memory.dead,
         ),
@@ -88,11 +87,11 @@ def stats_text(stats: QualityStats, catalog: Catalog, lang: Language, period: st
     return "\n".join(lines)
 
 
-def period_text(span: timedelta, catalog: Catalog, lang: Language) -> str:
+def period_text(span: timedelta, texts: Texts) -> str:
     hours = int(span.total_seconds() // 3600)
     if hours % 24:
-        return catalog.text(lang, "stats.period_hours", n=hours)
-    return catalog.text(lang, "stats.period_days", n=hours // 24)
+        return texts.text("stats.period_hours", n=hours)
+    return texts.text("stats.period_days", n=hours // 24)
 
 
 class QualityReport:
@@ -118,7 +117,7 @@ class QualityReport:
         breaker = self._breaker() if self._breaker is not None else None
         return await collect(self._db, now - span, self._targets, breaker=breaker, now=now)
 
-    async def chart(self, catalog: Catalog, lang: Language) -> Attachment | None:
+    async def chart(self, texts: Texts) -> Attachment | None:
         # The chart module imports matplotlib: only when a chart is drawn.
         from pipeline.learning.stats_chart import CHART_DAYS, daily_chart
 
@@ -126,4 +125,4 @@ class QualityReport:
         today = local_today(self._clock(), self._timezone)
         since, until = day_bounds(today - timedelta(days=CHART_DAYS - 1), today, self._timezone)
         days = await daily(self._db, since, until, zone(self._timezone))
-        return await daily_chart(days, asdict(self._targets), catalog, lang)
+        return await daily_chart(days, asdict(self._targets), texts)

@@ -5,19 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.farm.localtime import local_time
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.recall.conversations import SummaryView
-from pipeline.types import Language
 
 #: /me is one Telegram message: the newest summaries only.
 SHOWN_ON_ME = 5
 
 
-def summaries_block(
-    views: Sequence[SummaryView], timezone: str, catalog: Catalog, lang: Language
-) -> str:
+def summaries_block(views: Sequence[SummaryView], timezone: str, texts: Texts) -> str:
     if not views:
-        return catalog.text(lang, "recall.me_none")
+        return texts.text("recall.me_none")
     items = []
     for view in views[:SHOWN_ON_ME]:
         lines = view.text.splitlines() or [""]
@@ -26,5 +23,5 @@ def summaries_block(
             lines[0] = f"{local_time(view.period_end, timezone):%d.%m}: {lines[0]}"
         items.append("• " + "\n  ".join(lines))
     if len(views) > SHOWN_ON_ME:
-        items.append(catalog.text(lang, "recall.me_more", count=len(views) - SHOWN_ON_ME))
-    return "\n".join((catalog.text(lang, "recall.me_header"), *items))
+        items.append(texts.text("recall.me_more", count=len(views) - SHOWN_ON_ME))
+    return "\n".join((texts.text("recall.me_header"), *items))

@@ -23,6 +23,7 @@ from pipeline.crew.contract import sanitize
 from pipeline.farm.dictionary import Dictionary, Kind
 from pipeline.farm.localtime import local_time
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.recall.rules import ConversationRules
 from pipeline.text import tokenize
 from pipeline.types import Language
@@ -116,58 +117,54 @@ def numbers_in(texts: Sequence[str], limit: int, stopwords: frozenset[str]) -> l
 def extract(
     talk: Conversation,
     dictionary: Dictionary,
-    catalog: Catalog,
-    lang: Language,
+    texts: Texts,
     rules: ConversationRules,
     *,
     timezone: str,
     stopwords: frozenset[str] = frozenset(),
 ) -> str:
     """The extractive summary: 3 to 5 lines, in ``lang``."""
-    texts = [turn.text for turn in talk.turns if turn.text]
+    said = [turn.text for turn in talk.turns if turn.text]
     start, end = local_time(talk.start, timezone), local_time(talk.end, timezone)
-    none = catalog.text(lang, "recall.summary.none")
+    none = texts.text("recall.summary.none")
     lines = [
-        catalog.text(
-            lang,
+        texts.text(
             "recall.summary.when",
             date=f"{start:%d.%m}",
             start=f"{start:%H:%M}",
             end=f"{end:%H:%M}",
-            messages=catalog.plural(lang, "plural.messages", len(talk.turns)),
+            messages=texts.plural("plural.messages", len(talk.turns)),
         ),
-        catalog.text(
-            lang,
+        texts.text(
             "recall.summary.topics",
-            topics=", ".join(topic_words(talk.intents, catalog, lang)) or none,
+            topics=", ".join(topic_words(talk.intents, texts.catalog, texts.lang)) or none,
         ),
     ]
-    fields, crops = names_in(texts, dictionary, "field"), names_in(texts, dictionary, "crop")
+    fields, crops = names_in(said, dictionary, "field"), names_in(said, dictionary, "crop")
     lines.append(
-        catalog.text(
-            lang,
+        texts.text(
             "recall.summary.places",
             fields=", ".join(fields) or none,
             crops=", ".join(crops) or none,
         )
     )
-    numbers = numbers_in(texts, rules.max_numbers, stopwords)
+    numbers = numbers_in(said, rules.max_numbers, stopwords)
     if numbers:
-        lines.append(catalog.text(lang, "recall.summary.numbers", numbers=", ".join(numbers)))
+        lines.append(texts.text("recall.summary.numbers", numbers=", ".join(numbers)))
     if talk.decisions:
-        lines.append(_decisions(talk.decisions, catalog, lang))
+        lines.append(_decisions(talk.decisions, texts))
     return "\n".join(_clip(line, rules.max_line_chars) for line in lines[: rules.max_lines])
 
 
-def _decisions(decisions: Sequence[Decision], catalog: Catalog, lang: Language) -> str:
+def _decisions(decisions: Sequence[Decision], texts: Texts) -> str:
     done = [d.op_type for d in decisions if d.status == "done"]
     planned = [d.op_type for d in decisions if d.status != "done"]
     parts = []
     for key, kinds in (("recall.summary.done", done), ("recall.summary.planned", planned)):
         if kinds:
-            words = ", ".join(dict.fromkeys(catalog.text(lang, f"operation.{k}") for k in kinds))
-            parts.append(catalog.text(lang, key, kinds=words))
-    return catalog.text(lang, "recall.summary.decisions", decisions="; ".join(parts))
+            words = ", ".join(dict.fromkeys(texts.text(f"operation.{k}") for k in kinds))
+            parts.append(texts.text(key, kinds=words))
+    return texts.text("recall.summary.decisions", decisions="; ".join(parts))
 
 
 def _clip(line: str, limit: int) -> str:
@@ -210,8 +207,7 @@ class Compactor:
         facts = extract(
             talk,
             dictionary,
-            self._catalog,
-            lang,
+            Texts(self._catalog, lang),
             self._rules,
             timezone=timezone,
             stopwords=self._stopwords,

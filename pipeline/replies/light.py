@@ -16,6 +16,7 @@ from typing import Protocol
 from pipeline.crew.contract import sanitize
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.recall.prompt import recall_block
 from pipeline.replies.style import build_prefix, display_name
@@ -62,31 +63,31 @@ class TemplateResponder:
         """The template in the reader's voice (pipeline/replies/voice.py): an expert's or an
         operator's terse variant where there is one; a novice's explanation after it."""
         voice = voice_of(request.profile.expertise_level, operator=request.is_operator)
-        text, explained = self._template(request, voice)
-        return "\n\n".join([text, *why(self._catalog, request.lang, [explained], voice)])
+        texts = Texts(self._catalog, request.lang)
+        text, explained = self._template(request, texts, voice)
+        return "\n\n".join([text, *why(texts, [explained], voice)])
 
-    def _template(self, request: LightRequest, voice: str) -> tuple[str, str]:
+    def _template(self, request: LightRequest, texts: Texts, voice: str) -> tuple[str, str]:
         """The text and the name of its novice explanation (``light.<intent>``)."""
-        catalog, lang, profile = self._catalog, request.lang, request.profile
-        name = display_name(profile, catalog, lang)
+        profile = request.profile
+        name = display_name(profile, texts)
         intent = request.decision.intent
         if intent == Intent.GREETING and request.first_contact:
-            key = leveled(catalog, lang, "light.greeting_new", voice)
-            return catalog.text(lang, key, name=name), "light.greeting_new"
+            key = leveled(texts, "light.greeting_new", voice)
+            return texts.text(key, name=name), "light.greeting_new"
         if intent == Intent.WHOAMI:
-            return catalog.text(
-                lang,
-                leveled(catalog, lang, "light.whoami", voice),
+            return texts.text(
+                leveled(texts, "light.whoami", voice),
                 name=name,
-                expertise=catalog.text(lang, f"expertise.{profile.expertise_level}"),
-                style=catalog.text(lang, f"styles.{profile.preferred_style}"),
-                times=catalog.plural(lang, "plural.times", profile.interaction_count),
-                operator=catalog.text(lang, "light.whoami_operator") if request.is_operator else "",
+                expertise=texts.text(f"expertise.{profile.expertise_level}"),
+                style=texts.text(f"styles.{profile.preferred_style}"),
+                times=texts.plural("plural.times", profile.interaction_count),
+                operator=texts.text("light.whoami_operator") if request.is_operator else "",
             ), "light.whoami"
         keys = (f"light.{profile.preferred_style}.{intent}", f"light.{intent}", "light.fallback")
-        key = first_key(catalog, lang, keys, voice)
+        key = first_key(texts, keys, voice)
         shown = f"light.{intent}" if key != "light.fallback" else key
-        return catalog.variant(lang, key, profile.interaction_count, name=name), shown
+        return texts.variant(key, profile.interaction_count, name=name), shown
 
 
 class LlmResponder:
@@ -116,15 +117,16 @@ class LlmResponder:
         intent = request.decision.intent
         if self._llm is None or self._prompts is None or intent in TEMPLATE_ONLY:
             return template
+        texts = Texts(self._catalog, request.lang)
         try:
             system = self._prompts[request.lang].format(
-                prefix=build_prefix(request.profile, request.farm, self._catalog, request.lang),
+                prefix=build_prefix(request.profile, request.farm, texts),
                 intent=intent,
                 template=template,
             )
             if self.recall is not None:
                 lines = await self.recall(request.profile.user_id)
-                block = recall_block(lines, self._catalog, request.lang)
+                block = recall_block(lines, texts)
                 system = f"{system}\n\n{block}" if block else system
             user = sanitize(request.text) or template
             text = (await self._llm.complete(system, user, timeout_s=self._timeout_s)).strip()

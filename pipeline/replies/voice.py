@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.language.catalog import Catalog
-from pipeline.types import DepthDecision, Incoming, Language
+from pipeline.language.texts import Texts
+from pipeline.types import DepthDecision, Incoming
 
 NOVICE, INTERMEDIATE, EXPERT, OPERATOR = "novice", "intermediate", "expert", "operator"
 VOICES = (NOVICE, INTERMEDIATE, EXPERT, OPERATOR)
@@ -32,40 +32,39 @@ def voice_of(level: str, *, operator: bool) -> str:
     return level if level in (NOVICE, INTERMEDIATE, EXPERT) else INTERMEDIATE
 
 
-def leveled(catalog: Catalog, lang: Language, key: str, voice: str) -> str:
+def leveled(texts: Texts, key: str, voice: str) -> str:
     """The catalog key ``voice`` reads for ``key``: its override, else ``key``."""
     for level in _CHAIN.get(voice, ()):
         override = f"level.{level}.{key}"
-        if catalog.has(lang, override):
+        if texts.has(override):
             return override
     return key
 
 
-def first_key(catalog: Catalog, lang: Language, keys: Sequence[str], voice: str) -> str:
+def first_key(texts: Texts, keys: Sequence[str], voice: str) -> str:
     """The first of ``keys`` (most specific first) ``voice`` has an override for, else
     the first that exists; the last key when none does."""
     for level in _CHAIN.get(voice, ()):
         for key in keys:
-            if catalog.has(lang, f"level.{level}.{key}"):
+            if texts.has(f"level.{level}.{key}"):
                 return f"level.{level}.{key}"
-    return next((key for key in keys if catalog.has(lang, key)), keys[-1])
+    return next((key for key in keys if texts.has(key)), keys[-1])
 
 
-def why(catalog: Catalog, lang: Language, names: Sequence[str], voice: str) -> list[str]:
+def why(texts: Texts, names: Sequence[str], voice: str) -> list[str]:
     """A novice's explanations for the parts ``names`` (tools, own facts), each once."""
     if voice != NOVICE:
         return []
     lines: list[str] = []
     for name in dict.fromkeys(names):
         key = f"level.novice.why.{name}"
-        if catalog.has(lang, key):
-            lines.append(catalog.text(lang, key))
+        if texts.has(key):
+            lines.append(texts.text(key))
     return lines
 
 
 def operator_footer(
-    catalog: Catalog,
-    lang: Language,
+    texts: Texts,
     incoming: Incoming,
     decision: DepthDecision,
     crew: Sequence[str],
@@ -75,8 +74,7 @@ def operator_footer(
     and the classifier's reason. Empty for a farmer, and under no text."""
     if not (incoming.is_operator and text):
         return ""
-    return catalog.text(
-        lang,
+    return texts.text(
         "level.operator_footer",
         code=incoming.trace_id[:8],
         intent=decision.intent,

@@ -18,6 +18,7 @@ from bot.commands import help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD
 from pipeline.actions import OnboardingChoice
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from tests.e2e.conftest import BotProcess, StartBot
 from tests.fakes.bot_api import FakeBotAPI, SentCall
 
@@ -130,7 +131,7 @@ async def test_start_and_help(
     intro = "\n\n".join(
         [catalog.text("uk", "light.help"), catalog.text("uk", "level.novice.why.light.help")]
     )
-    expected = help_text(catalog, "uk", intro, operator=False)
+    expected = help_text(Texts(catalog, "uk"), intro, operator=False)
     assert help_reply.params["text"] == expected
 
     # The command menu was set for both languages at start-up.

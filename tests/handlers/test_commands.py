@@ -14,6 +14,7 @@ from bot.handlers import build_root_router, refusal
 from bot.keyboards.pipeline import ExampleCD
 from bot.local.session import LocalBot
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from tests.handlers.conftest import FARMER, OPERATOR, keyboard, message_id, requests
 
 
@@ -83,7 +84,7 @@ async def test_help_teaches_a_farmer(tg: LocalBot, catalog: Catalog) -> None:
             {"chat_id": FARMER, "text": expected, "reply_markup": _help_keyboard(catalog, "uk")},
         )
     ]
-    assert help_list(catalog, "uk", operator=False) == "\n".join(["Команди:", *farmer_lines])
+    assert help_list(Texts(catalog, "uk"), operator=False) == "\n".join(["Команди:", *farmer_lines])
     # /me and /forget are taught among the capabilities, not only listed.
     assert "/me" in "\n".join(can) and "/forget" in "\n".join(can)
 

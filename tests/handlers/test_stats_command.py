@@ -9,6 +9,7 @@ from bot.local.session import LocalBot
 from bot.wiring.factory import Core
 from db.models import InteractionRow, ProposalRow
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.config import LearningRules
 from pipeline.learning.stats import collect
 from pipeline.learning.stats_report import stats_text
@@ -56,7 +57,10 @@ async def test_an_operator_gets_the_figures_and_the_chart(
     # Exactly the text of the figures computed for the same period (give or take the
     # second between the command and this check).
     figures = await collect(core.db, now - timedelta(days=3), LearningRules.load().targets)
-    assert caption.splitlines()[1:-1] == stats_text(figures, catalog, "uk", "-").splitlines()[1:-1]
+    assert (
+        caption.splitlines()[1:-1]
+        == stats_text(figures, Texts(catalog, "uk"), "-").splitlines()[1:-1]
+    )
     photo = calls[0].files["photo"]
     assert photo.data.startswith(PNG)
 

@@ -18,6 +18,7 @@ from pipeline.clock import Clock
 from pipeline.farm.reports import op_label, sensor_label
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import Memory
 from pipeline.types import Incoming, Reply
 from tests.fakes.llm import no_outbound_connections
@@ -177,7 +178,7 @@ def planned_spraying(catalog: Catalog) -> str:
         "uk",
         "compose.planned_item",
         date="16.05",
-        operation=op_label(catalog, "uk", "spraying"),
+        operation=op_label(Texts(catalog, "uk"), "spraying"),
         field="Поле 2",
         amount=", 0,25 л/га, Децис",
     )
@@ -190,7 +191,7 @@ def moisture_on_field_two(catalog: Catalog) -> str:
         "uk",
         "compose.readings_item",
         field="Поле 2",
-        sensor=sensor_label(catalog, "uk", "soil_moisture"),
+        sensor=sensor_label(Texts(catalog, "uk"), "soil_moisture"),
         value="17,5",
         unit="%",
         when="14.05 09:00",  # 06:00 UTC on the farm's clock (Europe/Kyiv, summer time)

@@ -19,6 +19,7 @@ from pipeline.farm.sensors.readings import SensorTypes
 from pipeline.farm.sensors.series import DAY, field_totals, read_series
 from pipeline.farm.words.dates import Period
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 
 FARM = "farm:charts"
 OTHER = "farm:other"
@@ -209,7 +210,7 @@ async def test_a_90_day_chart_loads_buckets_not_readings(
     now = start + timedelta(days=90)
     window = window_of(None, days=90, now=now, zone=KYIV)
     chart = await sensor_chart(
-        db, FARM, TYPES.types["soil_moisture"], window, zone=KYIV, catalog=CATALOG
+        db, FARM, TYPES.types["soil_moisture"], window, zone=KYIV, texts=Texts(CATALOG, "uk")
     )
     assert chart is not None
     assert png_size(chart.png) == (1200, 600)
@@ -229,7 +230,7 @@ async def test_the_chart_covers_the_named_month_only(
     ]  # the last day of September to the first of November
     await put(session_factory, rows)
     chart = await sensor_chart(
-        db, FARM, TYPES.types["soil_moisture"], october(), zone=KYIV, catalog=CATALOG
+        db, FARM, TYPES.types["soil_moisture"], october(), zone=KYIV, texts=Texts(CATALOG, "uk")
     )
     assert chart is not None
     # Local October: 1 October 00:00 +03 to 1 November 00:00 +02, 745 hours long.
@@ -248,7 +249,7 @@ async def test_rain_bars_and_many_fields(db: Database, session_factory: async_se
     ]
     await put(session_factory, rows)
     chart = await sensor_chart(
-        db, FARM, TYPES.types["rainfall"], october(10), zone=KYIV, catalog=CATALOG, lang="en"
+        db, FARM, TYPES.types["rainfall"], october(10), zone=KYIV, texts=Texts(CATALOG, "en")
     )
     assert chart is not None
     assert png_size(chart.png) == (1200, 600)
@@ -260,8 +261,13 @@ async def test_no_chart_without_data(db: Database, session_factory: async_sessio
     await put(session_factory, [reading(OCT_1 + timedelta(hours=1), 30.0)])
     soil = TYPES.types["soil_moisture"]
     rain = TYPES.types["rainfall"]
-    assert await sensor_chart(db, FARM, rain, october(), zone=KYIV, catalog=CATALOG) is None
-    assert await sensor_chart(db, OTHER, soil, october(), zone=KYIV, catalog=CATALOG) is None
+    assert (
+        await sensor_chart(db, FARM, rain, october(), zone=KYIV, texts=Texts(CATALOG, "uk")) is None
+    )
+    assert (
+        await sensor_chart(db, OTHER, soil, october(), zone=KYIV, texts=Texts(CATALOG, "uk"))
+        is None
+    )
     future = window_of(
         Period(date(2026, 12, 1), date(2026, 12, 31), "month"),
         days=7,
@@ -269,4 +275,4 @@ async def test_no_chart_without_data(db: Database, session_factory: async_sessio
         zone=KYIV,
     )
     assert future.empty
-    assert await sensor_chart(db, FARM, soil, future, zone=KYIV, catalog=CATALOG) is None
+    assert await sensor_chart(db, FARM, soil, future, zone=KYIV, texts=Texts(CATALOG, "uk")) is None

@@ -16,6 +16,7 @@ from bot.commands import help_text
 from bot.local.console import chat, console_user_id
 from bot.wiring.factory import build_core
 from db.models import InteractionRow, UserProfileRow
+from pipeline.language.texts import Texts
 from tests.conftest import REPO, make_settings
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook
@@ -102,7 +103,7 @@ async def test_commands_work_as_in_telegram(sqlite_url: str) -> None:
     out = await _chat(sqlite_url, ["привіт", "/help", "/whoami", "/me", "#1", "/profile"])
     # A new user is a novice (issue 11 point 2): the intro explains its terms.
     intro = "\n\n".join([_text("light.help"), _text("level.novice.why.light.help")])
-    assert help_text(CATALOG, "uk", intro, operator=False) in out
+    assert help_text(Texts(CATALOG, "uk"), intro, operator=False) in out
     role = _text("admin.role_user")
     assert _text("admin.whoami", telegram_id=console_user_id("olena"), role=role) in out
     assert _text("me.header") in out

@@ -20,6 +20,7 @@ from pipeline.crew.wiring import build_brains, standard_tools
 from pipeline.deep import DeepTemplate
 from pipeline.farm.reports import sensor_label
 from pipeline.handle import Pipeline
+from pipeline.language.texts import Texts
 from pipeline.memory import Memory
 from pipeline.rulebook import Rulebook
 from pipeline.types import Reply
@@ -196,7 +197,7 @@ async def test_open_alerts_are_on_the_farms_clock(
         await session.commit()
     reply = await say(pipeline, session_factory, "сплануй тиждень")
     catalog = pipeline.catalog
-    moisture = sensor_label(catalog, "uk", "soil_moisture")
+    moisture = sensor_label(Texts(catalog, "uk"), "soil_moisture")
     breach = catalog.text(
         "uk",
         "compose.alert_below",

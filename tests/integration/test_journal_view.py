@@ -19,6 +19,7 @@ from pipeline.deep import DeepTemplate
 from pipeline.farm.reports import op_label
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import Memory
 from tests.integration import deep_world as world
 from tests.integration.deep_world import USER, say
@@ -48,7 +49,7 @@ def _item(catalog: Catalog, day: str, field: str, op_type: str, tail: str = "") 
         "compose.journal.item",
         date=day,
         field=field,
-        operation=op_label(catalog, "uk", op_type),
+        operation=op_label(Texts(catalog, "uk"), op_type),
         crop="",
         amount=tail,
         planned="",
@@ -146,7 +147,7 @@ async def test_one_fields_work_in_a_month(
     catalog = pipeline.catalog
     items = [line for line in reply.text.splitlines() if line.startswith("• ")]
     planned = catalog.text("uk", "compose.journal.planned")
-    irrigation = op_label(catalog, "uk", "irrigation")
+    irrigation = op_label(Texts(catalog, "uk"), "irrigation")
     assert items == [
         _item(catalog, "12.04", "Північне", "irrigation") + planned,
         _item(catalog, "10.04", "Північне", "irrigation", ", 20 мм"),
@@ -187,7 +188,7 @@ async def test_an_expert_reads_the_terse_lines(
         "level.expert.compose.journal.item",
         date="10.04",
         field="Північне",
-        operation=op_label(catalog, "uk", "irrigation"),
+        operation=op_label(Texts(catalog, "uk"), "irrigation"),
         crop="",
         amount=", 20 мм",
         planned="",

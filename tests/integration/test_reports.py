@@ -17,6 +17,7 @@ from pipeline.farm.reports import build_operations_workbook, plan_vs_fact
 from pipeline.farm.reports import keyset as paging
 from pipeline.farm.reports.summary import season_summary
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from tests.integration import reports_world as world
 from tests.integration.reports_world import (
     CATALOG,
@@ -42,7 +43,7 @@ factory = world.factory
 
 async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[AsyncSession]) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG
+        Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "uk")
     )
     assert report.filename == "stepan_operations_2026-10-01_2026-10-31.xlsx"
     assert report.rows == OCT_OPS
@@ -95,7 +96,7 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
 
 async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, lang="en", catalog=CATALOG
+        Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "en")
     )
     sheets = open_sheets(report.content)
     assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
@@ -108,7 +109,7 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
 
 async def test_workbook_for_one_field(factory: async_sessionmaker[AsyncSession]) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, field_id=NORTH, catalog=CATALOG
+        Database(factory), FARM, OCT_START, OCT_END, field_id=NORTH, texts=Texts(CATALOG, "uk")
     )
     assert report.filename == "stepan_operations_north_2026-10-01_2026-10-31.xlsx"
     assert report.rows == 7
@@ -128,7 +129,7 @@ async def test_empty_period_gives_a_valid_workbook(
     factory: async_sessionmaker[AsyncSession],
 ) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, date(2025, 1, 1), date(2025, 1, 31), catalog=CATALOG
+        Database(factory), FARM, date(2025, 1, 1), date(2025, 1, 31), texts=Texts(CATALOG, "uk")
     )
     assert report.rows == 0
     sheets = open_sheets(report.content)
@@ -147,7 +148,7 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
         )
         await session.commit()
         report = await build_operations_workbook(
-            Database(factory), FARM, OCT_START, OCT_START, catalog=CATALOG
+            Database(factory), FARM, OCT_START, OCT_START, texts=Texts(CATALOG, "uk")
         )
     rows = open_sheets(report.content)["Операції"]
     # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
@@ -164,12 +165,17 @@ async def test_long_periods_get_aggregates_not_a_cut(
     and the hours still too many: one row per probe and day, saying so; no reading
     silently left out."""
     raw = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=216
+        Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "uk"), max_sensor_rows=216
     )
     assert len(open_sheets(raw.content)["Датчики"]) == 1 + 216
     async with factory() as session:
         report = await build_operations_workbook(
-            Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=100
+            Database(factory),
+            FARM,
+            OCT_START,
+            OCT_END,
+            texts=Texts(CATALOG, "uk"),
+            max_sensor_rows=100,
         )
         # The session is free again at once: no read is left in flight.
         assert len(await plan_vs_fact(session, FARM, OCT_START, OCT_END)) == 7
@@ -206,7 +212,7 @@ async def test_hourly_aggregates_when_they_fit(
         await sensor_rollups.rebuild(session)
         await session.commit()
     report = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=300
+        Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "uk"), max_sensor_rows=300
     )
     sensors = open_sheets(report.content)["Датчики"]
     assert sensors[1][0] == catalog.text("uk", "sensor_sheet.hourly_note", readings=360, limit=300)
@@ -220,7 +226,7 @@ async def test_even_days_too_many_are_cut_with_a_note(
     factory: async_sessionmaker[AsyncSession], catalog: Catalog
 ) -> None:
     report = await build_operations_workbook(
-        Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG, max_sensor_rows=5
+        Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "uk"), max_sensor_rows=5
     )
     sensors = open_sheets(report.content)["Датчики"]
     assert len(sensors) == 1 + 1 + 5 + 1
@@ -283,7 +289,7 @@ async def test_sql_aggregates_on_postgres(migrated_postgres_url: str) -> None:
             rows = await plan_vs_fact(session, FARM, OCT_START, OCT_END)
             summary = await season_summary(session, FARM, OCT_START, OCT_END, UNITS)
             report = await build_operations_workbook(
-                Database(factory), FARM, OCT_START, OCT_END, catalog=CATALOG
+                Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "uk")
             )
             pages = [
                 page

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from db.models import PendingTermRow
 from db.uow import Database
 from pipeline.farm.reports import build_operations_workbook, plan_vs_fact, waiting_fields
+from pipeline.language.texts import Texts
 from tests.integration import reports_world as world
 from tests.integration.reports_world import CATALOG, FARM, OCT_END, OCT_START, open_sheets
 from tests.integration.reports_world import operation as make_operation
@@ -53,7 +54,7 @@ async def test_the_workbook_names_the_waiting_field(
         FARM,
         OCT_START,
         OCT_END,
-        catalog=CATALOG,
+        texts=Texts(CATALOG, "uk"),
         name_rules=rulebook().vocabulary.rules,
     )
     sheets = open_sheets(report.content)

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from pipeline.farm.reports.summary import parse_unit, season_summary
 from pipeline.farm.reports.summary_text import summary_text
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from tests.integration import reports_world as world
 from tests.integration.reports_world import (
     EAST,
@@ -58,14 +59,14 @@ async def test_season_summary_on_a_known_dataset(
     assert (summary.planned, summary.matched, summary.completion_pct) == (6, 4, 66.7)
     assert summary.operations_done == 8
 
-    uk = summary_text(summary, "uk", catalog)
+    uk = summary_text(summary, Texts(catalog, "uk"))
     assert "01.10.2026–31.10.2026" in uk
     # Depths per field, never added up across fields; volumes do add up.
     assert "Південне — 10 мм; Північне — 35 мм" in uk and "5\u00a0500 м³" in uk
     assert "45 мм" not in uk
     assert "Карбамід — 2\u00a0050 кг (66,7 кг/га)" in uk and "Раундап — 30 л (3 л/га)" in uk
     assert "66,7% (4 з 6)" in uk
-    en = summary_text(summary, "en", catalog)
+    en = summary_text(summary, Texts(catalog, "en"))
     assert "5,500 m³" in en and "66.7% complete (4 of 6)" in en
 
 
@@ -93,6 +94,6 @@ async def test_summary_of_an_empty_season(
         summary = await season_summary(session, FARM, date(2025, 4, 1), date(2025, 10, 31), UNITS)
     assert (summary.water_mm, summary.water_m3, summary.products) == (0.0, None, [])
     assert summary.completion_pct is None
-    text = summary_text(summary, "uk", catalog)
+    text = summary_text(summary, Texts(catalog, "uk"))
     assert catalog.text("uk", "reports.summary_no_plan") in text
     assert catalog.text("uk", "reports.summary_no_water") in text

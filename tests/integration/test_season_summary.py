@@ -14,6 +14,7 @@ from pipeline.farm.journal.field_areas import name_and_area, read_areas
 from pipeline.farm.reports.summary import season_summary
 from pipeline.farm.reports.summary_text import summary_text
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.onboarding.flow import Step, text_answer
 from pipeline.rulebook import Rulebook
 
@@ -119,7 +120,7 @@ async def test_amounts_only_where_the_area_is_known(
     # 320 t (Поле 10, area unknown) + 10 t/ha x 20 ha; the yield over the known area.
     assert maize.total_t == pytest.approx(520.0) and maize.yield_t_ha == pytest.approx(10.0)
 
-    uk = summary_text(summary, "uk", catalog)
+    uk = summary_text(summary, Texts(catalog, "uk"))
     assert " 0 л" not in uk and "— 0 " not in uk
     assert "Абакус — 1,5 л/га, кількість невідома" in uk
     assert "Раундап — 170 л (2 л/га)" in uk
@@ -129,7 +130,7 @@ async def test_amounts_only_where_the_area_is_known(
     assert "Урожай: Кукурудза — 520 т, 10 т/га" in uk
     assert catalog.text("uk", "reports.summary_no_area", fields="Поле 10") in uk
     assert "field:" not in uk and "crop:" not in uk
-    en = summary_text(summary, "en", catalog)
+    en = summary_text(summary, Texts(catalog, "en"))
     assert "Abacus" not in en and "Абакус — 1.5 l/ha, amount unknown" in en
 
 
@@ -190,7 +191,12 @@ async def test_workbook_keeps_amounts_apart_in_the_farmers_words(
                         rate_unit="k/ha"))  # fmt: skip
         await session.commit()
     report = await build_operations_workbook(
-        Database(factory), FARM, DAY, DAY, catalog=catalog, shared_crops={"crop:soy": "Соя"}
+        Database(factory),
+        FARM,
+        DAY,
+        DAY,
+        texts=Texts(catalog, "uk"),
+        shared_crops={"crop:soy": "Соя"},
     )
     sheet = load_workbook(io.BytesIO(report.content), read_only=True)["Операції"]
     rows = [tuple(row) for row in sheet.iter_rows(values_only=True)]

@@ -23,6 +23,7 @@ from pipeline.farm.naming import NameBook
 from pipeline.farm.sensors.readings import SensorTypes, parse_batch
 from pipeline.farm.sensors.store import SensorStore
 from pipeline.handle import Pipeline
+from pipeline.language.texts import Texts
 from pipeline.memory import Memory
 from pipeline.recall.card import summaries_block
 from pipeline.types import Incoming
@@ -139,7 +140,7 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
     profile, farm = loaded.profile, loaded.farm
     talks = await conversations.window(USER)
     names = await NameBook(db, pipeline.journal.vocabulary).of(farm, "uk")
-    block = summaries_block(talks, farm.timezone, pipeline.catalog, "uk")
+    block = summaries_block(talks, farm.timezone, Texts(pipeline.catalog, "uk"))
     card = my_memory(profile, farm, names, pipeline.catalog, "uk", block)
     print(f"\n/me after the month:\n{card}\n")
 

@@ -19,6 +19,7 @@ from bot.delivery.retry import RetryMiddleware, RetryPolicy
 from bot.handlers._common import deliver
 from bot.wiring.startup import StartupCalls
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory import Memory
 from pipeline.types import Attachment, Incoming, Reply
 from tests.fakes.bot_api import FakeBotAPI
@@ -199,9 +200,26 @@ async def test_a_file_that_fails_is_owned_up_to(
     incoming = Incoming(user_id=f"tg:{CHAT}", chat_id=CHAT, text="звіт", trace_id="t")
     reply = Reply("Звіт готовий — файл у вкладенні.", document=Attachment("r.xlsx", b"PK"))
 
-    await deliver(bot, memory.editor, incoming, reply, catalog)
+    await deliver(bot, memory.editor, incoming, reply, Texts(catalog, "uk"))
 
     assert [c.params["text"] for c in api.calls("sendMessage", chat_id=CHAT)] == [
         catalog.text("uk", "faults.file_failed")
     ]
     assert api.calls("sendDocument") == []
+
+
+async def test_the_file_failed_line_speaks_the_updates_language(
+    api: FakeBotAPI, bot: Bot, catalog: Catalog, memory: Memory
+) -> None:
+    """The language the middleware decided (here English), not Telegram's client one."""
+    api.fail_next("sendDocument", error_code=502, description=BAD_GATEWAY, times=100)
+    incoming = Incoming(
+        user_id=f"tg:{CHAT}", chat_id=CHAT, text="report", trace_id="t", language_code="uk"
+    )
+    reply = Reply("The report is ready.", document=Attachment("r.xlsx", b"PK"))
+
+    await deliver(bot, memory.editor, incoming, reply, Texts(catalog, "en"))
+
+    sent = [c.params["text"] for c in api.calls("sendMessage", chat_id=CHAT)]
+    assert sent == [catalog.text("en", "faults.file_failed")]
+    assert sent != [catalog.text("uk", "faults.file_failed")]

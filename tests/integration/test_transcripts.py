@@ -12,6 +12,7 @@ import pytest
 from bot.commands import CAPABILITIES, help_buttons, help_list, help_text
 from bot.keyboards.pipeline import OnboardingCD, StyleCD, keyboard
 from pipeline.actions import JournalVerb, OnboardingChoice
+from pipeline.language.texts import Texts
 from pipeline.onboarding.flow import Step
 from tests.conftest import make_settings
 from tests.fakes.bot_api import SentCall
@@ -99,8 +100,8 @@ async def test_a_new_farmers_first_ten_minutes(harness: Harness) -> None:
     # 7. /help: what Stepan can do, the commands, the buttons.
     help_reply = await say(FARMER, "/help")
     intro = CATALOG.text("uk", "light.brief.help")  # she chose «коротко»
-    assert help_reply.text == help_text(CATALOG, "uk", intro, operator=False)
-    markup = keyboard(help_buttons(CATALOG, "uk"))
+    assert help_reply.text == help_text(Texts(CATALOG, "uk"), intro, operator=False)
+    markup = keyboard(help_buttons(Texts(CATALOG, "uk")))
     assert markup is not None
     assert help_reply.params["reply_markup"] == markup.model_dump(exclude_none=True)
 
@@ -116,7 +117,7 @@ async def test_a_new_operators_first_five_minutes(harness: Harness) -> None:
     assert f"\n\n{can}\n\n" in (help_reply.text or "")
     # The operator's technical line closes the message, after the commands.
     body, footer = (help_reply.text or "").rsplit("\n\n", 1)
-    assert body.endswith(help_list(CATALOG, "uk", operator=True))
+    assert body.endswith(help_list(Texts(CATALOG, "uk"), operator=True))
     assert footer.startswith("⚙️ trace ") and "⚙️" not in body
     # /profile without an id: the operator's own card.
     card = await say(OPERATOR, "/profile")

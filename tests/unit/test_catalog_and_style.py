@@ -11,6 +11,7 @@ from babel.numbers import format_decimal
 from pipeline.farm.naming import FarmNames
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import detect_language, language_from_telegram
+from pipeline.language.texts import Texts
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, FarmProfile, UserProfile
 from pipeline.replies.light import LightRequest, TemplateResponder
 from pipeline.replies.style import build_prefix
@@ -56,8 +57,8 @@ def test_language_from_telegram() -> None:
 def test_prefix_covers_every_level_and_style(catalog: Catalog, level: str, style: str) -> None:
     profile = UserProfile(user_id="tg:1", name="Іван", expertise_level=level, preferred_style=style)  # type: ignore[arg-type]
     farm = FarmProfile(user_id="tg:1", farm_name="Калинівка", field_ids=["field:north-01"])
-    uk = build_prefix(profile, farm, catalog, "uk")
-    en = build_prefix(profile, farm, catalog, "en")
+    uk = build_prefix(profile, farm, Texts(catalog, "uk"))
+    en = build_prefix(profile, farm, Texts(catalog, "en"))
     assert catalog.text("uk", f"style.level.{level}") in uk
     assert catalog.text("uk", f"style.style.{style}") in uk
     assert catalog.text("en", f"style.level.{level}") in en
@@ -76,14 +77,16 @@ def test_prefix_names_fields_crops_and_phase_in_words(catalog: Catalog) -> None:
         seasonal_context={"current_phase": "sowing"},  # type: ignore[arg-type]
     )
     names = FarmNames({"field:pivnichne": "Північне"}, {"crop:sunflower": "соняшник"})
-    prefix = build_prefix(profile, farm, catalog, "uk", names)
+    prefix = build_prefix(profile, farm, Texts(catalog, "uk"), names)
     assert "Північне, pole 3" in prefix and "соняшник" in prefix
     assert catalog.text("uk", "phase.sowing") in prefix
     assert not any(raw in prefix for raw in ("field:", "crop:", "tg:1001", "sowing"))
 
 
 def test_prefix_without_name_uses_default_address(catalog: Catalog) -> None:
-    prefix = build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), catalog, "uk")
+    prefix = build_prefix(
+        UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), Texts(catalog, "uk")
+    )
     assert "друже" in prefix and "ще невідомий" in prefix
 
 
@@ -93,7 +96,8 @@ def test_prefix_fail_safe_is_empty(catalog: Catalog, monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(catalog, "text", boom)
     assert (
-        build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), catalog, "uk") == ""
+        build_prefix(UserProfile(user_id="tg:1"), FarmProfile(user_id="tg:1"), Texts(catalog, "uk"))
+        == ""
     )
 
 

@@ -11,6 +11,7 @@ import string
 import pytest
 
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, FarmProfile, UserProfile
 from pipeline.replies.style import build_prefix
 from tests.shared import catalog as shared_catalog
@@ -45,7 +46,7 @@ def test_every_combination_reads_without_repeats(lang: str, level: str, style: s
         preferred_style=style,  # type: ignore[arg-type]
     )
     farm = FarmProfile(user_id="tg:1", farm_name="Зоря")
-    prefix = build_prefix(profile, farm, CATALOG, lang)  # type: ignore[arg-type]
+    prefix = build_prefix(profile, farm, Texts(CATALOG, lang))  # type: ignore[arg-type]
     level_line = CATALOG.text(lang, f"style.level.{level}")  # type: ignore[arg-type]
     style_line = CATALOG.text(lang, f"style.style.{style}")  # type: ignore[arg-type]
     assert prefix.startswith(f"{level_line}\n{style_line}\n")

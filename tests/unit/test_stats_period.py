@@ -10,6 +10,7 @@ import pytest
 
 from bot.cli.stats import parse_since
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.learning.config import LearningRules
 from pipeline.learning.stats import MemoryFigures, QualityStats, memory_state, parse_period
 from pipeline.learning.stats_report import stats_text
@@ -88,7 +89,7 @@ def _stats(light_share: float, light_p50: float) -> QualityStats:
 
 def test_the_text_marks_each_figure_against_its_target() -> None:
     catalog = Catalog.load()
-    text = stats_text(_stats(0.45, 2500.0), catalog, "uk", "7 дн.")
+    text = stats_text(_stats(0.45, 2500.0), Texts(catalog, "uk"), "7 дн.")
     lines = text.splitlines()
     assert lines[0] == catalog.text("uk", "stats.header", period="7 дн.", count=10)
     assert lines[1].startswith("✅") and "45 %" in lines[1]  # light share over 30 %
@@ -97,6 +98,6 @@ def test_the_text_marks_each_figure_against_its_target() -> None:
     assert lines[5].startswith("✅")  # eval pass rate 100 %
     assert lines[6].startswith("❌") and "25 %" in lines[6]  # 1 up, 3 down
     assert lines[-1].startswith("❌") and "недоступний" in lines[-1]
-    english = stats_text(_stats(0.2, 900.0), catalog, "en", "7 days")
+    english = stats_text(_stats(0.2, 900.0), Texts(catalog, "en"), "7 days")
     assert english.splitlines()[1].startswith("❌") and "20 %" in english
     assert english.splitlines()[2].startswith("✅") and "0.9 s" in english

@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import STYLES, FarmProfile, UserProfile
 from pipeline.replies.light import LightRequest, TemplateResponder
 from pipeline.replies.voice import (
@@ -157,8 +158,10 @@ def test_the_voice_of_a_profile(catalog: Catalog) -> None:
     assert voice_of("novice", operator=True) == OPERATOR
     assert voice_of("something", operator=False) == INTERMEDIATE
     # An operator falls back to the expert's overrides; an intermediate has none.
-    assert leveled(catalog, "uk", "compose.no_iot", OPERATOR) == "level.expert.compose.no_iot"
-    assert leveled(catalog, "uk", "compose.no_iot", INTERMEDIATE) == "compose.no_iot"
+    assert (
+        leveled(Texts(catalog, "uk"), "compose.no_iot", OPERATOR) == "level.expert.compose.no_iot"
+    )
+    assert leveled(Texts(catalog, "uk"), "compose.no_iot", INTERMEDIATE) == "compose.no_iot"
     keys = ("light.brief.greeting", "light.greeting")
-    assert first_key(catalog, "uk", keys, EXPERT) == "level.expert.light.brief.greeting"
-    assert first_key(catalog, "uk", keys, NOVICE) == "light.brief.greeting"
+    assert first_key(Texts(catalog, "uk"), keys, EXPERT) == "level.expert.light.brief.greeting"
+    assert first_key(Texts(catalog, "uk"), keys, NOVICE) == "light.brief.greeting"

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.replies.voice import EXPERT, INTERMEDIATE, NOVICE, OPERATOR, leveled
 from pipeline.types import Language
 
@@ -56,7 +57,7 @@ def render(catalog: Catalog, lang: Language, key: str, voice: str) -> str:
         "rows_counted": catalog.plural(lang, "plural.rows", FACTS["rows"]),  # type: ignore[arg-type]
         "operations": catalog.plural(lang, "plural.operations", FACTS["rows"]),  # type: ignore[arg-type]
     }
-    return catalog.text(lang, leveled(catalog, lang, key, voice), **FACTS, **counted)
+    return catalog.text(lang, leveled(Texts(catalog, lang), key, voice), **FACTS, **counted)
 
 
 @pytest.mark.parametrize("lang", ["uk", "en"])

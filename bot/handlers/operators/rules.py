@@ -62,7 +62,7 @@ async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str
             catalog.text(
                 lang,
                 "overlay.term",
-                intent=intent_name(catalog, lang, t.intent.value),
+                intent=intent_name(Texts(catalog, lang), t.intent.value),
                 kind=catalog.text(lang, f"nightly.kind.{t.kind}"),
                 term=t.term,
             )

@@ -28,10 +28,8 @@ async def on_stats(
         await message.answer(texts.text("stats.usage"))
         return
     figures = await quality.figures(span)
-    text = stats_text(
-        figures, texts.catalog, texts.lang, period_text(span, texts.catalog, texts.lang)
-    )
-    chart = await quality.chart(texts.catalog, texts.lang)
+    text = stats_text(figures, texts, period_text(span, texts))
+    chart = await quality.chart(texts)
     if chart is None:
         text += "\n" + texts.text("stats.no_chart")
     # The figures are the caption when they fit; send_reply splits them off otherwise.

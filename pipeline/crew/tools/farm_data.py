@@ -79,7 +79,7 @@ class FarmDataTools:
                 ctx.text_of(
                     "compose.planned_item",
                     date=short_date(row.op_date),
-                    operation=op_label(ctx.catalog, ctx.lang, row.op_type),
+                    operation=op_label(ctx.texts, row.op_type),
                     field=field_label(
                         ctx, names, row.field_id, waiting=waiting, term_id=row.pending_term_id
                     ),
@@ -98,8 +98,7 @@ class FarmDataTools:
             ctx.farm_id,
             period.start,
             period.end,
-            lang=ctx.lang,
-            catalog=ctx.catalog,
+            texts=ctx.texts,
             shared_crops=shared_crop_labels(ctx.vocabulary, ctx.lang),
             name_rules=ctx.vocabulary.rules,
         )
@@ -137,7 +136,7 @@ class FarmDataTools:
             field = row.field_name or field_label(
                 ctx, {}, row.field_id, waiting=waiting, term_id=row.pending_term_id
             )
-            operation = op_label(ctx.catalog, ctx.lang, row.op_type)
+            operation = op_label(ctx.texts, row.op_type)
             if row.planned:
                 lines.append(
                     ctx.text_of(
@@ -172,7 +171,7 @@ class FarmDataTools:
             summary = await season_summary(
                 session, ctx.farm_id, period.start, period.end, self._units
             )
-        text = summary_text(summary, ctx.lang, ctx.catalog, ctx.voice)
+        text = summary_text(summary, ctx.texts, ctx.voice)
         return ToolResult("season_summary", text)
 
     def _period(self, ctx: RunContext, text: str, *, default: DefaultKind) -> Period:

@@ -77,7 +77,7 @@ class JournalViewTools:
             # The workbook of this very listing: its days, its field (not this month's).
             # A field known by name only (no row) gets no button: no workbook of it alone.
             button = (
-                report_button(ctx.catalog, ctx.lang, period.start, period.end, field_row)
+                report_button(ctx.texts, period.start, period.end, field_row)
                 if field_id is None or field_row is not None
                 else None
             )
@@ -102,7 +102,7 @@ class JournalViewTools:
             field=field_label(
                 ctx, names, row.field_id, waiting=waiting, term_id=row.pending_term_id
             ),
-            operation=op_label(ctx.catalog, ctx.lang, row.op_type),
+            operation=op_label(ctx.texts, row.op_type),
             crop=crop,
             amount=_amount(ctx, row),
             planned=planned,
@@ -121,7 +121,7 @@ def _amount(ctx: RunContext, row: OperationRow) -> str:
     product."""
     parts: list[str] = []
     if row.quantity is not None:
-        parts.append(quantity_text(ctx.catalog, ctx.lang, row.quantity, row.unit))
+        parts.append(quantity_text(ctx.texts, row.quantity, row.unit))
     if row.product:
         parts.append(row.product)
     return (", " + ", ".join(parts)) if parts else ""

@@ -48,7 +48,7 @@ class SeasonTools:
                 lines.append(
                     ctx.text_of(
                         "advice.reading",
-                        sensor=sensor_label(ctx.catalog, ctx.lang, reading.sensor_type),
+                        sensor=sensor_label(ctx.texts, reading.sensor_type),
                         field=field_label(ctx, names, reading.field_id),
                         value=format_number(reading.value, ctx.lang),
                         unit=reading.unit,

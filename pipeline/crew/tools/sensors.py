@@ -65,7 +65,7 @@ class SensorTools:
                 ctx.text_of(
                     "compose.readings_item",
                     field=field_label(ctx, names, reading.field_id),
-                    sensor=sensor_label(ctx.catalog, ctx.lang, reading.sensor_type),
+                    sensor=sensor_label(ctx.texts, reading.sensor_type),
                     value=format_number(reading.value, ctx.lang),
                     unit=reading.unit,
                     when=ctx.clock(reading.measured_at),
@@ -84,7 +84,7 @@ class SensorTools:
         kind = self._sensors.types.get(sensor or "")
         if problem is not None or kind is None:
             return ToolResult("sensor_chart", problem or "")
-        label = sensor_label(ctx.catalog, ctx.lang, kind.name)
+        label = sensor_label(ctx.texts, kind.name)
         zone = await farm_zone(ctx)
         window = chart_window(
             args.period,
@@ -104,8 +104,7 @@ class SensorTools:
             window,
             zone=zone,
             field_id=field_id,
-            lang=ctx.lang,
-            catalog=ctx.catalog,
+            texts=ctx.texts,
         )
         span = span_text(window)
         if chart is None:
@@ -129,7 +128,7 @@ class SensorTools:
                     ctx.text_of(
                         "alerts.open_silent",
                         field=field_label(ctx, names, alert.field_id),
-                        sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
+                        sensor=sensor_label(ctx.texts, alert.sensor_type),
                         probe=alert.sensor_id or "?",
                         since=ctx.clock(alert.started_at),
                     )
@@ -139,7 +138,7 @@ class SensorTools:
                 ctx.text_of(
                     f"compose.alert_{'above' if alert.kind == 'above_max' else 'below'}",
                     field=field_label(ctx, names, alert.field_id),
-                    sensor=sensor_label(ctx.catalog, ctx.lang, alert.sensor_type),
+                    sensor=sensor_label(ctx.texts, alert.sensor_type),
                     value=self._with_unit(ctx, alert.value, alert.sensor_type),
                     threshold=self._with_unit(ctx, alert.threshold, alert.sensor_type),
                     since=ctx.clock(alert.started_at),

@@ -15,6 +15,7 @@ from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.draft import DraftOperation
 from pipeline.farm.words.name_match import field_name
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.types import Language
 
 DASH = "—"
@@ -36,15 +37,15 @@ def decimal(value: float, lang: Language) -> str:
     return text
 
 
-def unit_text(catalog: Catalog, lang: Language, unit: str | None) -> str:
+def unit_text(texts: Texts, unit: str | None) -> str:
     if not unit:
         return ""
     key = f"unit.{unit}"
-    return catalog.text(lang, key) if catalog.has(lang, key) else unit
+    return texts.text(key) if texts.has(key) else unit
 
 
-def quantity_text(catalog: Catalog, lang: Language, value: float, unit: str | None) -> str:
-    return f"{decimal(value, lang)} {unit_text(catalog, lang, unit)}".strip()
+def quantity_text(texts: Texts, value: float, unit: str | None) -> str:
+    return f"{decimal(value, texts.lang)} {unit_text(texts, unit)}".strip()
 
 
 def date_text(value: date) -> str:
@@ -123,17 +124,16 @@ class CardWriter:
 
     def amounts(self, operation: DraftOperation, lang: Language) -> list[tuple[str, str]]:
         """(slot, "3 л/га") for each amount the operation has."""
+        texts = Texts(self._catalog, lang)
         found = []
         for key, unit_key, slot in AMOUNT_SLOTS:
             value = getattr(operation, key)
             if value is None:
                 continue
             unit = getattr(operation, unit_key) if unit_key else _FIXED_UNITS[key]
-            found.append((slot, quantity_text(self._catalog, lang, float(value), unit)))
+            found.append((slot, quantity_text(texts, float(value), unit)))
         if not found and operation.quantity is not None:
-            found.append(
-                ("amount", quantity_text(self._catalog, lang, operation.quantity, operation.unit))
-            )
+            found.append(("amount", quantity_text(texts, operation.quantity, operation.unit)))
         return found
 
     def _status(self, operation: DraftOperation, lang: Language) -> str:

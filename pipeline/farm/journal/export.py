@@ -20,6 +20,7 @@ from pipeline.farm.dictionary import Vocabulary
 from pipeline.farm.journal.card import shared_crop_labels
 from pipeline.farm.reports import build_operations_workbook
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.replies.voice import leveled
 from pipeline.types import Attachment, Button, Language, Reply
 
@@ -35,14 +36,12 @@ def within(start: date, end: date) -> bool:
     return FIRST_DAY <= start <= end <= LAST_DAY and (end - start).days < MAX_DAYS
 
 
-def report_button(
-    catalog: Catalog, lang: Language, start: date, end: date, field_row: int | None
-) -> Button | None:
+def report_button(texts: Texts, start: date, end: date, field_row: int | None) -> Button | None:
     """The button for the listing of ``start``..``end`` (one field's when
     ``field_row``), or None when the span is not one a button may carry."""
     if not within(start, end):
         return None
-    label = catalog.text(lang, "compose.journal.report_button")
+    label = texts.text("compose.journal.report_button")
     return Button(label, JournalReportAction(start, end, field_row))
 
 
@@ -72,26 +71,25 @@ class JournalExport:
                 field_id = next((r.field_id for r in rows if r.id == action.field_row), None)
                 if field_id is None:
                     return None
+        texts = Texts(self._catalog, lang)
         report = await build_operations_workbook(
             self._db,
             farm.farm_id,
             start,
             end,
-            catalog=self._catalog,
+            texts=texts,
             field_id=field_id,
-            lang=lang,
             shared_crops=shared_crop_labels(self._vocabulary, lang),
             name_rules=self._vocabulary.rules,
         )
-        count = self._catalog.plural
-        key = leveled(self._catalog, lang, "compose.report_ready", voice)
-        text = self._catalog.text(
-            lang,
+        count = texts.plural
+        key = leveled(texts, "compose.report_ready", voice)
+        text = texts.text(
             key,
             start=f"{start:%d.%m.%Y}",
             end=f"{end:%d.%m.%Y}",
             rows=report.rows,
-            rows_counted=count(lang, "plural.rows", report.rows),
-            operations=count(lang, "plural.operations", report.rows),
+            rows_counted=count("plural.rows", report.rows),
+            operations=count("plural.operations", report.rows),
         )
         return Reply(text, document=Attachment(report.filename, report.content))

@@ -34,6 +34,7 @@ from pipeline.farm.journal.writing import note_terms, recent_signatures, write_o
 from pipeline.farm.localtime import local_today
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
@@ -221,7 +222,7 @@ class Journal:
                 else:
                     await repo.note_pending_term(session, farm_id, "field", item.name.lower(), text)
                     key = "journal.area_unknown"
-                area = quantity_text(self._catalog, lang, item.area_ha, "ha")
+                area = quantity_text(Texts(self._catalog, lang), item.area_ha, "ha")
                 lines.append(self._catalog.text(lang, key, field=item.name, area=area))
             pending = await repo.pending_count_of(session, farm_id)
         if any(item.field_id is None for item in areas):

@@ -36,8 +36,7 @@ from pipeline.farm.reports.chart_window import ChartWindow
 from pipeline.farm.sensors.readings import SensorType
 from pipeline.farm.sensors.series import DAY, Series, bucket_width, field_totals, read_series
 from pipeline.farm.slugs import slug
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 logger = logging.getLogger(__name__)
 
@@ -108,16 +107,14 @@ def points_per_line(lines: int) -> int:
     return max(MIN_POINTS_PER_LINE, min(MAX_POINTS_PER_LINE, MAX_POINTS // max(1, lines)))
 
 
-def _thresholds(
-    sensor_type: str, thresholds: dict[str, float], catalog: Catalog, lang: Language
-) -> list[_Threshold]:
+def _thresholds(sensor_type: str, thresholds: dict[str, float], texts: Texts) -> list[_Threshold]:
     """``<type>_min`` / ``<type>_max`` of the farm: soil_moisture_min, temperature_min
     and temperature_max today, any new sensor type tomorrow without code changes."""
     lines: list[_Threshold] = []
     for bound, color in (("min", "tab:red"), ("max", "tab:orange")):
         value = thresholds.get(f"{sensor_type}_{bound}")
         if value is not None:
-            label = catalog.text(lang, f"reports.chart_threshold_{bound}", value=f"{value:g}")
+            label = texts.text(f"reports.chart_threshold_{bound}", value=f"{value:g}")
             lines.append(_Threshold(label, value, color))
     return lines
 
@@ -312,8 +309,7 @@ async def sensor_chart(
     *,
     zone: tzinfo,
     field_id: str | None = None,
-    catalog: Catalog,
-    lang: Language = "uk",
+    texts: Texts,
 ) -> Chart | None:
     """A chart of ``kind`` readings over ``window`` (a line or bars per field) with the
     farm's thresholds; None when there is nothing to draw."""
@@ -327,21 +323,19 @@ async def sensor_chart(
     if not series:
         return None
     field_names = {info.field_id: info.name for info in fields}
-    sensor = sensor_label(catalog, lang, kind.name)
+    sensor = sensor_label(texts, kind.name)
     if field_id is None:
-        title = catalog.text(lang, "charts.title", sensor=sensor, span=span_text(window))
+        title = texts.text("charts.title", sensor=sensor, span=span_text(window))
     else:
         field = field_names.get(field_id, field_id)
-        title = catalog.text(
-            lang, "charts.title_field", sensor=sensor, field=field, span=span_text(window)
-        )
+        title = texts.text("charts.title_field", sensor=sensor, field=field, span=span_text(window))
     y_key = "charts.daily_total" if kind.totals else "reports.chart_value"
     spec = _ChartSpec(
         title=title,
-        x_label=catalog.text(lang, "charts.time", zone=str(zone)),
-        y_label=catalog.text(lang, y_key, sensor=sensor, unit=kind.unit),
-        lines=_labelled(series, field_names, catalog.text(lang, "reports.no_field")),
-        thresholds=[] if kind.totals else _thresholds(kind.name, thresholds, catalog, lang),
+        x_label=texts.text("charts.time", zone=str(zone)),
+        y_label=texts.text(y_key, sensor=sensor, unit=kind.unit),
+        lines=_labelled(series, field_names, texts.text("reports.no_field")),
+        thresholds=[] if kind.totals else _thresholds(kind.name, thresholds, texts),
         bars=kind.totals,
     )
     # Rendering takes a noticeable fraction of a second: keep the event loop free.

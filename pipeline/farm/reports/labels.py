@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 
 def op_key(op_type: str) -> str:
@@ -14,25 +13,25 @@ def op_key(op_type: str) -> str:
     return op_type.rsplit(":", 1)[-1].strip().lower()
 
 
-def _catalog_label(catalog: Catalog, lang: Language, section: str, raw: str) -> str:
+def _catalog_label(texts: Texts, section: str, raw: str) -> str:
     key = f"reports.{section}.{op_key(raw)}"
-    if catalog.has(lang, key):
-        return catalog.text(lang, key)
+    if texts.has(key):
+        return texts.text(key)
     # An id the catalog does not know yet is still readable: "seed_treatment" ->
     # "seed treatment", never an error in the farmer's file.
     return op_key(raw).replace("_", " ")
 
 
-def op_label(catalog: Catalog, lang: Language, op_type: str) -> str:
-    return _catalog_label(catalog, lang, "op", op_type)
+def op_label(texts: Texts, op_type: str) -> str:
+    return _catalog_label(texts, "op", op_type)
 
 
-def sensor_label(catalog: Catalog, lang: Language, sensor_type: str) -> str:
-    return _catalog_label(catalog, lang, "sensor", sensor_type)
+def sensor_label(texts: Texts, sensor_type: str) -> str:
+    return _catalog_label(texts, "sensor", sensor_type)
 
 
-def status_label(catalog: Catalog, lang: Language, status: str) -> str:
-    return _catalog_label(catalog, lang, "status", status)
+def status_label(texts: Texts, status: str) -> str:
+    return _catalog_label(texts, "status", status)
 
 
 class Labels:
@@ -40,8 +39,7 @@ class Labels:
 
     def __init__(
         self,
-        catalog: Catalog,
-        lang: Language,
+        texts: Texts,
         field_names: dict[str, str],
         crop_names: dict[str, str],
         shared_crops: Mapping[str, str] | None = None,
@@ -51,19 +49,18 @@ class Labels:
     ) -> None:
         self.shared_crops = dict(shared_crops or {})
         self.timezone = timezone
-        self.catalog = catalog
-        self.lang = lang
+        self.texts = texts
         self.field_names = field_names
         self.crop_names = crop_names
         self._ops: dict[str, str] = {}
         self._statuses: dict[str, str] = {}
         self._sensors: dict[str, str] = {}
-        self.no_field = catalog.text(lang, "reports.no_field")
+        self.no_field = texts.text("reports.no_field")
         #: Unknown fields by pending term id, as they are called (plan_fact.waiting_fields).
         self.waiting = dict(waiting or {})
 
     def text(self, key: str, **params: object) -> str:
-        return self.catalog.text(self.lang, f"reports.{key}", **params)
+        return self.texts.text(f"reports.{key}", **params)
 
     def field(self, field_id: str | None, pending_term_id: int | None = None) -> str:
         """The farm's name of the field; one the farmer named that waits for an
@@ -85,19 +82,19 @@ class Labels:
         if unit is None:
             return None
         key = f"unit.{unit}"
-        return self.catalog.text(self.lang, key) if self.catalog.has(self.lang, key) else unit
+        return self.texts.text(key) if self.texts.has(key) else unit
 
     def op(self, op_type: str) -> str:
         if op_type not in self._ops:
-            self._ops[op_type] = op_label(self.catalog, self.lang, op_type)
+            self._ops[op_type] = op_label(self.texts, op_type)
         return self._ops[op_type]
 
     def status(self, status: str) -> str:
         if status not in self._statuses:
-            self._statuses[status] = status_label(self.catalog, self.lang, status)
+            self._statuses[status] = status_label(self.texts, status)
         return self._statuses[status]
 
     def sensor(self, sensor_type: str) -> str:
         if sensor_type not in self._sensors:
-            self._sensors[sensor_type] = sensor_label(self.catalog, self.lang, sensor_type)
+            self._sensors[sensor_type] = sensor_label(self.texts, sensor_type)
         return self._sensors[sensor_type]

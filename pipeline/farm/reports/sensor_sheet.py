@@ -38,10 +38,10 @@ def aggregate_columns(labels: Labels) -> list[Column]:
         Column(labels.text("col_field"), 24),
         Column(labels.text("col_sensor"), 18),
         Column(labels.text("col_type"), 20),
-        Column(labels.catalog.text(labels.lang, "sensor_sheet.col_min"), 10, ONE_DECIMAL),
-        Column(labels.catalog.text(labels.lang, "sensor_sheet.col_mean"), 10, ONE_DECIMAL),
-        Column(labels.catalog.text(labels.lang, "sensor_sheet.col_max"), 10, ONE_DECIMAL),
-        Column(labels.catalog.text(labels.lang, "sensor_sheet.col_count"), 10),
+        Column(labels.texts.text("sensor_sheet.col_min"), 10, ONE_DECIMAL),
+        Column(labels.texts.text("sensor_sheet.col_mean"), 10, ONE_DECIMAL),
+        Column(labels.texts.text("sensor_sheet.col_max"), 10, ONE_DECIMAL),
+        Column(labels.texts.text("sensor_sheet.col_count"), 10),
         Column(labels.text("col_unit"), 9),
     ]
 
@@ -91,9 +91,7 @@ async def write_aggregates(
     width = await choose_width(db, query, max_rows)
     writer.begin_sheet(labels.text("sheet_sensors"), aggregate_columns(labels))
     note = "sensor_sheet.hourly_note" if width == HOUR else "sensor_sheet.daily_note"
-    writer.write_rows(
-        [(labels.catalog.text(labels.lang, note, readings=readings, limit=max_rows),)]
-    )
+    writer.write_rows([(labels.texts.text(note, readings=readings, limit=max_rows),)])
     async with db.read() as session:
         types = await reporting.sensor_types(session, farm_id, since=since, until=until)
         units = {kind: await unit_of(session, farm_id, kind) for kind in types}

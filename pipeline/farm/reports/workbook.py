@@ -35,8 +35,7 @@ from pipeline.farm.reports.sensor_sheet import write_aggregates
 from pipeline.farm.reports.xlsx import ONE_DECIMAL, CellValue, Column, SheetWriter
 from pipeline.farm.slugs import slug
 from pipeline.farm.words.name_match import NameRules
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 logger = logging.getLogger(__name__)
 
@@ -287,9 +286,8 @@ async def build_operations_workbook(
     start: date,
     end: date,
     *,
-    catalog: Catalog,
+    texts: Texts,
     field_id: str | None = None,
-    lang: Language = "uk",
     max_sensor_rows: int = MAX_SENSOR_ROWS,
     shared_crops: Mapping[str, str] | None = None,
     name_rules: NameRules | None = None,
@@ -304,9 +302,7 @@ async def build_operations_workbook(
         counts = await reporting.plan_fact_counts(session, farm_id, start, end, field_id=field_id)
         timezone = await reporting.farm_timezone(session, farm_id)
         waiting = await waiting_fields(session, farm_id, name_rules)
-    labels = Labels(
-        catalog, lang, names, crop_names, shared_crops, timezone=timezone, waiting=waiting
-    )
+    labels = Labels(texts, names, crop_names, shared_crops, timezone=timezone, waiting=waiting)
     plan_fact = plan_fact_rows(counts, names, waiting)
     buffer = io.BytesIO()
     writer = SheetWriter(buffer)

@@ -52,6 +52,7 @@ from pipeline.farm.sensors.alert_rules import (
 from pipeline.farm.sensors.readings import SensorTypes
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import stored_language
+from pipeline.language.texts import Texts
 from pipeline.profiles import AlertThresholds
 from pipeline.types import CONSOLE_USER_IDS_FROM, Language
 
@@ -340,14 +341,13 @@ class AlertWatcher:
     ) -> str:
         """The alert in the user's language: what, where, how far, when (the farm's
         clock), what to do."""
-        catalog = self._catalog
-        sensor = sensor_label(catalog, lang, alert.sensor_type)
+        texts = Texts(self._catalog, lang)
+        sensor = sensor_label(texts, alert.sensor_type)
         when = f"{local_time(alert.started_at, timezone):%d.%m %H:%M}"
         where = self._where(alert, field_name, lang)
         if alert.kind == SILENT:
             hours = format_number(alert.threshold, lang)
-            return catalog.text(
-                lang,
+            return texts.text(
                 "alerts.silent",
                 sensor=sensor,
                 probe=alert.sensor_id or "?",
@@ -355,8 +355,7 @@ class AlertWatcher:
                 hours=hours,
                 time=when,
             )
-        text = catalog.text(
-            lang,
+        text = texts.text(
             f"alerts.{alert.kind}",
             sensor=sensor,
             field=where,
@@ -366,22 +365,21 @@ class AlertWatcher:
         )
         group = self._groups.get(alert.sensor_type, alert.sensor_type)
         action_key = f"alerts.action_{group}_{alert.kind}"
-        if catalog.has(lang, action_key):
-            text = f"{text}\n{catalog.text(lang, action_key)}"
+        if texts.has(action_key):
+            text = f"{text}\n{texts.text(action_key)}"
         return text
 
     def compose_recovery(
         self, alert: AlertRow, field_name: str | None, lang: Language, timezone: str | None = None
     ) -> str:
         """The one message when an episode the farmer was told about ends."""
-        catalog = self._catalog
-        sensor = sensor_label(catalog, lang, alert.sensor_type)
+        texts = Texts(self._catalog, lang)
+        sensor = sensor_label(texts, alert.sensor_type)
         ended = alert.ended_at or alert.started_at
         when = f"{local_time(ended, timezone):%d.%m %H:%M}"
         where = self._where(alert, field_name, lang)
         if alert.kind == SILENT:
-            return catalog.text(
-                lang,
+            return texts.text(
                 "alerts.silent_recovered",
                 sensor=sensor,
                 probe=alert.sensor_id or "?",
@@ -389,8 +387,7 @@ class AlertWatcher:
                 time=when,
             )
         value = alert.ended_value if alert.ended_value is not None else alert.value
-        return catalog.text(
-            lang,
+        return texts.text(
             "alerts.recovered",
             sensor=sensor,
             field=where,

@@ -121,9 +121,7 @@ class Assemble(Stage):
     async def run(self, turn: Turn) -> None:
         answer, decision = turn.answer, turn.decision
         assert answer is not None
-        footer = operator_footer(
-            turn.texts.catalog, turn.lang, turn.incoming, decision, turn.crew, turn.text
-        )
+        footer = operator_footer(turn.texts, turn.incoming, decision, turn.crew, turn.text)
         turn.final = Reply(
             f"{turn.text}\n\n{footer}" if footer else turn.text,
             turn.buttons,
