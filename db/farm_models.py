@@ -81,9 +81,9 @@ class PendingTermRow(Base):
     term: Mapped[str] = mapped_column(String(128))  # normalised
     first_message: Mapped[str] = mapped_column(Text)
     times_seen: Mapped[int] = mapped_column(Integer, default=1)
-    #: A PendingTermStatus. Typed str while pipeline/farm/terms.py assigns string
-    #: literals (mypy refuses a str for a Mapped[PendingTermStatus]).
-    status: Mapped[str] = mapped_column(String(16), default=PendingTermStatus.PENDING, index=True)
+    status: Mapped[PendingTermStatus] = mapped_column(
+        String(16), default=PendingTermStatus.PENDING, index=True
+    )
     canonical_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     updated_at: Mapped[datetime] = mapped_column(
@@ -108,9 +108,7 @@ class OperationDraftRow(Base):
     chat_id: Mapped[int] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
     payload: Mapped[dict[str, Any]] = mapped_column(Json)
-    #: A DraftStatus. Typed str while pipeline/farm/journal/service.py assigns string
-    #: literals (mypy refuses a str for a Mapped[DraftStatus]).
-    status: Mapped[str] = mapped_column(String(16), default=DraftStatus.DRAFT)
+    status: Mapped[DraftStatus] = mapped_column(String(16), default=DraftStatus.DRAFT)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 

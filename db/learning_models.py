@@ -178,9 +178,7 @@ class ProposalRow(Base):
     dev_after: Mapped[float] = mapped_column(Float)
     corrections_before: Mapped[float] = mapped_column(Float)
     corrections_after: Mapped[float] = mapped_column(Float)
-    #: A ProposalStatus. Typed str while pipeline/learning/overlay.py assigns string
-    #: literals (mypy refuses a str for a Mapped[ProposalStatus]).
-    status: Mapped[str] = mapped_column(String(12), default=ProposalStatus.PENDING)
+    status: Mapped[ProposalStatus] = mapped_column(String(12), default=ProposalStatus.PENDING)
     decided_by: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), index=True

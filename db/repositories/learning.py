@@ -16,6 +16,7 @@ from db.models import (
     RuleOverlayRow,
     UserProfileRow,
 )
+from db.states import ProposalStatus
 
 
 async def interaction(session: AsyncSession, trace_id: str) -> InteractionRow | None:
@@ -152,7 +153,7 @@ async def pending_proposal_terms(session: AsyncSession) -> set[tuple[str, str, s
     """(intent, kind, term) of the proposals waiting for an operator."""
     rows = await session.execute(
         select(ProposalRow.intent, ProposalRow.kind, ProposalRow.term).where(
-            ProposalRow.status == "pending"
+            ProposalRow.status == ProposalStatus.PENDING
         )
     )
     return {(intent, kind, term) for intent, kind, term in rows.all()}

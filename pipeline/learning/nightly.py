@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from db.models import ProposalRow
 from db.repositories import learning as repo
 from db.repositories import quality
+from db.states import ProposalStatus
 from db.uow import Database
 from pipeline.classifier import ClassifierRules
 from pipeline.grammar import Grammar
@@ -136,7 +137,7 @@ class NightlyJob:
                     dev_after=p.dev_after,
                     corrections_before=p.corrections_before,
                     corrections_after=p.corrections_after,
-                    status="pending",
+                    status=ProposalStatus.PENDING,
                 )
                 stored.append((await repo.add_proposal(session, row), p))
         result = NightlyResult(weak, stored)
