@@ -122,6 +122,24 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         )
     },
     "learning.proposal": {"proposal_id": 1},
+    "learning.propose": {
+        "intent": "greeting",
+        "kind": "keyword",
+        "term": "вітаю",
+        "support": 3,
+        "dev_before": 0.9,
+        "dev_after": 0.92,
+        "corrections_before": 0.5,
+        "corrections_after": 0.7,
+    },  # fmt: skip
+    "recall.remember_answer": {
+        "slot": "repeat",
+        "intent": "weather",
+        "subject": "погода",
+        "trace_id": "t3",
+        "created_at": NOW,
+    },  # fmt: skip
+    "recall.remembered_answer": {"slot": "repeat"},
     "learning.add_learning": {"row": LearningRow(id=1000, source="negative", rule="r")},
     "learning.add_correction": {
         "row": CorrectionRow(
