@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from db.repositories import recall as repo
-from db.states import AnswerSlot
 from db.repositories.reporting import as_utc
+from db.states import AnswerSlot
 from db.uow import Database
 from pipeline.actions import RefreshAction
 from pipeline.farm.localtime import local_time
