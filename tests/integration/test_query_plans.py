@@ -131,14 +131,14 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         "dev_after": 0.92,
         "corrections_before": 0.5,
         "corrections_after": 0.7,
-    },  # fmt: skip
+    },
     "recall.remember_answer": {
         "slot": "repeat",
         "intent": "weather",
         "subject": "погода",
         "trace_id": "t3",
         "created_at": NOW,
-    },  # fmt: skip
+    },
     "recall.remembered_answer": {"slot": "repeat"},
     "learning.add_learning": {"row": LearningRow(id=1000, source="negative", rule="r")},
     "learning.add_correction": {
