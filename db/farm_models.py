@@ -21,7 +21,14 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, Json, _now
-from db.states import AlertKind, DraftStatus, OperationStatus, PendingTermStatus, one_of
+from db.states import (
+    AlertKind,
+    DraftStatus,
+    OperationStatus,
+    PendingTermStatus,
+    TermKind,
+    one_of,
+)
 
 
 class FieldRow(Base):
@@ -53,13 +60,13 @@ class DictionaryTermRow(Base):
     """A canonical name and its synonyms. ``farm_id`` NULL: shared by every farm."""
 
     __tablename__ = "dictionary_terms"
-    __table_args__ = (UniqueConstraint("farm_id", "kind", "canonical_id"),)
+    __table_args__ = (UniqueConstraint("farm_id", "kind", "canonical_id"), one_of("kind", TermKind))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     farm_id: Mapped[str | None] = mapped_column(
         ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), index=True
     )
-    kind: Mapped[str] = mapped_column(String(16))  # field | crop | operation | product
+    kind: Mapped[TermKind] = mapped_column(String(16))
     canonical_id: Mapped[str] = mapped_column(String(64))
     display: Mapped[str] = mapped_column(String(128))
     synonyms: Mapped[list[str]] = mapped_column(Json, default=list)
@@ -73,17 +80,18 @@ class PendingTermRow(Base):
     __table_args__ = (
         UniqueConstraint("farm_id", "kind", "term"),
         one_of("status", PendingTermStatus),
+        one_of("kind", TermKind),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
-    kind: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[TermKind] = mapped_column(String(16))
     term: Mapped[str] = mapped_column(String(128))  # normalised
     first_message: Mapped[str] = mapped_column(Text)
     times_seen: Mapped[int] = mapped_column(Integer, default=1)
-    #: A PendingTermStatus. Typed str while pipeline/farm/terms.py assigns string
-    #: literals (mypy refuses a str for a Mapped[PendingTermStatus]).
-    status: Mapped[str] = mapped_column(String(16), default=PendingTermStatus.PENDING, index=True)
+    status: Mapped[PendingTermStatus] = mapped_column(
+        String(16), default=PendingTermStatus.PENDING, index=True
+    )
     canonical_id: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     updated_at: Mapped[datetime] = mapped_column(
@@ -108,9 +116,7 @@ class OperationDraftRow(Base):
     chat_id: Mapped[int] = mapped_column(BigInteger)
     source_message_id: Mapped[int | None] = mapped_column(BigInteger)
     payload: Mapped[dict[str, Any]] = mapped_column(Json)
-    #: A DraftStatus. Typed str while pipeline/farm/journal/service.py assigns string
-    #: literals (mypy refuses a str for a Mapped[DraftStatus]).
-    status: Mapped[str] = mapped_column(String(16), default=DraftStatus.DRAFT)
+    status: Mapped[DraftStatus] = mapped_column(String(16), default=DraftStatus.DRAFT)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 

@@ -19,7 +19,19 @@ from sqlalchemy import (
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, Json, _now
-from db.states import AgronomistQuestionStatus, ProposalStatus, RuleTermKind, one_of
+from db.states import (
+    AgronomistQuestionStatus,
+    CorrectionSource,
+    FeedbackReason,
+    FeedbackVerdict,
+    HandoffDirection,
+    LearningSource,
+    PrivacyLevel,
+    ProposalStatus,
+    RouteMode,
+    RuleTermKind,
+    one_of,
+)
 
 
 class HandoffRow(Base):
@@ -33,10 +45,14 @@ class HandoffRow(Base):
     """
 
     __tablename__ = "handoffs"
-    __table_args__ = (Index("ix_handoffs_direction_created", "direction", "created_at"),)
+    __table_args__ = (
+        Index("ix_handoffs_direction_created", "direction", "created_at"),
+        one_of("direction", HandoffDirection),
+        one_of("privacy_level", PrivacyLevel),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
-    direction: Mapped[str] = mapped_column(String(3))  # out | in
+    direction: Mapped[HandoffDirection] = mapped_column(String(3))
     user_id: Mapped[str | None] = mapped_column(String(64), index=True)
     peer: Mapped[str] = mapped_column(String(32))
     domain: Mapped[str] = mapped_column(String(32))
@@ -50,7 +66,7 @@ class HandoffRow(Base):
     #: out: answered | timeout | no_responder | offline | error | refused;
     #: in: answered, or the error code sent back (invalid_contract, out_of_domain ...)
     outcome: Mapped[str | None] = mapped_column(String(32))
-    privacy_level: Mapped[str | None] = mapped_column(String(16))
+    privacy_level: Mapped[PrivacyLevel | None] = mapped_column(String(16))
     latency_ms: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -94,14 +110,16 @@ class FeedbackRow(Base):
     __table_args__ = (
         UniqueConstraint("trace_id", "user_id", name="uq_feedback_trace_user"),
         Index("ix_feedback_created", "created_at"),
+        one_of("verdict", FeedbackVerdict),
+        one_of("reason", FeedbackReason),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     trace_id: Mapped[str] = mapped_column(String(32))
     user_id: Mapped[str] = mapped_column(String(64))
-    verdict: Mapped[str] = mapped_column(String(8))  # up | down | fix
-    #: 👎's optional follow-up: wrong | not_asked | too_long | language
-    reason: Mapped[str | None] = mapped_column(String(16))
+    verdict: Mapped[FeedbackVerdict] = mapped_column(String(8))
+    #: 👎's optional follow-up.
+    reason: Mapped[FeedbackReason | None] = mapped_column(String(16))
     intent: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
@@ -110,9 +128,10 @@ class LearningRow(Base):
     """A short rule learned from 👎, 🛠 or a correction; the newest go into LLM prompts."""
 
     __tablename__ = "learnings"
+    __table_args__ = (one_of("source", LearningSource),)
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
-    source: Mapped[str] = mapped_column(String(16))  # negative | fixit | correction
+    source: Mapped[LearningSource] = mapped_column(String(16))
     intent: Mapped[str | None] = mapped_column(String(32))
     rule: Mapped[str] = mapped_column(Text)
     #: The reply it was learned from: a second 👎 on it finds this one (an index).
@@ -127,15 +146,20 @@ class CorrectionRow(Base):
     kept as a labelled example for the nightly job (docs/learning.md)."""
 
     __tablename__ = "corrections"
+    __table_args__ = (
+        one_of("source", CorrectionSource),
+        one_of("was_mode", RouteMode),
+        one_of("mode", RouteMode),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     trace_id: Mapped[str] = mapped_column(String(32), unique=True)
     user_id: Mapped[str] = mapped_column(String(64))
-    source: Mapped[str] = mapped_column(String(16))  # operator | farmer
+    source: Mapped[CorrectionSource] = mapped_column(String(16))
     text: Mapped[str] = mapped_column(Text)
-    was_mode: Mapped[str] = mapped_column(String(8))
+    was_mode: Mapped[RouteMode] = mapped_column(String(8))
     was_intent: Mapped[str] = mapped_column(String(32))
-    mode: Mapped[str] = mapped_column(String(8))
+    mode: Mapped[RouteMode] = mapped_column(String(8))
     intent: Mapped[str] = mapped_column(String(32))
     crew: Mapped[list[str]] = mapped_column(Json, default=list)
     created_at: Mapped[datetime] = mapped_column(
@@ -178,9 +202,7 @@ class ProposalRow(Base):
     dev_after: Mapped[float] = mapped_column(Float)
     corrections_before: Mapped[float] = mapped_column(Float)
     corrections_after: Mapped[float] = mapped_column(Float)
-    #: A ProposalStatus. Typed str while pipeline/learning/overlay.py assigns string
-    #: literals (mypy refuses a str for a Mapped[ProposalStatus]).
-    status: Mapped[str] = mapped_column(String(12), default=ProposalStatus.PENDING)
+    status: Mapped[ProposalStatus] = mapped_column(String(12), default=ProposalStatus.PENDING)
     decided_by: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), index=True

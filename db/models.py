@@ -30,7 +30,15 @@ from db.base import Json, _now
 from db.farm_models import *  # noqa: F403 - every row importable from db.models
 from db.learning_models import *  # noqa: F403
 from db.recall_models import *  # noqa: F403
-from db.states import InboxOutcome, InboxStatus, JobOutcome, OutboxState, one_of
+from db.states import (
+    InboxOutcome,
+    InboxStatus,
+    JobOutcome,
+    OutboxOperation,
+    OutboxState,
+    RouteMode,
+    one_of,
+)
 
 
 class UserProfileRow(Base):
@@ -117,6 +125,7 @@ class InteractionRow(Base):
         # alone, and latency percentiles walked in order per mode, never sorted.
         Index("ix_interactions_stats", "created_at", "mode", "eval_warnings", "crew_size"),
         Index("ix_interactions_latency", "mode", "latency_ms", "created_at"),
+        one_of("mode", RouteMode),
         # Text retention (bot/retention.py): only rows that still hold their text, so
         # each chunk finds the next expired ones without walking the cleared millions.
         Index(
@@ -132,7 +141,7 @@ class InteractionRow(Base):
     trace_id: Mapped[str] = mapped_column(String(32), index=True)
     user_id: Mapped[str] = mapped_column(String(64))
     chat_id: Mapped[int] = mapped_column(BigInteger)
-    mode: Mapped[str] = mapped_column(String(8))
+    mode: Mapped[RouteMode] = mapped_column(String(8))
     intent: Mapped[str] = mapped_column(String(32))
     crew: Mapped[list[str]] = mapped_column(Json, default=list)
     #: len(crew), kept beside it so /stats counts 1-2-crew requests from an index.
@@ -213,12 +222,13 @@ class OutboxRow(Base):
     __table_args__ = (
         Index("ix_memory_outbox_pending", "sent_at", "id"),
         one_of("state", OutboxState),
+        one_of("operation", OutboxOperation),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(64), index=True)
     fact_key: Mapped[str] = mapped_column(String(128))
-    operation: Mapped[str] = mapped_column(String(16))  # "upsert" | "delete"
+    operation: Mapped[OutboxOperation] = mapped_column(String(16))
     payload: Mapped[dict[str, Any] | None] = mapped_column(Json)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(String(256))

@@ -10,6 +10,7 @@ from sqlalchemy import BigInteger, DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, Json, _now
+from db.states import AnswerSlot, SummarySource, one_of
 
 __all__ = ["AnswerCacheRow", "ConversationSummaryRow"]
 
@@ -20,9 +21,10 @@ class AnswerCacheRow(Base):
     статус», for an hour). Overwritten by the next; dropped by /forget."""
 
     __tablename__ = "answer_cache"
+    __table_args__ = (one_of("slot", AnswerSlot),)
 
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    slot: Mapped[str] = mapped_column(String(16), primary_key=True)
+    slot: Mapped[AnswerSlot] = mapped_column(String(16), primary_key=True)
     intent: Mapped[str] = mapped_column(String(32))
     #: The question's subject signature (pipeline/recall/subject.py).
     subject: Mapped[str] = mapped_column(String(512))
@@ -37,7 +39,10 @@ class ConversationSummaryRow(Base):
     ``context_notes`` weekly. ``key`` names the copy in the memory-service."""
 
     __tablename__ = "conversation_summaries"
-    __table_args__ = (Index("ix_conversation_summaries_user_end", "user_id", "period_end"),)
+    __table_args__ = (
+        Index("ix_conversation_summaries_user_end", "user_id", "period_end"),
+        one_of("source", SummarySource),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     key: Mapped[str] = mapped_column(String(36), unique=True)
@@ -47,6 +52,5 @@ class ConversationSummaryRow(Base):
     text: Mapped[str] = mapped_column(Text)
     intents: Mapped[list[str]] = mapped_column(Json, default=list)
     message_count: Mapped[int] = mapped_column(Integer, default=0)
-    #: llm | extractive
-    source: Mapped[str] = mapped_column(String(16))
+    source: Mapped[SummarySource] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())

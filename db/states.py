@@ -3,7 +3,8 @@
 One ``StrEnum`` per column (or per columns that share one meaning). Each column is a
 plain ``String`` of the same length as before, and the database refuses any other
 value through a CHECK constraint named ``ck_<table>_<column>`` (the models'
-``__table_args__``, migration ``0023_row_state_checks``). A member equals its
+``__table_args__``, migrations ``0023_row_state_checks`` and
+``0024_closed_set_checks``). A member equals its
 string, so code comparing with ``"pending"`` or writing ``"done"`` keeps working;
 a value read back from the database is that plain string (equal to, and hashing
 like, its member).
@@ -151,6 +152,107 @@ class AlertKind(enum.StrEnum):
     SILENT = "silent"
 
 
+class TermKind(enum.StrEnum):
+    """``dictionary_terms.kind`` and ``pending_terms.kind``: what a name names
+    (pipeline/farm/words/name_match.py ``Kind``)."""
+
+    FIELD = "field"
+    CROP = "crop"
+    OPERATION = "operation"
+    PRODUCT = "product"
+
+
+class HandoffDirection(enum.StrEnum):
+    """``handoffs.direction`` (db/repositories/handoffs.py)."""
+
+    #: A question Stepan offered to a peer agent.
+    OUT = "out"
+    #: A contract a peer agent sent Stepan.
+    IN = "in"
+
+
+class PrivacyLevel(enum.StrEnum):
+    """``handoffs.privacy_level``: the contract's privacy (pipeline/peers/contract.py
+    ``PrivacyLevel``); NULL when no contract was read."""
+
+    PUBLIC = "public"
+    TEAM = "team"
+    CONFIDENTIAL = "confidential"
+
+
+class FeedbackVerdict(enum.StrEnum):
+    """``feedback.verdict``: 👍 / 👎 / 🛠 under a reply (pipeline/learning/feedback.py)."""
+
+    UP = "up"
+    DOWN = "down"
+    FIX = "fix"
+
+
+class FeedbackReason(enum.StrEnum):
+    """``feedback.reason``: 👎's follow-up «що не так?»; NULL until it is given."""
+
+    WRONG = "wrong"
+    NOT_ASKED = "not_asked"
+    TOO_LONG = "too_long"
+    LANGUAGE = "language"
+
+
+class LearningSource(enum.StrEnum):
+    """``learnings.source``: what a learned rule came from (pipeline/learning)."""
+
+    #: A 👎 (sharpened by its reason when one is given).
+    NEGATIVE = "negative"
+    #: A 🛠.
+    FIXIT = "fixit"
+    #: A reply marked as misrouted (pipeline/learning/corrections.py).
+    CORRECTION = "correction"
+
+
+class CorrectionSource(enum.StrEnum):
+    """``corrections.source``: who marked the reply as misrouted."""
+
+    OPERATOR = "operator"
+    FARMER = "farmer"
+
+
+class RouteMode(enum.StrEnum):
+    """``interactions.mode``, ``corrections.mode`` and ``corrections.was_mode``: the
+    classifier's routing (pipeline/types.py ``Mode``)."""
+
+    LIGHT = "light"
+    DEEP = "deep"
+
+
+class OutboxOperation(enum.StrEnum):
+    """``memory_outbox.operation``: what the memory-service is asked to do
+    (db/repositories/outbox.py ``Operation``)."""
+
+    UPSERT = "upsert"
+    DELETE = "delete"
+    SUMMARY_ADD = "summary_add"
+    SUMMARY_DELETE = "summary_delete"
+    SUMMARY_PURGE = "summary_purge"
+
+
+class SummarySource(enum.StrEnum):
+    """``conversation_summaries.source``: how a conversation was compacted
+    (pipeline/recall/compact.py)."""
+
+    #: Summarised by the LLM.
+    LLM = "llm"
+    #: Its lines picked without the LLM (offline, or the LLM failed).
+    EXTRACTIVE = "extractive"
+
+
+class AnswerSlot(enum.StrEnum):
+    """``answer_cache.slot``: which remembered answer (pipeline/recall/shortcuts.py)."""
+
+    #: The last deep answer, for the same question again within minutes.
+    REPEAT = "repeat"
+    #: The last answer to «який статус», for an hour.
+    STATUS = "status"
+
+
 #: Every constrained column: (table, column, the enum of its values).
 CHECKED_COLUMNS: tuple[tuple[str, str, type[enum.StrEnum]], ...] = (
     ("pending_terms", "status", PendingTermStatus),
@@ -165,6 +267,21 @@ CHECKED_COLUMNS: tuple[tuple[str, str, type[enum.StrEnum]], ...] = (
     ("job_runs", "last_outcome", JobOutcome),
     ("job_slots", "outcome", JobOutcome),
     ("alerts", "kind", AlertKind),
+    # 0024_closed_set_checks
+    ("dictionary_terms", "kind", TermKind),
+    ("pending_terms", "kind", TermKind),
+    ("handoffs", "direction", HandoffDirection),
+    ("handoffs", "privacy_level", PrivacyLevel),
+    ("feedback", "verdict", FeedbackVerdict),
+    ("feedback", "reason", FeedbackReason),
+    ("learnings", "source", LearningSource),
+    ("corrections", "source", CorrectionSource),
+    ("corrections", "was_mode", RouteMode),
+    ("corrections", "mode", RouteMode),
+    ("interactions", "mode", RouteMode),
+    ("memory_outbox", "operation", OutboxOperation),
+    ("conversation_summaries", "source", SummarySource),
+    ("answer_cache", "slot", AnswerSlot),
 )
 
 

@@ -65,3 +65,78 @@ def test_the_scan_sees_every_form_of_import() -> None:
         "from .sqlalchemy import x\n"
     )
     assert sqlalchemy_imports(ast.parse(source)) == [1, 2, 3, 5, 7]
+
+
+#: Modules still handed ORM rows by the repositories (issue 24 point 5: the data
+#: boundary); each leaves this list when its repository returns plain data. The list
+#: only shrinks: a module not in it may not start importing a row class.
+ROW_IMPORTS_LEFT: set[str] = {
+    "pipeline.crew.tools.journal_view",
+    "pipeline.farm.journal.service",
+    "pipeline.farm.journal.writing",
+    "pipeline.farm.sensors.alerts",
+    "pipeline.farm.terms",
+    "pipeline.learning.corrections",
+    "pipeline.learning.feedback",
+    "pipeline.memory.habits.learner",
+    "pipeline.memory.profiles.editing",
+    "pipeline.memory.profiles.ensure",
+    "pipeline.memory.profiles.loading",
+    "pipeline.memory.profiles.rows",
+    "pipeline.memory.service.outbox",
+    "pipeline.memory.service.pulling",
+    "pipeline.memory.service.syncing",
+    "pipeline.recall.conversations",
+}
+
+
+def _is_model_module(name: str) -> bool:
+    return name == "db.models" or (name.startswith("db.") and name.endswith("_models"))
+
+
+def row_imports(tree: ast.AST) -> list[str]:
+    """The ORM classes imported from db.models or a db.*_models module (their names
+    end in ``Row``); constants such as ``DEFAULT_TIMEZONE`` may be imported. A whole
+    module imported (``import db.models``) counts as a row import."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            if _is_model_module(node.module or ""):
+                found += [a.name for a in node.names if a.name.endswith("Row") or a.name == "*"]
+            elif node.module == "db":
+                found += [a.name for a in node.names if _is_model_module(f"db.{a.name}")]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if _is_model_module(a.name)]
+    return found
+
+
+def test_no_pipeline_module_touches_an_orm_row() -> None:
+    offenders, cleared = [], []
+    for path in sorted(PIPELINE.rglob("*.py")):
+        name = module_name(path)
+        rows = row_imports(ast.parse(path.read_text(encoding="utf-8")))
+        if rows and name not in ROW_IMPORTS_LEFT:
+            offenders.append(f"{name} ({', '.join(rows)})")
+        if not rows and name in ROW_IMPORTS_LEFT:
+            cleared.append(name)
+    assert offenders == [], "pipeline modules importing ORM rows: " + "; ".join(offenders)
+    assert cleared == [], f"no longer importing rows, remove from ROW_IMPORTS_LEFT: {cleared}"
+
+
+def test_the_row_scan_sees_rows_and_not_constants() -> None:
+    source = (
+        "from db.models import DEFAULT_TIMEZONE, UserProfileRow\n"
+        "from db.recall_models import AnswerCacheRow\n"
+        "from db import learning_models\n"
+        "import db.farm_models\n"
+        "from db.repositories.recall import RememberedAnswer\n"
+        "def f():\n"
+        "    from db.models import AlertRow\n"
+    )
+    assert row_imports(ast.parse(source)) == [
+        "UserProfileRow",
+        "AnswerCacheRow",
+        "learning_models",
+        "db.farm_models",
+        "AlertRow",
+    ]

@@ -4,6 +4,7 @@ broken file stops loading with one line naming the file and the key."""
 from __future__ import annotations
 
 import ast
+import shutil
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,9 @@ from typing import Any
 import pytest
 
 from pipeline.classifier import DEFAULT_RULES, ClassifierRules
+from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
 from pipeline.grammar import DEFAULT_GRAMMAR, Grammar
+from pipeline.knowledge.loader import KNOWLEDGE_DIR, load_knowledge
 from pipeline.learning.evals import DEFAULT_EVALS, EvalRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.recall.rules import RECALL_RULES, RecallRules
@@ -55,6 +58,14 @@ LOADERS: dict[str, tuple[Path, Loader]] = {
     "recall": (RECALL_RULES, RecallRules.load),
     "evals": (DEFAULT_EVALS, EvalRules.load),
     "peers": (DEFAULT_PEERS, lambda path: PeerDirectory.load(Grammar.load(), path)),
+    "compose": (
+        COMPOSE_FILE,
+        lambda path: Words.load(Grammar.load(), compose=path, light=frozenset()),
+    ),
+    "advice": (
+        ADVICE_FILE,
+        lambda path: Words.load(Grammar.load(), advice=path, light=frozenset()),
+    ),
 }
 
 
@@ -123,6 +134,28 @@ def test_invalid_toml_is_one_line_naming_the_file(tmp_path: Path, loader: str) -
             "peers.nutra.time_budget_s: Input should be a valid integer",
         ),
         ("peers", lambda raw: raw["settings"].pop("min_score"), "settings.min_score: missing key"),
+        (
+            "compose",
+            lambda raw: raw["opener"].update(min_lines="three"),
+            "opener.min_lines: Input should be a valid integer",
+        ),
+        ("compose", lambda raw: raw["chart"].update(phrase=["x"]), "chart.phrase: unknown key"),
+        (
+            "compose",
+            lambda raw: raw["season"]["north"].pop("7"),
+            "season.north: must name all twelve months",
+        ),
+        (
+            "compose",
+            lambda raw: raw["journal_view"].update(default_period="fortnight"),
+            "journal_view.default_period: Input should be",
+        ),
+        (
+            "advice",
+            lambda raw: raw["topics"]["frost"].update(sensors="temperature"),
+            "topics.frost.sensors: unknown key",
+        ),
+        ("advice", lambda raw: raw["topics"]["frost"].pop("terms"), "topics.frost.terms: missing"),
     ],
 )
 def test_a_broken_file_names_the_file_and_the_key(
@@ -192,3 +225,44 @@ def test_a_cross_check_speaks_the_same_way() -> None:
         ClassifierRules.from_mapping(raw)
     assert str(error.value).startswith("classifier.toml: intents.recording: ")
     assert "unknown requirement '@no_such_lexicon'" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "expected"),
+    [
+        (
+            "questions.toml",
+            lambda raw: raw["settings"].update(max_cards="three"),
+            "settings.max_cards: Input should be a valid integer",
+        ),
+        (
+            "questions.toml",
+            lambda raw: raw["topics"]["frost"].update(wea=["x"]),
+            "topics.frost.wea: unknown key",
+        ),
+        (
+            "zones.toml",
+            lambda raw: next(iter(raw["oblasts"].values())).update(zones="steppe"),
+            "unknown key",
+        ),
+        ("zones.toml", lambda raw: raw.pop("version"), "version: missing key"),
+        (
+            "sources.toml",
+            lambda raw: next(iter(raw["sources"].values())).update(year="soon"),
+            "Input should be a valid integer",
+        ),
+    ],
+)
+def test_a_broken_knowledge_file_names_the_file_and_the_key(
+    tmp_path: Path, name: str, edit: Callable[[dict[str, Any]], object], expected: str
+) -> None:
+    directory = tmp_path / "knowledge"
+    shutil.copytree(KNOWLEDGE_DIR, directory)
+    raw = _raw(directory / name)
+    edit(raw)
+    (directory / name).write_text(_dumps(raw), encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        load_knowledge(directory, units=(), crop_ids=())
+    message = _one_line(error)
+    assert message.startswith(name), message
+    assert expected in message, message

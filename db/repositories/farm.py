@@ -101,7 +101,7 @@ async def owners_of(
 async def pending_terms(
     session: AsyncSession,
     *,
-    status: str = PendingTermStatus.PENDING,
+    status: PendingTermStatus = PendingTermStatus.PENDING,
     farm_id: str | None = None,
     limit: int | None = None,
 ) -> Sequence[PendingTermRow]:

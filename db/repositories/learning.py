@@ -16,6 +16,7 @@ from db.models import (
     RuleOverlayRow,
     UserProfileRow,
 )
+from db.states import ProposalStatus, RuleTermKind
 
 
 async def interaction(session: AsyncSession, trace_id: str) -> InteractionRow | None:
@@ -152,7 +153,7 @@ async def pending_proposal_terms(session: AsyncSession) -> set[tuple[str, str, s
     """(intent, kind, term) of the proposals waiting for an operator."""
     rows = await session.execute(
         select(ProposalRow.intent, ProposalRow.kind, ProposalRow.term).where(
-            ProposalRow.status == "pending"
+            ProposalRow.status == ProposalStatus.PENDING
         )
     )
     return {(intent, kind, term) for intent, kind, term in rows.all()}
@@ -163,6 +164,33 @@ async def add_proposal(session: AsyncSession, row: ProposalRow) -> int:
     session.add(row)
     await session.flush()
     return row.id
+
+
+async def propose(
+    session: AsyncSession,
+    *,
+    intent: str,
+    kind: RuleTermKind,
+    term: str,
+    support: int,
+    dev_before: float,
+    dev_after: float,
+    corrections_before: float,
+    corrections_after: float,
+) -> int:
+    """Insert a pending proposal of the nightly job now; its id."""
+    row = ProposalRow(
+        intent=intent,
+        kind=kind,
+        term=term,
+        support=support,
+        dev_before=dev_before,
+        dev_after=dev_after,
+        corrections_before=corrections_before,
+        corrections_after=corrections_after,
+        status=ProposalStatus.PENDING,
+    )
+    return await add_proposal(session, row)
 
 
 async def proposal(session: AsyncSession, proposal_id: int) -> ProposalRow | None:

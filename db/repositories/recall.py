@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, func, select
@@ -10,12 +11,56 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow, OperationRow
 from db.repositories.reporting import as_utc
+from db.states import AnswerSlot
 
 # -- remembered answers ------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class RememberedAnswer:
+    """A remembered answer as the shortcuts read it (plain data, not the row)."""
+
+    intent: str
+    subject: str
+    text: str
+    created_at: datetime
+
+
 async def answer(session: AsyncSession, user_id: str, slot: str) -> AnswerCacheRow | None:
     return await session.get(AnswerCacheRow, (user_id, slot))
+
+
+async def remembered_answer(
+    session: AsyncSession, user_id: str, slot: AnswerSlot
+) -> RememberedAnswer | None:
+    row = await answer(session, user_id, slot)
+    if row is None:
+        return None
+    return RememberedAnswer(row.intent, row.subject, row.text, row.created_at)
+
+
+async def remember_answer(
+    session: AsyncSession,
+    *,
+    user_id: str,
+    slot: AnswerSlot,
+    intent: str,
+    subject: str,
+    trace_id: str,
+    text: str,
+    created_at: datetime,
+) -> None:
+    """Insert or overwrite the user's answer in ``slot`` (cut to the columns' lengths)."""
+    row = AnswerCacheRow(
+        user_id=user_id,
+        slot=slot,
+        intent=intent,
+        subject=subject[:512],
+        trace_id=trace_id[:32],
+        text=text,
+        created_at=created_at,
+    )
+    await keep_answer(session, row)
 
 
 async def keep_answer(session: AsyncSession, row: AnswerCacheRow) -> None:

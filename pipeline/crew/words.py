@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pipeline.crew.openers import OpenerRule
+from pipeline.crew.words_file import AdviceFile, ComposeFile, JournalViewTable
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
 from pipeline.farm.words.periods import DefaultKind
 from pipeline.grammar import Grammar, TermSet
@@ -21,8 +21,6 @@ from pipeline.text import tokenize
 RULES = RULES_DIR
 COMPOSE_FILE = RULES / "compose.toml"
 ADVICE_FILE = RULES / "advice.toml"
-
-PHASES: tuple[Phase, ...] = ("planning", "sowing", "growing", "harvest", "post_harvest", "dormant")
 
 
 class PhraseMatcher:
@@ -61,9 +59,6 @@ class AdviceTopic:
     sensor: str | None
 
 
-_DEFAULT_KINDS: tuple[DefaultKind, ...] = ("month", "season", "week", "recent")
-
-
 @dataclass(frozen=True, slots=True)
 class JournalView:
     """When a summary lists the journal's entries instead of the season's totals
@@ -78,19 +73,12 @@ class JournalView:
         return self.asks.first(text) is not None and self.totals.first(text) is None
 
     @classmethod
-    def from_rules(cls, raw: Mapping[str, Any], grammar: Grammar) -> JournalView:
-        default = str(raw["default_period"])
-        kind = next((k for k in _DEFAULT_KINDS if k == default), None)
-        if kind is None:
-            raise ValueError(f"compose.toml: [journal_view] unknown default_period {default!r}")
-        lines = int(raw["lines"])
-        if lines < 1:
-            raise ValueError("compose.toml: [journal_view] lines must be at least 1")
+    def from_rules(cls, table: JournalViewTable, grammar: Grammar) -> JournalView:
         return cls(
-            asks=PhraseMatcher({"journal": raw["phrases"]}, grammar),
-            totals=PhraseMatcher({"totals": raw["totals"]}, grammar),
-            lines=lines,
-            default_period=kind,
+            asks=PhraseMatcher({"journal": table.phrases}, grammar),
+            totals=PhraseMatcher({"totals": table.totals}, grammar),
+            lines=table.lines,
+            default_period=table.default_period,
         )
 
 
@@ -137,34 +125,19 @@ class Words:
     ) -> Words:
         """Read both files (each call reads them again: ``bot/wiring/factory.py`` loads once).
         ``light``: the classifier's light intents (the opener rule needs them)."""
-        raw = _load(compose)
-        topics_raw = _load(advice)["topics"]
-        season: dict[int, Phase] = {}
-        for month, phase in raw["season"]["north"].items():
-            if phase not in PHASES:
-                raise ValueError(f"compose.toml: unknown season phase {phase!r}")
-            season[int(month)] = phase
-        if sorted(season) != list(range(1, 13)):
-            raise ValueError("compose.toml: [season.north] must name all twelve months")
-        topics = {name: AdviceTopic(name, spec.get("sensor")) for name, spec in topics_raw.items()}
+        rules = schema.load(compose, ComposeFile)
+        topics_file = schema.load(advice, AdviceFile).topics
+        topics = {name: AdviceTopic(name, spec.sensor) for name, spec in topics_file.items()}
         return cls(
-            chart=PhraseMatcher({"chart": raw["chart"]["phrases"]}, grammar),
-            sensors=PhraseMatcher(raw["sensors"], grammar),
-            advice=PhraseMatcher(
-                {name: spec["terms"] for name, spec in topics_raw.items()}, grammar
-            ),
+            chart=PhraseMatcher({"chart": rules.chart.phrases}, grammar),
+            sensors=PhraseMatcher(rules.sensors, grammar),
+            advice=PhraseMatcher({name: spec.terms for name, spec in topics_file.items()}, grammar),
             advice_topics=topics,
-            season_by_month=season,
-            planning_days=int(raw["planning"]["days_ahead"]),
-            opener=OpenerRule.from_rules(raw["opener"], light),
-            journal=JournalView.from_rules(raw["journal_view"], grammar),
+            season_by_month=dict(sorted(rules.season.north.items())),
+            planning_days=rules.planning.days_ahead,
+            opener=OpenerRule.from_rules(rules.opener.model_dump(), light),
+            journal=JournalView.from_rules(rules.journal_view, grammar),
         )
-
-
-def _load(path: Path) -> Mapping[str, Any]:
-    """compose.toml and advice.toml, read through the rules schema (a TOML error is a
-    one-line RulesError; the tables are checked as the matchers compile)."""
-    return schema.read(path)
 
 
 def field_in_text(text: str, dictionary: Dictionary) -> DictionaryEntry | None:

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from db.models import FarmProfileRow, PendingTermRow
 from db.repositories import farm as repo
+from db.states import PendingTermStatus
 from db.uow import Database, Session
 from pipeline.farm.slugs import make_id
 from pipeline.farm.words.name_match import NameRules
@@ -96,14 +97,14 @@ class TermReview:
             canonical_id = canonical or make_id(KIND_PREFIX[row.kind], self.shown(row))
             if not canonical_id or ":" not in canonical_id or len(canonical_id) > 64:
                 raise TermError("terms.bad_canonical")
-            row.status, row.canonical_id = "approved", canonical_id
+            row.status, row.canonical_id = PendingTermStatus.APPROVED, canonical_id
             await repo.refresh_pending_count(session, row.farm_id)
         return row
 
     async def reject(self, term_id: int) -> PendingTermRow:
         async with self._db.write() as session:
             row = await _open(session, term_id)
-            row.status = "rejected"
+            row.status = PendingTermStatus.REJECTED
             await repo.refresh_pending_count(session, row.farm_id)
         return row
 
@@ -129,7 +130,7 @@ def shown_term(names: NameRules, kind: str, term: str) -> str:
 async def _apply(
     session: Session, names: NameRules
 ) -> tuple[list[PendingTermRow], int, dict[str, dict[str, Any]]]:
-    approved = list(await repo.pending_terms(session, status="approved"))
+    approved = list(await repo.pending_terms(session, status=PendingTermStatus.APPROVED))
     operations = 0
     touched: dict[str, FarmProfileRow] = {}
     for row in approved:
@@ -149,7 +150,7 @@ async def _apply(
                 operation.crop_id = canonical
             operation.pending_term_id = None
             operations += 1
-        row.status = "applied"
+        row.status = PendingTermStatus.APPLIED
         farm = await repo.farm_row(session, row.farm_id)
         if farm is not None:
             touched[farm.farm_id] = farm
@@ -161,7 +162,7 @@ async def _open(session: Session, term_id: int) -> PendingTermRow:
     row = await repo.pending_term(session, term_id, lock=True)
     if row is None:
         raise TermError("terms.not_found")
-    if row.status != "pending":
+    if row.status != PendingTermStatus.PENDING:
         raise TermError("terms.not_pending")
     return row
 

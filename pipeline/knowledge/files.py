@@ -7,9 +7,23 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from pipeline.rules.schema import RulesModel
 
-__all__ = ["ActivesTable", "CardFile", "CardTable", "CropTable", "ItemTable", "LocalText"]
+__all__ = [
+    "ActivesTable",
+    "CardFile",
+    "CardTable",
+    "CropTable",
+    "ItemTable",
+    "LocalText",
+    "QuestionsFile",
+    "SourcesFile",
+    "ZonesFile",
+]
+
+Strings = tuple[str, ...]
 
 
 class LocalText(RulesModel):
@@ -58,3 +72,78 @@ class CardFile(RulesModel):
     version: Literal[1]
     crop: CropTable | None = None
     cards: tuple[CardTable, ...] = ()
+
+
+# --- sources.toml, questions.toml, zones.toml: their shapes. What needs the other
+# files (a topic's scope, a known crop or zone, a year in range) is the loader's. ---
+
+
+class SourceTable(RulesModel):
+    institution: LocalText | None = None
+    document: LocalText | None = None
+    year: int | None = None
+    undated: bool = False
+    url: str | None = None
+
+
+class SourcesFile(RulesModel):
+    version: Literal[1]
+    sources: dict[str, SourceTable] = Field(default_factory=dict)
+
+
+class TopicTable(RulesModel):
+    scope: str = ""
+    terms: Strings = ()
+    weak: Strings = ()
+    yields_to_subject: bool = False
+
+
+class VariantTable(RulesModel):
+    winter: str | None = None
+    spring: str | None = None
+    default: Strings = ()
+
+
+class QuestionWordsTable(RulesModel):
+    today: Strings = ()
+    can: Strings = ()
+    after: Strings = ()
+    winter: Strings = ()
+    spring: Strings = ()
+    stopwords: Strings = ()
+    after_topic: str | None = None
+    volunteer: Strings = ()
+    volunteer_topic: str | None = None
+    asks: Strings = ()
+
+
+class QuestionSettingsTable(RulesModel):
+    listing: Strings = ()
+    answer_confidence: float = 0.5
+    max_cards: int = 3
+
+
+class QuestionsFile(RulesModel):
+    version: Literal[1]
+    topics: dict[str, TopicTable] = Field(default_factory=dict)
+    variants: dict[str, VariantTable] = Field(default_factory=dict)
+    question: QuestionWordsTable = QuestionWordsTable()
+    settings: QuestionSettingsTable = QuestionSettingsTable()
+
+
+class ZoneTable(RulesModel):
+    name: LocalText | None = None
+    terms: Strings = ()
+
+
+class OblastTable(RulesModel):
+    name: LocalText | None = None
+    zone: str | None = None
+    also: Strings = ()
+    terms: Strings = ()
+
+
+class ZonesFile(RulesModel):
+    version: Literal[1]
+    zones: dict[str, ZoneTable] = Field(default_factory=dict)
+    oblasts: dict[str, OblastTable] = Field(default_factory=dict)

@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from pipeline.knowledge import parse
-from pipeline.knowledge.files import CardFile, CardTable, CropTable, ItemTable
+from pipeline.knowledge.files import (
+    CardFile,
+    CardTable,
+    CropTable,
+    ItemTable,
+    QuestionsFile,
+    SourcesFile,
+    ZonesFile,
+)
 from pipeline.knowledge.model import (
     ZONES,
     Card,
@@ -318,9 +326,9 @@ def load_knowledge(
     """Every file of ``directory``, checked against the unit table and the shared crops."""
     p = parse.Problems()
     known_units, known_crops = frozenset(units), frozenset(crop_ids)
-    questions = parse.read(directory / "questions.toml")
-    zones_raw = parse.read(directory / "zones.toml")
-    sources = _sources(parse.read(directory / "sources.toml"), p)
+    questions = parse.read(directory / "questions.toml", QuestionsFile)
+    zones_raw = parse.read(directory / "zones.toml", ZonesFile)
+    sources = _sources(parse.read(directory / "sources.toml", SourcesFile), p)
     topics = _topics(questions, p)
     zones, zone_terms = _zones(zones_raw, p)
     regions, region_terms = _regions(zones_raw, p)

@@ -26,11 +26,11 @@ class Problems:
         self.found.append(f"{where}: {what}")
 
 
-def read(path: Path) -> Mapping[str, Any]:
-    data = schema.read(path)
-    if data.get("version") != 1:
-        raise schema.RulesError(path.name, "version", "version must be 1")
-    return data
+def read(path: Path, model: type[schema.RulesModel]) -> Mapping[str, Any]:
+    """The file checked as ``model`` (a one-line RulesError naming the file and the
+    key), as plain data (lists, dicts) for the loader's cross-checks, which collect
+    every problem."""
+    return schema.load(path, model).model_dump(mode="json")
 
 
 def strings(value: Any) -> tuple[str, ...]:

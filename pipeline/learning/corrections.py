@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from db.models import CorrectionRow, LearningRow
 from db.repositories import learning as repo
+from db.states import CorrectionSource, LearningSource, RouteMode
 from db.uow import Database
 from pipeline.classifier.rules import IntentSpec
 from pipeline.intents import Intent
@@ -54,10 +55,14 @@ class Corrections:
                 return False
             existing = await repo.correction(session, trace_id)
             target = existing or CorrectionRow(trace_id=trace_id, user_id=row.user_id)
-            target.source = "operator" if operator else "farmer"
+            target.source = CorrectionSource.OPERATOR if operator else CorrectionSource.FARMER
             target.text = row.text
             target.was_mode, target.was_intent = row.mode, row.intent
-            target.mode, target.intent, target.crew = spec.mode, intent.value, list(spec.crew)
+            target.mode, target.intent, target.crew = (
+                RouteMode(spec.mode),
+                intent.value,
+                list(spec.crew),
+            )
             target.created_at = self._clock()
             if existing is None:
                 repo.add_correction(session, target)
@@ -65,7 +70,7 @@ class Corrections:
                 repo.add_learning(
                     session,
                     LearningRow(
-                        source="correction",
+                        source=LearningSource.CORRECTION,
                         intent=intent.value,
                         rule=rules.rule("correction", intent.value, row.intent),
                         trace_id=trace_id,

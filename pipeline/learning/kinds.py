@@ -1,22 +1,9 @@
-"""The kinds of feedback, as types (the buttons' callback data carries them)."""
+"""The kinds of feedback, as types (the buttons' callback data carries them). Stored
+in ``feedback.verdict`` and ``feedback.reason``, so defined with the other closed sets
+of column values in db/states.py."""
 
 from __future__ import annotations
 
-from enum import StrEnum
+from db.states import FeedbackReason, FeedbackVerdict
 
 __all__ = ["FeedbackReason", "FeedbackVerdict"]
-
-
-class FeedbackVerdict(StrEnum):
-    UP = "up"
-    DOWN = "down"
-    FIX = "fix"
-
-
-class FeedbackReason(StrEnum):
-    """👎's follow-up «що не так?»."""
-
-    WRONG = "wrong"
-    NOT_ASKED = "not_asked"
-    TOO_LONG = "too_long"
-    LANGUAGE = "language"

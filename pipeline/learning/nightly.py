@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from db.models import ProposalRow
 from db.repositories import learning as repo
 from db.repositories import quality
+from db.states import RuleTermKind
 from db.uow import Database
 from pipeline.classifier import ClassifierRules
 from pipeline.grammar import Grammar
@@ -128,18 +128,18 @@ class NightlyJob:
             for p in found:
                 if (p.term.intent.value, p.term.kind, p.term.term) in pending:
                     continue  # offered already, still waiting for an operator
-                row = ProposalRow(
+                proposal_id = await repo.propose(
+                    session,
                     intent=p.term.intent.value,
-                    kind=p.term.kind,
+                    kind=RuleTermKind(p.term.kind),
                     term=p.term.term,
                     support=p.support,
                     dev_before=p.dev_before,
                     dev_after=p.dev_after,
                     corrections_before=p.corrections_before,
                     corrections_after=p.corrections_after,
-                    status="pending",
                 )
-                stored.append((await repo.add_proposal(session, row), p))
+                stored.append((proposal_id, p))
         result = NightlyResult(weak, stored)
         await self._notify(result)
         return result

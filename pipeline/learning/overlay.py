@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from db.repositories import learning as repo
+from db.states import ProposalStatus
 from db.uow import Database
 from pipeline.classifier import Classifier, ClassifierRules
 from pipeline.classifier.analysis import Analysis
@@ -211,9 +212,9 @@ class RuleOverlays:
             row = await repo.proposal(session, proposal_id)
             if row is None:
                 return "missing", None
-            if row.status != "pending":
+            if row.status != ProposalStatus.PENDING:
                 return "decided", None
-            row.status = "approved" if approve else "rejected"
+            row.status = ProposalStatus.APPROVED if approve else ProposalStatus.REJECTED
             row.decided_by = by
             row.decided_at = datetime.now(UTC)
             term = OverlayTerm.of({"intent": row.intent, "kind": row.kind, "term": row.term})

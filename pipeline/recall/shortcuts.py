@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from db.models import AnswerCacheRow
 from db.repositories import recall as repo
 from db.repositories.reporting import as_utc
+from db.states import AnswerSlot
 from db.uow import Database
 from pipeline.actions import RefreshAction
 from pipeline.farm.localtime import local_time
@@ -29,7 +29,7 @@ from pipeline.recall.rules import RecallRules
 from pipeline.recall.subject import is_status_question, subject_of
 from pipeline.types import Button, DepthDecision, Language, Reply
 
-REPEAT, STATUS = "repeat", "status"
+REPEAT, STATUS = AnswerSlot.REPEAT, AnswerSlot.STATUS
 #: The classifier's reason on a status question sent deep (no fresh cache yet).
 STATUS_REASON = "status"
 #: What the classifier may say of a status question: nothing farming of its own.
@@ -68,7 +68,7 @@ class Shortcuts:
         if not status and decision.intent not in self._rules.repeat.intents:
             return None
         async with self._db.read() as session:
-            row = await repo.answer(session, user_id, STATUS if status else REPEAT)
+            row = await repo.remembered_answer(session, user_id, STATUS if status else REPEAT)
         if row is None:
             return None
         age = now - as_utc(row.created_at)
@@ -109,16 +109,16 @@ class Shortcuts:
             return
         async with self._db.write() as session:
             for slot, subject in slots:
-                row = AnswerCacheRow(
+                await repo.remember_answer(
+                    session,
                     user_id=user_id,
                     slot=slot,
                     intent=str(decision.intent),
-                    subject=subject[:512],
-                    trace_id=trace_id[:32],
+                    subject=subject,
+                    trace_id=trace_id,
                     text=reply.text,
                     created_at=now,
                 )
-                await repo.keep_answer(session, row)
 
     @staticmethod
     def forgets(reply: Reply) -> bool:

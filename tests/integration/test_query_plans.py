@@ -64,13 +64,13 @@ SAMPLES: dict[str, Any] = {
     "status": "pending", "chat_id": 1, "source_message_id": 7, "payload": {"op": "sowing"},
     "author": USER, "area_ha": 12.5, "timezone": "Europe/Kyiv", "peer": "vet",
     "domain": "veterinary", "partial": False, "sent": True, "outcome": "answered",
-    "privacy_level": "anonymous", "latency_ms": 10.0, "detail": "ok", "fact_key": "user",
+    "privacy_level": "public", "latency_ms": 10.0, "detail": "ok", "fact_key": "user",
     "operation": "upsert", "error": "boom", "state": "dead", "states": ["dead"],
     "created_by": "operator", "proposal_id": None, "active": False,
     "terms": [{"intent": "greeting", "kind": "trigger", "term": "здоров"}],
     "updates": [Stored(99, "{}")], "types": ["soil_moisture", "temperature"],
     "sensor_type": "soil_moisture", "width": 3600, "recovered_since": NOW - timedelta(days=1),
-    "slot": "weather", "summary_id": 1, "window": 20, "offset": 0, "by_sensor": False,
+    "slot": "status", "summary_id": 1, "window": 20, "offset": 0, "by_sensor": False,
     "readings": [("field:north", "p1", "soil_moisture", 14.0, NOW - timedelta(minutes=5))],
     "hours": (HOUR - 48, HOUR),
     "row_id": 1, "method": "sendMessage", "not_before": NOW, "users": [USER, "tg:2"],
@@ -122,6 +122,24 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         )
     },
     "learning.proposal": {"proposal_id": 1},
+    "learning.propose": {
+        "intent": "greeting",
+        "kind": "keyword",
+        "term": "вітаю",
+        "support": 3,
+        "dev_before": 0.9,
+        "dev_after": 0.92,
+        "corrections_before": 0.5,
+        "corrections_after": 0.7,
+    },
+    "recall.remember_answer": {
+        "slot": "repeat",
+        "intent": "weather",
+        "subject": "погода",
+        "trace_id": "t3",
+        "created_at": NOW,
+    },
+    "recall.remembered_answer": {"slot": "repeat"},
     "learning.add_learning": {"row": LearningRow(id=1000, source="negative", rule="r")},
     "learning.add_correction": {
         "row": CorrectionRow(
@@ -182,7 +200,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
     "recall.keep_answer": {
         "row": AnswerCacheRow(
             user_id=USER,
-            slot="weather",
+            slot="status",
             intent="weather",
             subject="погода",
             trace_id="t2",

@@ -1,12 +1,15 @@
 """Row states are closed sets (issue 24 point 5): each state, status, outcome and kind
 column's CHECK constraint admits exactly its enum's values (db/states.py), and the
-database refuses any other value, on SQLite and PostgreSQL."""
+database refuses any other value, on SQLite and PostgreSQL. Migration 0023 added the
+row states' constraints, 0024 those of the other closed sets (kinds, sources, modes,
+verdicts ...)."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from sqlalchemy import CheckConstraint, inspect, text
@@ -15,12 +18,37 @@ from sqlalchemy.exc import IntegrityError
 
 from db.engine import create_engine
 from db.migrate import downgrade, upgrade
-from db.models import Base, OperationDraftRow
-from db.states import CHECKED_COLUMNS, DraftStatus, allowed_values_sql
+from db.models import (
+    AnswerCacheRow,
+    Base,
+    ConversationSummaryRow,
+    FeedbackRow,
+    HandoffRow,
+    OperationDraftRow,
+)
+from db.repositories.outbox import Operation
+from db.states import (
+    CHECKED_COLUMNS,
+    AnswerSlot,
+    DraftStatus,
+    FeedbackVerdict,
+    HandoffDirection,
+    OutboxOperation,
+    PrivacyLevel,
+    RouteMode,
+    SummarySource,
+    TermKind,
+    allowed_values_sql,
+)
 from db.uow import Database
-from tests.query_plans_seed import FARM, USER, seed
+from pipeline.farm.words.name_match import Kind
+from pipeline.peers.contract import PrivacyLevel as ContractPrivacy
+from pipeline.types import Mode
+from tests.query_plans_seed import FARM, NOW, USER, seed
 
 BELOW = "0022_outbox_reply_order"
+#: Before the closed sets' constraints (0024).
+BELOW_CLOSED_SETS = "0023_row_state_checks"
 
 
 def _constraint_values(connection: Connection) -> dict[str, set[str]]:
@@ -50,17 +78,33 @@ def _expected() -> dict[str, set[str]]:
     }
 
 
+async def _seed_every_checked_table(database: Database) -> None:
+    """The plans' seed, and a row in the two tables it leaves empty."""
+    await seed(database)
+    async with database.write() as session:
+        session.add_all(
+            [
+                AnswerCacheRow(user_id=USER, slot=AnswerSlot.REPEAT, intent="greeting",
+                               subject="s", trace_id="trace-1", text="t", created_at=NOW),
+                ConversationSummaryRow(key="k" * 36, user_id=USER, period_start=NOW,
+                                       period_end=NOW, text="t", source=SummarySource.LLM),
+            ]
+        )  # fmt: skip
+
+
 async def _bad_values_refused(url: str) -> None:
     engine = create_engine(url)
     try:
         database = Database.of(engine)
-        await seed(database)
+        await _seed_every_checked_table(database)
         for table, column, _values in CHECKED_COLUMNS:
             count = f"SELECT count(*) FROM {table}"
+            # Cut to the column's length: PostgreSQL refuses a longer one by its length.
+            bad = "bogus"[: Base.metadata.tables[table].c[column].type.length]
             async with engine.connect() as connection:
                 assert (await connection.execute(text(count))).scalar_one() > 0, table
                 with pytest.raises(IntegrityError):
-                    await connection.execute(text(f"UPDATE {table} SET {column} = 'bogus'"))
+                    await connection.execute(text(f"UPDATE {table} SET {column} = '{bad}'"))
                 await connection.rollback()
         with pytest.raises(IntegrityError):
             async with database.write() as session:
@@ -75,8 +119,35 @@ async def _bad_values_refused(url: str) -> None:
                     user_id=USER, farm_id=FARM, chat_id=1, payload={}, status=DraftStatus.WRITTEN
                 )
             )
+        await _closed_sets_through_the_orm(database)
     finally:
         await engine.dispose()
+
+
+async def _closed_sets_through_the_orm(database: Database) -> None:
+    """A row of the closed sets' tables with a bad value is refused, its members kept."""
+    with pytest.raises(IntegrityError):
+        async with database.write() as session:
+            session.add(FeedbackRow(trace_id="trace-2", user_id=USER, verdict="meh"))
+    with pytest.raises(IntegrityError):
+        async with database.write() as session:
+            session.add(HandoffRow(direction="up", peer="vet", domain="veterinary", language="uk"))
+    async with database.write() as session:
+        session.add_all(
+            [
+                FeedbackRow(trace_id="trace-2", user_id=USER, verdict=FeedbackVerdict.FIX),
+                HandoffRow(direction=HandoffDirection.IN, peer="vet", domain="veterinary",
+                           language="uk", privacy_level=PrivacyLevel.TEAM),
+            ]
+        )  # fmt: skip
+
+
+def test_the_enums_match_the_pipelines_literal_types() -> None:
+    """The pipeline names some of these sets as Literal types: the same values."""
+    assert set(get_args(Kind)) == set(TermKind)
+    assert set(get_args(Mode)) == set(RouteMode)
+    assert set(get_args(ContractPrivacy)) == set(PrivacyLevel)
+    assert set(get_args(Operation)) == set(OutboxOperation)
 
 
 def test_every_model_constraint_lists_its_enum() -> None:
@@ -130,6 +201,35 @@ async def test_the_upgrade_refuses_a_value_outside_the_set(tmp_path: Path) -> No
         await engine.dispose()
     with pytest.raises(RuntimeError, match=r"job_runs\.last_outcome: 'boom'"):
         await asyncio.to_thread(upgrade, url)
+
+
+async def test_the_closed_sets_upgrade_refuses_a_value_outside_the_set(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'stepan.db'}"
+    await asyncio.to_thread(upgrade, url, BELOW_CLOSED_SETS)
+    engine = create_engine(url)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(
+                text(
+                    "INSERT INTO handoffs (direction, peer, domain, partial, language, sent) "
+                    "VALUES ('sideways', 'vet', 'veterinary', false, 'uk', false)"
+                )
+            )
+    finally:
+        await engine.dispose()
+    with pytest.raises(RuntimeError, match=r"0024_closed_set_checks: .*handoffs\.direction"):
+        await asyncio.to_thread(upgrade, url)
+
+
+async def test_the_downgrade_to_0023_keeps_only_the_row_states(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'stepan.db'}"
+    await asyncio.to_thread(upgrade, url)
+    await asyncio.to_thread(downgrade, url, BELOW_CLOSED_SETS)
+    states = {"ck_pending_terms_status", "ck_operations_status", "ck_alerts_kind"}
+    kept = await _database_constraints(url)
+    assert states <= set(kept)
+    assert "ck_handoffs_direction" not in kept and "ck_interactions_mode" not in kept
+    assert len(kept) == 12
 
 
 async def _term_links(url: str) -> list[tuple[int, int | None]]:

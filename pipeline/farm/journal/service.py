@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
 from db.repositories import journal as drafts
+from db.states import DraftStatus
 from db.uow import Database, Session
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
@@ -258,9 +259,9 @@ class Journal:
     ) -> Decision | None:
         """The answer to a press on a card written or cancelled already, or to ✏️ / ❌
         (which cancel it); None when the press is to write."""
-        if row.status == "written":
+        if row.status == DraftStatus.WRITTEN:
             return Decision(Reply(self._closing(draft, lang, "journal.already_written")), 0)
-        if row.status == "cancelled" or verb in (JournalVerb.CANCEL, JournalVerb.EDIT):
+        if row.status == DraftStatus.CANCELLED or verb in (JournalVerb.CANCEL, JournalVerb.EDIT):
             drafts.cancel_draft(row)
             key = "journal.edit" if verb is JournalVerb.EDIT else "journal.cancelled"
             return Decision(Reply(self._catalog.text(lang, key)), 0)
