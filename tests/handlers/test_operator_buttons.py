@@ -47,6 +47,17 @@ def _intruder() -> Incoming:
     return Incoming(user_id=f"tg:{INTRUDER}", chat_id=INTRUDER, text="", trace_id="t1")
 
 
+async def _proposal(core: Core) -> ProposalRow:
+    """A nightly proposal waiting for an operator."""
+    async with core.db.write() as session:
+        row = ProposalRow(
+            intent="recording", kind="trigger", term="розкидали", support=3,
+            dev_before=1.0, dev_after=1.0, corrections_before=0.0, corrections_after=1.0,
+        )  # fmt: skip
+        session.add(row)
+    return row
+
+
 def test_every_operator_button_has_an_action_and_back() -> None:
     kinds = {type(action) for action in ACTIONS}
     assert kinds == set(get_args(OperatorAction))
@@ -70,12 +81,7 @@ async def test_the_pipeline_refuses_a_non_operator_without_the_router(
     """Straight to the pipeline, past the routers' IsOperator filter: still refused,
     as an alert, and nothing changed."""
     await tg.say(FARMER, "привіт")
-    async with core.db.write() as session:
-        proposal = ProposalRow(
-            intent="recording", kind="trigger", term="розкидали", support=3,
-            dev_before=1.0, dev_after=1.0, corrections_before=0.0, corrections_after=1.0,
-        )  # fmt: skip
-        session.add(proposal)
+    proposal = await _proposal(core)
     await core.learnings.add("negative", None, "a rule", None)
 
     reply = await core.pipeline.handle_action(action, _intruder())
@@ -112,12 +118,7 @@ async def test_a_farmer_pressing_a_proposal_or_a_learning_button_is_refused(
 async def test_a_proposal_card_keeps_its_figures_and_says_what_was_decided(
     tg: LocalBot, core: Core, catalog: Catalog
 ) -> None:
-    async with core.db.write() as session:
-        row = ProposalRow(
-            intent="recording", kind="trigger", term="розкидали", support=3,
-            dev_before=1.0, dev_after=1.0, corrections_before=0.0, corrections_after=1.0,
-        )  # fmt: skip
-        session.add(row)
+    row = await _proposal(core)
     [card] = await tg.say(OPERATOR, "дякую")
     calls = await tg.press(
         OPERATOR, ProposalCD(proposal=row.id, approve=False).pack(), message_id(card)
