@@ -13,6 +13,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Literal
 
+from pipeline.admin.actions import OperatorAction
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Expertise, Style
@@ -155,4 +156,6 @@ Action = (
     | CorrectionAction
     | RefreshAction
     | ExampleAction
+    #: The operators' buttons (pipeline/admin/actions.py).
+    | OperatorAction
 )

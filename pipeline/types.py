@@ -110,6 +110,9 @@ class Shown(StrEnum):
     EDIT = "edit"
     #: A short pop-up answer; the pressed message stays as it is.
     POPUP = "popup"
+    #: The pressed message keeps its text with the reply's added under it; its
+    #: buttons become the reply's (a nightly proposal says what was decided).
+    APPEND = "append"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +134,12 @@ class Reply:
     #: For a pressed button: the pressed message's buttons go (it keeps its text), so
     #: nobody taps twice.
     closes: bool = False
+    #: For a pressed button shown otherwise than as a POPUP: a pop-up shown with it
+    #: (an operator's card edited in place says «Збережено»); "" for none.
+    popup: str = ""
+    #: For a pressed button: its pop-up is an alert the presser dismisses, not a
+    #: passing note (a refusal, a term decided).
+    alert: bool = False
 
 
 @dataclass(frozen=True, slots=True)

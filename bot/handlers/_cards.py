@@ -1,23 +1,17 @@
-"""Operators' cards (/profile, /farm): whose card, then the card with its buttons."""
+"""Operators' cards (/profile, /farm): whose card, then the card with its buttons
+(pipeline/admin/card_replies.py); their edits (pipeline/admin/editing.py) answered."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
 from aiogram.filters import CommandObject
-from aiogram.types import InlineKeyboardMarkup, Message, MessageOriginUser
+from aiogram.types import Message, MessageOriginUser
 
-from bot.handlers._common import load_profile
-from bot.user_ids import stepan_user_id
+from bot.keyboards.pipeline import keyboard
+from pipeline.admin.card_replies import CardReply
 from pipeline.admin.edits import AdminError, Edit, parse_target, refusal_text
-from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
-from pipeline.memory import Loaded, ProfileLoader
-from pipeline.types import Language
-
-#: Renders a card; async because a card may read the farm's names (fields, crops).
-CardText = Callable[[Loaded, Texts], Awaitable[str]]
-CardKeyboard = Callable[[int, Catalog, Language], InlineKeyboardMarkup]
 
 
 def target_of(message: Message, explicit: int | None) -> int | None:
@@ -30,33 +24,12 @@ def target_of(message: Message, explicit: int | None) -> int | None:
     return message.from_user.id if message.from_user else None
 
 
-async def card_text(
-    profiles: ProfileLoader,
-    texts: Texts,
-    user: int,
-    render: CardText,
-    *,
-    own: bool = False,
-) -> str | None:
-    """The card of ``user``; None for someone Stepan does not know, except the
-    operator's own card (``own``), shown with a note even before they wrote."""
-    loaded = await load_profile(profiles, stepan_user_id(user))
-    if loaded.known:
-        return await render(loaded, texts)
-    if not own:
-        return None
-    card = await render(loaded, texts)
-    return f"{card}\n\n{texts.text('admin.own_card_new')}"
-
-
 async def answer_card(
     message: Message,
     command: CommandObject,
-    profiles: ProfileLoader,
     texts: Texts,
     *,
-    render: CardText,
-    keyboard: CardKeyboard,
+    card: CardReply,
     usage_key: str,
 ) -> None:
     """`/<command> [id]`: the card of that user (or of the forwarded message's author)."""
@@ -67,11 +40,11 @@ async def answer_card(
         return
     user = target_of(message, explicit)
     own = user is not None and message.from_user is not None and user == message.from_user.id
-    card = await card_text(profiles, texts, user, render, own=own) if user is not None else None
-    if user is None or card is None:
+    reply = await card(user, texts, own) if user is not None else None
+    if reply is None:
         await message.answer(texts.text("admin.no_user"))
         return
-    await message.answer(card, reply_markup=keyboard(user, texts.catalog, texts.lang))
+    await message.answer(reply.text, reply_markup=keyboard(reply.buttons))
 
 
 Apply = Callable[[int, Edit], Awaitable[bool]]

@@ -12,9 +12,10 @@ from bot.config import Settings
 from bot.delivery.render import AttachmentFailed, edit_text, send_reply
 from bot.keyboards.pipeline import keyboard
 from bot.user_ids import stepan_user_id
+from pipeline.admin.editing import load_shown
 from pipeline.handle import Pipeline
 from pipeline.language.texts import Texts
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
 from pipeline.types import Incoming, Reply, Shown
 
 logger = logging.getLogger(__name__)
@@ -23,10 +24,7 @@ logger = logging.getLogger(__name__)
 async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
     """The profile, or StoreUnavailable when defaults stood in for a failed store (an
     operator's card or a user's /me never shows defaults as data)."""
-    loaded = await profiles.load(user_id)
-    if loaded.degraded:
-        raise StoreUnavailable(user_id)
-    return loaded
+    return await load_shown(profiles, user_id)
 
 
 def telegram_user_id(user: User) -> str:
@@ -128,15 +126,18 @@ async def show_press(
 ) -> None:
     """The one way a button's reply is shown, as the reply says (``Reply.shown``): a
     pop-up leaves the pressed message as it is but for ``closes``; an edit turns the
-    pressed message into the reply (a new message when it has no text to edit)."""
+    pressed message into the reply (a new message when it has no text to edit); an
+    append adds the reply under the pressed message's text. ``Reply.popup`` comes
+    with an edit, an append or a new message; ``Reply.alert`` makes a pop-up one the
+    presser dismisses."""
     pressed = query.message if isinstance(query.message, Message) and query.message.text else None
     if reply.shown is Shown.POPUP:
         if reply.closes and pressed is not None:
             await _close(bot, pressed)
-        await query.answer(reply.text)
+        await _pop_up(query, reply.text, reply.alert)
         return
     # Answer first: Telegram shows a spinner on the button until we do.
-    await query.answer()
+    await _pop_up(query, reply.popup, reply.alert)
     if reply.closes and pressed is not None:
         await _close(bot, pressed)
     if reply.shown is Shown.EDIT and pressed is not None:
@@ -144,7 +145,26 @@ async def show_press(
             bot, pressed.chat.id, pressed.message_id, reply.text, keyboard(reply.buttons)
         )
         return
+    if reply.shown is Shown.APPEND:
+        if pressed is not None:
+            text = f"{pressed.text}\n\n{reply.text}"
+            await edit_text(bot, pressed.chat.id, pressed.message_id, text, keyboard(reply.buttons))
+        return
     await deliver(bot, profile_editor, incoming, reply)
+
+
+#: Telegram shows at most this many characters in a button's pop-up.
+POPUP_LIMIT = 200
+
+
+async def _pop_up(query: CallbackQuery, text: str, alert: bool) -> None:
+    """Stops the button's spinner, with ``text`` as a pop-up ("" for none)."""
+    if not text:
+        await query.answer()
+    elif alert:
+        await query.answer(text[:POPUP_LIMIT], show_alert=True)
+    else:
+        await query.answer(text[:POPUP_LIMIT])
 
 
 async def _close(bot: Bot, pressed: Message) -> None:

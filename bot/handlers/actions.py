@@ -7,6 +7,15 @@ from aiogram.types import CallbackQuery
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, show_press
+from bot.keyboards.admin import (
+    FarmCardCD,
+    FarmCD,
+    FarmIotCD,
+    LearningCD,
+    ProfileCD,
+    ProposalCD,
+    TermCD,
+)
 from bot.keyboards.pipeline import (
     CorrectionCD,
     ExampleCD,
@@ -44,6 +53,14 @@ PIPELINE_BUTTONS = (
     RefreshCD,
     ExampleCD,
     JournalReportCD,
+    # The operators' (pipeline/admin/buttons.py: each refuses anyone else itself).
+    ProfileCD,
+    FarmCD,
+    FarmIotCD,
+    FarmCardCD,
+    TermCD,
+    ProposalCD,
+    LearningCD,
 )
 PipelineCD = (
     JournalCD
@@ -56,6 +73,13 @@ PipelineCD = (
     | RefreshCD
     | ExampleCD
     | JournalReportCD
+    | ProfileCD
+    | FarmCD
+    | FarmIotCD
+    | FarmCardCD
+    | TermCD
+    | ProposalCD
+    | LearningCD
 )
 
 

@@ -11,27 +11,20 @@ import logging
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
-from sqlalchemy.exc import SQLAlchemyError
 
 from bot.middlewares.language import spoken_texts
+from pipeline.buttons.faults import is_database_error
 from pipeline.handle import Pipeline
-from pipeline.memory import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
 router = Router(name=__name__)
 
 
-def _is_database_error(error: BaseException) -> bool:
-    return isinstance(error, SQLAlchemyError | ConnectionRefusedError | StoreUnavailable) or (
-        isinstance(error.__cause__, SQLAlchemyError)
-    )
-
-
 @router.errors()
 async def on_error(event: ErrorEvent, pipeline: Pipeline, bot: Bot) -> bool:
     logger.error("unhandled error in update %s", event.update.update_id, exc_info=event.exception)
-    key = "faults.database" if _is_database_error(event.exception) else "faults.failed"
+    key = "faults.database" if is_database_error(event.exception) else "faults.failed"
     update = event.update
     try:
         # The update's own language, by the same policy as its handler's (the error

@@ -1,7 +1,9 @@
 """Operator commands and buttons from anyone else: a polite refusal, nothing changed.
 
 Its own ``~IsOperator`` filter (messages and callbacks) says who it is for, so it
-does not depend on sitting after the operators' branch.
+does not depend on sitting after the operators' branch. The buttons' use cases
+refuse anyone else too (pipeline/admin/buttons.py ``OperatorOnly``, with the same
+alert), so a press that came another way is refused all the same.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.commands import OPERATOR_ONLY
 from bot.filters import IsOperator
-from bot.handlers.operators.learning import LearningCD
-from bot.keyboards.admin import FarmCardCD, FarmCD, FarmIotCD, ProfileCD, TermCD
+from bot.keyboards.admin import OPERATOR_BUTTONS
 from pipeline.language.texts import Texts
 
 router = Router(name=__name__)
@@ -26,11 +27,9 @@ async def refuse_command(message: Message, texts: Texts) -> None:
     await message.answer(texts.text("admin.not_operator"))
 
 
-@router.callback_query(ProfileCD.filter())
-@router.callback_query(FarmCD.filter())
-@router.callback_query(FarmIotCD.filter())
-@router.callback_query(FarmCardCD.filter())
-@router.callback_query(TermCD.filter())
-@router.callback_query(LearningCD.filter())
 async def refuse_button(query: CallbackQuery, texts: Texts) -> None:
     await query.answer(texts.text("admin.not_operator"), show_alert=True)
+
+
+for _button in OPERATOR_BUTTONS:
+    router.callback_query(_button.filter())(refuse_button)

@@ -1,19 +1,27 @@
-"""Operators' inline buttons: typed callback data, never hand-split strings."""
+"""Operators' inline buttons: typed callback data, never hand-split strings.
+
+Each class unpacks to one pipeline/admin/actions.py action (``to_action``) and
+``admin_callback_data`` packs one back; the buttons themselves are built in the
+pipeline (pipeline/admin/keyboards.py) and rendered by bot/keyboards/pipeline.py."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, assert_never
 
 from aiogram.filters.callback_data import CallbackData
-from aiogram.types import InlineKeyboardMarkup
-from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.keyboards.ids import RowId, TelegramId
-from pipeline.admin.edits import AUTO, PHASES
-from pipeline.language.catalog import Catalog
-from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Phase
-from pipeline.types import Language
+from pipeline.admin.actions import (
+    FarmAction,
+    FarmCardAction,
+    FarmIotAction,
+    LearningDeleteAction,
+    OperatorAction,
+    ProfileAction,
+    ProposalAction,
+    TermAction,
+)
+from pipeline.profiles import Phase
 
 
 class ProfileCD(CallbackData, prefix="pf"):
@@ -21,11 +29,17 @@ class ProfileCD(CallbackData, prefix="pf"):
     field: Literal["expertise_level", "preferred_style"]
     value: str  # checked against the field's allowed values when applied
 
+    def to_action(self) -> ProfileAction:
+        return ProfileAction(self.user, self.field, self.value)
+
 
 class FarmCD(CallbackData, prefix="fm"):
     user: TelegramId
     #: "auto": the journal infers the phase again (the operator's lock goes).
     phase: Phase | Literal["auto"]
+
+    def to_action(self) -> FarmAction:
+        return FarmAction(self.user, self.phase)
 
 
 class FarmIotCD(CallbackData, prefix="fi"):
@@ -34,45 +48,16 @@ class FarmIotCD(CallbackData, prefix="fi"):
     user: TelegramId
     on: bool
 
-
-def profile_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
-    builder = InlineKeyboardBuilder()
-    for level in EXPERTISE_LEVELS:
-        builder.button(
-            text=catalog.text(lang, f"expertise.{level}"),
-            callback_data=ProfileCD(user=user, field="expertise_level", value=level),
-        )
-    for style in STYLES:
-        builder.button(
-            text=catalog.text(lang, f"styles.{style}"),
-            callback_data=ProfileCD(user=user, field="preferred_style", value=style),
-        )
-    builder.button(
-        text=catalog.text(lang, "admin.level_auto"),
-        callback_data=ProfileCD(user=user, field="expertise_level", value=AUTO),
-    )
-    builder.adjust(3, 3, 1)
-    return builder.as_markup()
-
-
-def farm_keyboard(user: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
-    builder = InlineKeyboardBuilder()
-    for phase in PHASES:
-        builder.button(
-            text=catalog.text(lang, f"phase.{phase}"), callback_data=FarmCD(user=user, phase=phase)
-        )
-    builder.button(
-        text=catalog.text(lang, "admin.phase_auto"), callback_data=FarmCD(user=user, phase=AUTO)
-    )
-    for on, key in ((True, "admin.iot_on"), (False, "admin.iot_off")):
-        builder.button(text=catalog.text(lang, key), callback_data=FarmIotCD(user=user, on=on))
-    builder.adjust(3, 3, 1, 2)
-    return builder.as_markup()
+    def to_action(self) -> FarmIotAction:
+        return FarmIotAction(self.user, self.on)
 
 
 class TermCD(CallbackData, prefix="dt"):
     term: RowId
     approve: bool
+
+    def to_action(self) -> TermAction:
+        return TermAction(self.term, self.approve)
 
 
 class FarmCardCD(CallbackData, prefix="fc"):
@@ -80,19 +65,49 @@ class FarmCardCD(CallbackData, prefix="fc"):
 
     user: TelegramId
 
+    def to_action(self) -> FarmCardAction:
+        return FarmCardAction(self.user)
 
-def terms_keyboard(
-    term_ids: list[int], farms: Sequence[tuple[int, str]], catalog: Catalog, lang: Language
-) -> InlineKeyboardMarkup:
-    """✅ / ❌ per term, then one button per farm (its owner's id, its name) to its card."""
-    builder = InlineKeyboardBuilder()
-    for term_id in term_ids:
-        builder.button(text=f"✅ #{term_id}", callback_data=TermCD(term=term_id, approve=True))
-        builder.button(text=f"❌ #{term_id}", callback_data=TermCD(term=term_id, approve=False))
-    for user, name in farms:
-        builder.button(
-            text=catalog.text(lang, "terms.farm_button", farm=name),
-            callback_data=FarmCardCD(user=user),
-        )
-    builder.adjust(*([2] * len(term_ids)), 1)
-    return builder.as_markup()
+
+class ProposalCD(CallbackData, prefix="rp"):
+    """✅ / ❌ under a nightly proposal (pipeline/learning/nightly.py)."""
+
+    proposal: int
+    approve: bool
+
+    def to_action(self) -> ProposalAction:
+        return ProposalAction(self.proposal, self.approve)
+
+
+class LearningCD(CallbackData, prefix="ln"):
+    """🗑 under /learnings."""
+
+    learning: int
+
+    def to_action(self) -> LearningDeleteAction:
+        return LearningDeleteAction(self.learning)
+
+
+#: Every operator's button (bot/handlers/refusal.py refuses them to anyone else).
+OPERATOR_BUTTONS = (ProfileCD, FarmCD, FarmIotCD, FarmCardCD, TermCD, ProposalCD, LearningCD)
+OperatorCD = ProfileCD | FarmCD | FarmIotCD | FarmCardCD | TermCD | ProposalCD | LearningCD
+
+
+def admin_callback_data(action: OperatorAction) -> OperatorCD:
+    match action:
+        case ProfileAction(user=user, field=field, value=value):
+            return ProfileCD(user=user, field=field, value=value)
+        case FarmAction(user=user, phase=phase):
+            return FarmCD(user=user, phase=phase)
+        case FarmIotAction(user=user, on=on):
+            return FarmIotCD(user=user, on=on)
+        case FarmCardAction(user=user):
+            return FarmCardCD(user=user)
+        case TermAction(term=term, approve=approve):
+            return TermCD(term=term, approve=approve)
+        case ProposalAction(proposal=proposal, approve=approve):
+            return ProposalCD(proposal=proposal, approve=approve)
+        case LearningDeleteAction(learning=learning):
+            return LearningCD(learning=learning)
+        case _:
+            assert_never(action)

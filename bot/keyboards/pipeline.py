@@ -14,6 +14,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from pydantic import Field
 
+from bot.keyboards.admin import OperatorCD, admin_callback_data
 from bot.keyboards.ids import RowId
 from pipeline.actions import (
     Action,
@@ -32,6 +33,15 @@ from pipeline.actions import (
     OnboardingChoice,
     RefreshAction,
     StyleAction,
+)
+from pipeline.admin.actions import (
+    FarmAction,
+    FarmCardAction,
+    FarmIotAction,
+    LearningDeleteAction,
+    ProfileAction,
+    ProposalAction,
+    TermAction,
 )
 from pipeline.farm.journal.export import FIRST_DAY, LAST_DAY, MAX_DAYS
 from pipeline.intents import Intent
@@ -157,6 +167,7 @@ ActionCD = (
     | CorrectionCD
     | RefreshCD
     | ExampleCD
+    | OperatorCD
 )
 
 
@@ -184,6 +195,16 @@ def callback_data(action: Action) -> ActionCD:
             return ExampleCD(example=example)
         case RefreshAction(trace_id=trace):
             return RefreshCD(trace=trace)
+        case (
+            ProfileAction()
+            | FarmAction()
+            | FarmIotAction()
+            | FarmCardAction()
+            | TermAction()
+            | ProposalAction()
+            | LearningDeleteAction()
+        ):
+            return admin_callback_data(action)
         case _:
             assert_never(action)
 

@@ -14,7 +14,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from bot.config import Settings
 from bot.delivery.unasked import TelegramAlertSender
 from bot.handlers import build_root_router
-from bot.handlers.operators.rules import proposal_keyboard
+from bot.keyboards.pipeline import keyboard
 from bot.middlewares.clean_input import CleanInputMiddleware
 from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.language import LanguageMiddleware
@@ -31,7 +31,9 @@ from bot.wiring.scheduler import (
     scheduler_hooks,
 )
 from db.checkpoint import WalCheckpointer
+from pipeline.admin.keyboards import proposal_buttons
 from pipeline.farm.sensors.alerts import AlertWatcher
+from pipeline.language.texts import Texts
 from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
@@ -70,11 +72,11 @@ def operator_services(core: Core) -> dict[str, object]:
     """The services only operators' handlers use: given to their branch alone, not
     carried by every update (bot/middlewares/services.py)."""
     return {
-        "profile_learner": core.memory.learner,  # ProfileLearner: /farm sensors, phase
+        # The cards, their edits and decisions (pipeline/admin/buttons.py AdminServices).
+        "admin": core.admin,
         "terms": core.terms,
         "sensors": core.sensors,
         "platform": core.platform,
-        "regions": core.regions,  # FarmRegions: /farm update region=...
         "learnings": core.learnings,  # /learnings
         "quality": core.quality,  # /stats
         "overlays": core.overlays,  # /rules
@@ -159,7 +161,8 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
 
     async def send_nightly(chat_id: int, text: str, proposal: int | None, lang: Language) -> None:
         # In the operator's language (pipeline/learning/nightly.py); a card gets ✅ / ❌.
-        markup = proposal_keyboard(proposal, catalog, lang) if proposal is not None else None
+        buttons = proposal_buttons(proposal, Texts(catalog, lang)) if proposal is not None else ()
+        markup = keyboard(buttons)
         await alert_sender.send(chat_id, text, markup)
 
     return build_scheduler(

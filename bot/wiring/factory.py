@@ -25,6 +25,9 @@ from bot.wiring.memory import build_memory_layer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
+from pipeline.admin.buttons import AdminServices, operator_buttons
+from pipeline.admin.card_replies import AdminCards
+from pipeline.admin.editing import FarmEdits, ProfileEdits
 from pipeline.admin.platform import LlmHealth, PlatformStatus
 from pipeline.agronomy import Advisor
 from pipeline.agronomy.desk import AgronomistDesk
@@ -95,6 +98,8 @@ class Core:
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
     peer_server: PeerServer | None = None
+    #: The operators' cards, edits and decisions (set by build_core).
+    admin: AdminServices | None = None
 
     async def start_peers(self, *, serve: bool = True) -> None:
         """Connect to NATS in the background and, if ``serve``, answer on
@@ -268,7 +273,7 @@ def build_core(
         llm=llm,
     )
     server = _peer_server(link, pipeline, rules, db) if link is not None else None
-    return Core(
+    core = Core(
         settings=settings,
         engine=engine,
         db=db,
@@ -313,6 +318,24 @@ def build_core(
         peer_link=link,
         peer_server=server,
     )
+    return _with_admin(core)
+
+
+def _with_admin(core: Core) -> Core:
+    """The operators' services: their commands get them (bot/wiring/dispatcher.py
+    operator_services), their buttons join the one registry (``Parts.buttons``)."""
+    memory = core.memory
+    core.admin = AdminServices(
+        cards=AdminCards(memory.profiles, core.names),
+        profile_edits=ProfileEdits(memory.editor),
+        farm_edits=FarmEdits(memory.profiles, memory.editor, memory.learner, core.regions),
+        terms=core.terms,
+        overlays=core.overlays,
+        learnings=core.learnings,
+    )
+    buttons = core.pipeline.parts.buttons
+    core.pipeline.swap(buttons={**buttons, **operator_buttons(core.admin)})
+    return core
 
 
 def _peer_server(link: NatsLink, pipeline: Pipeline, rules: Rulebook, db: Database) -> PeerServer:

@@ -1,24 +1,24 @@
-"""Operators: /learnings — what Stepan learned from 👎, 🛠 and corrections, and 🗑."""
+"""Operators: /learnings — what Stepan learned from 👎, 🛠 and corrections, and 🗑
+(its button goes the one path of every button: pipeline/admin/buttons.py)."""
 
 from __future__ import annotations
 
 from aiogram import Router
 from aiogram.filters import Command
-from aiogram.filters.callback_data import CallbackData
-from aiogram.types import CallbackQuery, Message
-from aiogram.utils.keyboard import InlineKeyboardBuilder
+from aiogram.types import Message
 
+from bot.keyboards.admin import LearningCD
+from bot.keyboards.pipeline import keyboard
+from pipeline.admin.keyboards import learnings_buttons
 from pipeline.language.texts import Texts
 from pipeline.learning.feedback import Learnings
+
+__all__ = ["SHOWN", "LearningCD", "router"]
 
 router = Router(name=__name__)
 
 #: Listed per /learnings (the newest); older ones stay in the table.
 SHOWN = 20
-
-
-class LearningCD(CallbackData, prefix="ln"):
-    learning: int
 
 
 @router.message(Command("learnings"))
@@ -28,7 +28,6 @@ async def on_learnings(message: Message, learnings: Learnings, texts: Texts) -> 
         await message.answer(texts.text("learning.learnings_none"))
         return
     lines = [texts.text("learning.learnings_header")]
-    builder = InlineKeyboardBuilder()
     for item in items:
         lines.append(
             texts.text(
@@ -39,18 +38,5 @@ async def on_learnings(message: Message, learnings: Learnings, texts: Texts) -> 
                 rule=item.rule,
             )
         )
-        builder.button(
-            text=texts.text("learning.learnings_delete", id=item.id),
-            callback_data=LearningCD(learning=item.id),
-        )
-    builder.adjust(4)
-    await message.answer("\n".join(lines), reply_markup=builder.as_markup())
-
-
-@router.callback_query(LearningCD.filter())
-async def on_delete(
-    query: CallbackQuery, callback_data: LearningCD, learnings: Learnings, texts: Texts
-) -> None:
-    deleted = await learnings.delete(callback_data.learning)
-    key = "learning.learnings_deleted" if deleted else "learning.learnings_missing"
-    await query.answer(texts.text(key, id=callback_data.learning))
+    buttons = learnings_buttons([item.id for item in items], texts)
+    await message.answer("\n".join(lines), reply_markup=keyboard(buttons))

@@ -1,44 +1,28 @@
 """Operators: /rules — the routing-rules overlay's versions; /rules rollback undoes
-the version in force (docs/learning.md). Every instance follows within 30 s."""
+the version in force (docs/learning.md). Every instance follows within 30 s. A
+proposal's decision is a pipeline service (pipeline/admin/decisions.py), also behind
+the ✅ / ❌ under a nightly proposal (pipeline/admin/buttons.py)."""
 
 from __future__ import annotations
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
-from aiogram.filters.callback_data import CallbackData
-from aiogram.types import CallbackQuery, InlineKeyboardMarkup, Message
-from aiogram.utils.keyboard import InlineKeyboardBuilder
+from aiogram.types import Message
 
 from bot.handlers._common import telegram_user_id
+from bot.keyboards.admin import ProposalCD
+from pipeline.admin.decisions import decide_proposal
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.learning.nightly import intent_name
 from pipeline.learning.overlay import RuleOverlays
 from pipeline.types import Language
 
+__all__ = ["ProposalCD", "router"]
+
 router = Router(name=__name__)
 
 ROLLBACK = ("rollback", "відкат", "откат")
-
-
-class ProposalCD(CallbackData, prefix="rp"):
-    """✅ / ❌ under a nightly proposal (pipeline/learning/nightly.py)."""
-
-    proposal: int
-    approve: bool
-
-
-def proposal_keyboard(proposal: int, catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
-    builder = InlineKeyboardBuilder()
-    builder.button(
-        text=catalog.text(lang, "overlay.approve"),
-        callback_data=ProposalCD(proposal=proposal, approve=True),
-    )
-    builder.button(
-        text=catalog.text(lang, "overlay.reject"),
-        callback_data=ProposalCD(proposal=proposal, approve=False),
-    )
-    return builder.as_markup()
 
 
 DECISIONS = {"approve": True, "reject": False}
@@ -86,9 +70,8 @@ async def on_rules(
     verb, _, number = arg.partition(" ")
     if verb in DECISIONS and number.strip().isdigit():
         by = telegram_user_id(message.from_user) if message.from_user else "?"
-        outcome, version = await overlays.decide(int(number), approve=DECISIONS[verb], by=by)
         await message.answer(
-            catalog.text(lang, f"overlay.decision_{outcome}", id=int(number), version=version)
+            await decide_proposal(overlays, int(number), DECISIONS[verb], by, texts)
         )
         return
     if arg not in ROLLBACK:
@@ -101,20 +84,3 @@ async def on_rules(
         await message.answer(catalog.text(lang, "overlay.undone_packaged", id=undone))
     else:
         await message.answer(catalog.text(lang, "overlay.undone", id=undone, now=now))
-
-
-@router.callback_query(ProposalCD.filter())
-async def on_proposal(
-    query: CallbackQuery, callback_data: ProposalCD, overlays: RuleOverlays, texts: Texts
-) -> None:
-    catalog, lang = texts.catalog, texts.lang
-    outcome, version = await overlays.decide(
-        callback_data.proposal, approve=callback_data.approve, by=telegram_user_id(query.from_user)
-    )
-    text = catalog.text(
-        lang, f"overlay.decision_{outcome}", id=callback_data.proposal, version=version
-    )
-    await query.answer(text)
-    if isinstance(query.message, Message):
-        # The card keeps its figures; its buttons go, and it says what was decided.
-        await query.message.edit_text(f"{query.message.text or ''}\n\n{text}", reply_markup=None)

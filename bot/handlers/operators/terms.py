@@ -1,15 +1,20 @@
-"""Operators: the term dictionary (/pending, /approve, /reject, /apply_dict, /pending_stats)."""
+"""Operators: the term dictionary (/pending, /approve, /reject, /apply_dict, /pending_stats).
+
+A term's decision is a pipeline service (pipeline/admin/decisions.py), also behind
+the ✅ / ❌ buttons under /pending (pipeline/admin/buttons.py)."""
 
 from __future__ import annotations
 
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import CallbackQuery, Message
+from aiogram.types import Message
 
-from bot.keyboards.admin import TermCD, terms_keyboard
+from bot.keyboards.pipeline import keyboard
 from bot.user_ids import telegram_id
+from pipeline.admin.decisions import decide_term
 from pipeline.admin.edits import parse_row_id
-from pipeline.farm.terms import FarmTerms, TermError, TermReview
+from pipeline.admin.keyboards import terms_buttons
+from pipeline.farm.terms import FarmTerms, TermReview
 from pipeline.language.texts import Texts
 
 router = Router(name=__name__)
@@ -44,15 +49,9 @@ async def on_pending(message: Message, terms: TermReview, texts: Texts) -> None:
         blocks.append("\n".join(lines))
     owners = [(telegram_id(g.user_id), _farm_name(g, texts)) for g in groups]
     term_ids = [row.id for group in groups for row in group.terms]
-    await message.answer(
-        "\n\n".join(blocks),
-        reply_markup=terms_keyboard(
-            term_ids,
-            [(user, name) for user, name in owners if user is not None],
-            texts.catalog,
-            texts.lang,
-        ),
-    )
+    farms = [(user, name) for user, name in owners if user is not None]
+    buttons = terms_buttons(term_ids, farms, texts)
+    await message.answer("\n\n".join(blocks), reply_markup=keyboard(buttons))
 
 
 def _farm_name(group: FarmTerms, texts: Texts) -> str:
@@ -62,28 +61,6 @@ def _farm_name(group: FarmTerms, texts: Texts) -> str:
 def _farm_line(group: FarmTerms, texts: Texts) -> str:
     farmer = group.user_name or texts.text("terms.farmer_unknown")
     return texts.text("terms.farm", farm=_farm_name(group, texts), farmer=farmer)
-
-
-async def _decide(
-    terms: TermReview,
-    term_id: int,
-    approve: bool,
-    canonical: str | None,
-    texts: Texts,
-) -> str:
-    try:
-        if approve:
-            row = await terms.approve(term_id, canonical)
-            return texts.text(
-                "terms.approved",
-                id=row.id,
-                term=terms.shown(row),
-                canonical=row.canonical_id,
-            )
-        row = await terms.reject(term_id)
-        return texts.text("terms.rejected", id=row.id, term=terms.shown(row))
-    except TermError as error:
-        return texts.text(error.key)
 
 
 @router.message(Command("approve"))
@@ -99,7 +76,7 @@ async def on_approve(
         await message.answer(texts.text("terms.usage_approve"))
         return
     canonical = args[1] if len(args) == 2 else None
-    await message.answer(await _decide(terms, term_id, True, canonical, texts))
+    await message.answer(await decide_term(terms, term_id, True, canonical, texts))
 
 
 @router.message(Command("reject"))
@@ -114,7 +91,7 @@ async def on_reject(
     if term_id is None:
         await message.answer(texts.text("terms.usage_reject"))
         return
-    await message.answer(await _decide(terms, term_id, False, None, texts))
+    await message.answer(await decide_term(terms, term_id, False, None, texts))
 
 
 @router.message(Command("apply_dict"))
@@ -139,14 +116,3 @@ async def on_stats(message: Message, terms: TermReview, texts: Texts) -> None:
             **{s: counts.get(s, 0) for s in statuses},
         )
     )
-
-
-@router.callback_query(TermCD.filter())
-async def on_term_button(
-    query: CallbackQuery,
-    callback_data: TermCD,
-    terms: TermReview,
-    texts: Texts,
-) -> None:
-    text = await _decide(terms, callback_data.term, callback_data.approve, None, texts)
-    await query.answer(text[:200], show_alert=True)
