@@ -53,6 +53,8 @@ def incoming_from(
         message_id=message_id,
         is_operator=user.id in settings.agx.operator_ids,
         update_id=update.update_id if update is not None else None,
+        # A private chat's id is its user's id.
+        own_chat=chat_id == user.id,
     )
 
 

@@ -25,11 +25,14 @@ from bot.wiring.memory import build_memory_layer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
+from pipeline.actions import OnboardingAction
 from pipeline.admin.platform import LlmHealth, PlatformStatus
 from pipeline.agronomy import Advisor
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
+from pipeline.buttons import ButtonUse
+from pipeline.buttons.onboarding import OnboardingButton
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -125,9 +128,11 @@ def build_pipeline(
     classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
     llm: Any | None = None,
+    onboarding: OnboardingFlow | None = None,
 ) -> Pipeline:
     """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
-    benchmark's scripted one, bench/scale.py); None: the settings decide."""
+    benchmark's scripted one, bench/scale.py); None: the settings decide.
+    ``onboarding``: the flow its buttons run (the core's); None: one of its own."""
     catalog = catalog or Catalog.load()
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
@@ -188,8 +193,37 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
+        buttons=_farmer_buttons(
+            onboarding or build_onboarding(catalog, db, memory, rules, classifier),
+        ),
     )
     return Pipeline(parts)
+
+
+def build_onboarding(
+    catalog: Catalog,
+    db: Database,
+    memory: Memory,
+    rules: Rulebook,
+    classifier: LiveClassifier,
+    regions: FarmRegions | None = None,
+) -> OnboardingFlow:
+    return OnboardingFlow(
+        catalog,
+        db,
+        memory.editor,
+        rules.vocabulary.shared(),
+        rules.units,
+        regions or FarmRegions(rules.knowledge, db, memory.editor),
+        OnboardingReader(rules.onboarding, classifier),
+    )
+
+
+def _farmer_buttons(onboarding: OnboardingFlow) -> dict[type, ButtonUse]:
+    """The farmers' buttons whose use cases need more than the chain's parts."""
+    return {
+        OnboardingAction: OnboardingButton(onboarding),
+    }
 
 
 def _learning_desk(
@@ -253,6 +287,8 @@ def build_core(
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     regions = FarmRegions(rules.knowledge, db, memory.editor)
+    catalog = catalog or Catalog.load()
+    onboarding = build_onboarding(catalog, db, memory, rules, classifier, regions)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -266,6 +302,7 @@ def build_core(
         learnings=learnings,
         classifier=classifier,
         llm=llm,
+        onboarding=onboarding,
     )
     server = _peer_server(link, pipeline, rules, db) if link is not None else None
     return Core(
@@ -275,15 +312,7 @@ def build_core(
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(
-            pipeline.catalog,
-            db,
-            memory.editor,
-            rules.vocabulary.shared(),
-            rules.units,
-            regions,
-            OnboardingReader(rules.onboarding, pipeline.classifier),
-        ),
+        onboarding=onboarding,
         regions=regions,
         terms=TermReview(db, memory.editor, rules.vocabulary.rules),
         sensors=SensorStore(db, rules.sensors, learner=memory.learner),
