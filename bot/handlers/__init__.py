@@ -68,7 +68,7 @@ def build_command_router() -> Router:
         commands.router,  # /start, /help
         refusal.router,  # operator commands/buttons from non-operators (~IsOperator)
         me.router,  # /me, /forget
-        agronomist.router,  # /myquestions; «Передати агрономові» (a callback)
+        agronomist.router,  # /myquestions
     )
     return branch
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramForbiddenError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.types import CallbackQuery, Message, Update, User
 
 from bot.config import Settings
@@ -16,7 +16,7 @@ from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import language_from_telegram
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
-from pipeline.types import Incoming, Reply, Shown
+from pipeline.types import Incoming, Notice, Reply, Shown
 
 logger = logging.getLogger(__name__)
 
@@ -138,9 +138,11 @@ async def show_press(
         if reply.closes and pressed is not None:
             await _close(bot, pressed)
         await query.answer(reply.text)
+        await notify(bot, reply.notices)
         return
     # Answer first: Telegram shows a spinner on the button until we do.
-    await query.answer()
+    await query.answer(reply.popup or None)
+    await notify(bot, reply.notices)
     if reply.closes and pressed is not None:
         await _close(bot, pressed)
     if reply.shown is Shown.EDIT and pressed is not None:
@@ -155,3 +157,24 @@ async def _close(bot: Bot, pressed: Message) -> None:
     """The pressed message keeps its text; its buttons go."""
     if pressed.reply_markup is not None and pressed.text is not None:
         await edit_text(bot, pressed.chat.id, pressed.message_id, pressed.text, None)
+
+
+async def send_quietly(bot: Bot, chat_id: int, text: str, photo: str | None = None) -> bool:
+    """``text`` (or the picture ``photo``, a file id) to ``chat_id``; False if it failed."""
+    try:
+        if photo is not None:
+            await bot.send_photo(chat_id, photo)
+        else:
+            await bot.send_message(chat_id, text)
+    except TelegramAPIError:
+        logger.warning("could not send to chat %s", chat_id, exc_info=True)
+        return False
+    return True
+
+
+async def notify(bot: Bot, notices: tuple[Notice, ...]) -> None:
+    """A pressed button's messages to other chats: one that fails stops no other."""
+    for notice in notices:
+        if notice.photo is not None:  # the picture first, then the text to reply to
+            await send_quietly(bot, notice.chat_id, "", photo=notice.photo)
+        await send_quietly(bot, notice.chat_id, notice.text)

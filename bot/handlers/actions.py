@@ -10,6 +10,7 @@ from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, show_press
 from bot.handlers._flow import FsmFlow
 from bot.keyboards.pipeline import (
+    AgronomistCD,
     CorrectionCD,
     ExampleCD,
     FeedbackCD,
@@ -46,6 +47,7 @@ PIPELINE_BUTTONS = (
     RefreshCD,
     ExampleCD,
     JournalReportCD,
+    AgronomistCD,
 )
 PipelineCD = (
     JournalCD
@@ -58,6 +60,7 @@ PipelineCD = (
     | RefreshCD
     | ExampleCD
     | JournalReportCD
+    | AgronomistCD
 )
 
 

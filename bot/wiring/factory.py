@@ -25,13 +25,14 @@ from bot.wiring.memory import build_memory_layer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
-from pipeline.actions import OnboardingAction
+from pipeline.actions import AgronomistAction, OnboardingAction
 from pipeline.admin.platform import LlmHealth, PlatformStatus
 from pipeline.agronomy import Advisor
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
 from pipeline.buttons import ButtonUse
+from pipeline.buttons.agronomist import AgronomistButton
 from pipeline.buttons.onboarding import OnboardingButton
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
@@ -172,6 +173,7 @@ def build_pipeline(
         link=peer_link,
     )
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
+    advisor = _advisor(settings, db, catalog, rules, brains.client)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
     parts = Parts(
@@ -189,12 +191,15 @@ def build_pipeline(
         peers=desk,
         evals=rules.evals,
         learning=_learning_desk(db, catalog, rules, learnings),
-        advisor=_advisor(settings, db, catalog, rules, brains.client),
+        advisor=advisor,
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
         buttons=_farmer_buttons(
             onboarding or build_onboarding(catalog, db, memory, rules, classifier),
+            agronomist=AgronomistButton(advisor.desk, settings.agx.operator_ids)
+            if advisor.desk is not None
+            else None,
         ),
     )
     return Pipeline(parts)
@@ -219,11 +224,16 @@ def build_onboarding(
     )
 
 
-def _farmer_buttons(onboarding: OnboardingFlow) -> dict[type, ButtonUse]:
+def _farmer_buttons(
+    onboarding: OnboardingFlow, *, agronomist: AgronomistButton | None
+) -> dict[type, ButtonUse]:
     """The farmers' buttons whose use cases need more than the chain's parts."""
-    return {
+    uses: dict[type, ButtonUse] = {
         OnboardingAction: OnboardingButton(onboarding),
     }
+    if agronomist is not None:
+        uses[AgronomistAction] = agronomist
+    return uses
 
 
 def _learning_desk(
