@@ -16,6 +16,7 @@ from typing import Literal
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Expertise, Style
+from pipeline.types import Language
 
 
 class JournalVerb(StrEnum):
@@ -143,6 +144,43 @@ class JournalReportAction:
     field_row: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class MeNameAction:
+    """«✏️ Змінити ім'я» on the /me card: the next message is the name."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeLanguageAction:
+    """A reply language on the /me card (the presser's own profile)."""
+
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
+class MeLevelAction:
+    """The level the user asks for on the /me card (refused while an operator's lock
+    stands)."""
+
+    level: Expertise
+
+
+@dataclass(frozen=True, slots=True)
+class MeForgetTalkAction:
+    """🗑 under one conversation summary on the /me card (only the presser's own)."""
+
+    summary_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetAction:
+    """The answer to /forget's «видалити все про мене?» (the presser's own data)."""
+
+    confirm: bool
+
+
+#: The /me card's buttons and /forget's.
+MeAction = MeNameAction | MeLanguageAction | MeLevelAction | MeForgetTalkAction | ForgetAction
+
 Action = (
     JournalAction
     | JournalReportAction
@@ -155,4 +193,9 @@ Action = (
     | CorrectionAction
     | RefreshAction
     | ExampleAction
+    | MeNameAction
+    | MeLanguageAction
+    | MeLevelAction
+    | MeForgetTalkAction
+    | ForgetAction
 )

@@ -9,6 +9,7 @@ from aiogram.types import CallbackQuery
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, show_press
 from bot.handlers._flow import FsmFlow
+from bot.keyboards.me import ForgetCD, MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
 from bot.keyboards.pipeline import (
     AgronomistCD,
     CorrectionCD,
@@ -48,6 +49,11 @@ PIPELINE_BUTTONS = (
     ExampleCD,
     JournalReportCD,
     AgronomistCD,
+    MeNameCD,
+    MeLanguageCD,
+    MeLevelCD,
+    MeForgetTalkCD,
+    ForgetCD,
 )
 PipelineCD = (
     JournalCD
@@ -61,6 +67,11 @@ PipelineCD = (
     | ExampleCD
     | JournalReportCD
     | AgronomistCD
+    | MeNameCD
+    | MeLanguageCD
+    | MeLevelCD
+    | MeForgetTalkCD
+    | ForgetCD
 )
 
 

@@ -15,6 +15,14 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from pydantic import Field
 
 from bot.keyboards.ids import RowId
+from bot.keyboards.me import (
+    ForgetCD,
+    MeForgetTalkCD,
+    MeLanguageCD,
+    MeLevelCD,
+    MeNameCD,
+    me_callback_data,
+)
 from pipeline.actions import (
     Action,
     AgronomistAction,
@@ -22,12 +30,17 @@ from pipeline.actions import (
     ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
+    ForgetAction,
     HandoffAction,
     HandoffChoice,
     HelpExample,
     JournalAction,
     JournalReportAction,
     JournalVerb,
+    MeForgetTalkAction,
+    MeLanguageAction,
+    MeLevelAction,
+    MeNameAction,
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
@@ -157,6 +170,11 @@ ActionCD = (
     | CorrectionCD
     | RefreshCD
     | ExampleCD
+    | MeNameCD
+    | MeLanguageCD
+    | MeLevelCD
+    | MeForgetTalkCD
+    | ForgetCD
 )
 
 
@@ -184,6 +202,10 @@ def callback_data(action: Action) -> ActionCD:
             return ExampleCD(example=example)
         case RefreshAction(trace_id=trace):
             return RefreshCD(trace=trace)
+        case (
+            MeNameAction() | MeLanguageAction() | MeLevelAction() | MeForgetTalkAction()
+        ) | ForgetAction():
+            return me_callback_data(action)
         case _:
             assert_never(action)
 

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.config import Settings
 from bot.delivery.deferred import DeferredSends
 from bot.delivery.retry import RetryMiddleware
+from bot.user_ids import telegram_id
 from bot.wiring.memory import build_memory_layer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
@@ -33,6 +34,7 @@ from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
 from pipeline.buttons import ButtonUse
 from pipeline.buttons.agronomist import AgronomistButton
+from pipeline.buttons.me import MeCard, me_buttons
 from pipeline.buttons.onboarding import OnboardingButton
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
@@ -130,10 +132,11 @@ def build_pipeline(
     clock: Clock = utcnow,
     llm: Any | None = None,
     onboarding: OnboardingFlow | None = None,
+    names: NameBook | None = None,
 ) -> Pipeline:
     """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
-    benchmark's scripted one, bench/scale.py); None: the settings decide.
-    ``onboarding``: the flow its buttons run (the core's); None: one of its own."""
+    benchmark's scripted one, bench/scale.py); None: the settings decide. So do
+    ``onboarding`` and ``names`` (the /me card's): None, the pipeline's own."""
     catalog = catalog or Catalog.load()
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
@@ -163,17 +166,11 @@ def build_pipeline(
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
-    # Peer agents: the offer and the consent always work; the question travels over
-    # NATS only with a link, else the farmer gets the peer's handle.
-    desk = HandoffDesk(
-        router=PeerRouter(rules.peers, classifier_strength(rules.classifier)),
-        sanitizer=Sanitizer(rules.privacy),
-        catalog=catalog,
-        database=db,
-        link=peer_link,
-    )
+    desk = _handoff_desk(rules, catalog, db, peer_link)
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
     advisor = _advisor(settings, db, catalog, rules, brains.client)
+    onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier)
+    card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
     parts = Parts(
@@ -195,14 +192,23 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
-        buttons=_farmer_buttons(
-            onboarding or build_onboarding(catalog, db, memory, rules, classifier),
-            agronomist=AgronomistButton(advisor.desk, settings.agx.operator_ids)
-            if advisor.desk is not None
-            else None,
-        ),
+        buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk),
     )
     return Pipeline(parts)
+
+
+def _handoff_desk(
+    rules: Rulebook, catalog: Catalog, db: Database, peer_link: NatsLink | None
+) -> HandoffDesk:
+    """Peer agents: the offer and the consent always work; the question travels over
+    NATS only with a link, else the farmer gets the peer's handle."""
+    return HandoffDesk(
+        router=PeerRouter(rules.peers, classifier_strength(rules.classifier)),
+        sanitizer=Sanitizer(rules.privacy),
+        catalog=catalog,
+        database=db,
+        link=peer_link,
+    )
 
 
 def build_onboarding(
@@ -224,15 +230,27 @@ def build_onboarding(
     )
 
 
+def _names(db: Database, rules: Rulebook) -> NameBook:
+    """Names for ids in the cards people read (/me, /profile, /farm)."""
+    return NameBook(db, rules.vocabulary, rules.knowledge.data.regions)
+
+
 def _farmer_buttons(
-    onboarding: OnboardingFlow, *, agronomist: AgronomistButton | None
+    settings: Settings,
+    memory: Memory,
+    onboarding: OnboardingFlow,
+    card: MeCard,
+    agronomist: AgronomistDesk | None,
 ) -> dict[type, ButtonUse]:
-    """The farmers' buttons whose use cases need more than the chain's parts."""
+    """The farmers' buttons whose use cases need more than the chain's parts:
+    onboarding's, the /me card's and /forget's, the agronomist desk's (its card to
+    every operator of AGX_OPERATOR_IDS)."""
     uses: dict[type, ButtonUse] = {
         OnboardingAction: OnboardingButton(onboarding),
+        **me_buttons(card, memory.editor, telegram_id),
     }
     if agronomist is not None:
-        uses[AgronomistAction] = agronomist
+        uses[AgronomistAction] = AgronomistButton(agronomist, settings.agx.operator_ids)
     return uses
 
 
@@ -299,6 +317,7 @@ def build_core(
     regions = FarmRegions(rules.knowledge, db, memory.editor)
     catalog = catalog or Catalog.load()
     onboarding = build_onboarding(catalog, db, memory, rules, classifier, regions)
+    names = _names(db, rules)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -313,6 +332,7 @@ def build_core(
         classifier=classifier,
         llm=llm,
         onboarding=onboarding,
+        names=names,
     )
     server = _peer_server(link, pipeline, rules, db) if link is not None else None
     return Core(
@@ -344,11 +364,7 @@ def build_core(
             breaker=lambda: memory.sync.breaker_state,
             timezone=settings.stepan.farm_timezone,
         ),
-        names=NameBook(
-            db,
-            rules.vocabulary,
-            rules.knowledge.data.regions,
-        ),
+        names=names,
         peer_link=link,
         peer_server=server,
     )

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass
 
+from db.errors import SQLAlchemyError
 from pipeline.actions import AgronomistAction
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.buttons.press import Press
+from pipeline.memory import StoreUnavailable
 from pipeline.types import Notice, Reply
 
 __all__ = ["AgronomistButton"]
@@ -24,9 +26,11 @@ class AgronomistButton:
     operators: Set[int]
 
     async def __call__(self, action: AgronomistAction, press: Press) -> Reply | None:
-        decided = await self.desk.decide(
-            action, user_id=press.incoming.user_id, lang=press.texts.lang
-        )
+        user_id = press.incoming.user_id
+        try:
+            decided = await self.desk.decide(action, user_id=user_id, lang=press.texts.lang)
+        except SQLAlchemyError as exc:  # said to be the database's, never "expired"
+            raise StoreUnavailable(user_id) from exc
         notices: tuple[Notice, ...] = ()
         if decided.card is not None:
             notices = tuple(
