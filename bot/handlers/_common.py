@@ -15,7 +15,7 @@ from bot.user_ids import stepan_user_id
 from pipeline.handle import Pipeline
 from pipeline.language.catalog import Catalog
 from pipeline.language.choice import language_from_telegram
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
+from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
 from pipeline.types import Incoming, Notice, Reply, Shown
 
 logger = logging.getLogger(__name__)
@@ -24,10 +24,7 @@ logger = logging.getLogger(__name__)
 async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
     """The profile, or StoreUnavailable when defaults stood in for a failed store (an
     operator's card or a user's /me never shows defaults as data)."""
-    loaded = await profiles.load(user_id)
-    if loaded.degraded:
-        raise StoreUnavailable(user_id)
-    return loaded
+    return await profiles.load_stored(user_id)
 
 
 def telegram_user_id(user: User) -> str:

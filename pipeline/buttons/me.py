@@ -25,7 +25,7 @@ from pipeline.buttons.press import ButtonUse, Press
 from pipeline.farm.localtime import local_time
 from pipeline.farm.naming import NameBook
 from pipeline.language.texts import Texts
-from pipeline.memory import Loaded, ProfileEditor, ProfileLoader, StoreUnavailable
+from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES
 from pipeline.recall import Conversations
 from pipeline.recall.card import SHOWN_ON_ME, summaries_block
@@ -40,15 +40,6 @@ Rows = tuple[tuple[Button, ...], ...]
 TALKS_PER_ROW = 3
 
 
-async def _load(profiles: ProfileLoader, user_id: str) -> Loaded:
-    """The profile; StoreUnavailable when defaults stood in for a failed store (a
-    user's /me never shows defaults as data)."""
-    loaded = await profiles.load(user_id)
-    if loaded.degraded:
-        raise StoreUnavailable(user_id)
-    return loaded
-
-
 @dataclass(frozen=True, slots=True)
 class MeCard:
     """The /me card as /me sends it and its buttons redraw it: the profile and the
@@ -60,7 +51,7 @@ class MeCard:
     conversations: Conversations | None = None
 
     async def reply(self, user_id: str, texts: Texts) -> Reply:
-        loaded = await _load(self.profiles, user_id)
+        loaded = await self.profiles.load_stored(user_id)
         farm_names = await self.names.of(loaded.farm, texts.lang)
         talks = None
         days: list[tuple[int, str]] = []
@@ -177,7 +168,7 @@ class MeLevelButton:
         user_id = press.incoming.user_id
         if not await self.editor.set_expertise(user_id, action.level, by_operator=False):
             # An operator's lock stands (or the user is unknown): nothing changed.
-            loaded = await _load(self.card.profiles, user_id)
+            loaded = await self.card.profiles.load_stored(user_id)
             locked = loaded.known and loaded.profile.expertise_locked
             return _said(press, "me.level_locked" if locked else "me.failed")
         level = press.texts.text(f"expertise.{action.level}")

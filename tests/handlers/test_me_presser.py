@@ -86,16 +86,3 @@ async def test_a_summary_button_pressed_in_a_group_deletes_nothing(
     assert requests(calls) == _popup(calls, catalog.text("uk", "me.not_yours"))
     left = await core.pipeline.recall.conversations.window(f"tg:{FARMER}")  # type: ignore[union-attr]
     assert [view.id for view in left] == [summary]
-
-
-async def test_the_owners_card_in_their_private_chat_still_changes(
-    tg: LocalBot, core: Core, catalog: Catalog
-) -> None:
-    await tg.say(FARMER, "привіт")
-    [card] = await tg.say(FARMER, "/me")
-    calls = await tg.press(FARMER, MeLevelCD(level="expert").pack(), message_id(card))
-    level = catalog.text("uk", "expertise.expert")
-    assert requests(calls)[0] == _popup(calls, catalog.text("uk", "me.level_set", level=level))[0]
-    assert requests(calls)[-1][0] == "editMessageText"
-    row = await user_row(core, FARMER)
-    assert row is not None and row.expertise_level == "expert"
