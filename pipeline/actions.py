@@ -17,6 +17,7 @@ from pipeline.admin.actions import OperatorAction
 from pipeline.intents import Intent
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Expertise, Style
+from pipeline.types import Language
 
 
 class JournalVerb(StrEnum):
@@ -144,6 +145,43 @@ class JournalReportAction:
     field_row: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class MeNameAction:
+    """«✏️ Змінити ім'я» on the /me card: the next message is the name."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeLanguageAction:
+    """A reply language on the /me card (the presser's own profile)."""
+
+    language: Language
+
+
+@dataclass(frozen=True, slots=True)
+class MeLevelAction:
+    """The level the user asks for on the /me card (refused while an operator's lock
+    stands)."""
+
+    level: Expertise
+
+
+@dataclass(frozen=True, slots=True)
+class MeForgetTalkAction:
+    """🗑 under one conversation summary on the /me card (only the presser's own)."""
+
+    summary_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetAction:
+    """The answer to /forget's «видалити все про мене?» (the presser's own data)."""
+
+    confirm: bool
+
+
+#: The /me card's buttons and /forget's.
+MeAction = MeNameAction | MeLanguageAction | MeLevelAction | MeForgetTalkAction | ForgetAction
+
 Action = (
     JournalAction
     | JournalReportAction
@@ -156,6 +194,11 @@ Action = (
     | CorrectionAction
     | RefreshAction
     | ExampleAction
+    | MeNameAction
+    | MeLanguageAction
+    | MeLevelAction
+    | MeForgetTalkAction
+    | ForgetAction
     #: The operators' buttons (pipeline/admin/actions.py).
     | OperatorAction
 )

@@ -20,6 +20,7 @@ from typing import Any
 from pipeline.actions import Action
 from pipeline.agronomy.advisor import Advisor
 from pipeline.buttons import ButtonRegistry
+from pipeline.buttons.flow import FlowState
 from pipeline.deep import DeepPath
 from pipeline.farm.journal.export import JournalExport
 from pipeline.farm.journal.service import Journal
@@ -72,9 +73,12 @@ class Pipeline:
         )
         return await self.chain.run(turn)
 
-    async def handle_action(self, action: Action, incoming: Incoming) -> Reply:
-        """A pressed button. It comes from a client, so it is checked again there."""
-        return await self.buttons.press(action, incoming)
+    async def handle_action(
+        self, action: Action, incoming: Incoming, flow: FlowState | None = None
+    ) -> Reply:
+        """A pressed button. It comes from a client, so it is checked again there.
+        ``flow``: the steps the channel keeps for the presser (onboarding's)."""
+        return await self.buttons.press(action, incoming, flow)
 
     async def _ask(self, incoming: Incoming, fresh: bool) -> Reply:
         return await self.handle_message(incoming, fresh=fresh)

@@ -83,6 +83,9 @@ class Incoming:
     photo: bool = False
     #: The picture's Telegram file id (the agronomist's card carries it).
     photo_id: str | None = None
+    #: The chat is the sender's own private chat with Stepan: a button pressed there
+    #: is under a message sent to them (the /me card is only ever sent there).
+    own_chat: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,16 @@ class Shown(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Notice:
+    """A message a pressed button sends to another chat (the agronomist's card to each
+    operator): ``photo`` (a Telegram file id) first when there is one, then ``text``."""
+
+    chat_id: int
+    text: str
+    photo: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """What the user gets back. Text is plain: channels send it without a parse mode."""
 
@@ -134,6 +147,9 @@ class Reply:
     #: For a pressed button: the pressed message's buttons go (it keeps its text), so
     #: nobody taps twice.
     closes: bool = False
+    #: For a pressed button: messages to other chats, each sent on its own (one that
+    #: fails does not stop the others), before the reply is shown.
+    notices: tuple[Notice, ...] = ()
     #: For a pressed button shown otherwise than as a POPUP: a pop-up shown with it
     #: (an operator's card edited in place says «Збережено»); "" for none.
     popup: str = ""

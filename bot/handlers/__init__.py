@@ -67,8 +67,8 @@ def build_command_router() -> Router:
         whoami.router,
         commands.router,  # /start, /help
         refusal.router,  # operator commands/buttons from non-operators (~IsOperator)
-        me.router,  # /me, /forget
-        agronomist.router,  # /myquestions; «Передати агрономові» (a callback)
+        me.router,  # /me, /forget (their buttons: actions)
+        agronomist.router,  # /myquestions
     )
     return branch
 
@@ -80,8 +80,8 @@ def build_state_router() -> Router:
     branch.message.filter(HasState())
     _include(
         branch,
-        onboarding.router,  # the onboarding step's answer, its buttons
-        me_edit.router,  # /me's buttons: name (the next message), language, level
+        onboarding.router,  # the onboarding step's typed answer
+        me_edit.router,  # /me's ✏️: the next message is the name
     )
     return branch
 

@@ -5,18 +5,17 @@ from __future__ import annotations
 import logging
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramForbiddenError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 from aiogram.types import CallbackQuery, Message, Update, User
 
 from bot.config import Settings
 from bot.delivery.render import AttachmentFailed, edit_text, send_reply
 from bot.keyboards.pipeline import keyboard
 from bot.user_ids import stepan_user_id
-from pipeline.admin.editing import load_shown
 from pipeline.handle import Pipeline
 from pipeline.language.texts import Texts
 from pipeline.memory import Loaded, ProfileEditor, ProfileLoader
-from pipeline.types import Incoming, Reply, Shown
+from pipeline.types import Incoming, Notice, Reply, Shown
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +23,7 @@ logger = logging.getLogger(__name__)
 async def load_profile(profiles: ProfileLoader, user_id: str) -> Loaded:
     """The profile, or StoreUnavailable when defaults stood in for a failed store (an
     operator's card or a user's /me never shows defaults as data)."""
-    return await load_shown(profiles, user_id)
+    return await profiles.load_stored(user_id)
 
 
 def telegram_user_id(user: User) -> str:
@@ -50,6 +49,8 @@ def incoming_from(
         message_id=message_id,
         is_operator=user.id in settings.agx.operator_ids,
         update_id=update.update_id if update is not None else None,
+        # A private chat's id is its user's id.
+        own_chat=chat_id == user.id,
     )
 
 
@@ -135,9 +136,11 @@ async def show_press(
         if reply.closes and pressed is not None:
             await _close(bot, pressed)
         await _pop_up(query, reply.text, reply.alert)
+        await notify(bot, reply.notices)
         return
     # Answer first: Telegram shows a spinner on the button until we do.
     await _pop_up(query, reply.popup, reply.alert)
+    await notify(bot, reply.notices)
     if reply.closes and pressed is not None:
         await _close(bot, pressed)
     if reply.shown is Shown.EDIT and pressed is not None:
@@ -171,3 +174,24 @@ async def _close(bot: Bot, pressed: Message) -> None:
     """The pressed message keeps its text; its buttons go."""
     if pressed.reply_markup is not None and pressed.text is not None:
         await edit_text(bot, pressed.chat.id, pressed.message_id, pressed.text, None)
+
+
+async def send_quietly(bot: Bot, chat_id: int, text: str, photo: str | None = None) -> bool:
+    """``text`` (or the picture ``photo``, a file id) to ``chat_id``; False if it failed."""
+    try:
+        if photo is not None:
+            await bot.send_photo(chat_id, photo)
+        else:
+            await bot.send_message(chat_id, text)
+    except TelegramAPIError:
+        logger.warning("could not send to chat %s", chat_id, exc_info=True)
+        return False
+    return True
+
+
+async def notify(bot: Bot, notices: tuple[Notice, ...]) -> None:
+    """A pressed button's messages to other chats: one that fails stops no other."""
+    for notice in notices:
+        if notice.photo is not None:  # the picture first, then the text to reply to
+            await send_quietly(bot, notice.chat_id, "", photo=notice.photo)
+        await send_quietly(bot, notice.chat_id, notice.text)

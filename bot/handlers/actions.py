@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from aiogram import Bot, Router
+from aiogram.fsm.context import FSMContext
 from aiogram.types import CallbackQuery
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, show_press
+from bot.handlers._flow import FsmFlow
 from bot.keyboards.admin import (
     FarmCardCD,
     FarmCD,
@@ -16,7 +18,9 @@ from bot.keyboards.admin import (
     ProposalCD,
     TermCD,
 )
+from bot.keyboards.me import ForgetCD, MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
 from bot.keyboards.pipeline import (
+    AgronomistCD,
     CorrectionCD,
     ExampleCD,
     FeedbackCD,
@@ -53,6 +57,12 @@ PIPELINE_BUTTONS = (
     RefreshCD,
     ExampleCD,
     JournalReportCD,
+    AgronomistCD,
+    MeNameCD,
+    MeLanguageCD,
+    MeLevelCD,
+    MeForgetTalkCD,
+    ForgetCD,
     # The operators' (pipeline/admin/buttons.py: each refuses anyone else itself).
     ProfileCD,
     FarmCD,
@@ -73,6 +83,12 @@ PipelineCD = (
     | RefreshCD
     | ExampleCD
     | JournalReportCD
+    | AgronomistCD
+    | MeNameCD
+    | MeLanguageCD
+    | MeLevelCD
+    | MeForgetTalkCD
+    | ForgetCD
     | ProfileCD
     | FarmCD
     | FarmIotCD
@@ -91,11 +107,14 @@ async def on_button(
     profile_editor: ProfileEditor,
     settings: Settings,
     trace_id: str,
+    state: FSMContext,
 ) -> None:
     """The typed callback to its action, the action to its use case; the reply says
-    how it is shown (show_press), after the use case has checked the presser."""
+    how it is shown (show_press), after the use case has checked the presser. The
+    steps kept for the presser (onboarding's, /me's name) go with it (``FsmFlow``)."""
     incoming = _incoming(query, settings, trace_id)
-    reply = await pipeline.handle_action(callback_data.to_action(), incoming)
+    flow = FsmFlow(state, query.from_user.id)
+    reply = await pipeline.handle_action(callback_data.to_action(), incoming, flow)
     await show_press(query, bot, profile_editor, incoming, reply)
 
 

@@ -1,32 +1,27 @@
 """The agronomist desk (docs/knowledge.md): the farmer's «Передати агрономові» press
-sends the question's card to the operators; an operator's ``/answer N text`` (or a
-reply to the card) goes back to the farmer; ``/questions`` lists what is pending.
+sends the question's card to the operators (the one button path:
+pipeline/buttons/agronomist.py); an operator's ``/answer N text`` (or a reply to the
+card) goes back to the farmer; ``/questions`` lists what is pending.
 
-``router`` takes the farmer's button; ``operator_router`` sits behind the operators'
-IsOperator filter (bot/handlers/operators.py) on every path.
+``router`` takes the farmer's /myquestions; ``operator_router`` sits behind the
+operators' IsOperator filter (bot/handlers/operators.py) on every path.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 
 from aiogram import Bot, F, Router
 from aiogram.dispatcher.event.bases import SkipHandler
-from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command, CommandObject
-from aiogram.types import CallbackQuery, Message
+from aiogram.types import Message
 from magic_filter import RegexpMode
 
-from bot.config import Settings
-from bot.handlers._common import telegram_user_id
-from bot.keyboards.pipeline import AgronomistCD
+from bot.handlers._common import send_quietly, telegram_user_id
 from bot.user_ids import telegram_id
 from pipeline.admin.edits import MAX_ROW_ID
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.language.texts import Texts
-
-logger = logging.getLogger(__name__)
 
 router = Router(name=__name__)
 operator_router = Router(name=f"{__name__}.operators")
@@ -38,45 +33,6 @@ SHOWN = 20
 _CARD_ID = re.compile(r"#(\d+)")
 
 
-async def _send(bot: Bot, chat_id: int, text: str, photo: str | None = None) -> bool:
-    """``text`` (or the picture ``photo``, a file id) to ``chat_id``; False if it failed."""
-    try:
-        if photo is not None:
-            await bot.send_photo(chat_id, photo)
-        else:
-            await bot.send_message(chat_id, text)
-    except TelegramAPIError:
-        logger.warning("agronomist: could not send to chat %s", chat_id, exc_info=True)
-        return False
-    return True
-
-
-@router.callback_query(AgronomistCD.filter())
-async def on_consent(
-    query: CallbackQuery,
-    callback_data: AgronomistCD,
-    bot: Bot,
-    texts: Texts,
-    settings: Settings,
-    agronomist: AgronomistDesk | None,
-) -> None:
-    await query.answer()
-    lang = texts.lang
-    chat_id = query.message.chat.id if query.message else query.from_user.id
-    if agronomist is None:
-        await _send(bot, chat_id, texts.text("actions.expired"))
-        return
-    decided = await agronomist.decide(
-        callback_data.to_action(), user_id=telegram_user_id(query.from_user), lang=lang
-    )
-    if decided.card is not None:
-        for operator in sorted(settings.agx.operator_ids):
-            if decided.photo is not None:  # the picture first, then the card to reply to
-                await _send(bot, operator, "", photo=decided.photo)
-            await _send(bot, operator, decided.card)
-    await _send(bot, chat_id, decided.text)
-
-
 async def _deliver(
     message: Message, bot: Bot, texts: Texts, desk: AgronomistDesk, number: int, text: str
 ) -> None:
@@ -86,7 +42,7 @@ async def _deliver(
         await message.answer(texts.text("agronomist.missing", id=number))
         return
     farmer = telegram_id(delivery.user_id)
-    sent = farmer is not None and await _send(bot, farmer, delivery.text)
+    sent = farmer is not None and await send_quietly(bot, farmer, delivery.text)
     key = "agronomist.delivered" if sent else "agronomist.undelivered"
     await message.answer(texts.text(key, id=number))
 

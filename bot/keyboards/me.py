@@ -1,21 +1,25 @@
-"""A user's own buttons: correcting what /me shows (name, language, style, the level
-they ask for) and forgetting their data. None carries a user id: only the presser's
-own profile can change, so there is nothing to forge."""
+"""A user's own buttons: correcting what /me shows (name, language, the level they
+ask for, a conversation summary) and forgetting their data. None carries a user id:
+only the presser's own profile can change, so there is nothing to forge. Each packs
+one `pipeline.actions` type (``callback_data`` in bot/keyboards/pipeline.py) and
+unpacks back to it; the /me card's rows are built in pipeline/buttons/me.py."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import get_args
+from typing import assert_never
 
 from aiogram.filters.callback_data import CallbackData
-from aiogram.types import InlineKeyboardMarkup
-from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.keyboards.ids import RowId
-from bot.keyboards.pipeline import StyleCD
-from pipeline.language.catalog import Catalog
-from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
+from pipeline.actions import (
+    ForgetAction,
+    MeAction,
+    MeForgetTalkAction,
+    MeLanguageAction,
+    MeLevelAction,
+    MeNameAction,
+)
+from pipeline.profiles import Expertise
 from pipeline.types import Language
 
 
@@ -25,13 +29,22 @@ class ForgetCD(CallbackData, prefix="fg"):
 
     confirm: bool
 
+    def to_action(self) -> ForgetAction:
+        return ForgetAction(self.confirm)
+
 
 class MeNameCD(CallbackData, prefix="mn"):
     """«✏️ Змінити ім'я»: the next message is the name."""
 
+    def to_action(self) -> MeNameAction:
+        return MeNameAction()
+
 
 class MeLanguageCD(CallbackData, prefix="ml"):
     language: Language
+
+    def to_action(self) -> MeLanguageAction:
+        return MeLanguageAction(self.language)
 
 
 class MeLevelCD(CallbackData, prefix="mv"):
@@ -39,54 +52,33 @@ class MeLevelCD(CallbackData, prefix="mv"):
 
     level: Expertise
 
+    def to_action(self) -> MeLevelAction:
+        return MeLevelAction(self.level)
+
 
 class MeForgetTalkCD(CallbackData, prefix="mt"):
     """🗑 under one conversation summary: deletes it (only the presser's own)."""
 
     summary: RowId
 
-
-@dataclass(frozen=True, slots=True)
-class TalkButton:
-    """A summary shown on /me: its row id and the day it ended («12.05»)."""
-
-    summary_id: int
-    day: str
+    def to_action(self) -> MeForgetTalkAction:
+        return MeForgetTalkAction(self.summary)
 
 
-def me_keyboard(
-    catalog: Catalog, lang: Language, talks: Sequence[TalkButton] = ()
-) -> InlineKeyboardMarkup:
-    builder = InlineKeyboardBuilder()
-    for style in STYLES:
-        builder.button(
-            text=catalog.text(lang, f"actions.button.style_{style}"),
-            callback_data=StyleCD(style=style),
-        )
-    builder.button(text=catalog.text(lang, "me.button.name"), callback_data=MeNameCD())
-    for language in get_args(Language):
-        builder.button(
-            text=catalog.text(lang, f"me.button.language_{language}"),
-            callback_data=MeLanguageCD(language=language),
-        )
-    for level in EXPERTISE_LEVELS:
-        builder.button(
-            text=catalog.text(lang, f"me.button.level_{level}"),
-            callback_data=MeLevelCD(level=level),
-        )
-    for n, talk in enumerate(talks, start=1):
-        builder.button(
-            text=catalog.text(lang, "me.button.forget_talk", n=n, day=talk.day),
-            callback_data=MeForgetTalkCD(summary=talk.summary_id),
-        )
-    builder.adjust(
-        len(STYLES), 1 + len(get_args(Language)), len(EXPERTISE_LEVELS), *([3] * len(talks))
-    )
-    return builder.as_markup()
+MeCD = MeNameCD | MeLanguageCD | MeLevelCD | MeForgetTalkCD | ForgetCD
 
 
-def forget_keyboard(catalog: Catalog, lang: Language) -> InlineKeyboardMarkup:
-    builder = InlineKeyboardBuilder()
-    builder.button(text=catalog.text(lang, "me.forget_yes"), callback_data=ForgetCD(confirm=True))
-    builder.button(text=catalog.text(lang, "me.forget_no"), callback_data=ForgetCD(confirm=False))
-    return builder.as_markup()
+def me_callback_data(action: MeAction) -> MeCD:
+    match action:
+        case MeNameAction():
+            return MeNameCD()
+        case MeLanguageAction(language=language):
+            return MeLanguageCD(language=language)
+        case MeLevelAction(level=level):
+            return MeLevelCD(level=level)
+        case MeForgetTalkAction(summary_id=summary):
+            return MeForgetTalkCD(summary=summary)
+        case ForgetAction(confirm=confirm):
+            return ForgetCD(confirm=confirm)
+        case _:
+            assert_never(action)

@@ -16,6 +16,14 @@ from pydantic import Field
 
 from bot.keyboards.admin import OperatorCD, admin_callback_data
 from bot.keyboards.ids import RowId
+from bot.keyboards.me import (
+    ForgetCD,
+    MeForgetTalkCD,
+    MeLanguageCD,
+    MeLevelCD,
+    MeNameCD,
+    me_callback_data,
+)
 from pipeline.actions import (
     Action,
     AgronomistAction,
@@ -23,12 +31,17 @@ from pipeline.actions import (
     ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
+    ForgetAction,
     HandoffAction,
     HandoffChoice,
     HelpExample,
     JournalAction,
     JournalReportAction,
     JournalVerb,
+    MeForgetTalkAction,
+    MeLanguageAction,
+    MeLevelAction,
+    MeNameAction,
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
@@ -167,6 +180,11 @@ ActionCD = (
     | CorrectionCD
     | RefreshCD
     | ExampleCD
+    | MeNameCD
+    | MeLanguageCD
+    | MeLevelCD
+    | MeForgetTalkCD
+    | ForgetCD
     | OperatorCD
 )
 
@@ -195,6 +213,10 @@ def callback_data(action: Action) -> ActionCD:
             return ExampleCD(example=example)
         case RefreshAction(trace_id=trace):
             return RefreshCD(trace=trace)
+        case (
+            MeNameAction() | MeLanguageAction() | MeLevelAction() | MeForgetTalkAction()
+        ) | ForgetAction():
+            return me_callback_data(action)
         case (
             ProfileAction()
             | FarmAction()

@@ -99,7 +99,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         profiles=core.memory.profiles,  # ProfileLoader: /me, operators' cards
         profile_editor=core.memory.editor,  # ProfileEditor: styles, operator edits, forget
         onboarding=core.onboarding,
-        # /answer, /questions and the «Передати агрономові» button (docs/knowledge.md).
+        # /answer, /questions, /myquestions (docs/knowledge.md).
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
         conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,

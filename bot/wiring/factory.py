@@ -21,10 +21,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.config import Settings
 from bot.delivery.deferred import DeferredSends
 from bot.delivery.retry import RetryMiddleware
+from bot.user_ids import telegram_id
 from bot.wiring.memory import build_memory_layer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
+from pipeline.actions import AgronomistAction, OnboardingAction
 from pipeline.admin.buttons import AdminServices, operator_buttons
 from pipeline.admin.card_replies import AdminCards
 from pipeline.admin.editing import FarmEdits, ProfileEdits
@@ -33,6 +35,10 @@ from pipeline.agronomy import Advisor
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.agronomy.region import FarmRegions
+from pipeline.buttons import ButtonUse
+from pipeline.buttons.agronomist import AgronomistButton
+from pipeline.buttons.me import MeCard, me_buttons
+from pipeline.buttons.onboarding import OnboardingButton
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -130,9 +136,12 @@ def build_pipeline(
     classifier: LiveClassifier | None = None,
     clock: Clock = utcnow,
     llm: Any | None = None,
+    onboarding: OnboardingFlow | None = None,
+    names: NameBook | None = None,
 ) -> Pipeline:
     """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
-    benchmark's scripted one, bench/scale.py); None: the settings decide."""
+    benchmark's scripted one, bench/scale.py); None: the settings decide. So do
+    ``onboarding`` and ``names`` (the /me card's): None, the pipeline's own."""
     catalog = catalog or Catalog.load()
     # Every rules file is read here, once, and handed to who uses it.
     rules = rules or Rulebook.load()
@@ -162,16 +171,11 @@ def build_pipeline(
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
-    # Peer agents: the offer and the consent always work; the question travels over
-    # NATS only with a link, else the farmer gets the peer's handle.
-    desk = HandoffDesk(
-        router=PeerRouter(rules.peers, classifier_strength(rules.classifier)),
-        sanitizer=Sanitizer(rules.privacy),
-        catalog=catalog,
-        database=db,
-        link=peer_link,
-    )
+    desk = _handoff_desk(rules, catalog, db, peer_link)
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
+    advisor = _advisor(settings, db, catalog, rules, brains.client)
+    onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier)
+    card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
     parts = Parts(
@@ -189,12 +193,70 @@ def build_pipeline(
         peers=desk,
         evals=rules.evals,
         learning=_learning_desk(db, catalog, rules, learnings),
-        advisor=_advisor(settings, db, catalog, rules, brains.client),
+        advisor=advisor,
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
+        buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk),
     )
     return Pipeline(parts)
+
+
+def _handoff_desk(
+    rules: Rulebook, catalog: Catalog, db: Database, peer_link: NatsLink | None
+) -> HandoffDesk:
+    """Peer agents: the offer and the consent always work; the question travels over
+    NATS only with a link, else the farmer gets the peer's handle."""
+    return HandoffDesk(
+        router=PeerRouter(rules.peers, classifier_strength(rules.classifier)),
+        sanitizer=Sanitizer(rules.privacy),
+        catalog=catalog,
+        database=db,
+        link=peer_link,
+    )
+
+
+def build_onboarding(
+    catalog: Catalog,
+    db: Database,
+    memory: Memory,
+    rules: Rulebook,
+    classifier: LiveClassifier,
+    regions: FarmRegions | None = None,
+) -> OnboardingFlow:
+    return OnboardingFlow(
+        catalog,
+        db,
+        memory.editor,
+        rules.vocabulary.shared(),
+        rules.units,
+        regions or FarmRegions(rules.knowledge, db, memory.editor),
+        OnboardingReader(rules.onboarding, classifier),
+    )
+
+
+def _names(db: Database, rules: Rulebook) -> NameBook:
+    """Names for ids in the cards people read (/me, /profile, /farm)."""
+    return NameBook(db, rules.vocabulary, rules.knowledge.data.regions)
+
+
+def _farmer_buttons(
+    settings: Settings,
+    memory: Memory,
+    onboarding: OnboardingFlow,
+    card: MeCard,
+    agronomist: AgronomistDesk | None,
+) -> dict[type, ButtonUse]:
+    """The farmers' buttons whose use cases need more than the chain's parts:
+    onboarding's, the /me card's and /forget's, the agronomist desk's (its card to
+    every operator of AGX_OPERATOR_IDS)."""
+    uses: dict[type, ButtonUse] = {
+        OnboardingAction: OnboardingButton(onboarding),
+        **me_buttons(card, memory.editor, telegram_id),
+    }
+    if agronomist is not None:
+        uses[AgronomistAction] = AgronomistButton(agronomist, settings.agx.operator_ids)
+    return uses
 
 
 def _learning_desk(
@@ -258,6 +320,9 @@ def build_core(
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
     regions = FarmRegions(rules.knowledge, db, memory.editor)
+    catalog = catalog or Catalog.load()
+    onboarding = build_onboarding(catalog, db, memory, rules, classifier, regions)
+    names = _names(db, rules)
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -271,6 +336,8 @@ def build_core(
         learnings=learnings,
         classifier=classifier,
         llm=llm,
+        onboarding=onboarding,
+        names=names,
     )
     server = _peer_server(link, pipeline, rules, db) if link is not None else None
     core = Core(
@@ -280,15 +347,7 @@ def build_core(
         http=http,
         memory=memory,
         pipeline=pipeline,
-        onboarding=OnboardingFlow(
-            pipeline.catalog,
-            db,
-            memory.editor,
-            rules.vocabulary.shared(),
-            rules.units,
-            regions,
-            OnboardingReader(rules.onboarding, pipeline.classifier),
-        ),
+        onboarding=onboarding,
         regions=regions,
         terms=TermReview(db, memory.editor, rules.vocabulary.rules),
         sensors=SensorStore(db, rules.sensors, learner=memory.learner),
@@ -310,11 +369,7 @@ def build_core(
             breaker=lambda: memory.sync.breaker_state,
             timezone=settings.stepan.farm_timezone,
         ),
-        names=NameBook(
-            db,
-            rules.vocabulary,
-            rules.knowledge.data.regions,
-        ),
+        names=names,
         peer_link=link,
         peer_server=server,
     )

@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pipeline.admin.cards import farm_card, profile_card
-from pipeline.admin.editing import load_shown
 from pipeline.admin.keyboards import farm_buttons, profile_buttons
 from pipeline.admin.user_ids import stepan_user_id
 from pipeline.farm.naming import NameBook
@@ -48,7 +47,7 @@ class AdminCards:
     async def _text(self, user: int, texts: Texts, render: _Render, *, own: bool) -> str | None:
         """The card of ``user``; None for someone Stepan does not know, except the
         operator's own card (``own``), shown with a note even before they wrote."""
-        loaded = await load_shown(self.profiles, stepan_user_id(user))
+        loaded = await self.profiles.load_stored(stepan_user_id(user))
         if loaded.known:
             return await render(loaded, texts)
         if not own:

@@ -11,18 +11,9 @@ from dataclasses import dataclass
 from pipeline.admin.edits import AUTO, PROFILE_KEYS, SENSOR_SWITCH, AdminError, Edit
 from pipeline.admin.user_ids import stepan_user_id
 from pipeline.agronomy.region import FarmRegions
-from pipeline.memory import Loaded, ProfileEditor, ProfileLearner, ProfileLoader, StoreUnavailable
+from pipeline.memory import ProfileEditor, ProfileLearner, ProfileLoader, StoreUnavailable
 
-__all__ = ["FarmEdits", "ProfileEdits", "load_shown", "switch_word"]
-
-
-async def load_shown(profiles: ProfileLoader, user_id: str) -> Loaded:
-    """The profile, or StoreUnavailable when defaults stood in for a failed store (an
-    operator's card or a user's /me never shows defaults as data)."""
-    loaded = await profiles.load(user_id)
-    if loaded.degraded:
-        raise StoreUnavailable(user_id)
-    return loaded
+__all__ = ["FarmEdits", "ProfileEdits", "switch_word"]
 
 
 def switch_word(on: bool) -> str:
@@ -77,7 +68,7 @@ class FarmEdits:
         """A button of the /farm card: False (nothing changed) for a user Stepan does
         not know."""
         user_id = stepan_user_id(user)
-        if not (await load_shown(self.profiles, user_id)).known:
+        if not (await self.profiles.load_stored(user_id)).known:
             return False
         return await self.set(user_id, key, value)
 
@@ -86,7 +77,7 @@ class FarmEdits:
         an unknown user, AdminError for a region nobody knows, InvalidProfile for a
         value the profile refuses."""
         user_id = stepan_user_id(user)
-        if not (await load_shown(self.profiles, user_id)).known:
+        if not (await self.profiles.load_stored(user_id)).known:
             return False
         if edit.key in ("current_phase", "sensors"):
             return await self.set(user_id, edit.key, str(edit.value))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from pipeline.buttons.flow import FlowState
 from pipeline.language.texts import Texts
 from pipeline.memory import Loaded
 from pipeline.types import Incoming, Reply
@@ -24,6 +25,9 @@ class Press:
     texts: Texts
     loaded: Loaded
     now: datetime
+    #: The steps the channel keeps for the presser (onboarding's, /me's name); None
+    #: for a caller that keeps none.
+    flow: FlowState | None = None
 
 
 class ButtonUse(Protocol):

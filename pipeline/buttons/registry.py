@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from pipeline.buttons.flow import FlowState
 from pipeline.buttons.press import ButtonUse, Press
 from pipeline.clock import Clock
 from pipeline.language.catalog import Catalog
@@ -40,10 +41,12 @@ class ButtonRegistry:
         self._languages = languages
         self._clock = clock
 
-    async def press(self, action: object, incoming: Incoming) -> Reply:
+    async def press(
+        self, action: object, incoming: Incoming, flow: FlowState | None = None
+    ) -> Reply:
         texts = Texts(self._catalog, message_language(incoming))
         try:
-            press = await self._press(incoming, texts)
+            press = await self._press(incoming, texts, flow)
             texts = press.texts
             use = self.uses.get(type(action))
             reply = await use(action, press) if use is not None else None
@@ -55,11 +58,13 @@ class ButtonRegistry:
         # Onboarding's own buttons outside onboarding, an unknown user, a forged value.
         return reply if reply is not None else Reply(texts.text("actions.expired"))
 
-    async def _press(self, incoming: Incoming, texts: Texts) -> Press:
+    async def _press(
+        self, incoming: Incoming, texts: Texts, flow: FlowState | None = None
+    ) -> Press:
         """A button's reply speaks the conversation's language, as a message would."""
         loaded = await self._profiles.load(incoming.user_id)
         now = self._clock()
         spoken = reply_language(
             incoming, loaded.profile, known=loaded.known, now=now, rules=self._languages
         )
-        return Press(incoming, texts.speaking(spoken.reply), loaded, now)
+        return Press(incoming, texts.speaking(spoken.reply), loaded, now, flow)

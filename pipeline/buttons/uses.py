@@ -42,7 +42,8 @@ __all__ = [
 
 class OnboardingLater:
     """«Пізніше» under the onboarding offer; onboarding's other buttons belong to the
-    onboarding flow (bot/handlers/onboarding.py) and expire here."""
+    onboarding flow (pipeline/buttons/onboarding.py, which answers «Пізніше» with
+    this) and expire here when no flow is wired."""
 
     async def __call__(self, action: OnboardingAction, press: Press) -> Reply | None:
         if action.choice is not OnboardingChoice.LATER:

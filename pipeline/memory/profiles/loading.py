@@ -19,6 +19,7 @@ from db.repositories import outbox
 from db.repositories import profiles as repo
 from db.uow import Database
 from pipeline.memory.profiles.cache import CachedProfiles, ProfileCache
+from pipeline.memory.profiles.errors import StoreUnavailable
 from pipeline.memory.profiles.rows import farm_columns, farm_from_row, user_columns, user_from_row
 from pipeline.memory.service.client import MemoryServiceClient
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
@@ -52,6 +53,15 @@ class ProfileLoader:
         except Exception:
             logger.exception("memory: load failed user=%s", user_id)
             return _degraded(user_id)
+
+    async def load_stored(self, user_id: str) -> Loaded:
+        """The profile, or StoreUnavailable when defaults stood in for a failed store
+        (a card people read, an operator's or a user's /me, never shows defaults as
+        data)."""
+        loaded = await self.load(user_id)
+        if loaded.degraded:
+            raise StoreUnavailable(user_id)
+        return loaded
 
     async def _load(self, user_id: str) -> Loaded:
         cached = self._cache.get(user_id)
