@@ -15,24 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("bot", "pipeline")
 
-#: Files (or folders, ending in "/") that still take the pair: converted by the button
-#: helpers' branches. Empty once they are merged.
-ALLOWED: frozenset[str] = frozenset(
-    {
-        # converted by the button helpers' branches
-        "pipeline/admin/",
-        "pipeline/onboarding/",
-        "bot/keyboards/admin.py",
-        "bot/keyboards/me.py",
-        "bot/handlers/operators/",
-        "bot/handlers/onboarding.py",
-        "bot/handlers/agronomist.py",
-        "bot/handlers/me.py",
-        "bot/handlers/me_edit.py",
-        "bot/handlers/_me_card.py",
-        "bot/handlers/refusal.py",
-    }
-)
+#: Files (or folders, ending in "/") that may still take the pair: none.
+ALLOWED: frozenset[str] = frozenset()
 
 
 def _names(annotation: ast.expr | None) -> set[str]:

@@ -74,7 +74,7 @@ async def answer_edit(
         await message.answer(texts.text(error.key, **error.params))
         return
     except ValueError as error:
-        reason = refusal_text(error, texts.catalog, texts.lang)
+        reason = refusal_text(error, texts)
         if reason is None:
             raise
         await message.answer(texts.text("admin.invalid", reason=reason))

@@ -38,11 +38,11 @@ class AdminCards:
         return Reply(text, buttons=farm_buttons(user, texts)) if text is not None else None
 
     async def _profile_text(self, loaded: Loaded, texts: Texts) -> str:
-        return profile_card(loaded.profile, texts.catalog, texts.lang, loaded.farm.timezone)
+        return profile_card(loaded.profile, texts, loaded.farm.timezone)
 
     async def _farm_text(self, loaded: Loaded, texts: Texts) -> str:
         names = await self.names.of(loaded.farm, texts.lang)
-        return farm_card(loaded.farm, names, texts.catalog, texts.lang)
+        return farm_card(loaded.farm, names, texts)
 
     async def _text(self, user: int, texts: Texts, render: _Render, *, own: bool) -> str | None:
         """The card of ``user``; None for someone Stepan does not know, except the

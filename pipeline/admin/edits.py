@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from typing import get_args
 
 from pipeline.farm.localtime import valid_zone
-from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.memory.profiles.rows import InvalidProfile
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, AlertThresholds, Phase
-from pipeline.types import Language
 
 PHASES: tuple[str, ...] = get_args(Phase)
 #: "auto" gives a locked level or phase back to the rules (docs/memory.md).
@@ -146,7 +145,7 @@ def parse_farm_edit(args: str) -> Edit:
     return Edit(target, key, number)
 
 
-def refusal_text(error: ValueError, catalog: Catalog, lang: Language) -> str | None:
+def refusal_text(error: ValueError, texts: Texts) -> str | None:
     """Why a profile change was refused, in words: the field named as a person says it
     (``admin.field.*``) and the rule it broke (``admin.problem.*``), never pydantic's
     English (issue 16 point 3). None for an error that is not a refused profile value."""
@@ -155,14 +154,14 @@ def refusal_text(error: ValueError, catalog: Catalog, lang: Language) -> str | N
     parts: list[str] = []
     for problem in error.problems:
         field_key = f"admin.field.{problem.field.rsplit('.', 1)[-1]}"
-        if not catalog.has(lang, field_key):
+        if not texts.has(field_key):
             field_key = "admin.field.other"
         kind_key = f"admin.problem.{problem.kind}"
-        if not catalog.has(lang, kind_key):
+        if not texts.has(kind_key):
             kind_key = "admin.problem.other"
         limit = problem.limit
         if isinstance(limit, int | float) and not isinstance(limit, bool):
-            limit = catalog.number(lang, limit)
-        parts.append(catalog.text(lang, kind_key, field=catalog.text(lang, field_key), limit=limit))
-    other = catalog.text(lang, "admin.field.other")
-    return "; ".join(parts) or catalog.text(lang, "admin.problem.other", field=other)
+            limit = texts.number(limit)
+        parts.append(texts.text(kind_key, field=texts.text(field_key), limit=limit))
+    other = texts.text("admin.field.other")
+    return "; ".join(parts) or texts.text("admin.problem.other", field=other)

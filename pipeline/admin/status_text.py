@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.language.catalog import Catalog
-from pipeline.types import Language
+from pipeline.language.texts import Texts
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,18 +26,18 @@ class Phrase:
     #: Used when the catalogs lack ``key`` (a job added without its name in words).
     fallback: str | None = None
 
-    def render(self, catalog: Catalog, lang: Language) -> str:
-        if self.fallback is not None and not catalog.has(lang, self.key):
-            return Phrase(self.fallback, self.params, self.count).render(catalog, lang)
+    def render(self, texts: Texts) -> str:
+        if self.fallback is not None and not texts.has(self.key):
+            return Phrase(self.fallback, self.params, self.count).render(texts)
         params = {
-            name: value.render(catalog, lang) if isinstance(value, Phrase) else value
+            name: value.render(texts) if isinstance(value, Phrase) else value
             for name, value in self.params.items()
         }
         if self.count is not None:
-            return catalog.plural(lang, self.key, self.count, **params)
-        return catalog.text(lang, self.key, **params)
+            return texts.plural(self.key, self.count, **params)
+        return texts.text(self.key, **params)
 
 
-def joined(phrases: Sequence[Phrase], catalog: Catalog, lang: Language) -> str:
+def joined(phrases: Sequence[Phrase], texts: Texts) -> str:
     """Several phrases of one check, as one clause («зв'язок є; у черзі 3 зміни»)."""
-    return catalog.text(lang, "status.joiner").join(p.render(catalog, lang) for p in phrases)
+    return texts.text("status.joiner").join(p.render(texts) for p in phrases)

@@ -62,7 +62,7 @@ class MeCard:
                 (view.id, f"{local_time(view.period_end, loaded.farm.timezone):%d.%m}")
                 for view in views[:SHOWN_ON_ME]
             ]
-        text = my_memory(loaded.profile, loaded.farm, farm_names, texts.catalog, texts.lang, talks)
+        text = my_memory(loaded.profile, loaded.farm, farm_names, texts, talks)
         return Reply(text, _rows(texts, days))
 
 

@@ -18,6 +18,7 @@ from pipeline.farm.journal.field_areas import field_parts, name_and_area
 from pipeline.farm.slugs import make_id, split_names
 from pipeline.farm.words.units import Units
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.onboarding.reading import OnboardingReader
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
 from pipeline.types import Button, Language
@@ -77,21 +78,19 @@ def next_step(step: Step | None) -> Step | None:
     return ORDER[index] if index < len(ORDER) else None
 
 
-def question(
-    catalog: Catalog, lang: Language, step: Step
-) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+def question(texts: Texts, step: Step) -> tuple[str, tuple[tuple[Button, ...], ...]]:
     """The question for ``step`` and its buttons (every step has "skip")."""
-    skip = Button(catalog.text(lang, "onboarding.skip"), OnboardingAction(OnboardingChoice.SKIP))
-    text = catalog.text(lang, f"onboarding.ask.{step.value}")
+    skip = Button(texts.text("onboarding.skip"), OnboardingAction(OnboardingChoice.SKIP))
+    text = texts.text(f"onboarding.ask.{step.value}")
     if step is Step.SENSORS:
         return text, (
             (
                 Button(
-                    catalog.text(lang, "onboarding.yes"),
+                    texts.text("onboarding.yes"),
                     OnboardingAction(OnboardingChoice.SENSORS_YES),
                 ),
                 Button(
-                    catalog.text(lang, "onboarding.no"),
+                    texts.text("onboarding.no"),
                     OnboardingAction(OnboardingChoice.SENSORS_NO),
                 ),
             ),
@@ -100,7 +99,7 @@ def question(
     if step is Step.STYLE:
         styles = tuple(
             Button(
-                catalog.text(lang, f"actions.button.style_{style}"),
+                texts.text(f"actions.button.style_{style}"),
                 OnboardingAction(OnboardingChoice.STYLE, style),
             )
             for style in STYLES
@@ -110,7 +109,7 @@ def question(
         levels = tuple(
             (
                 Button(
-                    catalog.text(lang, f"onboarding.experience.{level}"),
+                    texts.text(f"onboarding.experience.{level}"),
                     OnboardingAction(OnboardingChoice.LEVEL, level=level),
                 ),
             )
@@ -234,7 +233,7 @@ class OnboardingFlow:
 
     def start(self, lang: Language) -> Turn:
         first = ORDER[0]
-        text, buttons = question(self._catalog, lang, first)
+        text, buttons = question(Texts(self._catalog, lang), first)
         return Turn(f"{self._catalog.text(lang, 'onboarding.intro')}\n\n{text}", buttons, first)
 
     async def answer_text(
@@ -263,7 +262,7 @@ class OnboardingFlow:
 
     def resume(self, step: Step, lang: Language) -> Turn:
         """Back to the question onboarding stopped at."""
-        text, buttons = question(self._catalog, lang, step)
+        text, buttons = question(Texts(self._catalog, lang), step)
         return Turn(f"{self._catalog.text(lang, 'onboarding.resumed')}\n\n{text}", buttons, step)
 
     def paused_offer(self, lang: Language) -> tuple[str, tuple[tuple[Button, ...], ...]]:
@@ -288,7 +287,7 @@ class OnboardingFlow:
             turn = await self._advance(user_id, step, Changes(), lang)
             skipped = self._catalog.text(lang, "onboarding.skipped")
             return Turn(f"{skipped}\n\n{turn.text}", turn.buttons, turn.step)
-        again, buttons = question(self._catalog, lang, step)
+        again, buttons = question(Texts(self._catalog, lang), step)
         repeat = self._catalog.text(lang, "onboarding.repeat")
         example = self._catalog.text(lang, f"onboarding.example.{step.value}")
         return Turn(f"{repeat} {example}\n\n{again}", buttons, step, attempts + 1)
@@ -302,7 +301,7 @@ class OnboardingFlow:
             return self.resume(step, lang)
         changes = button_answer(step, action)
         if changes is None:
-            again, buttons = question(self._catalog, lang, step)
+            again, buttons = question(Texts(self._catalog, lang), step)
             return Turn(again, buttons, step)
         return await self._advance(user_id, step, changes, lang)
 
@@ -318,7 +317,7 @@ class OnboardingFlow:
         following = next_step(step)
         if following is None:
             return Turn(self._catalog.text(lang, "onboarding.done"), (), None)
-        text, buttons = question(self._catalog, lang, following)
+        text, buttons = question(Texts(self._catalog, lang), following)
         return Turn(text, buttons, following)
 
     async def _register_names(self, farm_id: str, changes: Changes) -> None:

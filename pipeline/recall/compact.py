@@ -137,7 +137,7 @@ def extract(
         ),
         texts.text(
             "recall.summary.topics",
-            topics=", ".join(topic_words(talk.intents, texts.catalog, texts.lang)) or none,
+            topics=", ".join(topic_words(talk.intents, texts)) or none,
         ),
     ]
     fields, crops = names_in(said, dictionary, "field"), names_in(said, dictionary, "crop")

@@ -12,11 +12,9 @@ from aiogram.types import Message
 from bot.handlers._common import telegram_user_id
 from bot.keyboards.admin import ProposalCD
 from pipeline.admin.decisions import decide_proposal
-from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.learning.nightly import intent_name
 from pipeline.learning.overlay import RuleOverlays
-from pipeline.types import Language
 
 __all__ = ["ProposalCD", "router"]
 
@@ -28,12 +26,12 @@ ROLLBACK = ("rollback", "відкат", "откат")
 DECISIONS = {"approve": True, "reject": False}
 
 
-async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str:
+async def _list(overlays: RuleOverlays, texts: Texts) -> str:
     versions = await overlays.versions()
     in_force = next((v.id for v in versions if not v.rolled_back), None)
     if not versions:
-        return catalog.text(lang, "overlay.none")
-    lines = [catalog.text(lang, "overlay.header")]
+        return texts.text("overlay.none")
+    lines = [texts.text("overlay.header")]
     for version in versions:
         key = (
             "overlay.in_force"
@@ -43,18 +41,17 @@ async def _list(overlays: RuleOverlays, catalog: Catalog, lang: Language) -> str
             else "overlay.older"
         )
         terms = ", ".join(
-            catalog.text(
-                lang,
+            texts.text(
                 "overlay.term",
-                intent=intent_name(Texts(catalog, lang), t.intent.value),
-                kind=catalog.text(lang, f"nightly.kind.{t.kind}"),
+                intent=intent_name(texts, t.intent.value),
+                kind=texts.text(f"nightly.kind.{t.kind}"),
                 term=t.term,
             )
             for t in version.terms
         )
-        lines.append(catalog.text(lang, key, id=version.id, terms=terms or "—"))
+        lines.append(texts.text(key, id=version.id, terms=terms or "—"))
     if in_force is None:
-        lines.append(catalog.text(lang, "overlay.packaged"))
+        lines.append(texts.text("overlay.packaged"))
     return "\n".join(lines)
 
 
@@ -65,7 +62,7 @@ async def on_rules(
     catalog, lang = texts.catalog, texts.lang
     arg = (command.args or "").strip().casefold()
     if not arg:
-        await message.answer(await _list(overlays, catalog, lang))
+        await message.answer(await _list(overlays, texts))
         return
     verb, _, number = arg.partition(" ")
     if verb in DECISIONS and number.strip().isdigit():

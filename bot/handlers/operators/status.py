@@ -16,4 +16,4 @@ router = Router(name=__name__)
 @router.message(Command("status"))
 async def on_status(message: Message, platform: PlatformStatus, texts: Texts) -> None:
     checks = await platform.collect()
-    await message.answer(status_card(checks, texts.catalog, texts.lang))
+    await message.answer(status_card(checks, texts))

@@ -22,7 +22,7 @@ class StatusTools:
     async def platform_status(self, ctx: RunContext, _: NoArgs) -> ToolResult:
         checks = await self._probe(ctx)
         lines = [ctx.text_of("compose.platform_header")]
-        names = {id(check): check.label.render(ctx.catalog, ctx.lang) for check in checks}
+        names = {id(check): check.label.render(ctx.texts) for check in checks}
         for check in checks:
             # A farmer reads the service and its state; the details are the operator's.
             lines.append(
