@@ -14,6 +14,7 @@ from sqlalchemy import select
 from bot.keyboards.pipeline import OnboardingCD
 from db.models import FarmProfileRow, UserProfileRow
 from pipeline.actions import OnboardingChoice
+from pipeline.language.texts import Texts
 from pipeline.onboarding.flow import Step, question
 from tests.conftest import make_settings
 from tests.fakes.bot_api import SentCall
@@ -31,7 +32,7 @@ def _t(key: str, **params: Any) -> str:
 
 
 def _ask(step: Step) -> str:
-    return question(CATALOG, "uk", step)[0]
+    return question(Texts(CATALOG, "uk"), step)[0]
 
 
 def _buttons(call: SentCall) -> list[str]:

@@ -141,7 +141,7 @@ async def test_a_month_of_one_farmer_teaches_the_profile(
     talks = await conversations.window(USER)
     names = await NameBook(db, pipeline.journal.vocabulary).of(farm, "uk")
     block = summaries_block(talks, farm.timezone, Texts(pipeline.catalog, "uk"))
-    card = my_memory(profile, farm, names, pipeline.catalog, "uk", block)
+    card = my_memory(profile, farm, names, Texts(pipeline.catalog, "uk"), block)
     print(f"\n/me after the month:\n{card}\n")
 
     async with session_factory() as session:

@@ -14,6 +14,7 @@ from db.uow import Database
 from pipeline.admin.cards import status_card
 from pipeline.admin.platform import Check, LlmHealth, PlatformStatus
 from pipeline.admin.status_text import Phrase, joined
+from pipeline.language.texts import Texts
 from pipeline.memory import build_memory
 from tests.shared import catalog
 
@@ -40,7 +41,7 @@ async def test_every_check_reads_in_ukrainian(
             integrations={"farmOS": "http://127.0.0.1:9/never"},
         )
         checks = await status.collect()
-    card = status_card(checks, CATALOG, "uk")
+    card = status_card(checks, Texts(CATALOG, "uk"))
     words = set(_LATIN.findall(card))
     assert words == {"farmOS"}, card  # only the integration's own name
     for internal in ("sent 0", "breaker", "not configured", "RuntimeError", "database", "llm"):
@@ -60,14 +61,16 @@ async def test_every_check_reads_in_ukrainian(
 
 def test_counts_take_the_plural_forms() -> None:
     backlog = [Phrase("status.memory.backlog", count=n) for n in (1, 3, 5)]
-    assert joined(backlog, CATALOG, "uk") == "у черзі 1 зміна; у черзі 3 зміни; у черзі 5 змін"
-    assert Phrase("status.memory.dead", count=21).render(CATALOG, "en") == (
+    assert (
+        joined(backlog, Texts(CATALOG, "uk")) == "у черзі 1 зміна; у черзі 3 зміни; у черзі 5 змін"
+    )
+    assert Phrase("status.memory.dead", count=21).render(Texts(CATALOG, "en")) == (
         "21 changes could not be delivered"
     )
 
 
 def test_a_check_without_words_still_reads_as_a_service() -> None:
-    card = status_card([Check("x", "off", "internal detail")], CATALOG, "uk")
+    card = status_card([Check("x", "off", "internal detail")], Texts(CATALOG, "uk"))
     assert CATALOG.text("uk", "status.service.other") in card
     assert "internal detail" not in card and " x:" not in card
     assert card.endswith(CATALOG.text("uk", "compose.state.off"))

@@ -10,6 +10,7 @@ import pytest
 from pipeline.admin.cards import farm_card, my_memory, profile_card, topic_words
 from pipeline.farm.naming import FarmNames, readable_id
 from pipeline.language.catalog import Catalog
+from pipeline.language.texts import Texts
 from pipeline.profiles import FarmProfile, IotSensors, UserProfile
 
 #: Anything that looks like an internal id: "tg:1001", "field:pole-3", "crop:soy".
@@ -84,7 +85,7 @@ def _farmer() -> tuple[UserProfile, FarmProfile, FarmNames]:
 
 def test_me_shows_names_words_and_purposes_never_ids(catalog: Catalog) -> None:
     profile, farm, names = _farmer()
-    text = my_memory(profile, farm, names, catalog, "uk")
+    text = my_memory(profile, farm, names, Texts(catalog, "uk"))
     assert _ID.search(text) is None, text
     # Fields and crops by name, in the farm's order.
     assert catalog.text("uk", "me.line.fields", value="Поле 10, Північне, Поле 2") in text
@@ -102,7 +103,7 @@ def test_me_shows_names_words_and_purposes_never_ids(catalog: Catalog) -> None:
 def test_me_in_english_uses_english_words(catalog: Catalog) -> None:
     profile, farm, names = _farmer()
     profile = profile.model_copy(update={"preferred_language": "en", "interaction_count": 1})
-    text = my_memory(profile, farm, names, catalog, "en")
+    text = my_memory(profile, farm, names, Texts(catalog, "en"))
     assert _ID.search(text) is None, text
     assert "1 time," in text and "English" in text
     assert catalog.text("en", "me.line.topics", value="advice, recording operations") in text
@@ -110,22 +111,22 @@ def test_me_in_english_uses_english_words(catalog: Catalog) -> None:
 
 def test_operator_cards_show_names_and_a_plain_telegram_id(catalog: Catalog) -> None:
     profile, farm, names = _farmer()
-    card = profile_card(profile, catalog, "uk", farm.timezone)
+    card = profile_card(profile, Texts(catalog, "uk"), farm.timezone)
     assert "Telegram id: 1001" in card and "tg:" not in card
     assert "поради, записи операцій" in card
-    farm_text = farm_card(farm, names, catalog, "uk")
+    farm_text = farm_card(farm, names, Texts(catalog, "uk"))
     assert _ID.search(farm_text) is None, farm_text
     assert "Поле 10, Північне, Поле 2" in farm_text and "соняшник, соя" in farm_text
 
 
 def test_the_farms_oblast_is_shown_by_name_when_known(catalog: Catalog) -> None:
     profile, farm, names = _farmer()
-    assert "Область" not in my_memory(profile, farm, names, catalog, "uk")
+    assert "Область" not in my_memory(profile, farm, names, Texts(catalog, "uk"))
     placed = FarmNames(names.fields, names.crops, region="Вінницька область")
-    text = my_memory(profile, farm, placed, catalog, "uk")
+    text = my_memory(profile, farm, placed, Texts(catalog, "uk"))
     assert catalog.text("uk", "me.line.region", value="Вінницька область") in text
-    assert "Область: Вінницька область" in farm_card(farm, placed, catalog, "uk")
-    assert "Oblast: none" in farm_card(farm, names, catalog, "en")
+    assert "Область: Вінницька область" in farm_card(farm, placed, Texts(catalog, "uk"))
+    assert "Oblast: none" in farm_card(farm, names, Texts(catalog, "en"))
 
 
 def test_ids_nothing_names_are_shown_as_words() -> None:
@@ -136,4 +137,4 @@ def test_ids_nothing_names_are_shown_as_words() -> None:
 
 
 def test_topic_words_are_distinct_and_skip_unknown(catalog: Catalog) -> None:
-    assert topic_words(["iot", "iot", "no-such", "ack"], catalog, "uk") == ["дані датчиків"]
+    assert topic_words(["iot", "iot", "no-such", "ack"], Texts(catalog, "uk")) == ["дані датчиків"]
