@@ -182,6 +182,15 @@ class ForgetAction:
 #: The /me card's buttons and /forget's.
 MeAction = MeNameAction | MeLanguageAction | MeLevelAction | MeForgetTalkAction | ForgetAction
 
+
+@dataclass(frozen=True, slots=True)
+class RegionAction:
+    """«📍 Так, запам'ятати» under a reply that used an oblast the farmer named while
+    the farm's profile had none (decorate.RegionOffer)."""
+
+    region_id: str
+
+
 Action = (
     JournalAction
     | JournalReportAction
@@ -194,6 +203,7 @@ Action = (
     | CorrectionAction
     | RefreshAction
     | ExampleAction
+    | RegionAction
     | MeNameAction
     | MeLanguageAction
     | MeLevelAction

@@ -30,6 +30,7 @@ from bot.keyboards.pipeline import (
     JournalReportCD,
     OnboardingCD,
     RefreshCD,
+    RegionCD,
     StyleCD,
 )
 from pipeline.handle import Pipeline
@@ -57,6 +58,7 @@ PIPELINE_BUTTONS = (
     RefreshCD,
     ExampleCD,
     JournalReportCD,
+    RegionCD,
     AgronomistCD,
     MeNameCD,
     MeLanguageCD,
@@ -83,6 +85,7 @@ PipelineCD = (
     | RefreshCD
     | ExampleCD
     | JournalReportCD
+    | RegionCD
     | AgronomistCD
     | MeNameCD
     | MeLanguageCD

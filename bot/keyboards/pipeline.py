@@ -45,6 +45,7 @@ from pipeline.actions import (
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
+    RegionAction,
     StyleAction,
 )
 from pipeline.admin.actions import (
@@ -168,6 +169,14 @@ class ExampleCD(CallbackData, prefix="ex"):
         return ExampleAction(self.example)
 
 
+class RegionCD(CallbackData, prefix="rg"):
+    #: An oblast id of rules/knowledge/zones.toml; the use case checks it is one.
+    region: Annotated[str, Field(pattern=r"^[a-z_]{2,32}$")]
+
+    def to_action(self) -> RegionAction:
+        return RegionAction(self.region)
+
+
 ActionCD = (
     StyleCD
     | JournalCD
@@ -180,6 +189,7 @@ ActionCD = (
     | CorrectionCD
     | RefreshCD
     | ExampleCD
+    | RegionCD
     | MeNameCD
     | MeLanguageCD
     | MeLevelCD
@@ -213,6 +223,8 @@ def callback_data(action: Action) -> ActionCD:
             return ExampleCD(example=example)
         case RefreshAction(trace_id=trace):
             return RefreshCD(trace=trace)
+        case RegionAction(region_id=region):
+            return RegionCD(region=region)
         case (
             MeNameAction() | MeLanguageAction() | MeLevelAction() | MeForgetTalkAction()
         ) | ForgetAction():

@@ -26,7 +26,7 @@ from bot.wiring.memory import build_memory_layer
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
-from pipeline.actions import AgronomistAction, OnboardingAction
+from pipeline.actions import AgronomistAction, OnboardingAction, RegionAction
 from pipeline.admin.buttons import AdminServices, operator_buttons
 from pipeline.admin.card_replies import AdminCards
 from pipeline.admin.editing import FarmEdits, ProfileEdits
@@ -39,6 +39,7 @@ from pipeline.buttons import ButtonUse
 from pipeline.buttons.agronomist import AgronomistButton
 from pipeline.buttons.me import MeCard, me_buttons
 from pipeline.buttons.onboarding import OnboardingButton
+from pipeline.buttons.uses import RegionButton
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -138,6 +139,7 @@ def build_pipeline(
     llm: Any | None = None,
     onboarding: OnboardingFlow | None = None,
     names: NameBook | None = None,
+    regions: FarmRegions | None = None,
 ) -> Pipeline:
     """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
     benchmark's scripted one, bench/scale.py); None: the settings decide. So do
@@ -174,7 +176,8 @@ def build_pipeline(
     desk = _handoff_desk(rules, catalog, db, peer_link)
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
     advisor = _advisor(settings, db, catalog, rules, brains.client)
-    onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier)
+    regions = regions or FarmRegions(rules.knowledge, db, memory.editor)
+    onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier, regions)
     card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
@@ -197,7 +200,10 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
-        buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk),
+        buttons={
+            **_farmer_buttons(settings, memory, onboarding, card, advisor.desk),
+            RegionAction: RegionButton(regions),
+        },
     )
     return Pipeline(parts)
 
@@ -338,6 +344,7 @@ def build_core(
         llm=llm,
         onboarding=onboarding,
         names=names,
+        regions=regions,
     )
     server = _peer_server(link, pipeline, rules, db) if link is not None else None
     core = Core(

@@ -20,6 +20,7 @@ from pipeline.agronomy.facts import FarmContext, read_farm_context, read_region
 from pipeline.agronomy.grounded import GroundedWriter
 from pipeline.intents import Intent
 from pipeline.knowledge import Answer, Composer, KnowledgeBase, Lookup
+from pipeline.knowledge.model import Region
 from pipeline.profiles import RECENT_ADVICE_WINDOW, Expertise, FarmProfile, UserProfile
 from pipeline.types import Button, DepthDecision, Language, Reply
 
@@ -104,17 +105,13 @@ class Advisor:
             self._db, request.user_id, request.now, follow_up=RECENT_ADVICE_WINDOW
         )
         crops = tuple(dict.fromkeys((*request.farm.crop_ids, *context.crops)))
-        previous_crop = None
-        for before in context.previous_questions:
-            # The conversation's crop: the newest earlier question that named one.
-            previous_crop = self.kb.lookup(before).crop
-            if previous_crop is not None:
-                break
+        previous_crop, previous_topic = self._conversation(context.previous_questions)
         lookup = self.kb.lookup(
             request.text,
             farm_crops=crops,
-            farm_region=context.region,
+            farm_region=context.region or self.said_region(context.recent_texts),
             previous_crop=previous_crop,
+            previous_topic=previous_topic,
         )
         answer = self.composer.compose(
             lookup,
@@ -124,8 +121,43 @@ class Advisor:
         )
         return Advice(answer, lookup, context)
 
+    def _conversation(self, questions: tuple[str, ...]) -> tuple[str | None, str | None]:
+        """The conversation's crop and topic: the newest earlier agronomy question
+        that named each."""
+        crop = topic = None
+        for before in questions:
+            earlier = self.kb.lookup(before)
+            crop = crop or earlier.crop
+            topic = topic or earlier.topic
+            if crop is not None and topic is not None:
+                break
+        return crop, topic
+
+    async def farm_region(self, user_id: str) -> str | None:
+        """The oblast the farm's profile holds (None: not told yet)."""
+        return await read_region(self._db, user_id)
+
+    def said_region(self, texts: tuple[str, ...]) -> str | None:
+        """The oblast the newest of ``texts`` to name one names ("у нас Житомирщина"
+        a message ago), for a farm whose profile has none yet."""
+        for text in texts:
+            region_id, _ = self.kb.reader.place(text)
+            if region_id is not None and region_id in self.kb.data.regions:
+                return region_id
+        return None
+
     async def answer(self, request: AdviceRequest) -> Reply:
+        reply, _ = await self.reply(request)
+        return reply
+
+    async def reply(self, request: AdviceRequest) -> tuple[Reply, Region | None]:
+        """The answer, and the oblast it used that the farm's profile lacks (named in
+        the question or a message before it): the farmer is offered to keep it."""
         advice = await self.advise(request)
+        heard = advice.lookup.region if advice.context.region is None else None
+        return await self._reply(request, advice), heard
+
+    async def _reply(self, request: AdviceRequest, advice: Advice) -> Reply:
         text = advice.answer.text
         lookup = advice.lookup
         if self._writer is not None and lookup.confident:

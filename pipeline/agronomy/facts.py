@@ -21,6 +21,8 @@ __all__ = ["SOIL_TYPES", "FarmContext", "read_farm_context", "read_region"]
 SOIL_TYPES = ("soil_temperature",)
 #: How many agronomy questions back a follow-up's crop is looked for.
 CONVERSATION_DEPTH = 3
+#: How many messages back a region said in passing still counts (minutes apart).
+RECENT_DEPTH = 8
 #: An older reading says nothing about sowing today.
 SOIL_READING_MAX_AGE = timedelta(days=2)
 
@@ -34,6 +36,9 @@ class FarmContext:
     previous_questions: tuple[str, ...] = ()
     #: The crops of the farm's journal dictionary (the profile's list comes first).
     crops: tuple[str, ...] = ()
+    #: The previous messages of any kind, newest first, while they were minutes
+    #: apart: a region said in passing ("у нас Житомирщина") counts for the next.
+    recent_texts: tuple[str, ...] = ()
 
 
 async def read_region(db: Database, user_id: str) -> str | None:
@@ -47,7 +52,7 @@ async def read_farm_context(
 ) -> FarmContext:
     async with db.read() as session:
         farm = await farm_repo.farm_of(session, user_id)
-        last = await interactions.newest_of_user(session, user_id, CONVERSATION_DEPTH)
+        last = await interactions.newest_of_user(session, user_id, RECENT_DEPTH)
         fields: dict[str, float] = {}
         soil: float | None = None
         crops: tuple[str, ...] = ()
@@ -61,16 +66,21 @@ async def read_farm_context(
             if readings:
                 soil = max(readings, key=lambda r: r.measured_at).value
     previous: list[str] = []
+    recent: list[str] = []
     since = now
+    asking = True
     for row in last:
         at = (
             row.created_at
             if row.created_at.tzinfo is not None
             else row.created_at.replace(tzinfo=UTC)
         )
-        if row.intent != Intent.ADVICE or not row.text or since - at >= follow_up:
+        if not row.text or since - at >= follow_up:
             break
-        previous.append(row.text)
+        recent.append(row.text)
+        asking = asking and row.intent == Intent.ADVICE and len(previous) < CONVERSATION_DEPTH
+        if asking:
+            previous.append(row.text)
         since = at
     today = now.astimezone(farm_zone(farm.timezone if farm is not None else None)).date()
     return FarmContext(
@@ -78,4 +88,5 @@ async def read_farm_context(
         region=farm.region if farm is not None else None,
         previous_questions=tuple(previous),
         crops=crops,
+        recent_texts=tuple(recent),
     )

@@ -8,10 +8,19 @@ from typing import Protocol
 
 from db.repositories import farm as farm_repo
 from db.uow import Database
+from pipeline.actions import RegionAction
 from pipeline.knowledge import KnowledgeBase
 from pipeline.knowledge.model import Region
+from pipeline.language.texts import Texts
+from pipeline.types import Button
 
-__all__ = ["FarmRegions"]
+__all__ = ["FarmRegions", "region_offer"]
+
+
+def region_offer(texts: Texts, region: Region) -> tuple[str, tuple[Button, ...]]:
+    """The question whether to keep the oblast the farmer named, and its button."""
+    line = texts.text("region.remember", region=region.name.get(texts.lang))
+    return line, (Button(texts.text("region.remember_button"), RegionAction(region.id)),)
 
 
 class _FarmMaker(Protocol):
@@ -28,6 +37,10 @@ class FarmRegions:
         """The oblast ``text`` names (a zone alone is no oblast: None)."""
         region_id, _ = self._kb.reader.place(text)
         return self._kb.data.regions.get(region_id) if region_id else None
+
+    def known(self, region_id: str) -> Region | None:
+        """The oblast of this id (an id from a button is checked again)."""
+        return self._kb.data.regions.get(region_id)
 
     async def set(self, user_id: str, region: Region) -> bool:
         """Store the farm's region (creating the farm if missing); False on failure."""

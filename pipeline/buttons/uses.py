@@ -15,8 +15,10 @@ from pipeline.actions import (
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
+    RegionAction,
     StyleAction,
 )
+from pipeline.agronomy.region import FarmRegions
 from pipeline.buttons.press import Ask, Press
 from pipeline.farm.journal.export import JournalExport
 from pipeline.farm.journal.service import Journal
@@ -36,6 +38,7 @@ __all__ = [
     "LearningButton",
     "OnboardingLater",
     "RefreshButton",
+    "RegionButton",
     "StyleButton",
 ]
 
@@ -149,6 +152,21 @@ class ExampleButton:
             return None
         text = press.texts.text(f"help.try.{action.example}")
         return await self.ask(replace(press.incoming, text=text), False)
+
+
+@dataclass(frozen=True, slots=True)
+class RegionButton:
+    """«📍 Так, запам'ятати»: the oblast the farmer named becomes the farm's."""
+
+    regions: FarmRegions
+
+    async def __call__(self, action: RegionAction, press: Press) -> Reply | None:
+        region = self.regions.known(action.region_id)
+        if region is None or not await self.regions.set(press.incoming.user_id, region):
+            return None
+        name = region.name.get(press.texts.lang)
+        # A pop-up: the answer it sat under stays as it is, its other buttons too.
+        return Reply(press.texts.text("region.kept", region=name), shown=Shown.POPUP)
 
 
 @dataclass(frozen=True, slots=True)

@@ -248,10 +248,12 @@ class KnowledgeBase:
         висіву?"), 0 otherwise."""
         reading = self.read(text)
         _, strong = self._topic_scores(reading)
-        if not strong:
-            return 0
-        topics = self.data.topics
         subject = bool(reading.crops or reading.keywords or reading.after_crops)
+        if not strong:
+            # "а для сої?": a crop and no topic goes on with the conversation's topic,
+            # an agronomy question only in that conversation (half a trigger).
+            return 1 if subject and reading.follow_up else 0
+        topics = self.data.topics
         if subject:
             return 2
         if any(topics[t].scope == "general" for t in strong):
@@ -308,12 +310,17 @@ class KnowledgeBase:
         farm_crops: Iterable[str] = (),
         farm_region: str | None = None,
         previous_crop: str | None = None,
+        previous_topic: str | None = None,
     ) -> Lookup:
         """The cards that answer ``question``, with the farm's crops and region and
-        the previous question's crop as fall-backs for what the question leaves out."""
+        the previous question's crop and topic as fall-backs for what the question
+        leaves out ("а для сої?" asks the previous topic of soybean)."""
         reading = self.read(question)
         region, zone = self._place(reading, farm_region)
         scores, strong = self._topic_scores(reading)
+        follow_up = previous_topic if previous_topic in self.data.topics else None
+        if not scores and follow_up is not None and _names_a_subject(reading):
+            scores, strong = {follow_up: 1.0}, {follow_up}
         first, _ = self._topics(scores, strong, crop_known=True)
         crops, candidates = self._crops(
             reading, first[0] if first else None, farm_crops, previous_crop
@@ -412,3 +419,8 @@ class KnowledgeBase:
 
     def close(self) -> None:
         self.index.close()
+
+
+def _names_a_subject(reading: Reading) -> bool:
+    """A crop, a pest, weed or disease, or a field: what a follow-up changes."""
+    return bool(reading.crops or reading.keywords or reading.field_words)

@@ -115,6 +115,7 @@ class QuestionWordsTable(RulesModel):
     volunteer: Strings = ()
     volunteer_topic: str | None = None
     asks: Strings = ()
+    follow_up: Strings = ()
 
 
 class QuestionSettingsTable(RulesModel):

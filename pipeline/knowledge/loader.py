@@ -65,6 +65,8 @@ class QuestionWords:
     #: Words that ask ("коли", "how", "порадь"): a general topic told next to a field,
     #: a day or an amount without one of these is an operation, not a question.
     asks: tuple[str, ...] = ()
+    #: Openers of a follow-up ("а для сої?"): the previous question's topic goes on.
+    follow_up: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +369,7 @@ def load_knowledge(
             volunteer=parse.strings(words.get("volunteer")),
             volunteer_topic=volunteer_topic,
             asks=parse.strings(words.get("asks")),
+            follow_up=parse.strings(words.get("follow_up")),
         ),
         answer_confidence=float(settings.get("answer_confidence", 0.5)),
         max_cards=int(settings.get("max_cards", 3)),

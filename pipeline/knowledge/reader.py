@@ -71,6 +71,9 @@ class Reading:
     asks: bool = False
     #: A weekday or a day relative to today ("в суботу", "вчора", "tomorrow").
     dated: bool = False
+    #: Opens as a follow-up ("а для сої?", "and for maize?"): it goes on with the
+    #: previous question.
+    follow_up: bool = False
     winter_at: list[int] = field(default_factory=list)
     spring_at: list[int] = field(default_factory=list)
     area_ha: float | None = None
@@ -148,6 +151,7 @@ class QuestionReader:
         self._today = TermSet.flat(words.today, "today", grammar)
         self._can = TermSet.flat(words.can, "can", grammar)
         self._asks = TermSet.flat(words.asks, "asks", grammar)
+        self._follow_up = TermSet.flat(words.follow_up, "follow_up", grammar)
         self._after = TermSet.flat(words.after, "after", grammar)
         self._volunteer = TermSet.flat(words.volunteer, "volunteer", grammar)
         self._season = TermSet.labelled({"winter": words.winter, "spring": words.spring}, grammar)
@@ -333,6 +337,7 @@ class QuestionReader:
 
     def _flags_in(self, reading: Reading) -> None:
         tokens = reading.tokens
+        reading.follow_up = self._follow_up.match_at(tokens, 0) is not None
         for i in range(len(tokens)):
             if self._today.match_at(tokens, i) is not None:
                 reading.today = True

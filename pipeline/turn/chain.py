@@ -69,6 +69,7 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_if(parts.evals, after.Evaluate),
         after.Record(parts.interactions),
         *_if(parts.peers, decorate.PeerOffer),
+        *_if(advisor, decorate.RegionOffer),
         decorate.OnboardingOffer(),
         *_if(parts.learning, decorate.LearningButtons),
         decorate.EvalFootnote(),

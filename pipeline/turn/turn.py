@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from pipeline.knowledge.model import Region
 from pipeline.language.choice import LanguageChoice
 from pipeline.language.texts import Texts
 from pipeline.learning.evals import EvalResult
@@ -61,6 +62,9 @@ class Turn:
     forgets: bool = False
     #: The conversation summaries the deep path is given (pipeline/recall/).
     memory: PromptMemory | None = None
+    #: An oblast the answer used that the farm's profile lacks (named in the message
+    #: or a message before it): decorate.RegionOffer offers to keep it.
+    heard_region: Region | None = None
     #: The reply text as reflected, then decorated.
     text: str = ""
     buttons: Buttons = ()

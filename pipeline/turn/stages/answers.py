@@ -94,7 +94,7 @@ class AdviceAnswer(_Unanswered):
 
     async def run(self, turn: Turn) -> None:
         message = turn.message
-        turn.answer = await self.advisor.answer(
+        turn.answer, turn.heard_region = await self.advisor.reply(
             AdviceRequest(
                 message.user_id,
                 message.text,

@@ -7,7 +7,10 @@ import logging
 from dataclasses import dataclass, replace
 
 from pipeline.actions import OnboardingAction, OnboardingChoice
+from pipeline.agronomy.advisor import Advisor
+from pipeline.agronomy.region import region_offer
 from pipeline.intents import Intent
+from pipeline.knowledge.model import Region
 from pipeline.learning.desk import LearningDesk
 from pipeline.peers.desk import HandoffDesk
 from pipeline.replies.voice import operator_footer
@@ -23,6 +26,7 @@ __all__ = [
     "OnboardingOffer",
     "PeerOffer",
     "PictureNote",
+    "RegionOffer",
 ]
 
 logger = logging.getLogger(__name__)
@@ -30,6 +34,43 @@ logger = logging.getLogger(__name__)
 
 def _paragraph(text: str, more: str) -> str:
     return f"{text}\n\n{more}" if text else more
+
+
+@dataclass(frozen=True, slots=True)
+class RegionOffer(Stage):
+    """An oblast the farmer named («у нас Житомирщина», «коли сіяти на Поділлі?») while
+    the farm's profile has none: the reply already used it; one tap keeps it. A
+    message that only named it («у нас Житомирщина») is answered with that alone."""
+
+    advisor: Advisor
+    name = "region_offer"
+
+    def applies(self, turn: Turn) -> bool:
+        loaded = turn.loaded
+        return loaded.known and not loaded.degraded and turn.route is None
+
+    async def run(self, turn: Turn) -> None:
+        region = turn.heard_region or await self._named(turn)
+        if region is None:
+            return
+        line, row = region_offer(turn.texts, region)
+        if turn.decision.intent in _ONLY_THE_PLACE:
+            turn.text = turn.texts.text("region.heard", region=region.name.get(turn.lang))
+        else:
+            turn.text = _paragraph(turn.text, line)
+        turn.buttons = (*turn.buttons, row)
+
+    async def _named(self, turn: Turn) -> Region | None:
+        """The oblast this message names, while the farm has none (one short read,
+        only for a message that names one)."""
+        region_id = self.advisor.said_region((turn.message.text,))
+        if region_id is None or await self.advisor.farm_region(turn.message.user_id):
+            return None
+        return self.advisor.kb.data.regions.get(region_id)
+
+
+#: A message routed as one of these said nothing but the place.
+_ONLY_THE_PLACE = frozenset({Intent.CLARIFY, Intent.GENERAL})
 
 
 @dataclass(frozen=True, slots=True)
