@@ -200,10 +200,7 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
-        buttons={
-            **_farmer_buttons(settings, memory, onboarding, card, advisor.desk),
-            RegionAction: RegionButton(regions),
-        },
+        buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk, regions),
     )
     return Pipeline(parts)
 
@@ -252,6 +249,7 @@ def _farmer_buttons(
     onboarding: OnboardingFlow,
     card: MeCard,
     agronomist: AgronomistDesk | None,
+    regions: FarmRegions,
 ) -> dict[type, ButtonUse]:
     """The farmers' buttons whose use cases need more than the chain's parts:
     onboarding's, the /me card's and /forget's, the agronomist desk's (its card to
@@ -259,6 +257,7 @@ def _farmer_buttons(
     uses: dict[type, ButtonUse] = {
         OnboardingAction: OnboardingButton(onboarding),
         **me_buttons(card, memory.editor, telegram_id),
+        RegionAction: RegionButton(regions),
     }
     if agronomist is not None:
         uses[AgronomistAction] = AgronomistButton(agronomist, settings.agx.operator_ids)

@@ -212,6 +212,18 @@ class KnowledgeBase:
                 strong.add(marked)
         return scores, strong
 
+    def _topic_scores_or(
+        self, reading: Reading, previous_topic: str | None
+    ) -> tuple[dict[str, float], set[str]]:
+        """The question's topics, else the conversation's for a follow-up that names
+        a crop, pest or field and no topic ("а для сої?")."""
+        scores, strong = self._topic_scores(reading)
+        if scores or previous_topic is None or not _names_a_subject(reading):
+            return scores, strong
+        if previous_topic not in self.data.topics:
+            return scores, strong
+        return {previous_topic: 1.0}, {previous_topic}
+
     def _topics(
         self, scores: dict[str, float], strong: set[str], *, crop_known: bool
     ) -> tuple[list[str], float]:
@@ -259,14 +271,7 @@ class KnowledgeBase:
         if any(topics[t].scope == "general" for t in strong):
             # "полив 20 мм на полі 3", "spraying tomorrow on field 2": an operation
             # told with its field, day or amount is a record, unless something asks.
-            told = (
-                reading.field_words
-                or reading.today
-                or reading.dated
-                or reading.day
-                or any(is_number(token) for token in reading.tokens)
-            )
-            return 0 if told and not (reading.asks or reading.can) else 2
+            return 0 if _told(reading) and not (reading.asks or reading.can) else 2
         return 1
 
     # ------------------------------------------------------------------ lookup
@@ -317,10 +322,7 @@ class KnowledgeBase:
         leaves out ("а для сої?" asks the previous topic of soybean)."""
         reading = self.read(question)
         region, zone = self._place(reading, farm_region)
-        scores, strong = self._topic_scores(reading)
-        follow_up = previous_topic if previous_topic in self.data.topics else None
-        if not scores and follow_up is not None and _names_a_subject(reading):
-            scores, strong = {follow_up: 1.0}, {follow_up}
+        scores, strong = self._topic_scores_or(reading, previous_topic)
         first, _ = self._topics(scores, strong, crop_known=True)
         crops, candidates = self._crops(
             reading, first[0] if first else None, farm_crops, previous_crop
@@ -424,3 +426,14 @@ class KnowledgeBase:
 def _names_a_subject(reading: Reading) -> bool:
     """A crop, a pest, weed or disease, or a field: what a follow-up changes."""
     return bool(reading.crops or reading.keywords or reading.field_words)
+
+
+def _told(reading: Reading) -> bool:
+    """An operation told with its field, day or amount ("полив 20 мм на полі 3")."""
+    return bool(
+        reading.field_words
+        or reading.today
+        or reading.dated
+        or reading.day
+        or any(is_number(token) for token in reading.tokens)
+    )

@@ -12,12 +12,13 @@ from sqlalchemy import select
 
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow
 from db.uow import Database
+from pipeline.actions import RegionAction
 from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.intents import Intent
 from pipeline.memory import Memory
 from pipeline.profiles import Expertise
-from pipeline.types import Incoming, Reply
+from pipeline.types import Incoming, Reply, Shown
 
 USER = "tg:710"
 MAY_5 = datetime(2025, 5, 5, 8, 0, tzinfo=UTC)  # inside maize's Forest-Steppe window
@@ -29,10 +30,12 @@ def pipeline_clock() -> Clock:
     return lambda: MAY_5
 
 
+def incoming(text: str = "", user: str = USER) -> Incoming:
+    return Incoming(user_id=user, chat_id=710, text=text, trace_id=uuid.uuid4().hex[:16])
+
+
 async def say(pipeline: Pipeline, text: str) -> Reply:
-    return await pipeline.handle_message(
-        Incoming(user_id=USER, chat_id=710, text=text, trace_id=uuid.uuid4().hex[:16])
-    )
+    return await pipeline.handle_message(incoming(text))
 
 
 async def farm(
@@ -153,3 +156,61 @@ async def test_an_operator_reads_a_card_answer_in_the_technical_voice(
     reply = await pipeline.handle_message(operator_says("норма висіву соняшнику"))
     assert reply.intent == Intent.ADVICE and "50–60 тис. насінин/га" in reply.text
     assert "Чому так:" not in reply.text and "💡" not in reply.text
+
+
+async def test_a_region_said_in_passing_counts_and_one_tap_keeps_it(
+    pipeline: Pipeline, db: Database, memory: Memory
+) -> None:
+    """Issue 25 point 4: «у нас Житомирщина», then «коли в нас садять картоплю?» is
+    answered for Zhytomyr oblast (not all three zones and «У якій ви області?»), and
+    the farmer is asked once, with one button, whether to keep it."""
+    await farm(pipeline, db, memory, region=None)
+    heard = await say(pipeline, "у нас Житомирщина")
+    catalog = pipeline.catalog
+    region = catalog.text("uk", "region.heard", region="Житомирська область")
+    assert heard.text == region
+    (keep,) = [b.action for row in heard.buttons for b in row]
+    assert keep == RegionAction("zhytomyr")
+    answer = await say(pipeline, "коли в нас садять картоплю?")
+    assert answer.intent == Intent.ADVICE
+    assert "Житомирська область, Полісся" in answer.text
+    assert catalog.text("uk", "knowledge.ask_region") not in answer.text
+    assert RegionAction("zhytomyr") in [b.action for row in answer.buttons for b in row]
+    pressed = await pipeline.handle_action(keep, incoming())
+    assert pressed.shown is Shown.POPUP and "Житомирська область" in pressed.text
+    async with db.read() as session:
+        stored = await session.scalar(
+            select(FarmProfileRow.region).where(FarmProfileRow.user_id == USER)
+        )
+    assert stored == "zhytomyr"
+    # Kept: no more offers, and later questions use it however long after.
+    again = await say(pipeline, "коли сіяти озиму пшеницю?")
+    assert "Житомирська область" in again.text
+    assert RegionAction("zhytomyr") not in [b.action for row in again.buttons for b in row]
+
+
+async def test_a_forged_region_button_changes_nothing(
+    pipeline: Pipeline, db: Database, memory: Memory
+) -> None:
+    await farm(pipeline, db, memory, region=None)
+    reply = await pipeline.handle_action(RegionAction("atlantis"), incoming())
+    assert reply.text == pipeline.catalog.text("uk", "actions.expired")
+    async with db.read() as session:
+        stored = await session.scalar(
+            select(FarmProfileRow.region).where(FarmProfileRow.user_id == USER)
+        )
+    assert stored is None
+
+
+async def test_a_follow_up_keeps_the_topic_and_changes_the_crop(
+    pipeline: Pipeline, db: Database, memory: Memory
+) -> None:
+    """«а для сої?» after a sunflower seeding-rate question asks soybean's rate."""
+    await farm(pipeline, db, memory)
+    await say(pipeline, "норма висіву соняшнику")
+    soy = await say(pipeline, "а для сої?")
+    assert soy.intent == Intent.ADVICE
+    assert soy.text.startswith("Соя — норма висіву")
+    # Without the conversation, the same words ask nothing Stepan can answer.
+    alone = await pipeline.handle_message(incoming("а для сої?", user="tg:711"))
+    assert alone.intent != Intent.ADVICE
