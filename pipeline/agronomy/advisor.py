@@ -18,6 +18,7 @@ from db.uow import Database
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.facts import FarmContext, read_farm_context, read_region
 from pipeline.agronomy.grounded import GroundedWriter
+from pipeline.agronomy.region import region_named
 from pipeline.intents import Intent
 from pipeline.knowledge import Answer, Composer, KnowledgeBase, Lookup
 from pipeline.knowledge.model import Region
@@ -109,7 +110,7 @@ class Advisor:
         lookup = self.kb.lookup(
             request.text,
             farm_crops=crops,
-            farm_region=context.region or self.said_region(context.recent_texts),
+            farm_region=context.region or self._said_region(context.recent_texts),
             previous_crop=previous_crop,
             previous_topic=previous_topic,
         )
@@ -137,14 +138,14 @@ class Advisor:
         """The oblast the farm's profile holds (None: not told yet)."""
         return await read_region(self._db, user_id)
 
-    def said_region(self, texts: tuple[str, ...]) -> str | None:
+    def said_region(self, texts: tuple[str, ...]) -> Region | None:
         """The oblast the newest of ``texts`` to name one names ("у нас Житомирщина"
         a message ago), for a farm whose profile has none yet."""
-        for text in texts:
-            region_id, _ = self.kb.reader.place(text)
-            if region_id is not None and region_id in self.kb.data.regions:
-                return region_id
-        return None
+        return next(filter(None, (region_named(self.kb, text) for text in texts)), None)
+
+    def _said_region(self, texts: tuple[str, ...]) -> str | None:
+        region = self.said_region(texts)
+        return region.id if region is not None else None
 
     async def answer(self, request: AdviceRequest) -> Reply:
         reply, _ = await self.reply(request)

@@ -14,7 +14,14 @@ from pipeline.knowledge.model import Region
 from pipeline.language.texts import Texts
 from pipeline.types import Button
 
-__all__ = ["FarmRegions", "region_offer"]
+__all__ = ["FarmRegions", "region_named", "region_offer"]
+
+
+def region_named(kb: KnowledgeBase, text: str) -> Region | None:
+    """The oblast ``text`` names with the knowledge base's place words (a zone
+    alone is no oblast: None)."""
+    region_id, _ = kb.reader.place(text)
+    return kb.data.regions.get(region_id) if region_id else None
 
 
 def region_offer(texts: Texts, region: Region) -> tuple[str, tuple[Button, ...]]:
@@ -35,8 +42,7 @@ class FarmRegions:
 
     def read(self, text: str) -> Region | None:
         """The oblast ``text`` names (a zone alone is no oblast: None)."""
-        region_id, _ = self._kb.reader.place(text)
-        return self._kb.data.regions.get(region_id) if region_id else None
+        return region_named(self._kb, text)
 
     def known(self, region_id: str) -> Region | None:
         """The oblast of this id (an id from a button is checked again)."""

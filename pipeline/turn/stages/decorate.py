@@ -63,10 +63,10 @@ class RegionOffer(Stage):
     async def _named(self, turn: Turn) -> Region | None:
         """The oblast this message names, while the farm has none (one short read,
         only for a message that names one)."""
-        region_id = self.advisor.said_region((turn.message.text,))
-        if region_id is None or await self.advisor.farm_region(turn.message.user_id):
+        region = self.advisor.said_region((turn.message.text,))
+        if region is None or await self.advisor.farm_region(turn.message.user_id):
             return None
-        return self.advisor.kb.data.regions.get(region_id)
+        return region
 
 
 #: A message routed as one of these said nothing but the place.
