@@ -262,14 +262,18 @@ class FakeMemoryService:
     async def _enter(self, request: web.Request, *, auth: bool = True) -> tuple[Any, Any]:
         """(body, acting user) or (None, the response the mode, token or an override
         imposes)."""
+        # Counted the moment the handler runs, before the body is read: a client that
+        # gives up at its timeout has still made the request.
+        mode = self._mode
+        user = self._user(request) if auth else None
+        index = len(self.requests)
+        self.requests.append(Received(request.method, request.path, None, mode, user))
         raw = await request.read()
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        mode = self._mode
-        user = self._user(request) if auth else None
-        self.requests.append(Received(request.method, request.path, body, mode, user))
+        self.requests[index] = Received(request.method, request.path, body, mode, user)
         if mode == "hanging":
             await self._release.wait()
             return None, web.json_response({"detail": "released"}, status=503)

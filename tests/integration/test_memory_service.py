@@ -441,7 +441,9 @@ async def test_hanging_service_never_holds_a_conversation_once_the_breaker_is_op
     session_factory: Factory,
     clock: ManualClock,
 ) -> None:
-    memory = make_memory(threshold=2, attempts=1)
+    # A timeout long enough that a loaded CI machine still delivers each request to the
+    # fake before the client gives up on it (the counts below are the point).
+    memory = make_memory(threshold=2, attempts=1, timeout_s=0.5)
     pipeline = make_pipeline(memory)
     await service.set_mode("hanging")
 
