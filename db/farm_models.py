@@ -18,7 +18,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import event
+from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column, with_loader_criteria
 
 from db.base import Base, Json, _now
 from db.states import (
@@ -26,6 +27,7 @@ from db.states import (
     DraftStatus,
     OperationStatus,
     PendingTermStatus,
+    RevisionKind,
     TermKind,
     one_of,
 )
@@ -162,6 +164,55 @@ class OperationRow(Base):
         ForeignKey("pending_terms.id", ondelete="SET NULL"), index=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+    #: Set when the entry is deleted: it is kept (an operator can restore it) but no
+    #: query sees it unless it asks with ``include_deleted`` (``_hide_deleted`` below).
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class OperationRevisionRow(Base):
+    """One change of a journal entry: who, when, what it was before and after, and
+    from which message or button (farmOS keeps revisions of every log the same way)."""
+
+    __tablename__ = "operation_revisions"
+    __table_args__ = (
+        Index("ix_operation_revisions_operation", "operation_id", "id"),
+        Index("ix_operation_revisions_farm_created", "farm_id", "created_at"),
+        one_of("kind", RevisionKind),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    farm_id: Mapped[str] = mapped_column(ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"))
+    #: The entry (``operations.id``); its row stays while deleted, so this always resolves.
+    operation_id: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[RevisionKind] = mapped_column(String(16))
+    #: The user who made the change (a farmer or an operator).
+    actor: Mapped[str] = mapped_column(String(64))
+    #: The entry's values before and after (None before a write, after a delete).
+    before: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    after: Mapped[dict[str, Any] | None] = mapped_column(Json)
+    #: The card (``operation_drafts.id``) whose press made the change, if any.
+    draft_id: Mapped[int | None] = mapped_column(Integer)
+    #: Where it came from: "<chat>:<message>" of the message, or "undo" for a ↩️.
+    source: Mapped[str | None] = mapped_column(String(64))
+    #: Unique: a redelivered update or a second tap records (and applies) nothing more.
+    source_key: Mapped[str | None] = mapped_column(String(96), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _hide_deleted(state: ORMExecuteState) -> None:
+    """A deleted journal entry is out of the journal, plan/fact and every report: each
+    ORM query leaves it out unless run with ``execution_options(include_deleted=True)``
+    (the edits that restore it or show its history)."""
+    if (
+        state.is_select
+        and not state.is_column_load
+        and not state.is_relationship_load
+        and not state.execution_options.get("include_deleted", False)
+    ):
+        state.statement = state.statement.options(
+            with_loader_criteria(OperationRow, OperationRow.deleted_at.is_(None), include_aliases=True)
+        )
 
 
 class SensorReadingRow(Base):

@@ -55,6 +55,22 @@ class OperationStatus(enum.StrEnum):
     DONE = "done"
 
 
+class RevisionKind(enum.StrEnum):
+    """``operation_revisions.kind``: what happened to a journal entry
+    (pipeline/farm/journal/edits)."""
+
+    #: Written from a card (✅).
+    WRITE = "write"
+    #: Values changed (a correction, or an undo of one).
+    EDIT = "edit"
+    #: Taken out of the journal, kept as deleted (restorable).
+    DELETE = "delete"
+    #: Put back after a delete.
+    RESTORE = "restore"
+    #: A planned entry marked done.
+    DONE = "done"
+
+
 class AgronomistQuestionStatus(enum.StrEnum):
     """``agronomist_questions.status``: a question offered to the human agronomist
     (db/repositories/agronomist.py)."""
@@ -282,6 +298,8 @@ CHECKED_COLUMNS: tuple[tuple[str, str, type[enum.StrEnum]], ...] = (
     ("memory_outbox", "operation", OutboxOperation),
     ("conversation_summaries", "source", SummarySource),
     ("answer_cache", "slot", AnswerSlot),
+    # 0025_journal_revisions
+    ("operation_revisions", "kind", RevisionKind),
 )
 
 

@@ -24,6 +24,7 @@ from db.models import (
     JobSlotRow,
     LearningRow,
     OperationDraftRow,
+    OperationRevisionRow,
     OperationRow,
     OutboxRow,
     PendingTermRow,
@@ -100,6 +101,11 @@ async def seed(db: Database) -> None:
             OperationRow(farm_id=FARM, op_type="sowing", field_id="field:north",
                          crop_id="crop:wheat", op_date=date(2026, 6, 1), status="done",
                          author=USER, pending_term_id=1, created_at=NOW - hour)
+        )  # fmt: skip
+        session.add(
+            OperationRevisionRow(farm_id=FARM, operation_id=1, kind="write", actor=USER,
+                                 after={"op_type": "sowing"}, source_key="seed:1",
+                                 created_at=NOW - hour)
         )  # fmt: skip
         for minutes in (10, 70):
             session.add(
