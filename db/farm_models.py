@@ -17,8 +17,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    event,
 )
-from sqlalchemy import event
 from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column, with_loader_criteria
 
 from db.base import Base, Json, _now
@@ -211,7 +211,9 @@ def _hide_deleted(state: ORMExecuteState) -> None:
         and not state.execution_options.get("include_deleted", False)
     ):
         state.statement = state.statement.options(
-            with_loader_criteria(OperationRow, OperationRow.deleted_at.is_(None), include_aliases=True)
+            with_loader_criteria(
+                OperationRow, OperationRow.deleted_at.is_(None), include_aliases=True
+            )
         )
 
 
