@@ -28,6 +28,11 @@ class JournalVerb(StrEnum):
     CANCEL = "cancel"
     #: «записати ще раз»: write it although the same operation was written just now.
     AGAIN = "again"
+    #: ✅ / ❌ on an edit card (a correction, a delete, a plan marked done).
+    APPLY = "apply"
+    DROP = "drop"
+    #: ↩️ under what a press did: takes it back.
+    UNDO = "undo"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from pipeline.farm.dictionary import (
     Vocabulary,
     load_shared_crops,
 )
+from pipeline.farm.journal.edits.words import EDIT_RULES, EditWords
 from pipeline.farm.journal.parsing import OperationParser, OperationRules
 from pipeline.farm.products import PRODUCTS_RULES, Catalogue
 from pipeline.farm.sensors.readings import RULES_FILE as SENSORS_RULES
@@ -81,6 +82,8 @@ class Rulebook:
     recall: RecallRules
     #: What farm profiles learn from use (rules/profiles.toml; the memory layer).
     profiles: ProfileRules
+    #: The words of a correction of the journal (rules/journal_edits.toml).
+    journal_edits: EditWords
 
     @property
     def units(self) -> Units:
@@ -117,6 +120,7 @@ class Rulebook:
         onboarding: Path = ONBOARDING_RULES,
         recall: Path = RECALL_RULES,
         profiles: Path = PROFILES_RULES,
+        journal_edits: Path = EDIT_RULES,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -157,4 +161,5 @@ class Rulebook:
             onboarding=OnboardingRules.load(thresholds, onboarding),
             recall=RecallRules.load(recall),
             profiles=ProfileRules.load(profiles),
+            journal_edits=EditWords.load(journal_edits),
         )

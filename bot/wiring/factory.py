@@ -157,6 +157,7 @@ def build_pipeline(
         memory.editor,
         parser=rules.parser(),
         vocabulary=rules.vocabulary,
+        edit_words=rules.journal_edits,
         learner=memory.learner,
     )
     llm = llm if llm is not None else _llm_settings(settings)

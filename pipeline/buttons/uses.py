@@ -12,6 +12,7 @@ from pipeline.actions import (
     HandoffAction,
     JournalAction,
     JournalReportAction,
+    JournalVerb,
     OnboardingAction,
     OnboardingChoice,
     RefreshAction,
@@ -54,6 +55,10 @@ class OnboardingLater:
         return Reply(press.texts.text("onboarding.later_reply"))
 
 
+#: The buttons of edit cards and ↩️ (pipeline/farm/journal/edits).
+_EDIT_VERBS = frozenset({JournalVerb.APPLY, JournalVerb.DROP, JournalVerb.UNDO})
+
+
 @dataclass(frozen=True, slots=True)
 class JournalButton:
     """✅ / ✏️ / ❌ on a journal card (the card's owner only)."""
@@ -66,6 +71,11 @@ class JournalButton:
         if owner is not None and owner != user_id:
             # Another member of a group: told so; the card stays for its owner.
             return Reply(press.texts.text("journal.not_yours"), shown=Shown.POPUP)
+        if action.verb in _EDIT_VERBS:
+            reply = await self.journal.edits.decide(
+                user_id=user_id, action=action, texts=press.texts, now=press.now
+            )
+            return None if reply is None else replace(reply, shown=Shown.EDIT)
         decision = await self.journal.decide(
             user_id=user_id, action=action, lang=press.texts.lang, now=press.now
         )

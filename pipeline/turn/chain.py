@@ -34,6 +34,7 @@ from pipeline.turn.turn import Buttons, Turn
 __all__ = ["NOT_YET", "button_uses", "message_stages"]
 
 #: Intents recognised before their capability lands: an honest reply (answers.NotYet).
+#: A correction the journal cannot read (answers.JournalEdit answered nothing) says so.
 NOT_YET = frozenset({Intent.WEATHER, Intent.CORRECTION})
 
 P = TypeVar("P")
@@ -58,6 +59,7 @@ def message_stages(parts: Parts) -> list[Stage]:
         *([] if advisor is None else [routing.AdviceRoute()]),
         *_if(recall, routing.ShortcutRoute),
         routing.SelectCrew(),
+        answers.JournalEdit(parts.journal.edits),
         answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
         answers.NotYet(NOT_YET),
         *_if(advisor, answers.AdviceAnswer),

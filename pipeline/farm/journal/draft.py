@@ -122,6 +122,8 @@ class JournalDraft(BaseModel):
         """The draft stored in ``payload``, of this schema or an older one.
 
         Raises ``ValueError`` for a payload of an unknown (newer) schema."""
+        if payload.get("kind") is not None:
+            raise ValueError("an edit card, not a journal card")
         version = payload.get("version", UNVERSIONED)
         if version not in (UNVERSIONED, SCHEMA_VERSION):
             raise ValueError(f"journal draft schema {version!r} is not known")

@@ -25,10 +25,14 @@ from db.repositories import journal as drafts
 from db.states import DraftStatus
 from db.uow import Database, Session
 from pipeline.actions import JournalAction, JournalVerb
-from pipeline.farm.dictionary import Dictionary, DictionaryEntry, Vocabulary
+from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal import duplicates
 from pipeline.farm.journal.card import CardWriter, op_names, quantity_text
 from pipeline.farm.journal.draft import DraftOperation, JournalDraft
+from pipeline.farm.journal.edits.payload import is_edit
+from pipeline.farm.journal.edits.service import JournalEdits, undo_button
+from pipeline.farm.journal.edits.words import EditWords
+from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.field_areas import FieldArea, read_areas
 from pipeline.farm.journal.parsing import Mood, OperationParser, ParsedOperation
 from pipeline.farm.journal.writing import note_terms, recent_signatures, write_operation
@@ -39,6 +43,11 @@ from pipeline.language.texts import Texts
 from pipeline.types import Button, Language, Reply
 
 logger = logging.getLogger(__name__)
+
+#: The buttons of a journal card (the rest are the edit cards', pipeline/farm/journal/edits).
+_CARD_VERBS = frozenset(
+    {JournalVerb.WRITE, JournalVerb.AGAIN, JournalVerb.EDIT, JournalVerb.CANCEL}
+)
 
 
 class FarmProfiles(Protocol):
@@ -84,20 +93,6 @@ class _Press:
     pending_count: int | None  # the farm's terms under review, when it noted some
 
 
-async def farm_dictionary(session: Session, farm_id: str, vocabulary: Vocabulary) -> Dictionary:
-    """Everything the farm has named: its fields and crops, approved terms, shared crops."""
-    entries: list[DictionaryEntry] = []
-    for field in await repo.fields(session, farm_id):
-        entries.append(DictionaryEntry("field", field.field_id, field.name, ()))
-    for crop in await repo.crops(session, farm_id):
-        entries.append(DictionaryEntry("crop", crop.crop_id, crop.name, ()))
-    for term in await repo.dictionary_terms(session, farm_id):
-        entries.append(
-            DictionaryEntry(term.kind, term.canonical_id, term.display, tuple(term.synonyms))  # type: ignore[arg-type]
-        )
-    return vocabulary.dictionary(entries)
-
-
 def _draft_operation(
     parsed: ParsedOperation, text: str, dictionary: Dictionary, lang: Language
 ) -> DraftOperation:
@@ -110,7 +105,7 @@ def _owned(
     row: OperationDraftRow | None, user_id: str, action: JournalAction
 ) -> JournalDraft | None:
     """The card ``action`` presses, if it is ``user_id``'s and has the item pressed."""
-    if row is None or row.user_id != user_id:
+    if row is None or row.user_id != user_id or is_edit(row.payload):
         return None
     draft = JournalDraft.from_payload(row.payload)
     if action.item is not None and not draft.has_item(action.item):
@@ -127,6 +122,7 @@ class Journal:
         *,
         parser: OperationParser,
         vocabulary: Vocabulary,
+        edit_words: EditWords,
         learner: JournalLearner | None = None,
     ) -> None:
         self._catalog = catalog
@@ -137,6 +133,15 @@ class Journal:
         self._parser = parser
         self._cards = CardWriter(catalog, parser.rules.nominative_endings)
         self.vocabulary = vocabulary
+        #: Corrections, deletes, plans marked done and ↩️ (pipeline/farm/journal/edits).
+        self.edits = JournalEdits(
+            db,
+            parser=parser,
+            vocabulary=vocabulary,
+            words=edit_words,
+            cards=self._cards,
+            card_buttons=self.card_buttons,
+        )
 
     async def owner_of(self, draft_id: int) -> str | None:
         """Whose card this is (None: no such card): a press by anyone else is refused
@@ -204,7 +209,7 @@ class Journal:
             draft_id = row.id
         reply = Reply(
             self._cards.card(draft.operations, lang),
-            self._buttons(draft_id, draft, lang),
+            self.card_buttons(draft_id, draft, lang),
             intent=Intent.RECORDING,
         )
         return Proposal(reply, "record")
@@ -237,7 +242,7 @@ class Journal:
         decide it. One transaction: the draft is locked, so two taps cannot both write."""
         now = now or datetime.now(UTC)
         expired = Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
-        if action.verb not in set(JournalVerb):
+        if action.verb not in _CARD_VERBS:
             return expired
         async with self._db.write() as session:
             row = await repo.draft(session, action.draft_id, lock=True)
@@ -312,10 +317,16 @@ class Journal:
         """The card after a press: closed when all is written, else what is left (an
         operation written just now by another card says so, with «записати ще раз»)."""
         if draft.done:
-            return Reply(self._closing(draft, lang, "journal.written"))
-        return Reply(self._cards.card(draft.operations, lang), self._buttons(draft_id, draft, lang))
+            # ↩️ takes the write back (pipeline/farm/journal/edits).
+            texts = Texts(self._catalog, lang)
+            return Reply(
+                self._closing(draft, lang, "journal.written"), undo_button(texts, draft_id)
+            )
+        return Reply(
+            self._cards.card(draft.operations, lang), self.card_buttons(draft_id, draft, lang)
+        )
 
-    def _buttons(
+    def card_buttons(
         self, draft_id: int, draft: JournalDraft, lang: Language
     ) -> tuple[tuple[Button, ...], ...]:
         text = self._catalog.text

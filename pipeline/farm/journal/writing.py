@@ -9,9 +9,12 @@ from datetime import UTC, datetime
 
 from db.models import OperationDraftRow
 from db.repositories import farm as repo
+from db.repositories import journal as journal_repo
+from db.states import RevisionKind
 from db.uow import Session
 from pipeline.farm.journal import duplicates
 from pipeline.farm.journal.draft import DraftOperation, JournalDraft
+from pipeline.farm.journal.edits.payload import is_edit
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +31,8 @@ async def recent_signatures(
     }
     if drafts:
         for row in await repo.recent_drafts(session, user_id, since):
+            if is_edit(row.payload):
+                continue  # an edit card repeats nothing
             try:
                 draft = JournalDraft.from_payload(row.payload)
             except ValueError:
@@ -82,5 +87,23 @@ async def write_operation(
             pending_term_id=pending_term,
             created_at=now,
         )
-        written += int(await repo.insert_operation(session, values))
+        if await repo.insert_operation(session, values):
+            written += 1
+            await _keep_write(session, draft, values)
     return written
+
+
+async def _keep_write(
+    session: Session, draft: OperationDraftRow, values: dict[str, object]
+) -> None:
+    """The write as the entry's first revision (↩️ under the card takes it back)."""
+    entry = await journal_repo.entry_by_source(session, str(values["source_key"]))
+    if entry is None:
+        return
+    source = f"{draft.chat_id}:{draft.source_message_id}"
+    await journal_repo.add_revision(
+        session, farm_id=entry.farm_id, operation_id=entry.id, kind=RevisionKind.WRITE,
+        actor=draft.user_id, before=None, after=entry.values,
+        source_key=f"write:{entry.id}", draft_id=draft.id, source=source,
+        created_at=values.get("created_at"),  # type: ignore[arg-type]
+    )  # fmt: skip

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.deep import DeepPath
+from pipeline.farm.journal.edits.service import EditRequest, JournalEdits
 from pipeline.intents import Intent
 from pipeline.recall import PromptMemory, Recall
 from pipeline.replies.light import LightRequest, LightResponder
@@ -18,6 +19,7 @@ from pipeline.types import DeepRequest, Reply
 __all__ = [
     "AdviceAnswer",
     "DeepAnswer",
+    "JournalEdit",
     "LightAnswer",
     "Memory",
     "NotYet",
@@ -62,6 +64,37 @@ class LightAnswer(_Unanswered):
             text=message.text,
         )
         turn.answer = Reply(await self.responder.answer(request))
+
+
+@dataclass(frozen=True, slots=True)
+class JournalEdit(_Unanswered):
+    """A correction of the journal: «не 150, а 120», «видали останній запис», «ці
+    роботи виконали» (docs/journal.md). Read before the light path, since «ще й 40 га»
+    looks like small talk; a message with none of a correction's words costs no
+    database read, and one that is no correction after all goes on to the others."""
+
+    edits: JournalEdits
+    name = "journal_edit"
+
+    def applies(self, turn: Turn) -> bool:
+        if turn.answer is not None:
+            return False
+        asked = turn.decision.intent == Intent.CORRECTION
+        return asked or self.edits.might_edit(turn.message.text)
+
+    async def run(self, turn: Turn) -> None:
+        message = turn.message
+        turn.answer = await self.edits.propose(
+            EditRequest(
+                user_id=message.user_id,
+                chat_id=message.chat_id,
+                message_id=message.message_id,
+                text=message.text,
+                texts=turn.texts,
+                now=turn.now,
+                asked=turn.decision.intent == Intent.CORRECTION,
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True)

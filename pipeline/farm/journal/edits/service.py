@@ -1,0 +1,409 @@
+"""The use cases of a correction: a message proposes an edit card (or fixes the open
+card in place), ✅ applies it, ❌ drops it, ↩️ takes back what a press did. Each opens
+its own short transactions through the injected ``Database``; every change of an
+entry is a revision, applied once (its unique ``source_key``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from db.repositories import farm as farm_repo
+from db.repositories import journal as repo
+from db.states import DraftStatus, RevisionKind
+from db.uow import Database, Session
+from pipeline.actions import JournalAction, JournalVerb
+from pipeline.farm.dictionary import Dictionary, Vocabulary
+from pipeline.farm.journal.card import CardWriter, date_text, op_names, quantity_text
+from pipeline.farm.journal.draft import JournalDraft
+from pipeline.farm.journal.edits.changes import Change, Mismatch, change_of
+from pipeline.farm.journal.edits.payload import EditOp, EditPayload, is_edit
+from pipeline.farm.journal.edits.render import change_lines, entry_card, shown_value
+from pipeline.farm.journal.edits.words import EditWords
+from pipeline.farm.journal.farm_words import farm_dictionary
+from pipeline.farm.journal.parsing import OperationParser
+from pipeline.farm.journal.parsing.pieces import Pieces, read_pieces
+from pipeline.farm.localtime import local_today
+from pipeline.intents import Intent
+from pipeline.language.texts import Texts
+from pipeline.text import fold
+from pipeline.types import Button, Reply
+
+__all__ = ["EditRequest", "JournalEdits"]
+
+#: A card older than this is not "the open card" a correction refers to.
+OPEN_CARD_AGE = timedelta(hours=2)
+#: How far back and ahead a "виконали" looks for the planned work it means.
+PLAN_BACK, PLAN_AHEAD = timedelta(days=14), timedelta(days=7)
+_UNDO_KIND = {
+    RevisionKind.WRITE: RevisionKind.DELETE,
+    RevisionKind.DELETE: RevisionKind.RESTORE,
+    RevisionKind.EDIT: RevisionKind.EDIT,
+    RevisionKind.DONE: RevisionKind.EDIT,
+}
+_APPLIED_KIND = {EditOp.CHANGE: RevisionKind.EDIT, EditOp.DELETE: RevisionKind.DELETE,
+                 EditOp.DONE: RevisionKind.DONE}  # fmt: skip
+_APPLIED_TEXT = {EditOp.CHANGE: "applied", EditOp.DELETE: "deleted", EditOp.DONE: "marked_done"}
+
+#: The buttons of a journal card (``Journal.card_buttons``).
+CardButtons = Callable[[int, JournalDraft, str], tuple[tuple[Button, ...], ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class EditRequest:
+    user_id: str
+    chat_id: int
+    message_id: int | None
+    text: str
+    texts: Texts
+    now: datetime
+    #: The classifier read it as a correction: say so when nothing can be changed.
+    asked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    farm_id: str
+    today: date
+    dictionary: Dictionary
+    cards: list[tuple[int, dict[str, Any]]]
+    entries: list[repo.Entry]
+    planned: list[repo.Entry]
+
+
+def undo_button(texts: Texts, draft_id: int) -> tuple[tuple[Button, ...], ...]:
+    return ((Button(texts.text("journal_edit.undo"), JournalAction(JournalVerb.UNDO, draft_id)),),)
+
+
+class JournalEdits:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        parser: OperationParser,
+        vocabulary: Vocabulary,
+        words: EditWords,
+        cards: CardWriter,
+        card_buttons: CardButtons,
+    ) -> None:
+        self._db = db
+        self._parser = parser
+        self._vocabulary = vocabulary
+        self._words = words
+        self._cards = cards
+        self._card_buttons = card_buttons
+
+    def might_edit(self, text: str) -> bool:
+        """Cheap, before any database read."""
+        return self._words.might_edit(fold(text))
+
+    # --- a message ------------------------------------------------------------------------
+
+    async def propose(self, request: EditRequest) -> Reply | None:
+        """The edit card for ``request``'s correction; None when it is not one (the
+        message then goes on as any other)."""
+        folded = fold(request.text)
+        if not (request.asked or self._words.might_edit(folded)):
+            return None
+        ctx = await self._context(request, folded)
+        if ctx is None:
+            return self._say(request.texts, "nothing") if request.asked else None
+        if self._words.asks_delete(folded):
+            return await self._ask_delete(request, ctx)
+        if self._words.says_done(folded):
+            reply = await self._plan_done(request, ctx, folded)
+            if reply is not None:
+                return reply
+        return await self._change(request, ctx, folded)
+
+    async def _context(self, request: EditRequest, folded: str) -> _Context | None:
+        async with self._db.read() as session:
+            farm = await farm_repo.farm_of(session, request.user_id)
+            if farm is None:
+                return None
+            today = local_today(request.now, farm.timezone)
+            dictionary = await farm_dictionary(session, farm.farm_id, self._vocabulary)
+            since = request.now - OPEN_CARD_AGE
+            cards = [
+                (draft_id, payload)
+                for draft_id, payload in await repo.open_cards(
+                    session, request.user_id, request.chat_id, since
+                )
+                if not is_edit(payload)
+            ]
+            entries = await repo.last_entries(session, farm.farm_id, request.user_id)
+            planned: list[repo.Entry] = []
+            if self._words.says_done(folded):
+                planned = await repo.planned_entries(
+                    session, farm.farm_id, today - PLAN_BACK, today + PLAN_AHEAD
+                )
+        return _Context(farm.farm_id, today, dictionary, cards, entries, planned)
+
+    def _pieces(self, text: str, ctx: _Context) -> Pieces:
+        return read_pieces(text, self._parser.rules, ctx.dictionary, ctx.today)
+
+    async def _change(self, request: EditRequest, ctx: _Context, folded: str) -> Reply | None:
+        words = self._words
+        split = words.split(folded)
+        said = request.asked or bool(split.wrong) or words.says_correcting(folded)
+        if not (said or split.adding):
+            return None
+        # A message that is an operation of its own is a new record, not a fix.
+        if (
+            not split.wrong
+            and not request.asked
+            and self._parser.parse_all(request.text, ctx.dictionary, ctx.today).record
+        ):
+            return None
+        wrong, right = self._pieces(split.wrong, ctx), self._pieces(split.right, ctx)
+        if right.empty:
+            return self._say(request.texts, "not_understood") if said else None
+        if ctx.cards:
+            return await self._fix_card(request, ctx, wrong, right, split.adding)
+        if not ctx.entries:
+            return self._say(request.texts, "nothing") if said else None
+        return await self._fix_entry(request, ctx, wrong, right, split.adding)
+
+    async def _fix_card(
+        self, request: EditRequest, ctx: _Context, wrong: Pieces, right: Pieces, adding: bool
+    ) -> Reply | None:
+        texts = request.texts
+        draft_id, payload = ctx.cards[0]
+        draft = JournalDraft.from_payload(payload)
+        found: Change | Mismatch | None = None
+        index = 0
+        for index in reversed(draft.left or range(len(draft.operations))):
+            found = change_of(draft.operations[index].model_dump(), wrong, right, adding=adding)
+            if isinstance(found, Change):
+                break
+        if not isinstance(found, Change):
+            return self._refusal(texts, found, ctx)
+        before = draft.operations[index]
+        changes = dict(found.values)
+        if "field_id" in changes:
+            changes |= {"several_fields": (), "field_names": (), "field_phrase": None}
+        operation = before.model_copy(update=changes)
+        operation = operation.named(op_names(operation, ctx.dictionary, texts.lang))
+        fixed = draft.with_operation(index, operation)
+        async with self._db.write() as session:
+            row = await farm_repo.draft(session, draft_id, lock=True)
+            if row is None or row.status != DraftStatus.DRAFT:
+                return None
+            repo.keep_draft(row, fixed.to_payload(), written=False)
+        lines = change_lines(found.columns, before.model_dump(), operation.model_dump(),
+                             ctx.dictionary, texts)  # fmt: skip
+        text = "\n".join(
+            [
+                texts.text("journal_edit.card_fixed"),
+                lines,
+                "",
+                self._cards.card(fixed.operations, texts.lang),
+            ]
+        )
+        return Reply(
+            text, self._card_buttons(draft_id, fixed, texts.lang), intent=Intent.CORRECTION
+        )
+
+    async def _fix_entry(
+        self, request: EditRequest, ctx: _Context, wrong: Pieces, right: Pieces, adding: bool
+    ) -> Reply | None:
+        first: Change | Mismatch | None = None
+        for entry in ctx.entries:
+            found = change_of(entry.values, wrong, right, adding=adding)
+            first = first or found
+            if isinstance(found, Change):
+                after = {**entry.values, **found.values}
+                edit = EditPayload(op=EditOp.CHANGE, operation_id=entry.id,
+                                   before=entry.snapshot(), after=repo.snapshot(after),
+                                   changed=found.columns)  # fmt: skip
+                head = request.texts.text("journal_edit.card_change")
+                lines = change_lines(
+                    found.columns, entry.values, after, ctx.dictionary, request.texts
+                )
+                return await self._edit_card(request, ctx, edit, f"{head}\n{lines}", after)
+            if wrong.empty:
+                break  # without a wrong part, only the last entry is meant
+        return self._refusal(request.texts, first, ctx)
+
+    async def _ask_delete(self, request: EditRequest, ctx: _Context) -> Reply:
+        if not ctx.entries:
+            return self._say(request.texts, "nothing")
+        entry = ctx.entries[0]
+        edit = EditPayload(op=EditOp.DELETE, operation_id=entry.id, before=entry.snapshot(),
+                           after=entry.snapshot())  # fmt: skip
+        head = request.texts.text("journal_edit.delete_ask")
+        return await self._edit_card(request, ctx, edit, head, entry.values, "delete_yes")
+
+    async def _plan_done(self, request: EditRequest, ctx: _Context, folded: str) -> Reply | None:
+        pieces = self._pieces(request.text, ctx)
+        planned_said = self._words.says_planned(folded)
+        if pieces.empty and not planned_said:
+            return None
+        matches = [e for e in ctx.planned if _plan_matches(e, pieces, planned_said)]
+        if not matches:
+            return self._say(request.texts, "no_plan") if planned_said else None
+        entry = min(matches, key=lambda e: abs((_day(e) - ctx.today).days))
+        if planned_said:
+            done_on = min(_day(entry), ctx.today)
+        else:
+            done_on = pieces.dates[0] if pieces.dates else ctx.today
+        after = {**entry.values, "status": "done", "op_date": done_on}
+        edit = EditPayload(op=EditOp.DONE, operation_id=entry.id, before=entry.snapshot(),
+                           after=repo.snapshot(after), changed=("op_date",))  # fmt: skip
+        head = request.texts.text("journal_edit.done_ask", date=date_text(done_on))
+        return await self._edit_card(request, ctx, edit, head, after, "done_yes")
+
+    async def _edit_card(
+        self,
+        request: EditRequest,
+        ctx: _Context,
+        edit: EditPayload,
+        head: str,
+        shown: Mapping[str, Any],
+        yes: str = "apply",
+    ) -> Reply:
+        async with self._db.write() as session:
+            row = await farm_repo.add_draft(
+                session,
+                user_id=request.user_id,
+                farm_id=ctx.farm_id,
+                chat_id=request.chat_id,
+                source_message_id=request.message_id,
+                payload=edit.to_payload(),
+                created_at=request.now,
+            )
+            draft_id = row.id
+        texts = request.texts
+        buttons = ((
+            Button(texts.text(f"journal_edit.{yes}"), JournalAction(JournalVerb.APPLY, draft_id)),
+            Button(texts.text("journal_edit.drop"), JournalAction(JournalVerb.DROP, draft_id)),
+        ),)  # fmt: skip
+        text = f"{head}\n\n{entry_card(self._cards, shown, ctx.dictionary, texts)}"
+        return Reply(text, buttons, intent=Intent.CORRECTION)
+
+    def _refusal(self, texts: Texts, found: Change | Mismatch | None, ctx: _Context) -> Reply:
+        if not isinstance(found, Mismatch):
+            return self._say(texts, "not_understood")
+        if found.kind == "amounts":
+            value, unit = found.held
+            if value is None:
+                return self._say(texts, "mismatch_none")
+            held = quantity_text(texts, float(value), unit)
+            what = "rate"
+        else:
+            what = {"fields": "field", "dates": "date", "ops": "op", "products": "product",
+                    "crops": "crop"}[found.kind]  # fmt: skip
+            column = {"field": "field_id", "date": "op_date", "op": "op_type",
+                      "product": "product", "crop": "crop_id"}[what]  # fmt: skip
+            held = shown_value(column, {column: found.held}, ctx.dictionary, texts)
+        return self._say(texts, "mismatch", what=texts.text(f"journal_edit.what_{what}"), held=held)
+
+    @staticmethod
+    def _say(texts: Texts, key: str, **params: object) -> Reply:
+        return Reply(texts.text(f"journal_edit.{key}", **params), intent=Intent.CORRECTION)
+
+    # --- a press --------------------------------------------------------------------------
+
+    async def decide(
+        self, *, user_id: str, action: JournalAction, texts: Texts, now: datetime
+    ) -> Reply | None:
+        """✅ / ❌ on an edit card, ↩️ under what a press did; None: not this card's."""
+        if action.verb is JournalVerb.UNDO:
+            return await self._undo(user_id, action.draft_id, texts, now)
+        async with self._db.write() as session:
+            row = await farm_repo.draft(session, action.draft_id, lock=True)
+            if row is None or row.user_id != user_id or not is_edit(row.payload):
+                return None
+            edit = EditPayload.model_validate(row.payload)
+            if row.status == DraftStatus.WRITTEN:
+                return Reply(texts.text("journal_edit.already"), undo_button(texts, row.id))
+            if row.status == DraftStatus.CANCELLED:
+                return None
+            if action.verb is JournalVerb.DROP:
+                repo.cancel_draft(row)
+                return Reply(texts.text("journal_edit.dropped"))
+            source = f"{row.chat_id}:{row.source_message_id}"
+            applied = await self._apply(session, edit, user_id, row.id, source, now)
+            if not applied:
+                return Reply(texts.text("journal_edit.stale"))
+            repo.keep_draft(row, row.payload, written=True)
+            draft_id = row.id
+        return Reply(
+            texts.text(f"journal_edit.{_APPLIED_TEXT[edit.op]}"), undo_button(texts, draft_id)
+        )
+
+    async def _apply(
+        self,
+        session: Session,
+        edit: EditPayload,
+        actor: str,
+        draft_id: int,
+        source: str,
+        now: datetime,
+    ) -> bool:
+        entry = await repo.entry(session, edit.operation_id, lock=True, include_deleted=True)
+        if entry is None or entry.deleted or entry.snapshot() != edit.before:
+            return False
+        kind = _APPLIED_KIND[edit.op]
+        after = None if edit.op is EditOp.DELETE else edit.after
+        recorded = await repo.add_revision(
+            session, farm_id=entry.farm_id, operation_id=entry.id, kind=kind, actor=actor,
+            before=edit.before, after=after, source_key=f"apply:{draft_id}", draft_id=draft_id,
+            source=source, created_at=now,
+        )  # fmt: skip
+        if recorded:
+            if edit.op is EditOp.DELETE:
+                await repo.set_deleted(session, entry.id, now)
+            else:
+                await repo.change_entry(session, entry.id, edit.after)
+        return recorded
+
+    async def _undo(self, user_id: str, draft_id: int, texts: Texts, now: datetime) -> Reply | None:
+        async with self._db.write() as session:
+            row = await farm_repo.draft(session, draft_id, lock=True)
+            if row is None or row.user_id != user_id:
+                return None
+            undone = 0
+            for revision in reversed(await repo.revisions_of_draft(session, draft_id)):
+                undone += await _take_back(session, revision, user_id, now)
+            if not undone:
+                return Reply(texts.text("journal_edit.undo_gone"))
+        return Reply(texts.text("journal_edit.undone"))
+
+
+async def _take_back(session: Session, revision: repo.Revision, actor: str, now: datetime) -> int:
+    """Revision ``revision`` undone, once (1), or already undone (0)."""
+    entry = await repo.entry(session, revision.operation_id, lock=True, include_deleted=True)
+    if entry is None:
+        return 0
+    kind = _UNDO_KIND[revision.kind]
+    recorded = await repo.add_revision(
+        session, farm_id=entry.farm_id, operation_id=entry.id, kind=kind, actor=actor,
+        before=None if entry.deleted else entry.values, after=revision.before,
+        source_key=f"undo:{revision.id}", source="undo", created_at=now,
+    )  # fmt: skip
+    if not recorded:
+        return 0
+    if revision.kind is RevisionKind.WRITE:
+        await repo.set_deleted(session, entry.id, now)
+    elif revision.kind is RevisionKind.DELETE:
+        await repo.set_deleted(session, entry.id, None)
+    elif revision.before is not None:
+        await repo.change_entry(session, entry.id, revision.before)
+    return 1
+
+
+def _day(entry: repo.Entry) -> date:
+    value = entry.values["op_date"]
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+
+def _plan_matches(entry: repo.Entry, pieces: Pieces, planned_said: bool) -> bool:
+    values = entry.values
+    if pieces.ops and values.get("op_type") not in pieces.ops:
+        return False
+    if pieces.fields and values.get("field_id") not in pieces.fields:
+        return False
+    return not (planned_said and pieces.dates and _day(entry) not in pieces.dates)
