@@ -55,6 +55,7 @@ from pipeline.rulebook import Rulebook  # noqa: E402
 from pipeline.text import fold  # noqa: E402
 
 DEFAULT_CORPUS = REPO / "bench" / "data" / "journal-dev.jsonl"
+TALK_CORPUS = REPO / "bench" / "data" / "journal-conversations-dev.jsonl"
 OP_FIELDS = (
     "type", "field", "crop", "product", "rate", "rate_unit", "area_ha", "amount",
     "amount_unit", "yield_t_ha", "date", "status",
@@ -357,7 +358,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--predict", action="store_true", help="print one JSON line a message")
     parser.add_argument("--predictions", type=Path, help="score these JSON lines instead")
+    parser.add_argument(
+        "--conversations",
+        nargs="?",
+        type=Path,
+        const=TALK_CORPUS,
+        default=None,
+        help="score conversations (messages and presses) by the journal's final state",
+    )
+    parser.add_argument("--verbose", action="store_true", help="with --conversations: every one")
     args = parser.parse_args(argv)
+    if args.conversations is not None:
+        from bench import journal_talk
+
+        return journal_talk.main(args.conversations, as_json=args.json, verbose=args.verbose)
     if not args.corpus.is_file():
         print(f"journal corpus not found at {args.corpus}", file=sys.stderr)
         return 2
