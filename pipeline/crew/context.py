@@ -13,7 +13,7 @@ from datetime import date, datetime
 from db.uow import Database
 from pipeline.crew.contract import FarmOutline
 from pipeline.farm.dictionary import Dictionary, Vocabulary
-from pipeline.farm.journal.service import farm_dictionary
+from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.localtime import local_time, local_today
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts

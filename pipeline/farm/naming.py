@@ -15,7 +15,7 @@ from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.card import crop_label
-from pipeline.farm.journal.service import farm_dictionary
+from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.knowledge.model import Region
 from pipeline.profiles import FarmProfile
 from pipeline.types import Language

@@ -27,7 +27,7 @@ from db.repositories.reporting import as_utc
 from db.uow import Database, Session
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.dictionary import Dictionary, Vocabulary
-from pipeline.farm.journal.service import farm_dictionary
+from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.localtime import DEFAULT_TIMEZONE
 from pipeline.memory.profiles.editing import ProfileEditor
 from pipeline.memory.service.summaries import STEPAN_KEY, DialogSummary, Summaries

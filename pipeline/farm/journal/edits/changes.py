@@ -131,7 +131,7 @@ def _held(values: Mapping[str, Any], kind: str, piece: Any) -> bool:
     held = values.get(_KIND_COLUMN[kind])
     if kind == "dates" and isinstance(held, str):
         held = date.fromisoformat(held)
-    return held == piece
+    return bool(held == piece)
 
 
 def change_of(

@@ -29,7 +29,7 @@ from pipeline.farm.localtime import local_today
 from pipeline.intents import Intent
 from pipeline.language.texts import Texts
 from pipeline.text import fold
-from pipeline.types import Button, Reply
+from pipeline.types import Button, Language, Reply
 
 __all__ = ["EditRequest", "JournalEdits"]
 
@@ -48,7 +48,7 @@ _APPLIED_KIND = {EditOp.CHANGE: RevisionKind.EDIT, EditOp.DELETE: RevisionKind.D
 _APPLIED_TEXT = {EditOp.CHANGE: "applied", EditOp.DELETE: "deleted", EditOp.DONE: "marked_done"}
 
 #: The buttons of a journal card (``Journal.card_buttons``).
-CardButtons = Callable[[int, JournalDraft, str], tuple[tuple[Button, ...], ...]]
+CardButtons = Callable[[int, JournalDraft, Language], tuple[tuple[Button, ...], ...]]
 
 
 @dataclass(frozen=True, slots=True)
