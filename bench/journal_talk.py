@@ -282,9 +282,8 @@ def main(path: Path, *, as_json: bool, verbose: bool) -> int:
         if outcome.exact and not verbose:
             continue
         mark = "ok " if outcome.exact else "MISS"
-        print(
-            f"  {mark} {outcome.conversation.id}: {json.dumps([{k: v for k, v in e.items() if k != 'id'} for e in outcome.final], ensure_ascii=False)}"
-        )
+        final = [{k: v for k, v in e.items() if k != "id"} for e in outcome.final]
+        print(f"  {mark} {outcome.conversation.id}: {json.dumps(final, ensure_ascii=False)}")
         if not outcome.exact:
             for text in outcome.replies:
                 print("       > " + text.replace("\n", " | ")[:220])

@@ -45,6 +45,28 @@ class JournalAction:
     item: int | None = None
 
 
+class EntryVerb(StrEnum):
+    """The buttons of a journal entry (the journal listing's, pipeline/farm/journal/edits)."""
+
+    #: The entry's card, with the buttons below.
+    SHOW = "show"
+    #: 🗑: the delete card (✅ there deletes).
+    DELETE = "delete"
+    #: ✅ on a planned entry: the "done" card.
+    DONE = "done"
+    #: 🕘: who changed what, when.
+    HISTORY = "history"
+
+
+@dataclass(frozen=True, slots=True)
+class EntryAction:
+    """A button of journal entry ``operation_id`` (the presser's farm's, or any farm's
+    for an operator: checked again by the use case)."""
+
+    verb: EntryVerb
+    operation_id: int
+
+
 @dataclass(frozen=True, slots=True)
 class StyleAction:
     """Answer in this style from now on."""
@@ -198,6 +220,7 @@ class RegionAction:
 
 Action = (
     JournalAction
+    | EntryAction
     | JournalReportAction
     | StyleAction
     | OnboardingAction

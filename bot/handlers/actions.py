@@ -22,6 +22,7 @@ from bot.keyboards.me import ForgetCD, MeForgetTalkCD, MeLanguageCD, MeLevelCD, 
 from bot.keyboards.pipeline import (
     AgronomistCD,
     CorrectionCD,
+    EntryCD,
     ExampleCD,
     FeedbackCD,
     FeedbackReasonCD,
@@ -49,6 +50,7 @@ def _incoming(query: CallbackQuery, settings: Settings, trace_id: str) -> Incomi
 #: Every button the pipeline puts under its replies: one path (pipeline/buttons/).
 PIPELINE_BUTTONS = (
     JournalCD,
+    EntryCD,
     HandoffCD,
     FeedbackCD,
     FeedbackReasonCD,
@@ -76,6 +78,7 @@ PIPELINE_BUTTONS = (
 )
 PipelineCD = (
     JournalCD
+    | EntryCD
     | HandoffCD
     | FeedbackCD
     | FeedbackReasonCD

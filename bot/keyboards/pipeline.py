@@ -28,6 +28,8 @@ from pipeline.actions import (
     Action,
     AgronomistAction,
     CorrectionAction,
+    EntryAction,
+    EntryVerb,
     ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
@@ -78,6 +80,14 @@ class JournalCD(CallbackData, prefix="jr"):
 
     def to_action(self) -> JournalAction:
         return JournalAction(self.verb, self.draft, self.item)
+
+
+class EntryCD(CallbackData, prefix="je"):
+    verb: EntryVerb
+    entry: RowId
+
+    def to_action(self) -> EntryAction:
+        return EntryAction(self.verb, self.entry)
 
 
 #: A day as its proleptic ordinal (``date.toordinal``: six digits), bounded so that
@@ -180,6 +190,7 @@ class RegionCD(CallbackData, prefix="rg"):
 ActionCD = (
     StyleCD
     | JournalCD
+    | EntryCD
     | JournalReportCD
     | OnboardingCD
     | HandoffCD
@@ -203,10 +214,8 @@ def callback_data(action: Action) -> ActionCD:
     match action:
         case StyleAction(style=style):
             return StyleCD(style=style)
-        case JournalAction(verb=verb, draft_id=draft, item=item):
-            return JournalCD(verb=verb, draft=draft, item=item)
-        case JournalReportAction():
-            return JournalReportCD.of(action)
+        case JournalAction() | EntryAction() | JournalReportAction():
+            return _journal_callback_data(action)
         case OnboardingAction(choice=choice, style=style, level=level):
             return OnboardingCD(choice=choice, style=style, level=level)
         case HandoffAction(choice=choice, handoff_id=handoff):
@@ -241,6 +250,18 @@ def callback_data(action: Action) -> ActionCD:
             return admin_callback_data(action)
         case _:
             assert_never(action)
+
+
+def _journal_callback_data(
+    action: JournalAction | EntryAction | JournalReportAction,
+) -> JournalCD | EntryCD | JournalReportCD:
+    match action:
+        case JournalAction(verb=verb, draft_id=draft, item=item):
+            return JournalCD(verb=verb, draft=draft, item=item)
+        case EntryAction(verb=verb, operation_id=entry):
+            return EntryCD(verb=verb, entry=entry)
+        case JournalReportAction():
+            return JournalReportCD.of(action)
 
 
 def keyboard(rows: tuple[tuple[Button, ...], ...]) -> InlineKeyboardMarkup | None:

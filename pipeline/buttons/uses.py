@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from pipeline.actions import (
     HELP_EXAMPLES,
+    EntryAction,
     ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
@@ -32,6 +33,7 @@ from pipeline.replies.voice import voice_of
 from pipeline.types import Reply, Shown
 
 __all__ = [
+    "EntryButton",
     "ExampleButton",
     "HandoffButton",
     "JournalButton",
@@ -82,6 +84,23 @@ class JournalButton:
         # The card answers in place: it then shows what happened; its buttons are
         # gone (or, on a card of several operations, only those left remain).
         return replace(decision.reply, shown=Shown.EDIT)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryButton:
+    """A journal entry's buttons under the listing: its card, 🗑, ✅, 🕘."""
+
+    journal: Journal
+
+    async def __call__(self, action: EntryAction, press: Press) -> Reply | None:
+        incoming = press.incoming
+        return await self.journal.edits.entry_press(
+            user_id=incoming.user_id,
+            operator=incoming.is_operator,
+            action=action,
+            texts=press.texts,
+            now=press.now,
+        )
 
 
 @dataclass(frozen=True, slots=True)

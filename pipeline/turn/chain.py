@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pipeline.actions import (
     CorrectionAction,
+    EntryAction,
     ExampleAction,
     FeedbackAction,
     FeedbackReasonAction,
@@ -99,6 +100,7 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
     uses: dict[type, Any] = {
         OnboardingAction: button.OnboardingLater(),
         JournalAction: button.JournalButton(parts.journal),
+        EntryAction: button.EntryButton(parts.journal),
         ExampleAction: button.ExampleButton(ask),
         StyleAction: button.StyleButton(parts.editor),
     }

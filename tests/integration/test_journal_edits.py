@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import FarmProfileRow, FieldRow, OperationRevisionRow, OperationRow
 from db.repositories import farm as farm_repo
-from pipeline.actions import JournalAction, JournalVerb
+from pipeline.actions import EntryAction, EntryVerb, JournalAction, JournalVerb
 from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.types import Incoming, Reply, Shown
@@ -244,3 +244,51 @@ async def test_ordinary_messages_are_not_taken_for_corrections(chat: Chat) -> No
     card = await chat.say("ще 10 мм полили на Леваді")
     await chat.press(card, JournalVerb.WRITE)
     assert sorted(e.rate for e in await chat.entries()) == [10, 20]
+
+
+def entry_button(reply: Reply, verb: EntryVerb) -> EntryAction:
+    return next(
+        b.action
+        for row in reply.buttons
+        for b in row
+        if isinstance(b.action, EntryAction) and b.action.verb is verb
+    )
+
+
+async def test_the_listing_opens_an_entry_to_delete_mark_done_and_read_its_history(
+    chat: Chat,
+) -> None:
+    await _written(chat, "внесли селітру 150 кг/га на Леваді")
+    await chat.press(await chat.say("не 150, а 120"), JournalVerb.APPLY)
+    await _written(chat, "заплануй обприскування на Кургані на завтра")
+    listing = await chat.say("що записано за тиждень?")
+    shows = [b.action for row in listing.buttons for b in row if isinstance(b.action, EntryAction)]
+    fert, plan = sorted(await chat.entries(), key=lambda e: e.op_type)
+    # The week so far lists what was done (the plan is for tomorrow).
+    assert shows == [EntryAction(EntryVerb.SHOW, fert.id)]
+    card = await chat.pipeline.handle_action(EntryAction(EntryVerb.SHOW, fert.id), chat.incoming())
+    assert "Левада" in card.text
+    history = await chat.pipeline.handle_action(
+        entry_button(card, EntryVerb.HISTORY), chat.incoming()
+    )
+    lines = history.text.splitlines()
+    assert text("journal_edit.kind_write") in lines[1]
+    assert text("journal_edit.kind_edit") in lines[2] and "150 кг/га → 120 кг/га" in lines[2]
+    ask = await chat.pipeline.handle_action(entry_button(card, EntryVerb.DELETE), chat.incoming())
+    await chat.press(ask, JournalVerb.APPLY)
+    # The planned entry: ✅ Виконано, dated today.
+    card = await chat.pipeline.handle_action(EntryAction(EntryVerb.SHOW, plan.id), chat.incoming())
+    done = await chat.pipeline.handle_action(entry_button(card, EntryVerb.DONE), chat.incoming())
+    await chat.press(done, JournalVerb.APPLY)
+    [entry] = await chat.entries()
+    assert (entry.id, entry.status, entry.op_date) == (plan.id, "done", date(2026, 5, 14))
+
+
+async def test_an_entry_of_another_farm_is_refused(chat: Chat) -> None:
+    await _written(chat, "внесли селітру 150 кг/га на Леваді")
+    [entry] = await chat.entries()
+    stranger = Incoming(OTHER, 502, "", uuid.uuid4().hex[:16])
+    for verb in EntryVerb:
+        reply = await chat.pipeline.handle_action(EntryAction(verb, entry.id), stranger)
+        assert reply.text == text("actions.expired") and not reply.buttons
+    assert len(await chat.entries()) == 1

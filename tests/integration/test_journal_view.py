@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import CropRow, FarmProfileRow, FieldRow
-from pipeline.actions import JournalReportAction
+from pipeline.actions import EntryAction, EntryVerb, JournalReportAction
 from pipeline.clock import Clock
 from pipeline.crew.composer import ComposerParts
 from pipeline.deep import DeepTemplate
@@ -133,7 +133,12 @@ async def test_what_was_recorded_this_week_is_listed_newest_first(
     # 14 entries, 10 shown: the rest is in the report of the same days, a button away.
     assert catalog.text("uk", "compose.journal.more", count=4) in lines
     week = JournalReportAction(date(2025, 5, 9), date(2025, 5, 15), None)
-    assert [b.action for row in reply.buttons for b in row] == [week]
+    actions = [b.action for row in reply.buttons for b in row]
+    assert actions[0] == week
+    # Then each entry listed, newest first, a tap away from its card (🗑, ✅, 🕘).
+    shown = [a for a in actions[1:] if isinstance(a, EntryAction)]
+    assert len(shown) == len(actions) - 1 == 10
+    assert all(a.verb is EntryVerb.SHOW for a in shown)
     # Not the season's totals.
     assert catalog.text("uk", "reports.summary_no_water") not in reply.text
 
@@ -244,7 +249,7 @@ async def test_one_fields_report_button_sends_that_field_and_those_days(
     )
     reply = await say(pipeline, session_factory, "які роботи були на Північному у квітні")
     assert len([line for line in reply.text.splitlines() if line.startswith("• ")]) == 10
-    [[button]] = reply.buttons
+    [button, *_entries] = reply.buttons[0]  # the report first, then the entries'
     action = button.action
     assert isinstance(action, JournalReportAction)
     assert (action.start, action.end) == (date(2025, 4, 1), date(2025, 4, 30))

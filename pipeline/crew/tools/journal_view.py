@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from db.models import OperationRow
 from db.repositories import farm as farm_repo
 from db.uow import Session
+from pipeline.actions import EntryAction, EntryVerb
 from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import (
     JournalArgs,
@@ -25,6 +28,7 @@ from pipeline.farm.journal.card import crop_label, quantity_text
 from pipeline.farm.journal.export import report_button
 from pipeline.farm.reports import op_label
 from pipeline.farm.words.dates import DateWords, parse_period
+from pipeline.types import Button
 
 
 class JournalViewTools:
@@ -83,6 +87,7 @@ class JournalViewTools:
             )
             if button is not None and not ctx.artifacts.buttons:
                 ctx.artifacts.buttons = ((button,),)
+        _add_entry_buttons(ctx, rows)
         return ToolResult("journal_entries", "\n".join(lines))
 
     def _line(
@@ -125,3 +130,23 @@ def _amount(ctx: RunContext, row: OperationRow) -> str:
     if row.product:
         parts.append(row.product)
     return (", " + ", ".join(parts)) if parts else ""
+
+
+def _add_entry_buttons(ctx: RunContext, rows: Sequence[OperationRow]) -> None:
+    """Each entry listed, a tap away from its card (🗑, ✅ planned, 🕘): "✏️ 15.05
+    Обприскування", two a row, after the report button (none under a journal card)."""
+    if ctx.artifacts.card_text:
+        return
+    buttons = [
+        Button(
+            ctx.text_of(
+                "journal_edit.entry_button",
+                date=short_date(row.op_date),
+                operation=op_label(ctx.texts, row.op_type),
+            ),
+            EntryAction(EntryVerb.SHOW, row.id),
+        )
+        for row in rows
+    ]
+    pairs = tuple(tuple(buttons[i : i + 2]) for i in range(0, len(buttons), 2))
+    ctx.artifacts.buttons = (*ctx.artifacts.buttons, *pairs)

@@ -3,10 +3,11 @@ changes ("норма 150 кг/га → 120 кг/га")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
+from db.repositories.journal import Revision
 from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.journal.card import (
     DASH,
@@ -19,7 +20,7 @@ from pipeline.farm.journal.card import (
 from pipeline.farm.journal.draft import DraftOperation
 from pipeline.language.texts import Texts
 
-__all__ = ["change_lines", "entry_card", "entry_operation", "shown_value"]
+__all__ = ["change_lines", "entry_card", "entry_operation", "history_text", "shown_value"]
 
 #: Column -> (what it is called, its unit column or fixed unit).
 _AMOUNTS: dict[str, tuple[str, str | None, str | None]] = {
@@ -28,6 +29,9 @@ _AMOUNTS: dict[str, tuple[str, str | None, str | None]] = {
     "area_ha": ("area", None, "ha"),
     "yield_t_ha": ("yield", None, "t/ha"),
 }
+#: The columns a history line compares, in the order it lists them.
+_COLUMNS = ("op_type", "field_id", "crop_id", "product", "rate", "amount", "area_ha",
+            "yield_t_ha", "op_date")  # fmt: skip
 _NAMED = {"field_id": "field", "op_date": "date", "op_type": "op", "product": "product",
           "crop_id": "crop"}  # fmt: skip
 
@@ -79,8 +83,11 @@ def change_lines(
     after: Mapping[str, Any],
     dictionary: Dictionary,
     texts: Texts,
+    *,
+    bare: bool = False,
 ) -> str:
-    """ "норма 150 кг/га → 120 кг/га; поле Левада → Поле 3"."""
+    """ "Змінюю: норма 150 кг/га → 120 кг/га; поле Левада → Поле 3" (``bare``: without
+    the "Змінюю:")."""
     parts = []
     for column in columns:
         what = _AMOUNTS[column][0] if column in _AMOUNTS else _NAMED.get(column)
@@ -94,4 +101,22 @@ def change_lines(
                 new=shown_value(column, after, dictionary, texts),
             )
         )
-    return texts.text("journal_edit.changed", changes="; ".join(parts))
+    joined = "; ".join(parts)
+    return joined if bare else texts.text("journal_edit.changed", changes=joined)
+
+
+def history_text(revisions: Sequence[Revision], dictionary: Dictionary, texts: Texts) -> str:
+    """An entry's revisions, oldest first: "14.05.2026 10:02 — змінено: норма 150 → 120"."""
+    lines = [texts.text("journal_edit.history")]
+    for revision in revisions:
+        when = revision.created_at.strftime("%d.%m.%Y %H:%M")
+        what = texts.text(f"journal_edit.kind_{revision.kind}")
+        line = f"{when} — {what}"
+        if revision.before and revision.after:
+            changed = tuple(c for c in _COLUMNS if revision.before.get(c) != revision.after.get(c))
+            if changed:
+                line += ": " + change_lines(
+                    changed, revision.before, revision.after, dictionary, texts, bare=True
+                )
+        lines.append(line)
+    return "\n".join(lines)

@@ -14,13 +14,13 @@ from db.repositories import farm as farm_repo
 from db.repositories import journal as repo
 from db.states import DraftStatus, RevisionKind
 from db.uow import Database, Session
-from pipeline.actions import JournalAction, JournalVerb
+from pipeline.actions import EntryAction, EntryVerb, JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.card import CardWriter, date_text, op_names, quantity_text
 from pipeline.farm.journal.draft import JournalDraft
 from pipeline.farm.journal.edits.changes import Change, Mismatch, change_of
 from pipeline.farm.journal.edits.payload import EditOp, EditPayload, is_edit
-from pipeline.farm.journal.edits.render import change_lines, entry_card, shown_value
+from pipeline.farm.journal.edits.render import change_lines, entry_card, history_text, shown_value
 from pipeline.farm.journal.edits.words import EditWords
 from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.parsing import OperationParser
@@ -249,6 +249,11 @@ class JournalEdits:
             done_on = min(_day(entry), ctx.today)
         else:
             done_on = pieces.dates[0] if pieces.dates else ctx.today
+        return await self._done_card(request, ctx, entry, done_on)
+
+    async def _done_card(
+        self, request: EditRequest, ctx: _Context, entry: repo.Entry, done_on: date
+    ) -> Reply:
         after = {**entry.values, "status": "done", "op_date": done_on}
         edit = EditPayload(op=EditOp.DONE, operation_id=entry.id, before=entry.snapshot(),
                            after=repo.snapshot(after), changed=("op_date",))  # fmt: skip
@@ -303,6 +308,49 @@ class JournalEdits:
     @staticmethod
     def _say(texts: Texts, key: str, **params: object) -> Reply:
         return Reply(texts.text(f"journal_edit.{key}", **params), intent=Intent.CORRECTION)
+
+    # --- the listing's entry buttons -------------------------------------------------------
+
+    async def entry_press(
+        self, *, user_id: str, operator: bool, action: EntryAction, texts: Texts, now: datetime
+    ) -> Reply | None:
+        """An entry of the journal listing: its card, 🗑, ✅ (planned), 🕘. The farmer's
+        own farm's entries only; an operator's, any farm's. None: not theirs."""
+        async with self._db.read() as session:
+            entry = await repo.entry(session, action.operation_id)
+            farm = await farm_repo.farm_of(session, user_id)
+            if entry is None or not (
+                operator or (farm is not None and farm.farm_id == entry.farm_id)
+            ):
+                return None
+            tz = farm.timezone if farm is not None else None
+            dictionary = await farm_dictionary(session, entry.farm_id, self._vocabulary)
+            history = (
+                await repo.revisions_of(session, entry.id)
+                if action.verb is EntryVerb.HISTORY
+                else []
+            )
+        ctx = _Context(entry.farm_id, local_today(now, tz), dictionary, [], [entry], [])
+        request = EditRequest(user_id, 0, None, "", texts, now)
+        if action.verb is EntryVerb.DELETE:
+            return await self._ask_delete(request, ctx)
+        if action.verb is EntryVerb.DONE and entry.values.get("status") == "planned":
+            return await self._done_card(request, ctx, entry, min(_day(entry), ctx.today))
+        if action.verb is EntryVerb.HISTORY:
+            return Reply(history_text(history, dictionary, texts), intent=Intent.CORRECTION)
+        return self._entry_card(entry, ctx, texts)
+
+    def _entry_card(self, entry: repo.Entry, ctx: _Context, texts: Texts) -> Reply:
+        verbs = [EntryVerb.DELETE, EntryVerb.HISTORY]
+        if entry.values.get("status") == "planned":
+            verbs.insert(0, EntryVerb.DONE)
+        row = tuple(
+            Button(texts.text(f"journal_edit.entry_{verb}"), EntryAction(verb, entry.id))
+            for verb in verbs
+        )
+        buttons = (row,)
+        text = entry_card(self._cards, entry.values, ctx.dictionary, texts)
+        return Reply(text, buttons, intent=Intent.CORRECTION)
 
     # --- a press --------------------------------------------------------------------------
 
