@@ -17,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -105,6 +106,16 @@ class OperationDraftRow(Base):
     __tablename__ = "operation_drafts"
     __table_args__ = (
         Index("ix_operation_drafts_user_created", "user_id", "created_at"),
+        # One card per message: a redelivered update finds the card it wrote before
+        # (migration 0026_one_draft_per_message).
+        Index(
+            "ux_operation_drafts_message",
+            "chat_id",
+            "source_message_id",
+            unique=True,
+            sqlite_where=text("source_message_id IS NOT NULL"),
+            postgresql_where=text("source_message_id IS NOT NULL"),
+        ),
         one_of("status", DraftStatus),
     )
 
