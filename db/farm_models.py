@@ -18,6 +18,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     event,
+    text,
 )
 from sqlalchemy.orm import Mapped, ORMExecuteState, Session, mapped_column, with_loader_criteria
 
@@ -107,6 +108,16 @@ class OperationDraftRow(Base):
     __tablename__ = "operation_drafts"
     __table_args__ = (
         Index("ix_operation_drafts_user_created", "user_id", "created_at"),
+        # One card per message: a redelivered update finds the card it wrote before
+        # (migration 0026_one_draft_per_message).
+        Index(
+            "ux_operation_drafts_message",
+            "chat_id",
+            "source_message_id",
+            unique=True,
+            sqlite_where=text("source_message_id IS NOT NULL"),
+            postgresql_where=text("source_message_id IS NOT NULL"),
+        ),
         one_of("status", DraftStatus),
     )
 
@@ -177,6 +188,8 @@ class OperationRevisionRow(Base):
     __table_args__ = (
         Index("ix_operation_revisions_operation", "operation_id", "id"),
         Index("ix_operation_revisions_farm_created", "farm_id", "created_at"),
+        # ↩️ finds what one press changed.
+        Index("ix_operation_revisions_draft", "draft_id"),
         one_of("kind", RevisionKind),
     )
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from pipeline.crew.composer import AgentPart, Composer, ComposerParts
+from pipeline.crew.composer import AgentPart, Composer, ComposerParts, card_only
 from pipeline.crew.context import RunContext
 from pipeline.crew.llm import describe, is_unavailable
 from pipeline.types import DeepRequest, Reply
@@ -83,6 +83,14 @@ class DeepTemplate:
 
     async def answer(self, request: DeepRequest) -> Reply:
         ctx = await self._composer.prepare(request)
+        if card_only(request, ctx):
+            # The card alone, verbatim: no agent, no LLM to write around it.
+            logger.info(
+                "deep: card only intent=%s trace=%s",
+                request.decision.intent,
+                request.incoming.trace_id,
+            )
+            return self._composer.reply(request, ctx, [], None)
         await self._producer.brief(request, ctx)
         # Per request: the crew's worker pool already bounds the process as a whole.
         slots = asyncio.Semaphore(self._max_parallel)

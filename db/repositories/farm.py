@@ -166,20 +166,45 @@ async def add_draft(
     source_message_id: int | None,
     payload: dict[str, Any],
     created_at: datetime | None = None,
-) -> OperationDraftRow:
-    draft = OperationDraftRow(
-        user_id=user_id,
-        farm_id=farm_id,
-        chat_id=chat_id,
-        source_message_id=source_message_id,
-        payload=payload,
-        status=DraftStatus.DRAFT,
-    )
+) -> tuple[OperationDraftRow, bool]:
+    """The message's card and True when it is new; the card the message already has
+    and False when another transaction wrote one (a redelivered update, a concurrent
+    copy of it): one card per (chat, message), by the unique index, never an error."""
+    values: dict[str, Any] = {
+        "user_id": user_id,
+        "farm_id": farm_id,
+        "chat_id": chat_id,
+        "source_message_id": source_message_id,
+        "payload": payload,
+        "status": DraftStatus.DRAFT,
+    }
     if created_at is not None:
-        draft.created_at = created_at
-    session.add(draft)
-    await session.flush()
-    return draft
+        values["created_at"] = created_at
+    if source_message_id is None:
+        draft = OperationDraftRow(**values)
+        session.add(draft)
+        await session.flush()
+        return draft, True
+    # ON CONFLICT DO NOTHING: on PostgreSQL a concurrent insert of the same message
+    # waits for the other transaction and then inserts nothing; SQLite's writers queue.
+    inserted = await insert_ignore(session, OperationDraftRow, values)
+    found = await message_draft(session, chat_id, source_message_id)
+    if found is None:  # pragma: no cover - the row was inserted or is committed
+        raise LookupError(f"no card for message {chat_id}:{source_message_id}")
+    return found, inserted
+
+
+async def message_draft(
+    session: AsyncSession, chat_id: int, source_message_id: int
+) -> OperationDraftRow | None:
+    """The card a message has (at most one: ``ux_operation_drafts_message``)."""
+    result = await session.execute(
+        select(OperationDraftRow).where(
+            OperationDraftRow.chat_id == chat_id,
+            OperationDraftRow.source_message_id == source_message_id,
+        )
+    )
+    return result.scalar_one_or_none()
 
 
 async def draft(

@@ -64,9 +64,11 @@ def upgrade() -> None:
     op.create_index(
         "ix_operation_revisions_farm_created", "operation_revisions", ["farm_id", "created_at"]
     )
+    op.create_index("ix_operation_revisions_draft", "operation_revisions", ["draft_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_operation_revisions_draft", table_name="operation_revisions")
     op.drop_index("ix_operation_revisions_farm_created", table_name="operation_revisions")
     op.drop_index("ix_operation_revisions_operation", table_name="operation_revisions")
     op.drop_table("operation_revisions")

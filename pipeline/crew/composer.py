@@ -73,6 +73,22 @@ def wants_card(request: DeepRequest) -> bool:
 _MAY_RECORD = frozenset({Intent.PLANNING, Intent.GENERAL, Intent.UNKNOWN})
 
 
+#: What a card answers by itself: the work recorded or planned, in any words.
+_CARD_ANSWERS = _MAY_RECORD | {Intent.RECORDING, Intent.MULTI_OPS}
+
+
+def card_only(request: DeepRequest, ctx: RunContext) -> bool:
+    """The message is the operation on its card and asks nothing else: the card is the
+    whole reply («заплануй обприскування на Кургані на п'ятницю» is the plan entry,
+    not the week's plan, the alerts and the season's phase besides; issue 26 point 6).
+    A message that also asks something («… і покажи вологість») keeps its agents."""
+    return (
+        ctx.artifacts.card_text is not None
+        and ctx.artifacts.journal_mood == "record"
+        and intents_of(request) <= _CARD_ANSWERS
+    )
+
+
 def may_plan(request: DeepRequest) -> bool:
     """A plan or an operation written in other words is a card too, when the journal
     reads one in it; the other agents answer as well."""
@@ -219,7 +235,9 @@ class Composer:
             ("iot", "sensor_chart", ctx.artifacts.photo is None),
         )
         for agent, tool, missing in wanted:
-            if agent not in request.crew or not missing:
+            # A tool that ran and attached nothing had nothing to show (an empty period).
+            ran = (agent, tool) in ctx.artifacts.tools_run
+            if agent not in request.crew or not missing or ran:
                 continue
             try:
                 for call in await self.plan_calls(request, agent, ctx):

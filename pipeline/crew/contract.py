@@ -71,6 +71,8 @@ class FarmOutline:
 
     fields: tuple[str, ...] = ()
     crops: tuple[str, ...] = ()
+    #: The season's phase by the calendar and the farm's crops.
+    phase: str | None = None
 
 
 def context_summary(request: DeepRequest, outline: FarmOutline) -> str:
@@ -81,7 +83,8 @@ def context_summary(request: DeepRequest, outline: FarmOutline) -> str:
         parts.append("fields " + ", ".join(outline.fields[:20]))
     if outline.crops:
         parts.append("crops " + ", ".join(outline.crops[:20]))
-    phase = farm.seasonal_context.current_phase
+    # The calendar's reading of the profile's phase when the producer worked it out.
+    phase = outline.phase or farm.seasonal_context.current_phase
     if phase:
         parts.append(f"season phase {phase}")
     parts.append("IoT sensors connected" if farm.has_iot else "no IoT sensors")

@@ -68,11 +68,12 @@ class CrewParts:
         try:
             dictionary = await ctx.dictionary()
             crops = await self._composer.tools.crop_names(ctx)
+            phase = await self._composer.tools.season_phase(ctx)
         except Exception:
             logger.warning("deep: farm outline unavailable", exc_info=True)
             return FarmOutline()
         fields = tuple(f"{e.canonical_id} ({e.display})" for e in dictionary.entries("field"))
-        return FarmOutline(fields, tuple(crops))
+        return FarmOutline(fields, tuple(crops), phase)
 
     async def part(self, request: DeepRequest, agent: str, ctx: RunContext) -> AgentPart:
         contract = build_contract(request, agent, self._crew, ctx.outline)
@@ -94,7 +95,8 @@ class CrewParts:
             return self._llm_down(request, ctx, parts, own)
         try:
             names = names_in(request.farm, await ctx.dictionary(), request.lang)
-            text = await self._stepan(request, parts, own, names)
+            phase = ctx.outline.phase or await self._composer.tools.season_phase(ctx)
+            text = await self._stepan(request, parts, own, names, phase)
         except Exception as exc:
             logger.warning(
                 "deep: Stepan failed (%s) trace=%s", describe(exc), request.incoming.trace_id
@@ -108,7 +110,12 @@ class CrewParts:
         return self._composer.finish(request, ctx, "\n\n".join(t for t in (text, missing) if t))
 
     async def _stepan(
-        self, request: DeepRequest, parts: Sequence[AgentPart], own: str | None, names: FarmNames
+        self,
+        request: DeepRequest,
+        parts: Sequence[AgentPart],
+        own: str | None,
+        names: FarmNames,
+        phase: str | None = None,
     ) -> str:
         reports = [f"[{part.agent}]\n{part.text}" for part in parts if part.text]
         if own:
@@ -127,7 +134,7 @@ class CrewParts:
         )
         stepan = self._crew.stepan
         texts = Texts(self._catalog, request.lang)
-        prefix = build_prefix(request.profile, request.farm, texts, names)
+        prefix = build_prefix(request.profile, request.farm, texts, names, phase=phase)
         # One direct call, no crew: Stepan has no tools, and a crew would only add
         # CrewAI's prompt scaffolding and its start-up time to every deep answer.
         system = "\n\n".join(

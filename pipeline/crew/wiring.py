@@ -126,6 +126,10 @@ def build_brains(
     )
     deep = DeepTemplate(composer, parts, max_parallel=max_parallel)
     responder = LlmResponder(
-        catalog, client, prompts=prompts.light, timeout_s=limits.light_timeout_s
+        catalog,
+        client,
+        prompts=prompts.light,
+        timeout_s=limits.light_timeout_s,
+        season=tools.words.season,
     )
     return Brains(responder, deep, client)

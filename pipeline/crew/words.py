@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.crew.openers import OpenerRule
-from pipeline.crew.words_file import AdviceFile, ComposeFile, JournalViewTable
+from pipeline.crew.words_file import AdviceFile, ComposeFile, JournalViewTable, SeasonTable
 from pipeline.farm.dictionary import Dictionary, DictionaryEntry
+from pipeline.farm.season_calendar import SeasonCalendar
 from pipeline.farm.words.periods import DefaultKind
 from pipeline.grammar import Grammar, TermSet
 from pipeline.profiles import Phase
@@ -88,7 +89,8 @@ class Words:
     sensors: PhraseMatcher
     advice: PhraseMatcher
     advice_topics: Mapping[str, AdviceTopic]
-    season_by_month: Mapping[int, Phase]
+    #: The season's phase by the calendar and the farm's crops ([season]).
+    season: SeasonCalendar
     planning_days: int
     #: When a deep reply opens with the farmer's name ([opener]).
     opener: OpenerRule
@@ -110,9 +112,7 @@ class Words:
         return self.advice_topics[ranked[0]]
 
     def phase_for_month(self, month: int, hemisphere: str = "north") -> Phase:
-        if hemisphere == "south":
-            month = (month + 5) % 12 + 1
-        return self.season_by_month[month]
+        return self.season.for_month(month, hemisphere)
 
     @classmethod
     def load(
@@ -133,7 +133,7 @@ class Words:
             sensors=PhraseMatcher(rules.sensors, grammar),
             advice=PhraseMatcher({name: spec.terms for name, spec in topics_file.items()}, grammar),
             advice_topics=topics,
-            season_by_month=dict(sorted(rules.season.north.items())),
+            season=_calendar(rules.season),
             planning_days=rules.planning.days_ahead,
             opener=OpenerRule.from_rules(rules.opener.model_dump(), light),
             journal=JournalView.from_rules(rules.journal_view, grammar),
@@ -163,3 +163,14 @@ def field_by_name(name: str, dictionary: Dictionary) -> DictionaryEntry | None:
     if exact is not None:
         return exact if exact.kind == "field" else None
     return dictionary.resolve("field", cleaned) or field_in_text(cleaned, dictionary)
+
+
+def _calendar(table: SeasonTable) -> SeasonCalendar:
+    return SeasonCalendar(
+        by_month=dict(sorted(table.north.items())),
+        allowed={month: frozenset(phases) for month, phases in table.allowed.items()},
+        winter_crops=frozenset(table.winter_crops.crops),
+        winter_phases={
+            month: frozenset(phases) for month, phases in table.winter_crops.months.items()
+        },
+    )

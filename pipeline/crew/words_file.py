@@ -27,15 +27,24 @@ class ChartTable(RulesModel):
     phrases: Phrases
 
 
+class WinterCropsTable(RulesModel):
+    crops: tuple[str, ...]
+    #: month -> the phases a farm growing one of ``crops`` may be in then, besides
+    #: ``[season.allowed]``'s.
+    months: dict[int, tuple[Phase, ...]]
+
+
 class SeasonTable(RulesModel):
     north: dict[int, Phase]
+    allowed: dict[int, tuple[Phase, ...]]
+    winter_crops: WinterCropsTable
 
-    @field_validator("north")
+    @field_validator("north", "allowed")
     @classmethod
-    def _every_month(cls, north: dict[int, Phase]) -> dict[int, Phase]:
-        if sorted(north) != list(range(1, 13)):
+    def _every_month(cls, months: dict[int, object]) -> dict[int, object]:
+        if sorted(months) != list(range(1, 13)):
             raise ValueError("must name all twelve months")
-        return north
+        return months
 
 
 class PlanningTable(RulesModel):

@@ -13,7 +13,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from pipeline.clock import Clock, utcnow
 from pipeline.crew.contract import sanitize
+from pipeline.farm.localtime import local_today
+from pipeline.farm.season_calendar import SeasonCalendar
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
@@ -102,8 +105,13 @@ class LlmResponder:
         prompts: Mapping[Language, str] | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         templates: TemplateResponder | None = None,
+        season: SeasonCalendar | None = None,
+        clock: Clock = utcnow,
     ) -> None:
         self._catalog = catalog
+        #: The prompt says the season's phase as the calendar allows it, not a stale one.
+        self._season = season
+        self._clock = clock
         self._llm = llm
         self._prompts = prompts
         self._timeout_s = timeout_s
@@ -111,6 +119,12 @@ class LlmResponder:
         #: The user's newest conversation summaries for the prompt (pipeline/recall/);
         #: read only when the LLM is asked.
         self.recall: Callable[[str], Awaitable[tuple[str, ...]]] | None = None
+
+    def _phase(self, farm: FarmProfile) -> str | None:
+        if self._season is None:
+            return None
+        month = local_today(self._clock(), farm.timezone).month
+        return self._season.of_farm(farm, month)
 
     async def answer(self, request: LightRequest) -> str:
         template = self.templates.answer(request)
@@ -120,7 +134,9 @@ class LlmResponder:
         texts = Texts(self._catalog, request.lang)
         try:
             system = self._prompts[request.lang].format(
-                prefix=build_prefix(request.profile, request.farm, texts),
+                prefix=build_prefix(
+                    request.profile, request.farm, texts, phase=self._phase(request.farm)
+                ),
                 intent=intent,
                 template=template,
             )

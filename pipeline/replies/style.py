@@ -15,21 +15,25 @@ def display_name(profile: UserProfile, texts: Texts) -> str:
     return profile.name or texts.text("address.default")
 
 
-def farm_summary(farm: FarmProfile, texts: Texts, names: FarmNames | None = None) -> str:
+def farm_summary(
+    farm: FarmProfile, texts: Texts, names: FarmNames | None = None, phase: str | None = None
+) -> str:
     """The farm in words: names from ``names`` (the farm's dictionary), else the ids'
-    slugs as words; never a raw ``field:``/``crop:`` id or a phase code."""
+    slugs as words; never a raw ``field:``/``crop:`` id or a phase code. ``phase``: the
+    calendar's reading of the profile's (pipeline/farm/season_calendar.py), when the
+    caller has it."""
     if not (farm.farm_name or farm.field_ids or farm.crop_ids):
         return texts.text("style.farm_unknown")
     none = texts.text("style.none")
     names = names or FarmNames()
-    code = farm.seasonal_context.current_phase
-    phase = texts.text(f"phase.{code}") if code else none
+    code = phase or farm.seasonal_context.current_phase
+    phase_word = texts.text(f"phase.{code}") if code else none
     return texts.text(
         "style.farm_summary",
         farm_name=farm.farm_name or none,
         fields=", ".join(names.field_list(farm.field_ids)) or none,
         crops=", ".join(names.crop_list(farm.crop_ids)) or none,
-        phase=phase,
+        phase=phase_word,
     )
 
 
@@ -38,6 +42,8 @@ def build_prefix(
     farm: FarmProfile,
     texts: Texts,
     names: FarmNames | None = None,
+    *,
+    phase: str | None = None,
 ) -> str:
     """The prefix for Stepan's system prompt; empty on any error (seed 3.3 fail-safe).
     No ids: the user by name, the farm's fields and crops by ``names``."""
@@ -47,7 +53,7 @@ def build_prefix(
             level=texts.text(f"style.level.{profile.expertise_level}"),
             style=texts.text(f"style.style.{profile.preferred_style}"),
             name=display_name(profile, texts),
-            farm=farm_summary(farm, texts, names),
+            farm=farm_summary(farm, texts, names, phase),
         )
     except Exception:
         logger.exception("style_adapter: prefix failed user=%s", profile.user_id)

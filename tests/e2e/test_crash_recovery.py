@@ -146,3 +146,33 @@ async def test_sigkill_at_three_points_of_a_200_message_burst(tmp_path: Path) ->
             assert len(api.sent_messages(user)) >= PER_USER
         duplicated = replies(api) - total
         assert duplicated <= kills * len(USERS), duplicated
+
+
+async def test_sigkill_between_the_card_and_its_reply_leaves_one_card(tmp_path: Path) -> None:
+    """Issue 26 point 5: the card is stored, the Bot API is slow to take it, the process
+    dies; the restarted one handles the message again and finds the card it has."""
+    farmer = 505
+    async with FakeBotAPI() as api:
+        first = await spawn(api, tmp_path)
+        await first.wait_ready()
+        api.hold("sendMessage")
+        api.push_message(farmer, "запиши полив 20 мм на полі 3 вчора", first_name="Ганна")
+        await until(lambda: api.held > 0, 60, "the card on its way")
+        assert first.query("SELECT COUNT(*) FROM operation_drafts") == [(1,)]
+        await kill(first)
+        api.release("sendMessage")
+        last = await started(api, tmp_path)
+        try:
+            await until(
+                lambda: (
+                    bool(api.sent_messages(farmer))
+                    and not last.query("SELECT 1 FROM update_inbox WHERE status != 'done'")
+                ),
+                60,
+                "the message handled again",
+            )
+        finally:
+            assert await last.stop() == 0, last.stderr()
+        assert last.query("SELECT COUNT(*) FROM operation_drafts") == [(1,)]
+        cards = {message["text"] for message in api.sent_messages(farmer)}
+        assert len(cards) == 1, cards

@@ -17,8 +17,8 @@ urlencoded and multipart bodies, ``/file/bot{token}/{path}`` downloads), a
 long-polling ``getUpdates`` queue, a record of every other call (``SentCall``) to
 inspect or await, and faults on demand, per method: an error status with an
 optional ``retry_after`` (``fail_next``), a dropped connection (``drop_next``), a
-method the server lacks (``unsupported=``), a user who blocked the bot
-(``block_user``).
+call held unanswered until released (``hold``), a method the server lacks
+(``unsupported=``), a user who blocked the bot (``block_user``).
 
 All control methods (``push_*``, ``fail_next``, ``wait_for`` ...) must be called from the
 event loop that runs the server.
@@ -200,6 +200,9 @@ class FakeBotAPI:
         ] = {}
         self._faults: dict[str, list[_Fault]] = {}
         self._blocked: set[int | str] = set()
+        #: method -> the gate its calls wait at (``hold``), and how many wait there.
+        self._holds: dict[str, asyncio.Event] = {}
+        self.held = 0
         #: getUpdates requests (they are not recorded in ``sent``, only counted).
         self.get_updates_calls = 0
 
@@ -509,6 +512,17 @@ class FakeBotAPI:
         fault = _Fault(0, "connection dropped", None, times, chat_id, drop=True)
         self._faults.setdefault(method.lower(), []).append(fault)
 
+    def hold(self, method: str) -> None:
+        """Make calls of ``method`` wait, unanswered, until ``release`` (a slow Bot API:
+        a process killed meanwhile dies with its update half handled); ``held``
+        counts the calls waiting."""
+        self._holds[method.lower()] = asyncio.Event()
+
+    def release(self, method: str) -> None:
+        gate = self._holds.pop(method.lower(), None)
+        if gate is not None:
+            gate.set()
+
     def block_user(self, chat_id: int | str) -> None:
         """Every send/edit to this chat fails with 403 "bot was blocked by the user"."""
         self._blocked.add(chat_id)
@@ -555,6 +569,13 @@ class FakeBotAPI:
                 return self._error_response(fault)
             return await self._get_updates(params)
         method = next((m for m in self.telegram.methods if m.lower() == name.lower()), name)
+        gate = self._holds.get(method.lower())
+        if gate is not None:
+            self.held += 1
+            try:
+                await gate.wait()
+            finally:
+                self.held -= 1
         call = SentCall(method=method, params=params, at=time.monotonic())
         by_param = self._resolve_uploads(call, uploads)
         chat = call.chat_id

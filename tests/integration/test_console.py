@@ -7,15 +7,16 @@ import io
 import os
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.commands import help_text
 from bot.local.console import chat, console_user_id
 from bot.wiring.factory import build_core
-from db.models import InteractionRow, UserProfileRow
+from db.models import FarmProfileRow, InteractionRow, OperationRow, UserProfileRow
 from pipeline.language.texts import Texts
 from tests.conftest import REPO, make_settings
 from tests.shared import catalog as shared_catalog
@@ -132,9 +133,35 @@ async def test_operator_commands_and_card_buttons(sqlite_url: str) -> None:
     assert _text("admin.not_operator") not in out
 
 
+async def _october_watering(sqlite_url: str) -> None:
+    """A watering on 15 October of this year and of the last: "за жовтень" is the
+    latest October, whichever that is today."""
+    engine = create_async_engine(sqlite_url)
+    try:
+        async with engine.begin() as connection:
+            farm_id = (await connection.execute(select(FarmProfileRow.farm_id))).scalar_one()
+            year = date.today().year
+            for day in (date(year, 10, 15), date(year - 1, 10, 15)):
+                await connection.execute(
+                    insert(OperationRow).values(
+                        farm_id=farm_id,
+                        op_type="irrigation",
+                        op_date=day,
+                        status="done",
+                        author="console",
+                        quantity=20.0,
+                        unit="mm",
+                    )
+                )
+    finally:
+        await engine.dispose()
+
+
 async def test_files_the_bot_sends_are_saved(sqlite_url: str, tmp_path: Path) -> None:
     files = tmp_path / "chat-files"
-    out = await _chat(sqlite_url, ["привіт", "зроби звіт в excel за жовтень"], files_dir=files)
+    await _chat(sqlite_url, ["привіт"])
+    await _october_watering(sqlite_url)  # a period with no record gets no file
+    out = await _chat(sqlite_url, ["зроби звіт в excel за жовтень"], files_dir=files)
     [saved] = list(files.iterdir())
     assert saved.suffix == ".xlsx" and saved.read_bytes()[:2] == b"PK"  # a zip: xlsx
     assert f"  (file: {saved})" in out

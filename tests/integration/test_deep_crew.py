@@ -176,7 +176,8 @@ async def test_recording_keeps_the_consent_card_verbatim(
         JournalAction(verb, card.draft_id)
         for verb in (JournalVerb.WRITE, JournalVerb.EDIT, JournalVerb.CANCEL)
     ]
-    assert agent_roles(llm) == {OPS}
+    # The card is the whole answer (issue 26 point 6): no agent, no LLM call around it.
+    assert agent_roles(llm) == set()
 
 
 async def test_report_is_attached(

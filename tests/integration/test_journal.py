@@ -98,13 +98,14 @@ async def test_card_then_write_once(
 async def test_redelivered_message_writes_once(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
 ) -> None:
-    # Telegram redelivers the same message: two cards (the second says it looks
-    # recorded already), but one source message: even «записати ще раз» writes once.
+    # Telegram redelivers the same message: the same card (one draft, not a second
+    # card saying it looks recorded), and it writes once.
     first = await _say(pipeline, session_factory, "внеси обприскування поле 3 2 л/га", 20)
     second = await _say(pipeline, session_factory, "внеси обприскування поле 3 2 л/га", 20)
-    assert pipeline.catalog.text("uk", "journal.duplicate") in second.text
+    assert pipeline.catalog.text("uk", "journal.duplicate") not in second.text
+    assert _action(second, JournalVerb.WRITE) == _action(first, JournalVerb.WRITE)
     await _press(pipeline, session_factory, _action(first, JournalVerb.WRITE))
-    reply = await _press(pipeline, session_factory, _action(second, JournalVerb.AGAIN))
+    reply = await _press(pipeline, session_factory, _action(second, JournalVerb.WRITE))
     assert pipeline.catalog.text("uk", "journal.already_written") in reply.text
     assert len(await _operations(session_factory)) == 1
 

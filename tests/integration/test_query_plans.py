@@ -76,7 +76,7 @@ SAMPLES: dict[str, Any] = {
     "row_id": 1, "method": "sendMessage", "not_before": NOW, "users": [USER, "tg:2"],
     "canonical_id": "crop:wheat", "display": "Пшениця", "region_id": "poltava",
     "mode": "deep", "token_hash": "h" * 64, "label": "probe", "alert_id": 1,
-    "remote_merge": None,
+    "remote_merge": None, "operation_id": 1, "source_key": "1:8:field:north",
 }  # fmt: skip
 #: Arguments one function needs beyond (or instead of) the samples by name. Rows to
 #: insert carry their key: the same object is inserted (and rolled back) on each engine.
@@ -90,6 +90,16 @@ OVERRIDES: dict[str, dict[str, Any]] = {
             "author": USER,
             "source_key": "1:8:field:north",
         }
+    },
+    "journal.planned_entries": {"since": DAY - timedelta(days=14), "until": DAY},
+    "journal.change_entry": {"values": {"rate": 120.0, "op_date": "2026-06-01"}},
+    "journal.set_deleted": {"when": NOW},
+    "journal.add_revision": {
+        "kind": "edit",
+        "actor": USER,
+        "before": {"rate": 150.0},
+        "after": {"rate": 120.0},
+        "source_key": "apply:1",
     },
     "profiles.insert_ignore": {"model": JobRunRow, "values": {"job_id": "new", "runs": 0}},
     # A job's outcome is a JobOutcome (ck_job_runs_last_outcome), not a handoff's.

@@ -95,6 +95,7 @@ NEWCOMER_SAYS = ["/start", "привіт", "/forget"]
 NOT_REACHED: dict[str, str] = {
     "db.base": "column defaults of the schema (func.now()), not a query",
     "db.models": "column defaults of the schema (text('0')), not a query",
+    "db.farm_models": "a partial index's condition (text('... IS NOT NULL')), not a query",
     "db.repositories.telegram_outbox": "only while Telegram's flood control holds a reply "
     "(a 429); every function of it runs in test_query_plans.py's walk",
 }

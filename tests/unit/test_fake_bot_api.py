@@ -245,6 +245,20 @@ async def test_fail_next_403_raises_forbidden(api: FakeBotAPI, bot: Bot) -> None
         await bot.send_message(43, "hello")
 
 
+async def test_a_held_method_waits_until_released(api: FakeBotAPI, bot: Bot) -> None:
+    api.hold("sendMessage")
+    sending = asyncio.create_task(bot.send_message(42, "held"))
+    for _ in range(200):
+        if api.held:
+            break
+        await asyncio.sleep(0.01)
+    assert api.held == 1 and not sending.done() and api.sent_messages(42) == []
+    api.release("sendMessage")
+    message = await asyncio.wait_for(sending, 5)
+    assert message.text == "held" and api.held == 0
+    assert [m["text"] for m in api.sent_messages(42)] == ["held"]
+
+
 async def test_error_envelope_over_raw_http(api: FakeBotAPI) -> None:
     api.fail_next("sendMessage", error_code=429, description="Too Many Requests", retry_after=3)
     async with aiohttp.ClientSession() as http:

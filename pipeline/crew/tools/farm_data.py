@@ -26,6 +26,7 @@ from pipeline.farm.journal.card import shared_crop_labels
 from pipeline.farm.reports import (
     build_operations_workbook,
     op_label,
+    period_text,
     plan_vs_fact,
     waiting_fields,
 )
@@ -102,6 +103,9 @@ class FarmDataTools:
             shared_crops=shared_crop_labels(ctx.vocabulary, ctx.lang),
             name_rules=ctx.vocabulary.rules,
         )
+        if report.empty:
+            text = ctx.text_of("compose.report_empty", period=period_text(period.start, period.end))
+            return ToolResult("operations_report", text, explained=False)
         document = Attachment(report.filename, report.content)
         ctx.artifacts.keep_document(document)
         count = ctx.catalog.plural

@@ -15,13 +15,14 @@ from pipeline.crew.context import RunContext
 from pipeline.crew.tools.base import ARGS, FARMLESS, Tool, ToolResult
 from pipeline.crew.tools.farm_data import FarmDataTools
 from pipeline.crew.tools.journal_view import JournalViewTools
-from pipeline.crew.tools.season import SeasonTools, crop_names
+from pipeline.crew.tools.season import SeasonTools, crop_names, season_phase
 from pipeline.crew.tools.sensors import SensorTools
 from pipeline.crew.tools.status import PlatformProbe, StatusTools
 from pipeline.crew.words import Words
 from pipeline.farm.sensors.readings import SensorTypes
 from pipeline.farm.words.dates import DateWords
 from pipeline.farm.words.units import Units
+from pipeline.profiles import Phase
 
 
 class FarmTools:
@@ -81,3 +82,7 @@ class FarmTools:
     async def crop_names(self, ctx: RunContext) -> list[str]:
         """The farm's crops by name (never by id)."""
         return await crop_names(ctx)
+
+    async def season_phase(self, ctx: RunContext) -> Phase:
+        """The farm's phase as the calendar and its crops allow (the prompts say it)."""
+        return await season_phase(ctx, self._words.season)

@@ -10,6 +10,8 @@ from pipeline.crew.tools.base import NoArgs, Tool, ToolResult, field_label, fiel
 from pipeline.crew.words import Words
 from pipeline.farm.reports import sensor_label
 from pipeline.farm.reports.summary_text import format_number
+from pipeline.farm.season_calendar import SeasonCalendar
+from pipeline.profiles import Phase
 
 
 class SeasonTools:
@@ -20,7 +22,7 @@ class SeasonTools:
         return {"season_hints": self.season_hints, "advice": self.advice}
 
     async def season_hints(self, ctx: RunContext, _: NoArgs) -> ToolResult:
-        phase = self._phase(ctx)
+        phase = await self._phase(ctx)
         lines = [
             ctx.text_of("compose.phase", phase=ctx.text_of(f"phase.{phase}")),
             ctx.text_of(f"compose.hint.{phase}"),
@@ -37,7 +39,7 @@ class SeasonTools:
             ctx.text_of(
                 "advice.context",
                 crops=", ".join(crops) or ctx.text_of("style.none"),
-                phase=ctx.text_of(f"phase.{self._phase(ctx)}"),
+                phase=ctx.text_of(f"phase.{await self._phase(ctx)}"),
             )
         )
         if topic is not None and topic.sensor and ctx.farm.has_iot and ctx.farm_id:
@@ -57,11 +59,23 @@ class SeasonTools:
         lines.append(ctx.text_of("advice.confirm"))
         return ToolResult("advice", "\n".join(lines))
 
-    def _phase(self, ctx: RunContext) -> str:
-        """The profile's phase, else the month's in the farm's hemisphere."""
-        return ctx.farm.seasonal_context.current_phase or self._words.phase_for_month(
-            ctx.now.month, ctx.hemisphere
-        )
+    async def _phase(self, ctx: RunContext) -> str:
+        return await season_phase(ctx, self._words.season)
+
+
+async def season_phase(ctx: RunContext, season: SeasonCalendar) -> Phase:
+    """The profile's phase when the calendar and the farm's crops allow it, else the
+    month's (the farm's month, in its hemisphere): never «вегетація» in December."""
+    return season.of_farm(ctx.farm, ctx.today.month, await crop_ids(ctx))
+
+
+async def crop_ids(ctx: RunContext) -> set[str]:
+    """The crops the farm grows, by id: the profile's and the farm's own list."""
+    ids = set(ctx.farm.crop_ids)
+    if ctx.farm_id is not None:
+        async with ctx.db.read() as session:
+            ids.update(await reporting.crop_names(session, ctx.farm_id))
+    return ids
 
 
 async def crop_names(ctx: RunContext) -> list[str]:

@@ -18,7 +18,7 @@ from db.uow import Database
 from pipeline.actions import JournalReportAction
 from pipeline.farm.dictionary import Vocabulary
 from pipeline.farm.journal.card import shared_crop_labels
-from pipeline.farm.reports import build_operations_workbook
+from pipeline.farm.reports import build_operations_workbook, period_text
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.replies.voice import leveled
@@ -82,6 +82,8 @@ class JournalExport:
             shared_crops=shared_crop_labels(self._vocabulary, lang),
             name_rules=self._vocabulary.rules,
         )
+        if report.empty:
+            return Reply(texts.text("compose.report_empty", period=period_text(start, end)))
         count = texts.plural
         key = leveled(texts, "compose.report_ready", voice)
         text = texts.text(

@@ -83,6 +83,17 @@ class Proposal:
 
 
 @dataclass(frozen=True, slots=True)
+class _Card:
+    """Whose card a message makes, and where it was sent."""
+
+    user_id: str
+    farm_id: str
+    chat_id: int
+    message_id: int | None
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class _Press:
     """What ✅ (all, or one operation) did to a card, in its transaction."""
 
@@ -189,30 +200,51 @@ class Journal:
             if farm_id is None:
                 return Proposal(None, "none")
         operations = [_draft_operation(op, text, dictionary, lang) for op in parsed.operations]
+        card = _Card(user_id, farm_id, chat_id, message_id, now)
+        return Proposal(await self._store_card(card, operations, lang), "record")
+
+    async def _store_card(
+        self, card: _Card, operations: Sequence[DraftOperation], lang: Language
+    ) -> Reply:
+        """The message's card, stored once: a message that has one already (its update
+        redelivered after a crash, or handled twice at once) gets that card back, the
+        same text and the same buttons, never a second card."""
         async with self._db.write() as session:
-            seen = await recent_signatures(session, user_id, now)
-            draft = JournalDraft(
-                operations=tuple(
-                    operation.marked_duplicate(duplicates.is_repeat(operation, seen))
-                    for operation in operations
+            row = (
+                await repo.message_draft(session, card.chat_id, card.message_id)
+                if card.message_id is not None
+                else None
+            )
+            if row is None:
+                seen = await recent_signatures(session, card.user_id, card.now)
+                draft = JournalDraft(
+                    operations=tuple(
+                        operation.marked_duplicate(duplicates.is_repeat(operation, seen))
+                        for operation in operations
+                    )
                 )
+                row, _ = await repo.add_draft(
+                    session,
+                    user_id=card.user_id,
+                    farm_id=card.farm_id,
+                    chat_id=card.chat_id,
+                    source_message_id=card.message_id,
+                    payload=draft.to_payload(),
+                    created_at=card.now,
+                )
+            draft_id, status = row.id, row.status
+            draft = JournalDraft.from_payload(row.payload)
+        if status == DraftStatus.WRITTEN:
+            return Reply(
+                self._closing(draft, lang, "journal.already_written"), intent=Intent.RECORDING
             )
-            row = await repo.add_draft(
-                session,
-                user_id=user_id,
-                farm_id=farm_id,
-                chat_id=chat_id,
-                source_message_id=message_id,
-                payload=draft.to_payload(),
-                created_at=now,
-            )
-            draft_id = row.id
-        reply = Reply(
+        if status == DraftStatus.CANCELLED:
+            return Reply(self._catalog.text(lang, "journal.cancelled"), intent=Intent.RECORDING)
+        return Reply(
             self._cards.card(draft.operations, lang),
             self.card_buttons(draft_id, draft, lang),
             intent=Intent.RECORDING,
         )
-        return Proposal(reply, "record")
 
     async def _set_areas(
         self, farm_id: str, user_id: str, text: str, areas: Sequence[FieldArea], lang: Language

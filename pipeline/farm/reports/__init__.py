@@ -15,6 +15,7 @@ from pipeline.farm.reports.workbook import (
     MAX_SENSOR_ROWS,
     Report,
     build_operations_workbook,
+    period_text,
     report_filename,
 )
 
@@ -27,6 +28,7 @@ __all__ = [
     "completion_pct",
     "op_key",
     "op_label",
+    "period_text",
     "plan_vs_fact",
     "report_filename",
     "sensor_label",

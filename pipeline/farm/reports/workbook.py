@@ -50,6 +50,20 @@ class Report:
     filename: str
     content: bytes
     rows: int  # operations written to the "Operations" sheet
+    readings: int = 0  # sensor readings (or their aggregates) written
+
+    @property
+    def empty(self) -> bool:
+        """Nothing of the period to show: no journal record, no reading. A farmer gets
+        «за цей період записів немає», not a workbook of headers (issue 26 point 6)."""
+        return self.rows == 0 and self.readings == 0
+
+
+def period_text(start: date, end: date) -> str:
+    """«25.11–01.12.2026»: the year once when both days share it."""
+    if start.year == end.year:
+        return f"{start:%d.%m}–{end:%d.%m.%Y}"
+    return f"{start:%d.%m.%Y}–{end:%d.%m.%Y}"
 
 
 def report_filename(start: date, end: date, field_id: str | None = None) -> str:
@@ -329,4 +343,4 @@ async def build_operations_workbook(
         readings,
         buffer.tell(),
     )
-    return Report(report_filename(start, end, field_id), buffer.getvalue(), rows)
+    return Report(report_filename(start, end, field_id), buffer.getvalue(), rows, readings)

@@ -270,7 +270,7 @@ class JournalEdits:
         yes: str = "apply",
     ) -> Reply:
         async with self._db.write() as session:
-            row = await farm_repo.add_draft(
+            row, _inserted = await farm_repo.add_draft(
                 session,
                 user_id=request.user_id,
                 farm_id=ctx.farm_id,
