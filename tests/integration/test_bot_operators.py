@@ -375,10 +375,13 @@ async def test_record_card_and_term_review_through_the_bot(harness: Harness) -> 
     since = len(harness.api.sent)
     await harness.press(FARMER, write, harness.message_id(card))
     edited = await harness.reply(FARMER, since)
-    # The card itself now says it was written, and has no buttons left.
+    # The card itself now says it was written; only ↩️ (take it back) is left.
     assert edited.method == "editMessageText"
     assert catalog.text("uk", "journal.written") in (edited.text or "")
-    assert not edited.params.get("reply_markup")
+    left = [
+        b["callback_data"] for row in edited.params["reply_markup"]["inline_keyboard"] for b in row
+    ]
+    assert left == [write.replace(f":{JournalVerb.WRITE}:", f":{JournalVerb.UNDO}:")]
     pending = await harness.say(OPERATOR, "/pending")
     assert "«Гора»" in (pending.text or "")
     term_id = int((pending.text or "").split("#", 2)[1].split()[0])
