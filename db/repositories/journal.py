@@ -8,14 +8,14 @@ edits never touch the ORM."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import select, update
 
-from db.models import OperationDraftRow, OperationRevisionRow, OperationRow
+from db.models import OperationDraftRow, OperationRevisionRow, OperationRow, UserProfileRow
 from db.repositories.profiles import insert_ignore
 from db.states import DraftStatus, OperationStatus, RevisionKind
 from db.uow import Session
@@ -24,6 +24,7 @@ __all__ = [
     "ENTRY_COLUMNS",
     "Entry",
     "Revision",
+    "actor_names",
     "add_revision",
     "cancel_draft",
     "change_entry",
@@ -258,3 +259,14 @@ async def revisions_between(
         .order_by(OperationRevisionRow.created_at, OperationRevisionRow.id)
     )
     return [_revision(row) for row in result.scalars()]
+
+
+async def actor_names(session: Session, user_ids: Iterable[str]) -> dict[str, str]:
+    """Who made the changes, by the names their profiles hold (the report's sheet)."""
+    ids = sorted(set(user_ids))
+    if not ids:
+        return {}
+    result = await session.execute(
+        select(UserProfileRow.user_id, UserProfileRow.name).where(UserProfileRow.user_id.in_(ids))
+    )
+    return {user_id: name for user_id, name in result.all() if name}

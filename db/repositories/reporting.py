@@ -177,6 +177,9 @@ def _operations_in_period(
         OperationRow.farm_id == farm_id,
         OperationRow.op_date >= start,
         OperationRow.op_date <= end,
+        # Said here too: operations_page runs on the connection, where the ORM's
+        # deleted-entry filter (db/farm_models.py) does not reach.
+        OperationRow.deleted_at.is_(None),
     ]
     if field_id is not None:
         conditions.append(OperationRow.field_id == field_id)

@@ -14,10 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.models import FarmProfileRow, FieldRow, OperationRevisionRow, OperationRow
 from db.repositories import farm as farm_repo
+from db.uow import Database
 from pipeline.actions import EntryAction, EntryVerb, JournalAction, JournalVerb
 from pipeline.clock import Clock
+from pipeline.farm.reports import build_operations_workbook
 from pipeline.handle import Pipeline
+from pipeline.language.texts import Texts
 from pipeline.types import Incoming, Reply, Shown
+from tests.integration.reports_world import open_sheets
 from tests.shared import catalog
 
 USER = "tg:501"
@@ -292,3 +296,26 @@ async def test_an_entry_of_another_farm_is_refused(chat: Chat) -> None:
         reply = await chat.pipeline.handle_action(EntryAction(verb, entry.id), stranger)
         assert reply.text == text("actions.expired") and not reply.buttons
     assert len(await chat.entries()) == 1
+
+
+async def test_the_report_has_the_journal_as_it_is_and_a_sheet_of_its_changes(
+    chat: Chat, db: Database
+) -> None:
+    await _written(chat, "внесли селітру 150 кг/га на Леваді")
+    await chat.press(await chat.say("не 150, а 120"), JournalVerb.APPLY)
+    await _written(chat, "полив 20 мм на Полі 3")
+    await chat.press(await chat.say("видали останній запис"), JournalVerb.APPLY)
+    [entry] = await chat.entries()
+    day = date(2026, 5, 14)
+    report = await build_operations_workbook(
+        db, entry.farm_id, day, day, texts=Texts(catalog(), "uk")
+    )
+    sheets = open_sheets(report.content)
+    operations = sheets[text("reports.sheet_operations")][1:]
+    assert len([row for row in operations if row[0] is not None]) == 1  # the deleted one is out
+    changes = sheets[text("reports.sheet_changes")]
+    assert changes[0][0] == text("reports.col_when")
+    kinds = [row[2] for row in changes[1:]]
+    assert kinds == [text(f"reports.kind_{k}") for k in ("write", "edit", "write", "delete")]
+    edit = changes[2]
+    assert edit[4] == "Левада" and "150 кг/га → 120 кг/га" in str(edit[6])

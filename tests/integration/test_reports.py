@@ -48,7 +48,7 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
     assert report.filename == "stepan_operations_2026-10-01_2026-10-31.xlsx"
     assert report.rows == OCT_OPS
     sheets = open_sheets(report.content)
-    assert list(sheets) == ["Операції", "План-факт", "Датчики"]
+    assert list(sheets) == ["Операції", "План-факт", "Зміни", "Датчики"]
 
     ops = sheets["Операції"]
     assert ops[0] == (
@@ -99,7 +99,7 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
         Database(factory), FARM, OCT_START, OCT_END, texts=Texts(CATALOG, "en")
     )
     sheets = open_sheets(report.content)
-    assert list(sheets) == ["Operations", "Plan vs fact", "Sensors"]
+    assert list(sheets) == ["Operations", "Plan vs fact", "Changes", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
     assert sheets["Operations"][1][3:] == (
         "Irrigation", None, 20, "mm", None, None, None, None, "done",
@@ -133,7 +133,7 @@ async def test_empty_period_gives_a_valid_workbook(
     )
     assert report.rows == 0
     sheets = open_sheets(report.content)
-    assert [len(rows) for rows in sheets.values()] == [1, 1, 1]
+    assert [len(rows) for rows in sheets.values()] == [1, 1, 1, 1]
     assert sheets["Операції"][0][0] == "Дата"
 
 

@@ -22,6 +22,7 @@ from db.repositories.sensor_buckets import count_readings
 from db.uow import Database
 from pipeline.farm.localtime import day_bounds, local_time
 from pipeline.farm.reports import keyset as paging
+from pipeline.farm.reports.changes_sheet import write_changes
 from pipeline.farm.reports.labels import Labels
 from pipeline.farm.reports.paging import read_ahead
 from pipeline.farm.reports.plan_fact import (
@@ -324,6 +325,9 @@ async def build_operations_workbook(
     try:
         rows = await _write_operations(writer, db, labels, farm_id, period, field_id)
         _write_plan_fact(writer, labels, plan_fact)
+        if field_id is None:
+            # How the journal came to be: who wrote, changed, deleted what (issue 26).
+            await write_changes(writer, db, labels, farm_id, period)
         readings = await _write_sensors(
             writer, db, labels, (farm_id, period, field_id), max_sensor_rows
         )
