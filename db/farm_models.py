@@ -141,6 +141,8 @@ class OperationRow(Base):
         Index("ix_operations_farm_date", "farm_id", "op_date"),
         # The duplicate check: one user's operations of the last minutes.
         Index("ix_operations_author_created", "author", "created_at"),
+        # Planned work whose day passed, across farms (the «виконано?» job).
+        Index("ix_operations_status_date", "status", "op_date"),
         one_of("status", OperationStatus),
     )
 
@@ -178,6 +180,8 @@ class OperationRow(Base):
     #: Set when the entry is deleted: it is kept (an operator can restore it) but no
     #: query sees it unless it asks with ``include_deleted`` (``_hide_deleted`` below).
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: When a planned entry whose day passed was offered as «виконано?» (once).
+    reminded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class OperationRevisionRow(Base):

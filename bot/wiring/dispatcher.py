@@ -20,7 +20,7 @@ from bot.middlewares.in_flight import InFlightMiddleware
 from bot.middlewares.language import LanguageMiddleware
 from bot.middlewares.trace import TraceMiddleware
 from bot.middlewares.user_order import UserOrderMiddleware
-from bot.user_ids import stepan_user_id
+from bot.user_ids import stepan_user_id, telegram_id
 from bot.wiring.factory import Core
 from bot.wiring.fsm_storage import FallbackIsolation, FallbackStorage, RenewingRedisIsolation
 from bot.wiring.scheduler import (
@@ -32,6 +32,7 @@ from bot.wiring.scheduler import (
 )
 from db.checkpoint import WalCheckpointer
 from pipeline.admin.keyboards import proposal_buttons
+from pipeline.farm.journal.edits.reminders import PlanReminders, Reminder
 from pipeline.farm.sensors.alerts import AlertWatcher
 from pipeline.language.texts import Texts
 from pipeline.types import Language
@@ -165,6 +166,18 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
         markup = keyboard(buttons)
         await alert_sender.send(chat_id, text, markup)
 
+    async def send_reminder(reminder: Reminder) -> bool:
+        # «Виконано?» with its buttons; a farmer who blocked the bot is skipped.
+        chat = telegram_id(reminder.user_id)
+        if chat is None:
+            return False
+        try:
+            await alert_sender.send(chat, reminder.reply.text, keyboard(reminder.reply.buttons))
+        except Exception:
+            logger.warning("plan reminder to %s not sent", reminder.user_id, exc_info=True)
+            return False
+        return True
+
     return build_scheduler(
         JobRunner(core.db, instance_id()),
         default_jobs(
@@ -181,5 +194,7 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
             notify=alert_sender.send,
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
+            reminders=PlanReminders(core.db, catalog),
+            remind=send_reminder,
         ),
     )

@@ -41,6 +41,7 @@ from db.repositories import jobs
 from db.uow import Database
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.clock import Clock, utcnow
+from pipeline.farm.journal.edits.reminders import PlanReminders, Send
 from pipeline.farm.sensors.alerts import AlertWatcher
 from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.habits.learner import ProfileLearner
@@ -172,6 +173,8 @@ def default_jobs(
     notify: Notify | None = None,
     conversations: Conversations | None = None,
     wal: WalCheckpointer | None = None,
+    reminders: PlanReminders | None = None,
+    remind: Send | None = None,
 ) -> list[JobSpec]:
     """Every job of the bot: the memory's and retention's always, the others where the
     service they run is given."""
@@ -188,6 +191,8 @@ def default_jobs(
         specs += _conversation_jobs(conversations)
     if nightly is not None:
         specs.append(_nightly_job(nightly, nightly_at, farm_timezone))
+    if reminders is not None and remind is not None:
+        specs.append(_plan_reminders_job(reminders, remind, clock))
     return specs
 
 
@@ -302,6 +307,15 @@ def _conversation_jobs(conversations: Conversations) -> list[JobSpec]:
         JobSpec("conversation_close", every(minutes=10), conversation_close, 300, 10 * _MINUTE),
         JobSpec("conversation_fold", weekly, conversation_fold, 3600, 60 * _MINUTE),
     ]
+
+
+def _plan_reminders_job(reminders: PlanReminders, remind: Send, clock: Clock) -> JobSpec:
+    # «Виконано?» for planned work whose day passed, in each farm's morning hours
+    # (pipeline/farm/journal/edits/reminders.py); hourly, once per slot.
+    async def plan_reminders() -> str:
+        return await reminders.run(clock(), remind)
+
+    return JobSpec("plan_reminders", every(hours=1), plan_reminders, 900, 10 * _MINUTE)
 
 
 def _nightly_job(nightly: NightlyJob, nightly_at: tuple[int, int], farm_timezone: str) -> JobSpec:

@@ -15,7 +15,13 @@ from typing import Any
 
 from sqlalchemy import select, update
 
-from db.models import OperationDraftRow, OperationRevisionRow, OperationRow, UserProfileRow
+from db.models import (
+    FarmProfileRow,
+    OperationDraftRow,
+    OperationRevisionRow,
+    OperationRow,
+    UserProfileRow,
+)
 from db.repositories.profiles import insert_ignore
 from db.states import DraftStatus, OperationStatus, RevisionKind
 from db.uow import Session
@@ -32,7 +38,9 @@ __all__ = [
     "entry_by_source",
     "keep_draft",
     "last_entries",
+    "mark_reminded",
     "open_cards",
+    "overdue_plans",
     "planned_entries",
     "revisions_between",
     "revisions_of",
@@ -270,3 +278,45 @@ async def actor_names(session: Session, user_ids: Iterable[str]) -> dict[str, st
         select(UserProfileRow.user_id, UserProfileRow.name).where(UserProfileRow.user_id.in_(ids))
     )
     return {user_id: name for user_id, name in result.all() if name}
+
+
+@dataclass(frozen=True, slots=True)
+class Overdue:
+    """A planned entry whose day passed, with whom to ask about it."""
+
+    entry: Entry
+    user_id: str
+    language: str
+    timezone: str | None
+
+
+async def overdue_plans(
+    session: Session, since: date, before: date, limit: int = 500
+) -> list[Overdue]:
+    """Planned entries dated ``since``..before ``before`` never offered as «виконано?»,
+    with their farm's farmer (the caller checks each farm's own today)."""
+    result = await session.execute(
+        select(OperationRow, FarmProfileRow.user_id, UserProfileRow.preferred_language,
+               FarmProfileRow.timezone)
+        .join(FarmProfileRow, FarmProfileRow.farm_id == OperationRow.farm_id)
+        .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
+        .where(
+            OperationRow.status == OperationStatus.PLANNED,
+            OperationRow.op_date >= since,
+            OperationRow.op_date < before,
+            OperationRow.reminded_at.is_(None),
+        )
+        .order_by(OperationRow.farm_id, OperationRow.op_date, OperationRow.id)
+        .limit(limit)
+    )  # fmt: skip
+    return [Overdue(_entry(row), user, language, tz) for row, user, language, tz in result.all()]
+
+
+async def mark_reminded(session: Session, operation_ids: Sequence[int], when: datetime) -> None:
+    if operation_ids:
+        await session.execute(
+            update(OperationRow)
+            .where(OperationRow.id.in_(list(operation_ids)))
+            .values(reminded_at=when)
+            .execution_options(synchronize_session=False)
+        )

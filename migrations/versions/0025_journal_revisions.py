@@ -26,6 +26,9 @@ _KINDS = ("write", "edit", "delete", "restore", "done")
 def upgrade() -> None:
     # A nullable ADD COLUMN: in place on SQLite and PostgreSQL.
     op.add_column("operations", sa.Column("deleted_at", sa.DateTime(timezone=True), nullable=True))
+    # A planned entry whose day passed is offered once as «виконано?».
+    op.add_column("operations", sa.Column("reminded_at", sa.DateTime(timezone=True), nullable=True))
+    op.create_index("ix_operations_status_date", "operations", ["status", "op_date"])
     kinds = ", ".join(f"'{kind}'" for kind in _KINDS)
     op.create_table(
         "operation_revisions",
@@ -72,5 +75,7 @@ def downgrade() -> None:
     op.drop_index("ix_operation_revisions_farm_created", table_name="operation_revisions")
     op.drop_index("ix_operation_revisions_operation", table_name="operation_revisions")
     op.drop_table("operation_revisions")
+    op.drop_index("ix_operations_status_date", table_name="operations")
     with op.batch_alter_table("operations") as batch:
+        batch.drop_column("reminded_at")
         batch.drop_column("deleted_at")

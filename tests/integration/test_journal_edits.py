@@ -17,6 +17,7 @@ from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.actions import EntryAction, EntryVerb, JournalAction, JournalVerb
 from pipeline.clock import Clock
+from pipeline.farm.journal.edits.reminders import PlanReminders, Reminder
 from pipeline.farm.reports import build_operations_workbook
 from pipeline.handle import Pipeline
 from pipeline.language.texts import Texts
@@ -319,3 +320,36 @@ async def test_the_report_has_the_journal_as_it_is_and_a_sheet_of_its_changes(
     assert kinds == [text(f"reports.kind_{k}") for k in ("write", "edit", "write", "delete")]
     edit = changes[2]
     assert edit[4] == "Левада" and "150 кг/га → 120 кг/га" in str(edit[6])
+
+
+async def test_a_plan_whose_day_passed_is_offered_once_in_the_morning(
+    chat: Chat, db: Database
+) -> None:
+    await _written(chat, "заплануй обприскування на Кургані на завтра")
+    [plan] = await chat.entries()
+    reminders = PlanReminders(db, catalog())
+    sent: list[Reminder] = []
+
+    async def send(reminder: Reminder) -> bool:
+        sent.append(reminder)
+        return True
+
+    # The plan's day (15 May) has not passed yet: nothing.
+    assert await reminders.due(NOW + timedelta(days=1)) == []
+    # 16 May, 02:00 in Kyiv: the day passed, but not at night.
+    assert await reminders.due(datetime(2026, 5, 15, 23, 0, tzinfo=UTC)) == []
+    morning = datetime(2026, 5, 16, 6, 0, tzinfo=UTC)  # 09:00 in Kyiv
+    assert await reminders.run(morning, send) == "sent 1"
+    [reminder] = sent
+    assert reminder.user_id == USER
+    actions = [b.action for row in reminder.reply.buttons for b in row]
+    assert actions == [EntryAction(EntryVerb.DONE, plan.id), EntryAction(EntryVerb.DELETE, plan.id)]
+    # Once: the next hour asks nothing more.
+    assert await reminders.due(morning + timedelta(hours=1)) == []
+    # ✅ there opens the "done" card, dated the plan's day.
+    _CLOCK.now = morning
+    card = await chat.pipeline.handle_action(actions[0], chat.incoming())
+    assert text("journal_edit.done_ask", date="15.05.2026") in card.text
+    await chat.press(card, JournalVerb.APPLY)
+    [entry] = await chat.entries()
+    assert (entry.status, entry.op_date) == ("done", date(2026, 5, 15))

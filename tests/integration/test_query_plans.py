@@ -91,6 +91,8 @@ OVERRIDES: dict[str, dict[str, Any]] = {
             "source_key": "1:8:field:north",
         }
     },
+    "journal.overdue_plans": {"since": DAY - timedelta(days=7), "before": DAY},
+    "journal.mark_reminded": {"operation_ids": [1], "when": NOW},
     "journal.planned_entries": {"since": DAY - timedelta(days=14), "until": DAY},
     "journal.change_entry": {"values": {"rate": 120.0, "op_date": "2026-06-01"}},
     "journal.set_deleted": {"when": NOW},
