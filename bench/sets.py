@@ -47,6 +47,8 @@ ORDER = ("dev", "fresh", "holdout", "holdout2")
 def set_paths(bench: str) -> dict[str, Path]:
     """Every set of ``bench`` by name, in the order of :data:`ORDER` (others last)."""
     found = {p.name[len(bench) + 1 : -len(".jsonl")]: p for p in DATA.glob(f"{bench}-*.jsonl")}
+    # Conversations are scored by ``bench/journal.py --conversations``, not as messages.
+    found = {name: p for name, p in found.items() if not name.startswith("conversations")}
     if bench == "routing" and routing.DEFAULT_CORPUS.is_file():
         found.setdefault("dev", routing.DEFAULT_CORPUS)
     rank = {name: n for n, name in enumerate(ORDER)}
