@@ -21,7 +21,8 @@ Scores: ``exact`` (the final journal is the expected one, entry for entry) and
 ``unintended`` (conversations whose journal holds a value neither expected nor the
 one first written: something changed that nobody asked to change). Every
 conversation runs through ``Pipeline.handle_message`` and ``handle_action`` on its
-own fresh user and farm of one migrated SQLite database, without an LLM.
+own fresh user and farm (its fields, and their synonyms as dictionary terms) of one
+migrated SQLite database, without an LLM.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from bot.config import AgxSettings, Settings, StepanSettings
 from bot.wiring.factory import build_pipeline
 from db.engine import create_engine
 from db.migrate import upgrade_async
-from db.models import FarmProfileRow, FieldRow, OperationRow
+from db.models import DictionaryTermRow, FarmProfileRow, FieldRow, OperationRow
 from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
 from pipeline.handle import Pipeline
@@ -172,6 +173,11 @@ class Runner:
                 names[field_id] = spec["name"]
                 session.add(FieldRow(farm_id=farm.farm_id, field_id=field_id, name=spec["name"],
                                      area_ha=spec.get("area_ha")))  # fmt: skip
+                if spec.get("synonyms"):
+                    # The farm's other names of the field, as an operator's review keeps them.
+                    session.add(DictionaryTermRow(farm_id=farm.farm_id, kind="field",
+                                                  canonical_id=field_id, display=spec["name"],
+                                                  synonyms=list(spec["synonyms"])))  # fmt: skip
         return names
 
     async def journal(self, user: str, names: dict[str, str]) -> list[dict[str, Any]]:
