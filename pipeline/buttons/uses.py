@@ -96,6 +96,7 @@ class EntryButton:
         incoming = press.incoming
         return await self.journal.edits.entry_press(
             user_id=incoming.user_id,
+            chat_id=incoming.chat_id,
             operator=incoming.is_operator,
             action=action,
             texts=press.texts,

@@ -353,3 +353,22 @@ async def test_a_plan_whose_day_passed_is_offered_once_in_the_morning(
     await chat.press(card, JournalVerb.APPLY)
     [entry] = await chat.entries()
     assert (entry.status, entry.op_date) == ("done", date(2026, 5, 15))
+
+
+async def test_a_correction_that_fits_no_entry_offers_the_last_ones_and_follows_the_choice(
+    chat: Chat,
+) -> None:
+    await _written(chat, "внесли селітру 150 кг/га на Леваді")
+    await _written(chat, "полив 20 мм на Полі 3")
+    fert, water = await chat.entries()
+    refused = await chat.say("ой, не 200, а 180")
+    assert text("journal_edit.pick") in refused.text
+    picks = [b.action for row in refused.buttons for b in row]
+    assert picks == [EntryAction(EntryVerb.SHOW, water.id), EntryAction(EntryVerb.SHOW, fert.id)]
+    # The farmer opens the older one; the next correction is about it, not the newest.
+    opened = await chat.pipeline.handle_action(picks[1], chat.incoming())
+    assert "Левада" in opened.text
+    card = await chat.say("виправ: норма 180 кг/га")
+    await chat.press(card, JournalVerb.APPLY)
+    fert, water = await chat.entries()
+    assert (fert.rate, water.rate) == (180, 20)

@@ -35,6 +35,8 @@ __all__ = ["EditRequest", "JournalEdits"]
 
 #: A card older than this is not "the open card" a correction refers to.
 OPEN_CARD_AGE = timedelta(hours=2)
+#: How many of the last entries «оберіть запис» offers.
+PICK = 4
 #: How far back and ahead a "виконали" looks for the planned work it means.
 PLAN_BACK, PLAN_AHEAD = timedelta(days=14), timedelta(days=7)
 _UNDO_KIND = {
@@ -126,14 +128,13 @@ class JournalEdits:
             today = local_today(request.now, farm.timezone)
             dictionary = await farm_dictionary(session, farm.farm_id, self._vocabulary)
             since = request.now - OPEN_CARD_AGE
-            cards = [
-                (draft_id, payload)
-                for draft_id, payload in await repo.open_cards(
-                    session, request.user_id, request.chat_id, since
-                )
-                if not is_edit(payload)
-            ]
+            found = await repo.open_cards(session, request.user_id, request.chat_id, since)
+            cards = [(draft_id, payload) for draft_id, payload in found if not is_edit(payload)]
             entries = await repo.last_entries(session, farm.farm_id, request.user_id)
+            focus = _focus_of(found)
+            if focus is not None and (entry := await repo.entry(session, focus)) is not None:
+                # The entry opened last (from the listing or «оберіть запис») comes first.
+                cards, entries = [], [entry, *(e for e in entries if e.id != entry.id)]
             planned: list[repo.Entry] = []
             if self._words.says_done(folded):
                 planned = await repo.planned_entries(
@@ -303,7 +304,24 @@ class JournalEdits:
             column = {"field": "field_id", "date": "op_date", "op": "op_type",
                       "product": "product", "crop": "crop_id"}[what]  # fmt: skip
             held = shown_value(column, {column: found.held}, ctx.dictionary, texts)
-        return self._say(texts, "mismatch", what=texts.text(f"journal_edit.what_{what}"), held=held)
+        reply = self._say(
+            texts, "mismatch", what=texts.text(f"journal_edit.what_{what}"), held=held
+        )
+        return self._pick(reply, ctx, texts)
+
+    def _pick(self, reply: Reply, ctx: _Context, texts: Texts) -> Reply:
+        """«Або оберіть запис»: the last few entries, a tap away from their cards."""
+        if len(ctx.entries) < 2:
+            return reply
+        buttons = tuple(
+            (Button(texts.text("journal_edit.entry_button", date=date_text(_day(e))[:5],
+                               operation=texts.text(f"operation.{e.values['op_type']}")),
+                    EntryAction(EntryVerb.SHOW, e.id)),)
+            for e in ctx.entries[:PICK]
+        )  # fmt: skip
+        return Reply(
+            f"{reply.text}\n{texts.text('journal_edit.pick')}", buttons, intent=reply.intent
+        )
 
     @staticmethod
     def _say(texts: Texts, key: str, **params: object) -> Reply:
@@ -312,7 +330,14 @@ class JournalEdits:
     # --- the listing's entry buttons -------------------------------------------------------
 
     async def entry_press(
-        self, *, user_id: str, operator: bool, action: EntryAction, texts: Texts, now: datetime
+        self,
+        *,
+        user_id: str,
+        chat_id: int,
+        operator: bool,
+        action: EntryAction,
+        texts: Texts,
+        now: datetime,
     ) -> Reply | None:
         """An entry of the journal listing: its card, 🗑, ✅ (planned), 🕘. The farmer's
         own farm's entries only; an operator's, any farm's. None: not theirs."""
@@ -338,7 +363,17 @@ class JournalEdits:
             return await self._done_card(request, ctx, entry, min(_day(entry), ctx.today))
         if action.verb is EntryVerb.HISTORY:
             return Reply(history_text(history, dictionary, texts), intent=Intent.CORRECTION)
+        await self._focus(user_id, chat_id, entry, now)
         return self._entry_card(entry, ctx, texts)
+
+    async def _focus(self, user_id: str, chat_id: int, entry: repo.Entry, now: datetime) -> None:
+        """The entry opened: the next correction in this chat is about it."""
+        focus = EditPayload(op=EditOp.FOCUS, operation_id=entry.id, before=entry.snapshot(),
+                            after=entry.snapshot())  # fmt: skip
+        async with self._db.write() as session:
+            await farm_repo.add_draft(session, user_id=user_id, farm_id=entry.farm_id,
+                                      chat_id=chat_id, source_message_id=None,
+                                      payload=focus.to_payload(), created_at=now)  # fmt: skip
 
     def _entry_card(self, entry: repo.Entry, ctx: _Context, texts: Texts) -> Reply:
         verbs = [EntryVerb.DELETE, EntryVerb.HISTORY]
@@ -349,7 +384,8 @@ class JournalEdits:
             for verb in verbs
         )
         buttons = (row,)
-        text = entry_card(self._cards, entry.values, ctx.dictionary, texts)
+        card = entry_card(self._cards, entry.values, ctx.dictionary, texts)
+        text = f"{card}\n\n{texts.text('journal_edit.entry_hint')}"
         return Reply(text, buttons, intent=Intent.CORRECTION)
 
     # --- a press --------------------------------------------------------------------------
@@ -441,6 +477,16 @@ async def _take_back(session: Session, revision: repo.Revision, actor: str, now:
     elif revision.before is not None:
         await repo.change_entry(session, entry.id, revision.before)
     return 1
+
+
+def _focus_of(found: list[tuple[int, dict[str, Any]]]) -> int | None:
+    """The entry of the newest open draft when that is an opened entry (a focus)."""
+    if not found:
+        return None
+    _draft_id, payload = found[0]
+    if is_edit(payload) and payload.get("op") == EditOp.FOCUS:
+        return int(payload["operation_id"])
+    return None
 
 
 def _day(entry: repo.Entry) -> date:
