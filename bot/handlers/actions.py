@@ -13,6 +13,7 @@ from bot.keyboards.admin import (
     FarmCardCD,
     FarmCD,
     FarmIotCD,
+    FarmJournalCD,
     LearningCD,
     ProfileCD,
     ProposalCD,
@@ -72,6 +73,7 @@ PIPELINE_BUTTONS = (
     FarmCD,
     FarmIotCD,
     FarmCardCD,
+    FarmJournalCD,
     TermCD,
     ProposalCD,
     LearningCD,
@@ -99,6 +101,7 @@ PipelineCD = (
     | FarmCD
     | FarmIotCD
     | FarmCardCD
+    | FarmJournalCD
     | TermCD
     | ProposalCD
     | LearningCD

@@ -15,6 +15,7 @@ from pipeline.admin.actions import (
     FarmAction,
     FarmCardAction,
     FarmIotAction,
+    FarmJournalAction,
     LearningDeleteAction,
     OperatorAction,
     ProfileAction,
@@ -60,6 +61,13 @@ class TermCD(CallbackData, prefix="dt"):
         return TermAction(self.term, self.approve)
 
 
+class FarmJournalCD(CallbackData, prefix="fj"):
+    user: TelegramId
+
+    def to_action(self) -> FarmJournalAction:
+        return FarmJournalAction(self.user)
+
+
 class FarmCardCD(CallbackData, prefix="fc"):
     """«🌾 Зоря»: show the farm card of this farmer (from /pending)."""
 
@@ -89,8 +97,12 @@ class LearningCD(CallbackData, prefix="ln"):
 
 
 #: Every operator's button (bot/handlers/refusal.py refuses them to anyone else).
-OPERATOR_BUTTONS = (ProfileCD, FarmCD, FarmIotCD, FarmCardCD, TermCD, ProposalCD, LearningCD)
-OperatorCD = ProfileCD | FarmCD | FarmIotCD | FarmCardCD | TermCD | ProposalCD | LearningCD
+OPERATOR_BUTTONS = (
+    ProfileCD, FarmCD, FarmIotCD, FarmJournalCD, FarmCardCD, TermCD, ProposalCD, LearningCD,
+)  # fmt: skip
+OperatorCD = (
+    ProfileCD | FarmCD | FarmIotCD | FarmJournalCD | FarmCardCD | TermCD | ProposalCD | LearningCD
+)
 
 
 def admin_callback_data(action: OperatorAction) -> OperatorCD:
@@ -103,6 +115,8 @@ def admin_callback_data(action: OperatorAction) -> OperatorCD:
             return FarmIotCD(user=user, on=on)
         case FarmCardAction(user=user):
             return FarmCardCD(user=user)
+        case FarmJournalAction(user=user):
+            return FarmJournalCD(user=user)
         case TermAction(term=term, approve=approve):
             return TermCD(term=term, approve=approve)
         case ProposalAction(proposal=proposal, approve=approve):

@@ -54,6 +54,7 @@ from pipeline.admin.actions import (
     FarmAction,
     FarmCardAction,
     FarmIotAction,
+    FarmJournalAction,
     LearningDeleteAction,
     ProfileAction,
     ProposalAction,
@@ -243,6 +244,7 @@ def callback_data(action: Action) -> ActionCD:
             | FarmAction()
             | FarmIotAction()
             | FarmCardAction()
+            | FarmJournalAction()
             | TermAction()
             | ProposalAction()
             | LearningDeleteAction()

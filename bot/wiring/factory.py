@@ -394,6 +394,7 @@ def _with_admin(core: Core) -> Core:
         terms=core.terms,
         overlays=core.overlays,
         learnings=core.learnings,
+        journal=core.pipeline.journal.edits,
     )
     buttons = core.pipeline.parts.buttons
     core.pipeline.swap(buttons={**buttons, **operator_buttons(core.admin)})

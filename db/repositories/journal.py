@@ -36,6 +36,7 @@ __all__ = [
     "change_entry",
     "entry",
     "entry_by_source",
+    "farm_entries",
     "keep_draft",
     "last_entries",
     "mark_reminded",
@@ -137,6 +138,17 @@ async def last_entries(session: Session, farm_id: str, author: str, limit: int =
     result = await session.execute(
         select(OperationRow)
         .where(OperationRow.farm_id == farm_id, OperationRow.author == author)
+        .order_by(OperationRow.created_at.desc(), OperationRow.id.desc())
+        .limit(limit)
+    )
+    return [_entry(row) for row in result.scalars()]
+
+
+async def farm_entries(session: Session, farm_id: str, limit: int = 10) -> list[Entry]:
+    """The farm's journal as last written, by anyone, newest first."""
+    result = await session.execute(
+        select(OperationRow)
+        .where(OperationRow.farm_id == farm_id)
         .order_by(OperationRow.created_at.desc(), OperationRow.id.desc())
         .limit(limit)
     )

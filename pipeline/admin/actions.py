@@ -15,6 +15,7 @@ __all__ = [
     "FarmAction",
     "FarmCardAction",
     "FarmIotAction",
+    "FarmJournalAction",
     "LearningDeleteAction",
     "OperatorAction",
     "ProfileAction",
@@ -55,6 +56,14 @@ class FarmIotAction:
 
 
 @dataclass(frozen=True, slots=True)
+class FarmJournalAction:
+    """«📒 Журнал» on the /farm card: the farm's last entries, each a tap away from its
+    card (🗑, ✅ planned, 🕘), so an operator corrects any farm's journal."""
+
+    user: int
+
+
+@dataclass(frozen=True, slots=True)
 class FarmCardAction:
     """«🌾 Зоря» under /pending: the farm card of Telegram user ``user``."""
 
@@ -88,6 +97,7 @@ OperatorAction = (
     ProfileAction
     | FarmAction
     | FarmIotAction
+    | FarmJournalAction
     | FarmCardAction
     | TermAction
     | ProposalAction

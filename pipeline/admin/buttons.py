@@ -17,6 +17,7 @@ from pipeline.admin.actions import (
     FarmAction,
     FarmCardAction,
     FarmIotAction,
+    FarmJournalAction,
     LearningDeleteAction,
     ProfileAction,
     ProposalAction,
@@ -25,8 +26,10 @@ from pipeline.admin.actions import (
 from pipeline.admin.card_replies import AdminCards
 from pipeline.admin.decisions import decide_proposal, decide_term, delete_learning
 from pipeline.admin.editing import FarmEdits, ProfileEdits, switch_word
+from pipeline.admin.user_ids import stepan_user_id
 from pipeline.buttons.faults import is_database_error
 from pipeline.buttons.press import ButtonUse, Press
+from pipeline.farm.journal.edits.service import JournalEdits
 from pipeline.farm.terms import TermReview
 from pipeline.learning.feedback import Learnings
 from pipeline.learning.overlay import RuleOverlays
@@ -47,6 +50,8 @@ class AdminServices:
     terms: TermReview
     overlays: RuleOverlays
     learnings: Learnings
+    #: Any farm's last journal entries (pipeline/farm/journal/edits).
+    journal: JournalEdits
 
 
 def refusal(press: Press) -> Reply:
@@ -139,6 +144,14 @@ class ProposalButton:
 
 
 @dataclass(frozen=True, slots=True)
+class FarmJournalButton:
+    journal: JournalEdits
+
+    async def __call__(self, action: FarmJournalAction, press: Press) -> Reply | None:
+        return await self.journal.farm_entries(stepan_user_id(action.user), press.texts)
+
+
+@dataclass(frozen=True, slots=True)
 class LearningDeleteButton:
     learnings: Learnings
 
@@ -155,6 +168,7 @@ def operator_buttons(admin: AdminServices) -> dict[type, ButtonUse]:
         FarmAction: farm,
         FarmIotAction: farm,
         FarmCardAction: FarmCardButton(admin.cards),
+        FarmJournalAction: FarmJournalButton(admin.journal),
         TermAction: TermButton(admin.terms),
         ProposalAction: ProposalButton(admin.overlays),
         LearningDeleteAction: LearningDeleteButton(admin.learnings),

@@ -10,6 +10,7 @@ from pipeline.admin.actions import (
     FarmAction,
     FarmCardAction,
     FarmIotAction,
+    FarmJournalAction,
     LearningDeleteAction,
     ProfileAction,
     ProposalAction,
@@ -61,7 +62,8 @@ def farm_buttons(user: int, texts: Texts) -> Rows:
         Button(texts.text(key), FarmIotAction(user, on))
         for on, key in ((True, "admin.iot_on"), (False, "admin.iot_off"))
     )
-    return (*_rows(phases, 3), (auto,), switch)
+    journal = Button(texts.text("admin.farm_journal"), FarmJournalAction(user))
+    return (*_rows(phases, 3), (auto,), switch, (journal,))
 
 
 def terms_buttons(term_ids: Sequence[int], farms: Sequence[tuple[int, str]], texts: Texts) -> Rows:

@@ -9,15 +9,17 @@ from typing import get_args
 from unittest.mock import ANY
 
 import pytest
+from sqlalchemy import select
 
 from bot.keyboards.admin import OPERATOR_BUTTONS, LearningCD, ProposalCD, admin_callback_data
 from bot.local.session import LocalBot
 from bot.wiring.factory import Core
-from db.models import ProposalRow
+from db.models import OperationRevisionRow, OperationRow, ProposalRow
 from pipeline.admin.actions import (
     FarmAction,
     FarmCardAction,
     FarmIotAction,
+    FarmJournalAction,
     LearningDeleteAction,
     OperatorAction,
     ProfileAction,
@@ -37,6 +39,7 @@ ACTIONS: list[OperatorAction] = [
     FarmAction(FARMER, "auto"),
     FarmIotAction(FARMER, True),
     FarmCardAction(FARMER),
+    FarmJournalAction(FARMER),
     TermAction(1, True),
     ProposalAction(1, True),
     LearningDeleteAction(1),
@@ -172,3 +175,57 @@ async def test_an_unknown_farmers_card_button_says_so_and_edits_nothing(
             )
         ]
     assert await user_row(core, 987654) is None
+
+
+def _buttons(sent: object) -> list[dict[str, str]]:
+    markup = getattr(sent, "params", {}).get("reply_markup") or {"inline_keyboard": []}
+    return [b for row in markup["inline_keyboard"] for b in row]
+
+
+async def test_an_operator_deletes_an_entry_of_a_farmers_journal(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    """«📒 Журнал» on the /farm card: the farm's last entries; the operator opens one and
+    deletes it with the farmer's own cards; the history says who did it."""
+    [card] = await tg.say(FARMER, "запиши полив 20 мм вчора")
+    write = next(b for b in _buttons(card) if b["callback_data"].startswith("jr:write:"))
+    await tg.press(FARMER, write["callback_data"], message_id(card))
+    [farm] = await tg.say(OPERATOR, f"/farm {FARMER}")
+    journal = next(
+        b for b in _buttons(farm) if b["text"] == catalog.text("uk", "admin.farm_journal")
+    )
+    [listing] = [
+        c
+        for c in await tg.press(OPERATOR, journal["callback_data"], message_id(farm))
+        if c.method == "sendMessage"
+    ]
+    [entry_button] = _buttons(listing)
+    [entry] = [
+        c
+        for c in await tg.press(OPERATOR, entry_button["callback_data"], message_id(listing))
+        if c.method == "sendMessage"
+    ]
+    delete = next(b for b in _buttons(entry) if b["callback_data"].startswith("je:delete:"))
+    [ask] = [
+        c
+        for c in await tg.press(OPERATOR, delete["callback_data"], message_id(entry))
+        if c.method == "sendMessage"
+    ]
+    apply = next(b for b in _buttons(ask) if b["callback_data"].startswith("jr:apply:"))
+    # The farmer's own card, pressed by the farmer, is the operator's: refused.
+    refused = await tg.press(FARMER, apply["callback_data"], message_id(ask))
+    assert any(c.params.get("text") == catalog.text("uk", "journal.not_yours") for c in refused)
+    await tg.press(OPERATOR, apply["callback_data"], message_id(ask))
+    async with core.db.read() as session:
+        rows = (
+            (await session.execute(select(OperationRow).execution_options(include_deleted=True)))
+            .scalars()
+            .all()
+        )
+        revisions = (await session.execute(select(OperationRevisionRow))).scalars().all()
+    [row] = rows
+    assert row.deleted_at is not None
+    assert [(r.kind, r.actor) for r in revisions] == [
+        ("write", f"tg:{FARMER}"),
+        ("delete", f"tg:{OPERATOR}"),
+    ]

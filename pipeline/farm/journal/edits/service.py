@@ -35,8 +35,8 @@ __all__ = ["EditRequest", "JournalEdits"]
 
 #: A card older than this is not "the open card" a correction refers to.
 OPEN_CARD_AGE = timedelta(hours=2)
-#: How many of the last entries «оберіть запис» offers.
-PICK = 4
+#: How many of the last entries «оберіть запис» offers; how many an operator's view lists.
+PICK, FARM_ENTRIES = 4, 10
 #: How far back and ahead a "виконали" looks for the planned work it means.
 PLAN_BACK, PLAN_AHEAD = timedelta(days=14), timedelta(days=7)
 _UNDO_KIND = {
@@ -365,6 +365,24 @@ class JournalEdits:
             return Reply(history_text(history, dictionary, texts), intent=Intent.CORRECTION)
         await self._focus(user_id, chat_id, entry, now)
         return self._entry_card(entry, ctx, texts)
+
+    async def farm_entries(self, user_id: str, texts: Texts) -> Reply | None:
+        """An operator's view of a farm's last entries, whoever wrote them, each a tap
+        away from its card (``entry_press`` lets an operator open any farm's)."""
+        async with self._db.read() as session:
+            farm = await farm_repo.farm_of(session, user_id)
+            if farm is None:
+                return None
+            entries = await repo.farm_entries(session, farm.farm_id, limit=FARM_ENTRIES)
+        if not entries:
+            return Reply(texts.text("journal_edit.farm_none"))
+        buttons = tuple(
+            (Button(texts.text("journal_edit.entry_button", date=date_text(_day(e))[:5],
+                               operation=texts.text(f"operation.{e.values['op_type']}")),
+                    EntryAction(EntryVerb.SHOW, e.id)),)
+            for e in entries
+        )  # fmt: skip
+        return Reply(texts.text("journal_edit.farm_entries", count=len(entries)), buttons)
 
     async def _focus(self, user_id: str, chat_id: int, entry: repo.Entry, now: datetime) -> None:
         """The entry opened: the next correction in this chat is about it."""
