@@ -27,6 +27,7 @@ from pipeline.farm.dictionary import (
     Vocabulary,
     load_shared_crops,
 )
+from pipeline.farm.journal.edits.probe import CorrectionProbe
 from pipeline.farm.journal.edits.words import EDIT_RULES, EditWords
 from pipeline.farm.journal.parsing import OperationParser, OperationRules
 from pipeline.farm.products import PRODUCTS_RULES, Catalogue
@@ -137,10 +138,21 @@ class Rulebook:
         # The knowledge base's question reader scores the advice intent.
         classifier_rules = ClassifierRules.load(classifier)
         look_back = LookBack.from_rules(classifier_rules, thresholds)
+        edit_words = EditWords.load(journal_edits)
+        corrections = CorrectionProbe(
+            edit_words,
+            operation_rules,
+            Vocabulary(names, shared_crops).dictionary(),
+            classifier_rules.settings.trigger_weight,
+        )
         depth = Classifier(
             classifier_rules,
             thresholds,
-            probes={"knowledge": knowledge_base.claim, "lookback": look_back.claim},
+            probes={
+                "knowledge": knowledge_base.claim,
+                "lookback": look_back.claim,
+                "edits": corrections.claim,
+            },
         )
         return cls(
             grammar=thresholds,
@@ -161,5 +173,5 @@ class Rulebook:
             onboarding=OnboardingRules.load(thresholds, onboarding),
             recall=RecallRules.load(recall),
             profiles=ProfileRules.load(profiles),
-            journal_edits=EditWords.load(journal_edits),
+            journal_edits=edit_words,
         )

@@ -37,6 +37,8 @@ class Pieces:
     ops: tuple[str, ...] = ()  #: operation types
     products: tuple[str, ...] = ()  #: canonical product names
     crops: tuple[str, ...] = ()  #: crop ids
+    #: Fields named by number the dictionary does not hold («поле 9» of another farm).
+    other_fields: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -64,6 +66,7 @@ def read_pieces(text: str, rules: OperationRules, dictionary: Dictionary, today:
         ops=tuple(dict.fromkeys(hit.op_type for hit in ops if hit.worded)),
         products=tuple(dict.fromkeys(p.name for p in products if p.name and p.known)),
         crops=_ids(crops),
+        other_fields=tuple(dict.fromkeys(h.phrase for h in fields if h.entry is None)),
     )
 
 
