@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any, cast
 
 from pipeline.crew.composer import AgentPart, Composer
+from pipeline.crew.context import Artifacts
 from pipeline.crew.pool import BudgetExceeded
 from pipeline.deep import DeepTemplate
 from pipeline.profiles import FarmProfile, UserProfile
@@ -35,9 +37,10 @@ class FakeComposer:
     def __init__(self) -> None:
         self.events: list[str] = []
 
-    async def prepare(self, request: DeepRequest, *args: Any) -> str:
+    async def prepare(self, request: DeepRequest, *args: Any) -> SimpleNamespace:
         self.events.append("prepare")
-        return "ctx"
+        # A run context with no card read: the agents run (deep.card_only is False).
+        return SimpleNamespace(artifacts=Artifacts())
 
     async def run_agent(self, request: DeepRequest, agent: str, ctx: object) -> AgentPart:
         self.events.append(f"fallback:{agent}")
