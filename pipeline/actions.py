@@ -56,6 +56,8 @@ class EntryVerb(StrEnum):
     DONE = "done"
     #: 🕘: who changed what, when.
     HISTORY = "history"
+    #: ♻️ on a deleted entry (an operator's view): the card that puts it back.
+    RESTORE = "restore"
 
 
 @dataclass(frozen=True, slots=True)

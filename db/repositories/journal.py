@@ -144,13 +144,17 @@ async def last_entries(session: Session, farm_id: str, author: str, limit: int =
     return [_entry(row) for row in result.scalars()]
 
 
-async def farm_entries(session: Session, farm_id: str, limit: int = 10) -> list[Entry]:
-    """The farm's journal as last written, by anyone, newest first."""
+async def farm_entries(
+    session: Session, farm_id: str, limit: int = 10, *, include_deleted: bool = False
+) -> list[Entry]:
+    """The farm's journal as last written, by anyone, newest first (``include_deleted``:
+    the deleted entries too, for an operator to put back)."""
     result = await session.execute(
         select(OperationRow)
         .where(OperationRow.farm_id == farm_id)
         .order_by(OperationRow.created_at.desc(), OperationRow.id.desc())
         .limit(limit)
+        .execution_options(include_deleted=include_deleted)
     )
     return [_entry(row) for row in result.scalars()]
 

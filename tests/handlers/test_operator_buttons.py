@@ -229,3 +229,29 @@ async def test_an_operator_deletes_an_entry_of_a_farmers_journal(
         ("write", f"tg:{FARMER}"),
         ("delete", f"tg:{OPERATOR}"),
     ]
+
+    # The farm's journal now lists it as deleted; the operator puts it back.
+    [listing] = [
+        c
+        for c in await tg.press(OPERATOR, journal["callback_data"], message_id(farm))
+        if c.method == "sendMessage"
+    ]
+    [deleted] = _buttons(listing)
+    assert deleted["text"].startswith("🗑")
+    [entry] = [
+        c
+        for c in await tg.press(OPERATOR, deleted["callback_data"], message_id(listing))
+        if c.method == "sendMessage"
+    ]
+    restore = next(b for b in _buttons(entry) if b["callback_data"].startswith("je:restore:"))
+    [ask] = [
+        c
+        for c in await tg.press(OPERATOR, restore["callback_data"], message_id(entry))
+        if c.method == "sendMessage"
+    ]
+    apply = next(b for b in _buttons(ask) if b["callback_data"].startswith("jr:apply:"))
+    await tg.press(OPERATOR, apply["callback_data"], message_id(ask))
+    async with core.db.read() as session:
+        [row] = (await session.execute(select(OperationRow))).scalars().all()
+        kinds = [r.kind for r in (await session.execute(select(OperationRevisionRow))).scalars()]
+    assert row.deleted_at is None and kinds == ["write", "delete", "restore"]

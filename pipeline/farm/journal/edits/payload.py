@@ -19,6 +19,8 @@ class EditOp(StrEnum):
     CHANGE = "change"
     DELETE = "delete"
     DONE = "done"
+    #: A deleted entry put back (an operator's ♻️).
+    RESTORE = "restore"
     #: Not a change: the entry the farmer opened, which the next correction is about.
     FOCUS = "focus"
 

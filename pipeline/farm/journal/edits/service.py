@@ -46,8 +46,9 @@ _UNDO_KIND = {
     RevisionKind.DONE: RevisionKind.EDIT,
 }
 _APPLIED_KIND = {EditOp.CHANGE: RevisionKind.EDIT, EditOp.DELETE: RevisionKind.DELETE,
-                 EditOp.DONE: RevisionKind.DONE}  # fmt: skip
-_APPLIED_TEXT = {EditOp.CHANGE: "applied", EditOp.DELETE: "deleted", EditOp.DONE: "marked_done"}
+                 EditOp.DONE: RevisionKind.DONE, EditOp.RESTORE: RevisionKind.RESTORE}  # fmt: skip
+_APPLIED_TEXT = {EditOp.CHANGE: "applied", EditOp.DELETE: "deleted", EditOp.DONE: "marked_done",
+                 EditOp.RESTORE: "restored"}  # fmt: skip
 
 #: The buttons of a journal card (``Journal.card_buttons``).
 CardButtons = Callable[[int, JournalDraft, Language], tuple[tuple[Button, ...], ...]]
@@ -313,12 +314,7 @@ class JournalEdits:
         """«Або оберіть запис»: the last few entries, a tap away from their cards."""
         if len(ctx.entries) < 2:
             return reply
-        buttons = tuple(
-            (Button(texts.text("journal_edit.entry_button", date=date_text(_day(e))[:5],
-                               operation=texts.text(f"operation.{e.values['op_type']}")),
-                    EntryAction(EntryVerb.SHOW, e.id)),)
-            for e in ctx.entries[:PICK]
-        )  # fmt: skip
+        buttons = tuple((_entry_button(texts, e),) for e in ctx.entries[:PICK])
         return Reply(
             f"{reply.text}\n{texts.text('journal_edit.pick')}", buttons, intent=reply.intent
         )
@@ -342,7 +338,8 @@ class JournalEdits:
         """An entry of the journal listing: its card, 🗑, ✅ (planned), 🕘. The farmer's
         own farm's entries only; an operator's, any farm's. None: not theirs."""
         async with self._db.read() as session:
-            entry = await repo.entry(session, action.operation_id)
+            # An operator sees deleted entries too, to put them back.
+            entry = await repo.entry(session, action.operation_id, include_deleted=operator)
             farm = await farm_repo.farm_of(session, user_id)
             if entry is None or not (
                 operator or (farm is not None and farm.farm_id == entry.farm_id)
@@ -357,6 +354,8 @@ class JournalEdits:
             )
         ctx = _Context(entry.farm_id, local_today(now, tz), dictionary, [], [entry], [])
         request = EditRequest(user_id, 0, None, "", texts, now)
+        if entry.deleted and action.verb is not EntryVerb.HISTORY:
+            return await self._restore_card(request, ctx, entry, action.verb)
         if action.verb is EntryVerb.DELETE:
             return await self._ask_delete(request, ctx)
         if action.verb is EntryVerb.DONE and entry.values.get("status") == "planned":
@@ -373,16 +372,30 @@ class JournalEdits:
             farm = await farm_repo.farm_of(session, user_id)
             if farm is None:
                 return None
-            entries = await repo.farm_entries(session, farm.farm_id, limit=FARM_ENTRIES)
+            entries = await repo.farm_entries(
+                session, farm.farm_id, limit=FARM_ENTRIES, include_deleted=True
+            )
         if not entries:
             return Reply(texts.text("journal_edit.farm_none"))
-        buttons = tuple(
-            (Button(texts.text("journal_edit.entry_button", date=date_text(_day(e))[:5],
-                               operation=texts.text(f"operation.{e.values['op_type']}")),
-                    EntryAction(EntryVerb.SHOW, e.id)),)
-            for e in entries
-        )  # fmt: skip
+        buttons = tuple((_entry_button(texts, e),) for e in entries)
         return Reply(texts.text("journal_edit.farm_entries", count=len(entries)), buttons)
+
+    async def _restore_card(
+        self, request: EditRequest, ctx: _Context, entry: repo.Entry, verb: EntryVerb
+    ) -> Reply:
+        """A deleted entry (an operator's view): its card with ♻️, or ♻️'s own card."""
+        texts = request.texts
+        if verb is EntryVerb.RESTORE:
+            edit = EditPayload(op=EditOp.RESTORE, operation_id=entry.id, before=entry.snapshot(),
+                               after=entry.snapshot())  # fmt: skip
+            head = texts.text("journal_edit.restore_ask")
+            return await self._edit_card(request, ctx, edit, head, entry.values, "restore_yes")
+        row = tuple(
+            Button(texts.text(f"journal_edit.entry_{v}"), EntryAction(v, entry.id))
+            for v in (EntryVerb.RESTORE, EntryVerb.HISTORY)
+        )
+        card = entry_card(self._cards, entry.values, ctx.dictionary, texts)
+        return Reply(f"{texts.text('journal_edit.deleted_entry')}\n{card}", (row,))
 
     async def _focus(self, user_id: str, chat_id: int, entry: repo.Entry, now: datetime) -> None:
         """The entry opened: the next correction in this chat is about it."""
@@ -446,18 +459,22 @@ class JournalEdits:
         now: datetime,
     ) -> bool:
         entry = await repo.entry(session, edit.operation_id, lock=True, include_deleted=True)
-        if entry is None or entry.deleted or entry.snapshot() != edit.before:
+        restoring = edit.op is EditOp.RESTORE
+        if entry is None or entry.deleted != restoring or entry.snapshot() != edit.before:
             return False
         kind = _APPLIED_KIND[edit.op]
         after = None if edit.op is EditOp.DELETE else edit.after
+        before = None if restoring else edit.before
         recorded = await repo.add_revision(
             session, farm_id=entry.farm_id, operation_id=entry.id, kind=kind, actor=actor,
-            before=edit.before, after=after, source_key=f"apply:{draft_id}", draft_id=draft_id,
+            before=before, after=after, source_key=f"apply:{draft_id}", draft_id=draft_id,
             source=source, created_at=now,
         )  # fmt: skip
         if recorded:
             if edit.op is EditOp.DELETE:
                 await repo.set_deleted(session, entry.id, now)
+            elif restoring:
+                await repo.set_deleted(session, entry.id, None)
             else:
                 await repo.change_entry(session, entry.id, edit.after)
         return recorded
@@ -495,6 +512,14 @@ async def _take_back(session: Session, revision: repo.Revision, actor: str, now:
     elif revision.before is not None:
         await repo.change_entry(session, entry.id, revision.before)
     return 1
+
+
+def _entry_button(texts: Texts, entry: repo.Entry) -> Button:
+    """ "✏️ 15.05 Полив" (a deleted one "🗑 …"): the entry's card a tap away."""
+    key = "journal_edit.deleted_button" if entry.deleted else "journal_edit.entry_button"
+    operation = texts.text(f"operation.{entry.values['op_type']}")
+    label = texts.text(key, date=date_text(_day(entry))[:5], operation=operation)
+    return Button(label, EntryAction(EntryVerb.SHOW, entry.id))
 
 
 def _focus_of(found: list[tuple[int, dict[str, Any]]]) -> int | None:
