@@ -33,7 +33,6 @@ import logging
 import re
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -46,10 +45,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bot.config import AgxSettings, Settings, StepanSettings  # noqa: E402
-from bot.wiring.factory import build_pipeline  # noqa: E402
-from db.engine import create_engine  # noqa: E402
-from db.migrate import upgrade_async  # noqa: E402
+from bench.offline import offline_pipeline  # noqa: E402
 from db.models import (  # noqa: E402
     FarmProfileRow,
     FieldRow,
@@ -218,60 +214,47 @@ async def run_async(
     best: list[Outcome] = []
     offer = {lang: catalog.text(lang, "knowledge.unsure.offer") for lang in ("uk", "en")}
     for attempt in range(max(1, repeat)):
-        with tempfile.TemporaryDirectory() as tmp:
-            url = f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
-            await upgrade_async(url)
-            engine = create_engine(url)
-            db = Database.of(engine)
-            clock = Clock()
-            settings = Settings(
-                stepan=StepanSettings(_env_file=None, database_url=url),  # type: ignore[call-arg]
-                agx=AgxSettings(_env_file=None),  # type: ignore[call-arg]
-            )
-            pipeline = build_pipeline(settings, db, catalog, rules=rules, clock=clock)
-            farms = Farms(db, rules)
+        clock = Clock()
+        async with offline_pipeline(rules, catalog, clock) as offline:
+            pipeline, farms = offline.pipeline, Farms(offline.db, rules)
             outcomes = []
-            try:
-                for n, case in enumerate(cases):
-                    user_id = f"u{attempt}-{n}"
-                    now = clock.set(case.farm.get("today"))
-                    await farms.seed(user_id, case, now)
-                    incoming = Incoming(
-                        user_id=user_id,
-                        chat_id=n + 1,
-                        text=case.text,
-                        trace_id=f"bench{attempt}{n:04d}",
-                        language_code="en" if case.lang == "en" else "uk",
+            for n, case in enumerate(cases):
+                user_id = f"u{attempt}-{n}"
+                now = clock.set(case.farm.get("today"))
+                await farms.seed(user_id, case, now)
+                incoming = Incoming(
+                    user_id=user_id,
+                    chat_id=n + 1,
+                    text=case.text,
+                    trace_id=f"bench{attempt}{n:04d}",
+                    language_code="en" if case.lang == "en" else "uk",
+                )
+                started = time.perf_counter()
+                reply = await pipeline.handle_message(incoming)
+                total = (time.perf_counter() - started) * 1000
+                # The lookup as the advisor makes it: routing has read the question.
+                looked, cpu = time.perf_counter(), time.thread_time()
+                rules.knowledge.lookup(case.text, farm_crops=case.farm.get("crops", ()))
+                lookup_ms = (time.perf_counter() - looked) * 1000
+                lookup_cpu = (time.thread_time() - cpu) * 1000
+                cpu = time.thread_time()
+                rules.knowledge.reader.read(case.text)  # uncached: the read itself
+                read_cpu = (time.thread_time() - cpu) * 1000
+                passed, wrong = judge(case, reply.text)
+                unsure = any(o in reply.text for o in offer.values())
+                outcomes.append(
+                    Outcome(
+                        case,
+                        reply.text,
+                        passed,
+                        wrong,
+                        unsure,
+                        lookup_ms,
+                        total,
+                        lookup_cpu,
+                        read_cpu,
                     )
-                    started = time.perf_counter()
-                    reply = await pipeline.handle_message(incoming)
-                    total = (time.perf_counter() - started) * 1000
-                    # The lookup as the advisor makes it: routing has read the question.
-                    looked, cpu = time.perf_counter(), time.thread_time()
-                    rules.knowledge.lookup(case.text, farm_crops=case.farm.get("crops", ()))
-                    lookup_ms = (time.perf_counter() - looked) * 1000
-                    lookup_cpu = (time.thread_time() - cpu) * 1000
-                    cpu = time.thread_time()
-                    rules.knowledge.reader.read(case.text)  # uncached: the read itself
-                    read_cpu = (time.thread_time() - cpu) * 1000
-                    passed, wrong = judge(case, reply.text)
-                    unsure = any(o in reply.text for o in offer.values())
-                    outcomes.append(
-                        Outcome(
-                            case,
-                            reply.text,
-                            passed,
-                            wrong,
-                            unsure,
-                            lookup_ms,
-                            total,
-                            lookup_cpu,
-                            read_cpu,
-                        )
-                    )
-            finally:
-                await pipeline.parts.interactions.drain()
-                await engine.dispose()
+                )
         if not best or statistics.median(o.total_ms for o in outcomes) < statistics.median(
             o.total_ms for o in best
         ):

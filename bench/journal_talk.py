@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -41,10 +40,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
-from bot.config import AgxSettings, Settings, StepanSettings
-from bot.wiring.factory import build_pipeline
-from db.engine import create_engine
-from db.migrate import upgrade_async
+from bench.offline import offline_pipeline
 from db.models import DictionaryTermRow, FarmProfileRow, FieldRow, OperationRow
 from db.uow import Database
 from pipeline.actions import JournalAction, JournalVerb
@@ -246,22 +242,10 @@ def _button(reply: Reply | None, which: str) -> object | None:
 async def run_all(path: Path) -> list[Outcome]:
     head, conversations = load(path)
     rules, catalog = Rulebook.load(), Catalog.load()
-    with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite+aiosqlite:///{Path(tmp) / 'talk.db'}"
-        await upgrade_async(url)
-        engine = create_engine(url)
-        db = Database.of(engine)
-        clock = Clock()
-        settings = Settings(
-            stepan=StepanSettings(_env_file=None, database_url=url),  # type: ignore[call-arg]
-            agx=AgxSettings(_env_file=None),  # type: ignore[call-arg]
-        )
-        pipeline = build_pipeline(settings, db, catalog, rules=rules, clock=clock)
-        runner = Runner(pipeline, db, clock, head)
-        try:
-            return [await runner.run(n, c) for n, c in enumerate(conversations)]
-        finally:
-            await engine.dispose()
+    clock = Clock()
+    async with offline_pipeline(rules, catalog, clock, "talk.db") as offline:
+        runner = Runner(offline.pipeline, offline.db, clock, head)
+        return [await runner.run(n, c) for n, c in enumerate(conversations)]
 
 
 def report(outcomes: Sequence[Outcome]) -> dict[str, Any]:
