@@ -42,6 +42,9 @@ class FieldRow(Base):
     field_id: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(128))
     area_ha: Mapped[float | None] = mapped_column(Float)
+    #: The field's point (docs/weather.md); None: the farm's stands in.
+    latitude: Mapped[float | None] = mapped_column(Float)
+    longitude: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 
@@ -251,3 +254,21 @@ class FarmTokenRow(Base):
     )
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class WeatherHourRow(Base):
+    """One hour of Open-Meteo's forecast for one location cell (docs/weather.md): the
+    point rounded to 0.05 degrees, as integer hundredths; ``hour`` in UTC."""
+
+    __tablename__ = "weather_hours"
+
+    lat_e2: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lon_e2: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    temperature: Mapped[float | None] = mapped_column(Float)
+    humidity: Mapped[float | None] = mapped_column(Float)
+    precipitation: Mapped[float | None] = mapped_column(Float)
+    precipitation_probability: Mapped[float | None] = mapped_column(Float)
+    wind_speed: Mapped[float | None] = mapped_column(Float)
+    soil_temperature: Mapped[float | None] = mapped_column(Float)
+    fetched_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -100,6 +100,10 @@ class FarmProfileRow(Base):
     #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
     #: use its zone. Stepan's own column, not part of the seed's JSON.
     region: Mapped[str | None] = mapped_column(String(64))
+    #: The farm's point (WGS84 degrees) from a Telegram location (docs/weather.md);
+    #: None: its oblast's centre stands in.
+    latitude: Mapped[float | None] = mapped_column(Float)
+    longitude: Mapped[float | None] = mapped_column(Float)
     #: True once an operator set the season phase by hand: the journal no longer
     #: infers it until the operator chooses "auto" (like ``expertise_locked``).
     phase_locked: Mapped[bool] = mapped_column(default=False, server_default=false())

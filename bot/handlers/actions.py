@@ -28,6 +28,7 @@ from bot.keyboards.pipeline import (
     HandoffCD,
     JournalCD,
     JournalReportCD,
+    LocationCD,
     OnboardingCD,
     RefreshCD,
     RegionCD,
@@ -59,6 +60,7 @@ PIPELINE_BUTTONS = (
     ExampleCD,
     JournalReportCD,
     RegionCD,
+    LocationCD,
     AgronomistCD,
     MeNameCD,
     MeLanguageCD,
@@ -86,6 +88,7 @@ PipelineCD = (
     | ExampleCD
     | JournalReportCD
     | RegionCD
+    | LocationCD
     | AgronomistCD
     | MeNameCD
     | MeLanguageCD

@@ -69,6 +69,8 @@ from pipeline.peers.server import PeerServer
 from pipeline.privacy import Sanitizer
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
+from pipeline.weather.geo import Locator
+from pipeline.weather.places import FarmPlaces
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -200,6 +202,7 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
+        places=FarmPlaces(db, _locator(rules), memory.editor),
         buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk, regions),
     )
     return Pipeline(parts)
@@ -236,6 +239,15 @@ def build_onboarding(
         regions or FarmRegions(rules.knowledge, db, memory.editor),
         OnboardingReader(rules.onboarding, classifier),
     )
+
+
+def _locator(rules: Rulebook) -> Locator:
+    """What a point tells, offline: its timezone (timezonefinder's packaged
+    boundaries, imported here: only a bot that places farms loads them) and its
+    oblast (docs/weather.md)."""
+    from timezonefinder import TimezoneFinder
+
+    return Locator(TimezoneFinder(), rules.knowledge.data.regions)
 
 
 def _names(db: Database, rules: Rulebook) -> NameBook:

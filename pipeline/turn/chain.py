@@ -18,6 +18,7 @@ from pipeline.actions import (
     HandoffAction,
     JournalAction,
     JournalReportAction,
+    LocationAction,
     OnboardingAction,
     RefreshAction,
     StyleAction,
@@ -25,6 +26,7 @@ from pipeline.actions import (
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.buttons import Ask, ButtonUse
 from pipeline.buttons import uses as button
+from pipeline.buttons.location import LocationButton
 from pipeline.intents import Intent
 from pipeline.turn.parts import Parts
 from pipeline.turn.stage import Stage
@@ -113,4 +115,6 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
         uses[RefreshAction] = button.RefreshButton(parts.recall, ask)
     if parts.exports is not None:
         uses[JournalReportAction] = button.JournalReportButton(parts.exports)
+    if parts.places is not None:
+        uses[LocationAction] = LocationButton(parts.places)
     return uses | dict(parts.buttons)
