@@ -181,5 +181,6 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
             notify=alert_sender.send,
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
+            forecasts=core.forecasts,
         ),
     )

@@ -49,6 +49,7 @@ from pipeline.memory.profiles.cache import ProfileCache
 from pipeline.memory.service.syncing import MemorySync
 from pipeline.privacy.retention import TextRetention
 from pipeline.recall import Conversations
+from pipeline.weather.service import Forecasts
 
 logger = logging.getLogger(__name__)
 
@@ -172,6 +173,7 @@ def default_jobs(
     notify: Notify | None = None,
     conversations: Conversations | None = None,
     wal: WalCheckpointer | None = None,
+    forecasts: Forecasts | None = None,
 ) -> list[JobSpec]:
     """Every job of the bot: the memory's and retention's always, the others where the
     service they run is given."""
@@ -188,6 +190,8 @@ def default_jobs(
         specs += _conversation_jobs(conversations)
     if nightly is not None:
         specs.append(_nightly_job(nightly, nightly_at, farm_timezone))
+    if forecasts is not None and forecasts.enabled:
+        specs.append(_weather_job(forecasts))
     return specs
 
 
@@ -313,6 +317,15 @@ def _nightly_job(nightly: NightlyJob, nightly_at: tuple[int, int], farm_timezone
     hour, at_minute = nightly_at
     trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
     return JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * _MINUTE)
+
+
+def _weather_job(forecasts: Forecasts) -> JobSpec:
+    # The forecast cache (docs/weather.md): every active farm's locations, hourly,
+    # several per request; once across instances, like every job here.
+    async def weather_refresh() -> str:
+        return (await forecasts.refresh()).describe()
+
+    return JobSpec("weather_refresh", every(hours=1), weather_refresh, 600, 15 * _MINUTE)
 
 
 def scheduler_hooks(

@@ -26,6 +26,7 @@ from pipeline.recall import Recall
 from pipeline.replies.light import LightResponder
 from pipeline.turn.stages.routing import DepthClassifier
 from pipeline.weather.places import FarmPlaces
+from pipeline.weather.service import Forecasts
 
 __all__ = ["Parts"]
 
@@ -61,6 +62,8 @@ class Parts:
     exports: JournalExport | None = None
     #: Farms and fields on the map: a location's question and its buttons (docs/weather.md).
     places: FarmPlaces | None = None
+    #: The forecast cache (and its source when one is configured): weather answers.
+    forecasts: Forecasts | None = None
     #: Use cases of buttons outside the chain's own parts (the operators', /me's,
     #: onboarding's), by action type; the factory adds them to the one registry.
     buttons: Mapping[type, ButtonUse] = field(default_factory=dict)
