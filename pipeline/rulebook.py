@@ -44,6 +44,7 @@ from pipeline.onboarding.reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 from pipeline.recall.rules import RECALL_RULES, RecallRules
+from pipeline.weather.asking import DEFAULT_WEATHER, WeatherWords
 
 __all__ = ["Rulebook"]
 
@@ -81,6 +82,8 @@ class Rulebook:
     recall: RecallRules
     #: What farm profiles learn from use (rules/profiles.toml; the memory layer).
     profiles: ProfileRules
+    #: How a weather question names its days and what it asks (rules/weather.toml).
+    weather: WeatherWords
 
     @property
     def units(self) -> Units:
@@ -117,6 +120,7 @@ class Rulebook:
         onboarding: Path = ONBOARDING_RULES,
         recall: Path = RECALL_RULES,
         profiles: Path = PROFILES_RULES,
+        weather: Path = DEFAULT_WEATHER,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -157,4 +161,5 @@ class Rulebook:
             onboarding=OnboardingRules.load(thresholds, onboarding),
             recall=RecallRules.load(recall),
             profiles=ProfileRules.load(profiles),
+            weather=WeatherWords.load(thresholds, date_words, weather),
         )

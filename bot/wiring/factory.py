@@ -69,6 +69,7 @@ from pipeline.peers.server import PeerServer
 from pipeline.privacy import Sanitizer
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
+from pipeline.weather.answers import WeatherDesk
 from pipeline.weather.client import OpenMeteo
 from pipeline.weather.geo import Locator
 from pipeline.weather.places import FarmPlaces
@@ -180,6 +181,7 @@ def build_pipeline(
     onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier, regions)
     # Without one given: the cache alone (no source), as a test's pipeline has it.
     forecasts = forecasts or Forecasts(db, None, _locator(rules), clock=clock)
+    places = FarmPlaces(db, forecasts.locator, memory.editor)
     card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
@@ -202,8 +204,8 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
-        places=FarmPlaces(db, forecasts.locator, memory.editor),
-        forecasts=forecasts,
+        places=places,
+        weather=WeatherDesk(forecasts, places, rules.weather, rules.knowledge.data.regions),
         buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk, regions),
     )
     return Pipeline(parts)

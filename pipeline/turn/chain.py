@@ -36,6 +36,7 @@ from pipeline.turn.turn import Buttons, Turn
 __all__ = ["NOT_YET", "button_uses", "message_stages"]
 
 #: Intents recognised before their capability lands: an honest reply (answers.NotYet).
+#: The weather is one only where the chain has no weather desk.
 NOT_YET = frozenset({Intent.WEATHER, Intent.CORRECTION})
 
 P = TypeVar("P")
@@ -61,7 +62,8 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_if(recall, routing.ShortcutRoute),
         routing.SelectCrew(),
         answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
-        answers.NotYet(NOT_YET),
+        answers.NotYet(NOT_YET if parts.weather is None else NOT_YET - {Intent.WEATHER}),
+        *_if(parts.weather, answers.WeatherAnswer),
         *_if(advisor, answers.AdviceAnswer),
         *_if(recall, answers.Shortcut),
         *_if(recall, answers.Memory),

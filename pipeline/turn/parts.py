@@ -25,8 +25,8 @@ from pipeline.peers.desk import HandoffDesk
 from pipeline.recall import Recall
 from pipeline.replies.light import LightResponder
 from pipeline.turn.stages.routing import DepthClassifier
+from pipeline.weather.answers import WeatherDesk
 from pipeline.weather.places import FarmPlaces
-from pipeline.weather.service import Forecasts
 
 __all__ = ["Parts"]
 
@@ -62,8 +62,9 @@ class Parts:
     exports: JournalExport | None = None
     #: Farms and fields on the map: a location's question and its buttons (docs/weather.md).
     places: FarmPlaces | None = None
-    #: The forecast cache (and its source when one is configured): weather answers.
-    forecasts: Forecasts | None = None
+    #: Weather answers from the forecast cache (docs/weather.md); without it the
+    #: weather intent is answered as not yet served (answers.NotYet).
+    weather: WeatherDesk | None = None
     #: Use cases of buttons outside the chain's own parts (the operators', /me's,
     #: onboarding's), by action type; the factory adds them to the one registry.
     buttons: Mapping[type, ButtonUse] = field(default_factory=dict)

@@ -14,6 +14,7 @@ from pipeline.replies.light import LightRequest, LightResponder
 from pipeline.turn.stage import Stage, apology
 from pipeline.turn.turn import Turn
 from pipeline.types import DeepRequest, Reply
+from pipeline.weather.answers import WeatherDesk
 
 __all__ = [
     "AdviceAnswer",
@@ -23,6 +24,7 @@ __all__ = [
     "NotYet",
     "Remember",
     "Shortcut",
+    "WeatherAnswer",
 ]
 
 
@@ -79,6 +81,24 @@ class NotYet(_Unanswered):
 
     async def run(self, turn: Turn) -> None:
         turn.answer = Reply(turn.texts.text(f"not_yet.{turn.decision.intent}"))
+
+
+@dataclass(frozen=True, slots=True)
+class WeatherAnswer(_Unanswered):
+    """A weather question: the forecast cache for the farm or the field it names, on
+    the farm's clock (docs/weather.md); none there: said so, never guessed."""
+
+    desk: WeatherDesk
+    name = "weather"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None and turn.decision.intent == Intent.WEATHER
+
+    async def run(self, turn: Turn) -> None:
+        message = turn.message
+        turn.answer = await self.desk.reply(
+            message.user_id, message.text, turn.texts, turn.now, turn.loaded.farm.timezone
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,217 @@
+"""Weather answers through the whole pipeline (docs/weather.md): the forecast comes
+from the fake Open-Meteo over real HTTP into the cache (the hourly job), and
+«яка погода завтра», «чи буде дощ на вихідних», «будуть заморозки?» are answered from
+it for the farm or a named field, on the farm's clock, a day a line, with the decimal
+comma. With no forecast the answer says so and holds no number."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+from sqlalchemy import update
+from timezonefinder import TimezoneFinder
+
+from bot.config import Settings
+from bot.wiring.factory import build_pipeline
+from db.models import UserProfileRow
+from db.repositories import farm as farm_repo
+from db.repositories import places as places_repo
+from db.uow import Database
+from pipeline.handle import Pipeline
+from pipeline.language.catalog import Catalog
+from pipeline.memory import Memory
+from pipeline.memory.service.breaker import CircuitBreaker
+from pipeline.rulebook import Rulebook
+from pipeline.types import Incoming
+from pipeline.weather.client import OpenMeteo
+from pipeline.weather.geo import Locator, Point
+from pipeline.weather.service import Forecasts
+from tests.fakes.open_meteo import FakeOpenMeteo
+
+#: Thursday 14 May 2026, 12:30 in Kyiv.
+NOW = datetime(2026, 5, 14, 9, 30, tzinfo=UTC)
+KYIV = ZoneInfo("Europe/Kyiv")
+USER = "tg:4242"
+FARM = Point(49.5883, 34.5514)
+NORTH = Point(50.05, 33.9)
+
+
+def may_weather(lat: float, lon: float, hour: datetime) -> Mapping[str, float | None]:
+    """Nights 8 °C, days 18 °C; rain on Saturday 16 May from noon to 18:00 (0,5 mm an
+    hour); a frost of -1,5 °C at 04:00 on Tuesday 19 May; 3 m/s of wind (10,8 km/h).
+    The field ``NORTH`` is 2 °C warmer."""
+    local = hour.astimezone(KYIV)
+    temperature = 8.0 if local.hour < 12 else 18.0
+    if (local.day, local.hour) == (19, 4):
+        temperature = -1.5
+    if lat > 50:
+        temperature += 2
+    rain = 0.5 if local.day == 16 and 12 <= local.hour < 18 else 0.0
+    return {
+        "temperature_2m": temperature,
+        "relative_humidity_2m": 60.0,
+        "precipitation": rain,
+        "precipitation_probability": 80.0 if rain else 10.0,
+        "wind_speed_10m": 10.8,
+    }
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeOpenMeteo]:
+    async with FakeOpenMeteo(now=NOW, weather=may_weather) as server:
+        yield server
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient() as client:
+        yield client
+
+
+@pytest.fixture
+def forecasts(
+    db: Database, fake: FakeOpenMeteo, http: httpx.AsyncClient, rules: Rulebook
+) -> Forecasts:
+    locator = Locator(TimezoneFinder(), rules.knowledge.data.regions)
+    source = OpenMeteo(http, fake.base_url)
+    breaker = CircuitBreaker(failure_threshold=1, cooldown_s=3600, name="weather")
+    return Forecasts(db, source, locator, clock=lambda: NOW, breaker=breaker, chat_limit_s=0.5)
+
+
+@pytest.fixture
+def weather_pipeline(
+    settings: Settings, db: Database, catalog: Catalog, rules: Rulebook, memory: Memory,
+    forecasts: Forecasts,
+) -> Pipeline:  # fmt: skip
+    return build_pipeline(
+        settings, db, catalog, memory=memory, rules=rules, clock=lambda: NOW, forecasts=forecasts
+    )
+
+
+async def _farm(
+    db: Database, memory: Memory, point: Point | None, region: str | None = None
+) -> None:
+    farm_id = await memory.editor.ensure_farm(USER)
+    assert farm_id is not None
+    async with db.write() as session:
+        # Seen this week: an active farm, refreshed by the job.
+        await session.execute(
+            update(UserProfileRow)
+            .where(UserProfileRow.user_id == USER)
+            .values(last_seen=NOW - timedelta(days=1))
+        )
+        await farm_repo.add_field(session, farm_id, "field:north", "Північне")
+        await farm_repo.add_field(session, farm_id, "field:pond", "За ставком")
+        if point is not None:
+            await places_repo.set_farm_point(
+                session, farm_id, point.latitude, point.longitude, timezone=None, region=None
+            )
+        if region is not None:
+            await farm_repo.set_region(session, farm_id, region)
+        place = await places_repo.farm_place(session, USER)
+        assert place is not None
+        north = next(item for item in place.fields if item.name == "Північне")
+        await places_repo.set_field_point(
+            session, farm_id, north.row_id, NORTH.latitude, NORTH.longitude
+        )
+
+
+async def _ask(pipeline: Pipeline, text: str, lang: str = "uk") -> str:
+    incoming = Incoming(USER, 4242, text, uuid.uuid4().hex[:16], "Оксана", lang)
+    reply = await pipeline.handle_message(incoming)
+    return reply.text
+
+
+async def test_tomorrow_for_the_farm_from_the_cache(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts,
+    fake: FakeOpenMeteo,
+) -> None:  # fmt: skip
+    await _farm(db, memory, FARM)
+    assert (await forecasts.refresh()).requests == 1
+    asked = len(fake.requests)
+    text = await _ask(weather_pipeline, "яка погода завтра")
+    assert text == (
+        "🌦 Прогноз для вашої ферми:\n"
+        "пт 15.05: 8…18 °C, без опадів, вітер до 3 м/с\n"
+        "Джерело: Open-Meteo."
+    )
+    assert len(fake.requests) == asked  # the answer read the cache
+
+
+async def test_rain_at_the_weekend_and_frost_in_the_week(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts
+) -> None:
+    await _farm(db, memory, FARM)
+    await forecasts.refresh()
+    assert await _ask(weather_pipeline, "чи буде дощ на вихідних?") == (
+        "🌦 Прогноз для вашої ферми:\n"
+        "Так, дощ імовірний: сб 16.05.\n"
+        "сб 16.05: опади 3 мм (імовірність 80 %)\n"
+        "нд 17.05: без опадів\n"
+        "Джерело: Open-Meteo."
+    )
+    assert await _ask(weather_pipeline, "будуть заморозки?") == (
+        "🌦 Прогноз для вашої ферми:\n"
+        "Так, можливі заморозки:\n"
+        "вт 19.05: до -1,5 °C близько 04:00\n"
+        "Джерело: Open-Meteo."
+    )
+
+
+async def test_a_named_field_gets_its_own_point_and_another_the_farms(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts
+) -> None:
+    await _farm(db, memory, FARM)
+    await forecasts.refresh()
+    north = await _ask(weather_pipeline, "яка погода завтра на Північному?")
+    assert north.splitlines()[:2] == [
+        "🌦 Прогноз для поля «Північне»:",
+        "пт 15.05: 10…20 °C, без опадів, вітер до 3 м/с",
+    ]
+    pond = await _ask(weather_pipeline, "яка погода завтра за ставком")
+    assert pond.splitlines()[0].startswith("🌦 Прогноз для поля «За ставком» (за точкою ферми")
+    assert pond.splitlines()[1] == "пт 15.05: 8…18 °C, без опадів, вітер до 3 м/с"
+
+
+async def test_english_and_the_oblast_centre_for_a_farm_without_a_point(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, fake: FakeOpenMeteo
+) -> None:
+    await _farm(db, memory, None, region="poltava")
+    # Nothing cached yet: one live fetch, for the oblast's centre.
+    text = await _ask(weather_pipeline, "what's the weather tomorrow", "en")
+    assert text.splitlines() == [
+        "🌦 Forecast for the centre of Poltava oblast — send your farm's location"
+        " (📎 → Location) for a closer one:",
+        "Fri 15.05: 8…18 °C, no rain, wind up to 3 m/s",
+        "Source: Open-Meteo.",
+    ]
+    [query] = fake.requests
+    assert (query["latitude"], query["longitude"]) == ("49.60", "33.70")
+
+
+async def test_no_forecast_is_said_and_no_number_is_made_up(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, fake: FakeOpenMeteo
+) -> None:
+    await _farm(db, memory, FARM)
+    fake.set_mode("html502")
+    text = await _ask(weather_pipeline, "яка погода завтра")
+    assert text.startswith("Прогноз зараз недоступний")
+    assert not re.search(r"\d", text)
+    # The breaker is open now: the next question does not even try the source.
+    fake.set_mode("healthy")
+    asked = len(fake.requests)
+    assert (await _ask(weather_pipeline, "чи буде дощ завтра")).startswith(
+        "Прогноз зараз недоступний"
+    )
+    assert len(fake.requests) == asked
+
+
+async def test_a_farm_nobody_placed_is_asked_for_its_location(weather_pipeline: Pipeline) -> None:
+    text = await _ask(weather_pipeline, "яка погода завтра")
+    assert text.startswith("Не знаю, де ваша ферма")
