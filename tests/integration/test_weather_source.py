@@ -17,11 +17,12 @@ from timezonefinder import TimezoneFinder
 
 from bot.log_secrets import SecretMaskFilter
 from bot.wiring.scheduler import JobRunner, default_jobs
+from db.engine import create_engine
 from db.models import UserProfileRow
 from db.repositories import farm as farm_repo
 from db.repositories import places as places_repo
 from db.uow import Database
-from pipeline.memory import Memory
+from pipeline.memory import Memory, build_memory
 from pipeline.memory.service.breaker import CircuitBreaker
 from pipeline.weather.client import OpenMeteo, WeatherUnavailable
 from pipeline.weather.geo import Locator, Point, cell_of
@@ -179,3 +180,33 @@ async def test_a_chat_fetches_live_once_and_the_breaker_spares_the_next(
     breaker.record_success()
     assert len(await forecasts.hours(ODESA, start, end)) == 48
     assert len(fake.requests) == 2
+
+
+@pytest.mark.postgres
+async def test_the_cache_and_the_points_on_postgresql(
+    migrated_postgres_url: str, fake: FakeOpenMeteo, http: httpx.AsyncClient
+) -> None:
+    engine = create_engine(migrated_postgres_url)
+    try:
+        db = Database.of(engine)
+        memory = build_memory(db)
+        await _active_farm(db, memory, "tg:1", POLTAVA)
+        await _active_farm(db, memory, "tg:2", None, region="odesa")
+        forecasts = _forecasts(db, fake, http)
+        first = await forecasts.refresh()
+        assert (first.cells, first.fetched, first.requests) == (2, 2, 1)
+        # A second fetch of the same hours replaces them (the upsert), none doubled.
+        source = OpenMeteo(http, fake.base_url)
+        later = Forecasts(db, source, LOCATOR, clock=lambda: NOW + timedelta(hours=2))
+        assert (await later.refresh()).fetched == 2
+        start = NOW.replace(minute=0)
+        hours = await forecasts.hours(POLTAVA, start, start + timedelta(hours=24))
+        assert len(hours) == 24 and len({h.hour for h in hours}) == 24
+        async with db.read() as session:
+            place = await places_repo.farm_place(session, "tg:1")
+        assert place is not None and (place.latitude, place.longitude) == (
+            POLTAVA.latitude,
+            POLTAVA.longitude,
+        )
+    finally:
+        await engine.dispose()
