@@ -32,6 +32,7 @@ from pipeline.turn.parts import Parts
 from pipeline.turn.stage import Stage
 from pipeline.turn.stages import after, answers, decorate, entry, routing
 from pipeline.turn.turn import Buttons, Turn
+from pipeline.weather.spraying import SprayCheck
 
 __all__ = ["NOT_YET", "button_uses", "message_stages"]
 
@@ -63,8 +64,9 @@ def message_stages(parts: Parts) -> list[Stage]:
         routing.SelectCrew(),
         answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
         answers.NotYet(NOT_YET if parts.weather is None else NOT_YET - {Intent.WEATHER}),
-        *_if(parts.weather, answers.WeatherAnswer),
+        *_weather(parts),
         *_if(advisor, answers.AdviceAnswer),
+        *_spray_window(parts),
         *_if(recall, answers.Shortcut),
         *_if(recall, answers.Memory),
         answers.DeepAnswer(parts.deep),
@@ -80,6 +82,28 @@ def message_stages(parts: Parts) -> list[Stage]:
         decorate.Assemble(),
         decorate.PictureNote(offer),
     ]
+
+
+def _spray(parts: Parts) -> SprayCheck | None:
+    """Spray windows need the advisor's cards, with a spraying card that states its
+    limits, and the weather desk."""
+    if parts.advisor is None or parts.weather is None:
+        return None
+    return SprayCheck.of(parts.advisor.kb)
+
+
+def _weather(parts: Parts) -> list[Stage]:
+    if parts.weather is None:
+        return []
+    return [answers.WeatherAnswer(parts.weather, _spray(parts))]
+
+
+def _spray_window(parts: Parts) -> list[Stage]:
+    """The spray windows under the spraying card's answer."""
+    spray = _spray(parts)
+    if parts.weather is None or spray is None:
+        return []
+    return [answers.SprayWindow(parts.weather, spray)]
 
 
 def picture_offer(advisor: Advisor | None) -> entry.OfferForPicture:

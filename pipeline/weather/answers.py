@@ -21,6 +21,7 @@ from pipeline.weather.asking import Topic, WeatherAsk, WeatherWords, read_ask
 from pipeline.weather.geo import Point
 from pipeline.weather.places import FarmPlaces
 from pipeline.weather.service import Forecasts
+from pipeline.weather.spraying import SprayLimits, spray_lines, spray_windows
 
 __all__ = ["DaySummary", "WeatherDesk", "field_named", "summarise"]
 
@@ -157,6 +158,40 @@ class WeatherDesk:
         if centre is None or region is None:
             return None
         return _Where(centre, texts.text("forecast.for_region", region=region.name.get(texts.lang)))
+
+    async def spray(
+        self,
+        user_id: str,
+        text: str,
+        texts: Texts,
+        now: datetime,
+        limits: SprayLimits,
+    ) -> str:
+        """The spray windows for the days ``text`` names (none: the rest of today and
+        tomorrow), under the spraying card's answer; what it says when it cannot."""
+        try:
+            place = await self._places.place(user_id)
+        except Exception:
+            logger.warning("weather: the farm's place could not be read", exc_info=True)
+            return texts.text("forecast.spray_unavailable")
+        where = self._where(place, text, texts)
+        if where is None or place is None:
+            return texts.text("forecast.spray_no_place")
+        zone = ZoneInfo(place.timezone)
+        today = now.astimezone(zone).date()
+        ask = read_ask(text, today, self._words)
+        days = ask.days if ask.named else (today, today + timedelta(days=1))
+        if not days:
+            return texts.text("forecast.beyond")
+        start = datetime.combine(days[0], time(), zone)
+        # The rain-free hours after the day's last window may run into the next day.
+        end = datetime.combine(days[-1] + timedelta(days=2), time(), zone)
+        hours = await self._forecasts.hours(where.point, start, end)
+        if not hours:
+            return texts.text("forecast.spray_unavailable")
+        found = spray_windows(hours, limits, days, zone, now)
+        lines = [where.header, *spray_lines(texts, limits, found), texts.text("forecast.source")]
+        return "\n".join(lines)
 
     async def reply(
         self, user_id: str, text: str, texts: Texts, now: datetime, timezone: str

@@ -83,6 +83,8 @@ class WeatherAsk:
     days: tuple[date, ...]
     #: Days asked about beyond the forecast's reach (none are answered for them).
     beyond: bool = False
+    #: The question named its days (else ``days`` are the topic's default).
+    named: bool = True
 
 
 def _topic(tokens: Sequence[str], words: WeatherWords) -> Topic:
@@ -135,8 +137,10 @@ def read_ask(text: str, today: date, words: WeatherWords) -> WeatherAsk:
     tokens = tokenize(text)
     topic = _topic(tokens, words)
     days = _named_days(tokens, today, words)
-    if not days:
+    named = bool(days)
+    if not named:
         days = [today + timedelta(days=n) for n in range(words.defaults[topic])]
     last = today + timedelta(days=HORIZON_DAYS - 1)
     wanted = sorted(set(days))
-    return WeatherAsk(topic, tuple(d for d in wanted if d <= last), any(d > last for d in wanted))
+    inside = tuple(d for d in wanted if d <= last)
+    return WeatherAsk(topic, inside, any(d > last for d in wanted), named)

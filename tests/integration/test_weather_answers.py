@@ -215,3 +215,41 @@ async def test_no_forecast_is_said_and_no_number_is_made_up(
 async def test_a_farm_nobody_placed_is_asked_for_its_location(weather_pipeline: Pipeline) -> None:
     text = await _ask(weather_pipeline, "яка погода завтра")
     assert text.startswith("Не знаю, де ваша ферма")
+
+
+async def test_spraying_gets_the_hours_that_meet_the_card(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts
+) -> None:
+    """The spraying card says 10…25 °C, wind up to 4 m/s, humidity from 60 %, 3 dry
+    hours after: the fake's mornings are 8 °C, Saturday rains from noon to 18:00."""
+    await _farm(db, memory, FARM)
+    await forecasts.refresh()
+    intro = (
+        "Години для обприскування (за карткою: 10…25 °C, вітер до 4 м/с, вологість від"
+        " 60 %, 3 год без дощу після):"
+    )
+    # Asked as a weather question: the windows.
+    assert await _ask(weather_pipeline, "чи можна завтра обприскувати?") == "\n".join(
+        ["🌦 Прогноз для вашої ферми:", intro, "пт 15.05: 12:00–24:00", "Джерело: Open-Meteo."]
+    )
+    weekend = await _ask(weather_pipeline, "чи можна обприскувати на вихідних?")
+    assert weekend.splitlines()[-3:-1] == ["сб 16.05: 18:00–24:00", "нд 17.05: 12:00–24:00"]
+    # Asked as an agronomy question: the card's answer, the windows under it.
+    advice = await _ask(weather_pipeline, "коли краще обприскувати, в який час?")
+    card, _, windows = advice.partition("\n\n🌦 ")
+    assert "Обприскують уранці" in card
+    assert windows.splitlines()[1:] == [
+        intro, "чт 14.05: 12:00–24:00", "пт 15.05: 12:00–24:00", "Джерело: Open-Meteo.",
+    ]  # fmt: skip
+
+
+async def test_spraying_without_a_forecast_says_so(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, fake: FakeOpenMeteo
+) -> None:
+    await _farm(db, memory, FARM)
+    fake.set_mode("garbage")
+    text = await _ask(weather_pipeline, "чи можна завтра обприскувати?")
+    assert text == (
+        "Прогнозу погоди зараз немає, тож годин для обприскування не підкажу — перевірте"
+        " вітер і дощ перед виїздом."
+    )

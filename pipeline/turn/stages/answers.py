@@ -4,7 +4,7 @@ applies sets the turn's answer; the later ones see it and stand aside."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.deep import DeepPath
@@ -15,6 +15,7 @@ from pipeline.turn.stage import Stage, apology
 from pipeline.turn.turn import Turn
 from pipeline.types import DeepRequest, Reply
 from pipeline.weather.answers import WeatherDesk
+from pipeline.weather.spraying import SprayCheck
 
 __all__ = [
     "AdviceAnswer",
@@ -24,6 +25,7 @@ __all__ = [
     "NotYet",
     "Remember",
     "Shortcut",
+    "SprayWindow",
     "WeatherAnswer",
 ]
 
@@ -89,6 +91,8 @@ class WeatherAnswer(_Unanswered):
     the farm's clock (docs/weather.md); none there: said so, never guessed."""
 
     desk: WeatherDesk
+    #: «чи можна завтра обприскувати?» asked as a weather question: the spray windows.
+    spray: SprayCheck | None = None
     name = "weather"
 
     def applies(self, turn: Turn) -> bool:
@@ -96,9 +100,41 @@ class WeatherAnswer(_Unanswered):
 
     async def run(self, turn: Turn) -> None:
         message = turn.message
+        if self.spray is not None and self.spray.asks(message.text):
+            text = await self.desk.spray(
+                message.user_id, message.text, turn.texts, turn.now, self.spray.limits
+            )
+            turn.answer = Reply(text)
+            return
         turn.answer = await self.desk.reply(
             message.user_id, message.text, turn.texts, turn.now, turn.loaded.farm.timezone
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SprayWindow(Stage):
+    """Under the spraying card's answer: the hours of the forecast that meet its
+    conditions, for the days asked («чи можна завтра обприскувати?»; docs/weather.md).
+    Failing, the card's answer stands alone."""
+
+    desk: WeatherDesk
+    spray: SprayCheck
+    name = "spray_window"
+
+    def applies(self, turn: Turn) -> bool:
+        if turn.answer is None or turn.decision.intent != Intent.ADVICE:
+            return False
+        return self.spray.asks(turn.message.text)
+
+    async def run(self, turn: Turn) -> None:
+        answer = turn.answer
+        if answer is None:
+            return
+        message = turn.message
+        lines = await self.desk.spray(
+            message.user_id, message.text, turn.texts, turn.now, self.spray.limits
+        )
+        turn.answer = replace(answer, text=f"{answer.text}\n\n{lines}")
 
 
 @dataclass(frozen=True, slots=True)
