@@ -32,6 +32,7 @@ from pipeline.turn.parts import Parts
 from pipeline.turn.stage import Stage
 from pipeline.turn.stages import after, answers, decorate, entry, routing
 from pipeline.turn.turn import Buttons, Turn
+from pipeline.weather.sowing import SoilCheck
 from pipeline.weather.spraying import SprayCheck
 
 __all__ = ["NOT_YET", "button_uses", "message_stages"]
@@ -67,6 +68,7 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_weather(parts),
         *_if(advisor, answers.AdviceAnswer),
         *_spray_window(parts),
+        *_sowing_soil(parts),
         *_if(recall, answers.Shortcut),
         *_if(recall, answers.Memory),
         answers.DeepAnswer(parts.deep),
@@ -104,6 +106,13 @@ def _spray_window(parts: Parts) -> list[Stage]:
     if parts.weather is None or spray is None:
         return []
     return [answers.SprayWindow(parts.weather, spray)]
+
+
+def _sowing_soil(parts: Parts) -> list[Stage]:
+    """The soil's warmth under a sowing answer: the advisor's cards and the weather."""
+    if parts.advisor is None or parts.weather is None:
+        return []
+    return [answers.SowingSoil(parts.weather, SoilCheck(parts.advisor.kb))]
 
 
 def picture_offer(advisor: Advisor | None) -> entry.OfferForPicture:

@@ -21,6 +21,7 @@ from pipeline.weather.asking import Topic, WeatherAsk, WeatherWords, read_ask
 from pipeline.weather.geo import Point
 from pipeline.weather.places import FarmPlaces
 from pipeline.weather.service import Forecasts
+from pipeline.weather.sowing import SowingAsk, soil_days, soil_lines
 from pipeline.weather.spraying import SprayLimits, spray_lines, spray_windows
 
 __all__ = ["DaySummary", "WeatherDesk", "field_named", "summarise"]
@@ -134,6 +135,11 @@ class WeatherDesk:
         self._words = words
         self._regions = regions
 
+    @property
+    def live(self) -> bool:
+        """A forecast source is configured (else the cache stays empty)."""
+        return self._forecasts.enabled
+
     def _where(self, place: FarmPlace | None, text: str, texts: Texts) -> _Where | None:
         """The point the answer is for, and the line that says which it is."""
         if place is None:
@@ -191,6 +197,34 @@ class WeatherDesk:
             return texts.text("forecast.spray_unavailable")
         found = spray_windows(hours, limits, days, zone, now)
         lines = [where.header, *spray_lines(texts, limits, found), texts.text("forecast.source")]
+        return "\n".join(lines)
+
+    async def soil(
+        self, user_id: str, text: str, texts: Texts, now: datetime, ask: SowingAsk
+    ) -> str:
+        """Is the soil warm enough to sow ``ask.crop``: the days ``text`` names, or
+        today and the two after; what it says when it cannot tell."""
+        try:
+            place = await self._places.place(user_id)
+        except Exception:
+            logger.warning("weather: the farm's place could not be read", exc_info=True)
+            return texts.text("forecast.soil_unavailable")
+        where = self._where(place, text, texts)
+        if where is None or place is None:
+            return texts.text("forecast.soil_no_place")
+        zone = ZoneInfo(place.timezone)
+        today = now.astimezone(zone).date()
+        asked = read_ask(text, today, self._words)
+        days = asked.days if asked.named else tuple(today + timedelta(days=n) for n in range(3))
+        if not days:
+            return texts.text("forecast.beyond")
+        start = datetime.combine(days[0], time(), zone)
+        end = datetime.combine(days[-1] + timedelta(days=1), time(), zone)
+        hours = await self._forecasts.hours(where.point, start, end)
+        if not hours:
+            return texts.text("forecast.soil_unavailable")
+        found = soil_days(hours, days, zone)
+        lines = [where.header, *soil_lines(texts, ask, found), texts.text("forecast.source")]
         return "\n".join(lines)
 
     async def reply(

@@ -45,6 +45,7 @@ NORTH = Point(50.05, 33.9)
 def may_weather(lat: float, lon: float, hour: datetime) -> Mapping[str, float | None]:
     """Nights 8 °C, days 18 °C; rain on Saturday 16 May from noon to 18:00 (0,5 mm an
     hour); a frost of -1,5 °C at 04:00 on Tuesday 19 May; 3 m/s of wind (10,8 km/h).
+    The soil at 6 cm: 6 °C on Thursday, 7…9 °C on Friday, 9…11 °C from Saturday.
     The field ``NORTH`` is 2 °C warmer."""
     local = hour.astimezone(KYIV)
     temperature = 8.0 if local.hour < 12 else 18.0
@@ -53,7 +54,10 @@ def may_weather(lat: float, lon: float, hour: datetime) -> Mapping[str, float | 
     if lat > 50:
         temperature += 2
     rain = 0.5 if local.day == 16 and 12 <= local.hour < 18 else 0.0
+    afternoon = 2.0 if local.hour >= 12 else 0.0
+    soil = {14: 6.0, 15: 7.0 + afternoon}.get(local.day, 9.0 + afternoon)
     return {
+        "soil_temperature_6cm": soil,
         "temperature_2m": temperature,
         "relative_humidity_2m": 60.0,
         "precipitation": rain,
@@ -253,3 +257,38 @@ async def test_spraying_without_a_forecast_says_so(
         "Прогнозу погоди зараз немає, тож годин для обприскування не підкажу — перевірте"
         " вітер і дощ перед виїздом."
     )
+
+
+async def test_sowing_gets_the_soil_against_the_crops_minimum(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts,
+    fake: FakeOpenMeteo, http: httpx.AsyncClient,
+) -> None:  # fmt: skip
+    """The sunflower card: at least 8 °C at seeding depth."""
+    await _farm(db, memory, FARM)
+    await forecasts.refresh()
+    text = await _ask(weather_pipeline, "чи можна вже сіяти соняшник?")
+    card, _, soil = text.partition("\n\n🌦 ")
+    assert card  # the sowing card's answer stays first
+    assert soil.splitlines() == [
+        "Прогноз для вашої ферми:",
+        "Соняшник: ґрунт на 6 см прогріється до мінімуму для сівби (8 °C) з сб 16.05.",
+        "чт 14.05: ґрунт на 6 см 6…6 °C",
+        "пт 15.05: ґрунт на 6 см 7…9 °C",
+        "сб 16.05: ґрунт на 6 см 9…11 °C",
+        "Джерело: Open-Meteo.",
+    ]
+    # A model without soil figures: said so, no number made up.
+    fake.set_mode("missing")
+    later = Forecasts(
+        db, OpenMeteo(http, fake.base_url), forecasts.locator,
+        clock=lambda: NOW + timedelta(hours=2),
+    )  # fmt: skip
+    await later.refresh()
+    text = await _ask(weather_pipeline, "чи прогрівся ґрунт для соняшнику?")
+    _, _, soil = text.partition("\n\n🌦 ")
+    assert soil.splitlines() == [
+        "Прогноз для вашої ферми:",
+        "Температури ґрунту в прогнозі для цієї точки немає, тож про прогрів не скажу —"
+        " виміряйте термометром на глибині загортання.",
+        "Джерело: Open-Meteo.",
+    ]

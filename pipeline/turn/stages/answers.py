@@ -15,6 +15,7 @@ from pipeline.turn.stage import Stage, apology
 from pipeline.turn.turn import Turn
 from pipeline.types import DeepRequest, Reply
 from pipeline.weather.answers import WeatherDesk
+from pipeline.weather.sowing import SoilCheck
 from pipeline.weather.spraying import SprayCheck
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "NotYet",
     "Remember",
     "Shortcut",
+    "SowingSoil",
     "SprayWindow",
     "WeatherAnswer",
 ]
@@ -122,7 +124,8 @@ class SprayWindow(Stage):
     name = "spray_window"
 
     def applies(self, turn: Turn) -> bool:
-        if turn.answer is None or turn.decision.intent != Intent.ADVICE:
+        # Without a forecast source nothing is added to the card's answer.
+        if not self.desk.live or turn.answer is None or turn.decision.intent != Intent.ADVICE:
             return False
         return self.spray.asks(turn.message.text)
 
@@ -134,6 +137,29 @@ class SprayWindow(Stage):
         lines = await self.desk.spray(
             message.user_id, message.text, turn.texts, turn.now, self.spray.limits
         )
+        turn.answer = replace(answer, text=f"{answer.text}\n\n{lines}")
+
+
+@dataclass(frozen=True, slots=True)
+class SowingSoil(Stage):
+    """Under a sowing answer about a crop whose card gives the minimum soil
+    temperature: the forecast's soil at 6 cm against it (docs/weather.md). Failing,
+    the card's answer stands alone."""
+
+    desk: WeatherDesk
+    soil: SoilCheck
+    name = "sowing_soil"
+
+    def applies(self, turn: Turn) -> bool:
+        # Without a forecast source nothing is added to the card's answer.
+        return self.desk.live and turn.answer is not None and turn.decision.intent == Intent.ADVICE
+
+    async def run(self, turn: Turn) -> None:
+        answer, message = turn.answer, turn.message
+        ask = self.soil.asks(message.text, turn.lang)
+        if answer is None or ask is None:
+            return
+        lines = await self.desk.soil(message.user_id, message.text, turn.texts, turn.now, ask)
         turn.answer = replace(answer, text=f"{answer.text}\n\n{lines}")
 
 
