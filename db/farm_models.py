@@ -27,6 +27,7 @@ from db.states import (
     OperationStatus,
     PendingTermStatus,
     TermKind,
+    WeatherWarningKind,
     one_of,
 )
 
@@ -272,3 +273,18 @@ class WeatherHourRow(Base):
     wind_speed: Mapped[float | None] = mapped_column(Float)
     soil_temperature: Mapped[float | None] = mapped_column(Float)
     fetched_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class WeatherWarningRow(Base):
+    """A warning Stepan wrote first (docs/weather.md): one per farm, kind and local
+    day, claimed before it is sent, so an hourly job tells a farmer of a frost once."""
+
+    __tablename__ = "weather_warnings"
+    __table_args__ = (one_of("kind", WeatherWarningKind),)
+
+    farm_id: Mapped[str] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[WeatherWarningKind] = mapped_column(String(16), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

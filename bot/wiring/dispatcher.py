@@ -35,6 +35,7 @@ from pipeline.admin.keyboards import proposal_buttons
 from pipeline.farm.sensors.alerts import AlertWatcher
 from pipeline.language.texts import Texts
 from pipeline.types import Language
+from pipeline.weather.warnings import FrostWarnings
 
 logger = logging.getLogger(__name__)
 
@@ -182,5 +183,6 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
             conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
             forecasts=core.forecasts,
+            warnings=FrostWarnings(core.db, core.forecasts, catalog, alert_sender.send),
         ),
     )

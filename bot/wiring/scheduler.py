@@ -50,6 +50,7 @@ from pipeline.memory.service.syncing import MemorySync
 from pipeline.privacy.retention import TextRetention
 from pipeline.recall import Conversations
 from pipeline.weather.service import Forecasts
+from pipeline.weather.warnings import FrostWarnings
 
 logger = logging.getLogger(__name__)
 
@@ -174,6 +175,7 @@ def default_jobs(
     conversations: Conversations | None = None,
     wal: WalCheckpointer | None = None,
     forecasts: Forecasts | None = None,
+    warnings: FrostWarnings | None = None,
 ) -> list[JobSpec]:
     """Every job of the bot: the memory's and retention's always, the others where the
     service they run is given."""
@@ -191,7 +193,7 @@ def default_jobs(
     if nightly is not None:
         specs.append(_nightly_job(nightly, nightly_at, farm_timezone))
     if forecasts is not None and forecasts.enabled:
-        specs.append(_weather_job(forecasts))
+        specs.append(_weather_job(forecasts, warnings))
     return specs
 
 
@@ -319,11 +321,15 @@ def _nightly_job(nightly: NightlyJob, nightly_at: tuple[int, int], farm_timezone
     return JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * _MINUTE)
 
 
-def _weather_job(forecasts: Forecasts) -> JobSpec:
+def _weather_job(forecasts: Forecasts, warnings: FrostWarnings | None) -> JobSpec:
     # The forecast cache (docs/weather.md): every active farm's locations, hourly,
-    # several per request; once across instances, like every job here.
+    # several per request; once across instances, like every job here. Then the
+    # frost warnings, from the fresh cache, where something can send them.
     async def weather_refresh() -> str:
-        return (await forecasts.refresh()).describe()
+        detail = (await forecasts.refresh()).describe()
+        if warnings is not None:
+            detail += "; " + (await warnings.run()).describe()
+        return detail
 
     return JobSpec("weather_refresh", every(hours=1), weather_refresh, 600, 15 * _MINUTE)
 

@@ -15,7 +15,9 @@ __all__ = [
     "ActivePlaces",
     "FarmPlace",
     "FieldPlace",
+    "Recipient",
     "active_places",
+    "active_recipients",
     "farm_place",
     "set_farm_point",
     "set_field_point",
@@ -138,3 +140,40 @@ async def active_places(session: AsyncSession, since: datetime) -> ActivePlaces:
     points += [(lat, lon) for lat, lon in fields if lat is not None and lon is not None]
     regions = sorted({region for lat, _, region in farms if lat is None and region})
     return ActivePlaces(tuple(points), tuple(regions))
+
+
+@dataclass(frozen=True, slots=True)
+class Recipient:
+    """An active farmer to warn: their farm, where it is, its clock, their language."""
+
+    user_id: str
+    farm_id: str
+    latitude: float | None
+    longitude: float | None
+    region: str | None
+    timezone: str
+    language: str
+
+
+async def active_recipients(session: AsyncSession, since: datetime) -> list[Recipient]:
+    """The farms of farmers seen since ``since`` who have not blocked the bot and whose
+    farm has a point or an oblast."""
+    rows = await session.execute(
+        select(
+            FarmProfileRow.user_id,
+            FarmProfileRow.farm_id,
+            FarmProfileRow.latitude,
+            FarmProfileRow.longitude,
+            FarmProfileRow.region,
+            FarmProfileRow.timezone,
+            UserProfileRow.preferred_language,
+        )
+        .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
+        .where(
+            UserProfileRow.active.is_(True),
+            UserProfileRow.last_seen >= since,
+            FarmProfileRow.latitude.is_not(None) | FarmProfileRow.region.is_not(None),
+        )
+        .order_by(FarmProfileRow.farm_id)
+    )
+    return [Recipient(*row) for row in rows]

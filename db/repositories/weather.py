@@ -5,15 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import WeatherHourRow
-from db.repositories.profiles import dialect_insert
+from db.models import WeatherHourRow, WeatherWarningRow
+from db.repositories.profiles import dialect_insert, insert_ignore
+from db.states import WeatherWarningKind
 
-__all__ = ["Cell", "WeatherHour", "fetched_cells", "hours", "prune", "store_hours"]
+__all__ = [
+    "Cell",
+    "WeatherHour",
+    "claim_warning",
+    "fetched_cells",
+    "hours",
+    "prune",
+    "release_warning",
+    "store_hours",
+]
 
 #: A location cell: latitude and longitude in hundredths of a degree, on the 0.05 grid.
 Cell = tuple[int, int]
@@ -109,3 +119,25 @@ async def prune(session: AsyncSession, before: datetime) -> int:
     """Forget the hours before ``before``; returns how many rows went."""
     result = await session.execute(delete(WeatherHourRow).where(WeatherHourRow.hour < before))
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def claim_warning(
+    session: AsyncSession, farm_id: str, kind: WeatherWarningKind, day: date, now: datetime
+) -> bool:
+    """Claim the farm's warning of ``kind`` for local ``day``: True for the one caller
+    that inserted it (that caller sends it)."""
+    values = {"farm_id": farm_id, "kind": kind, "day": day, "created_at": now}
+    return await insert_ignore(session, WeatherWarningRow, values)
+
+
+async def release_warning(
+    session: AsyncSession, farm_id: str, kind: WeatherWarningKind, day: date
+) -> None:
+    """The warning could not be sent: the next run tries again."""
+    await session.execute(
+        delete(WeatherWarningRow).where(
+            WeatherWarningRow.farm_id == farm_id,
+            WeatherWarningRow.kind == kind,
+            WeatherWarningRow.day == day,
+        )
+    )

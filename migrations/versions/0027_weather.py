@@ -4,6 +4,7 @@
 Telegram location. ``weather_hours`` holds Open-Meteo's hourly forecast per location
 cell (the point rounded to 0.05 degrees, kept as integer hundredths so the key
 compares exactly on SQLite and PostgreSQL) and UTC hour, shared by every instance.
+``weather_warnings`` holds the warnings Stepan wrote first, one per farm, kind and day.
 
 Revision ID: 0027_weather
 Revises: 0024_closed_set_checks (0025 and 0026 are written by other branches; the
@@ -43,9 +44,21 @@ def upgrade() -> None:
         sa.Column("fetched_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("lat_e2", "lon_e2", "hour"),
     )
+    op.create_table(
+        "weather_warnings",
+        sa.Column("farm_id", sa.String(length=64), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("day", sa.Date(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(["farm_id"], ["farm_profiles.farm_id"], ondelete="CASCADE"),
+        sa.PrimaryKeyConstraint("farm_id", "kind", "day"),
+        # db/states.py WeatherWarningKind at this revision.
+        sa.CheckConstraint("kind IN ('frost')", name=op.f("ck_weather_warnings_kind")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("weather_warnings")
     op.drop_table("weather_hours")
     # DROP COLUMN in place, never batch mode's move and copy: on SQLite that drops
     # farm_profiles, and its foreign keys would cascade (see 0011_farm_region).

@@ -87,15 +87,17 @@ class Forecasts:
     def enabled(self) -> bool:
         return self._source is not None
 
-    async def hours(self, point: Point, start: datetime, end: datetime) -> list[WeatherHour]:
+    async def hours(
+        self, point: Point, start: datetime, end: datetime, *, live: bool = True
+    ) -> list[WeatherHour]:
         """The forecast hours of ``point`` in [start, end) from the cache, after at most
-        one live fetch when the cache has nothing usable; [] when there is none."""
+        one live fetch (``live``) when the cache has nothing usable; [] when none."""
         cell = cell_of(point)
         now = self._clock()
         async with self._db.read() as session:
             usable = await weather_repo.fetched_cells(session, [cell], now - USABLE)
             found = await weather_repo.hours(session, cell, start, end) if usable else []
-        if found or not await self._fetch_live(cell):
+        if found or not live or not await self._fetch_live(cell):
             return found
         async with self._db.read() as session:
             return await weather_repo.hours(session, cell, start, end)
