@@ -119,9 +119,12 @@ class Forecasts:
         return True
 
     async def _store(self, forecasts: Sequence[Forecast]) -> None:
+        # One short transaction per location (~200 rows): on SQLite every write holds
+        # the one writer lock, and a batch of 50 in one would keep a conversation
+        # waiting ~0,3 s (bench/weather.py); between them, waiting turns go first.
         now = self._clock()
-        async with self._db.write() as session:
-            for forecast in forecasts:
+        for forecast in forecasts:
+            async with self._db.write() as session:
                 await weather_repo.store_hours(session, forecast.cell, forecast.hours, now)
 
     async def wanted(self) -> list[Cell]:
