@@ -4,10 +4,11 @@ whether it is the farm or which field, and the button sets the point
 
 from __future__ import annotations
 
-from aiogram import Bot, F, Router
+from aiogram import Bot, Router
 from aiogram.types import Message, Update
 
 from bot.config import Settings
+from bot.filters import HasLocation
 from bot.handlers._common import deliver, message_incoming
 from pipeline.handle import Pipeline
 from pipeline.language.texts import Texts
@@ -16,7 +17,7 @@ from pipeline.memory import ProfileEditor
 router = Router(name=__name__)
 
 
-@router.message(F.location)
+@router.message(HasLocation())
 async def on_location(
     message: Message,
     bot: Bot,
