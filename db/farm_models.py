@@ -262,6 +262,8 @@ class WeatherHourRow(Base):
     point rounded to 0.05 degrees, as integer hundredths; ``hour`` in UTC."""
 
     __tablename__ = "weather_hours"
+    #: The job forgets old hours by time, whatever their cell.
+    __table_args__ = (Index("ix_weather_hours_hour", "hour"),)
 
     lat_e2: Mapped[int] = mapped_column(Integer, primary_key=True)
     lon_e2: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -45,6 +45,8 @@ class UserProfileRow(Base):
     """Seed section 4. Scalars are columns; lists and nested objects are JSON."""
 
     __tablename__ = "user_profiles"
+    #: The weather job's active farmers: those seen lately, not every farmer ever.
+    __table_args__ = (Index("ix_user_profiles_last_seen", "last_seen"),)
 
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     schema_version: Mapped[int] = mapped_column(Integer, default=1)

@@ -168,12 +168,9 @@ async def active_recipients(session: AsyncSession, since: datetime) -> list[Reci
             FarmProfileRow.timezone,
             UserProfileRow.preferred_language,
         )
-        .join(UserProfileRow, UserProfileRow.user_id == FarmProfileRow.user_id)
-        .where(
-            UserProfileRow.active.is_(True),
-            UserProfileRow.last_seen >= since,
-            FarmProfileRow.latitude.is_not(None) | FarmProfileRow.region.is_not(None),
-        )
-        .order_by(FarmProfileRow.farm_id)
+        .select_from(UserProfileRow)
+        .join(FarmProfileRow, FarmProfileRow.user_id == UserProfileRow.user_id)
+        .where(UserProfileRow.active.is_(True), UserProfileRow.last_seen >= since)
     )
-    return [Recipient(*row) for row in rows]
+    found = [Recipient(*row) for row in rows]
+    return [r for r in found if r.latitude is not None or r.region is not None]

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from sqlalchemy import delete, func, select, tuple_
+from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import WeatherHourRow, WeatherWarningRow
@@ -28,6 +28,7 @@ __all__ = [
 #: A location cell: latitude and longitude in hundredths of a degree, on the 0.05 grid.
 Cell = tuple[int, int]
 
+_CELLS_PER_READ = 200
 _FIGURES = (
     "temperature",
     "humidity",
@@ -101,18 +102,21 @@ async def hours(
 
 
 async def fetched_cells(session: AsyncSession, cells: Iterable[Cell], since: datetime) -> set[Cell]:
-    """Which of ``cells`` got a forecast at ``since`` or later."""
+    """Which of ``cells`` got a forecast at ``since`` or later (each cell a range of
+    the primary key; a few hundred a statement)."""
     wanted = list(dict.fromkeys(cells))
-    if not wanted:
-        return set()
     table = WeatherHourRow
-    result = await session.execute(
-        select(table.lat_e2, table.lon_e2)
-        .where(tuple_(table.lat_e2, table.lon_e2).in_(wanted))
-        .group_by(table.lat_e2, table.lon_e2)
-        .having(func.max(table.fetched_at) >= since)
-    )
-    return {(lat, lon) for lat, lon in result}
+    found: set[Cell] = set()
+    for start in range(0, len(wanted), _CELLS_PER_READ):
+        chunk = wanted[start : start + _CELLS_PER_READ]
+        result = await session.execute(
+            select(table.lat_e2, table.lon_e2)
+            .where(or_(*(and_(table.lat_e2 == lat, table.lon_e2 == lon) for lat, lon in chunk)))
+            .group_by(table.lat_e2, table.lon_e2)
+            .having(func.max(table.fetched_at) >= since)
+        )
+        found |= {(lat, lon) for lat, lon in result}
+    return found
 
 
 async def prune(session: AsyncSession, before: datetime) -> int:

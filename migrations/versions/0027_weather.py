@@ -44,6 +44,10 @@ def upgrade() -> None:
         sa.Column("fetched_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("lat_e2", "lon_e2", "hour"),
     )
+    # The job forgets old hours by time, whatever their cell.
+    op.create_index("ix_weather_hours_hour", "weather_hours", ["hour"])
+    # The job's active farmers: those seen lately, not every farmer ever.
+    op.create_index("ix_user_profiles_last_seen", "user_profiles", ["last_seen"])
     op.create_table(
         "weather_warnings",
         sa.Column("farm_id", sa.String(length=64), nullable=False),
@@ -58,6 +62,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index("ix_user_profiles_last_seen", table_name="user_profiles")
     op.drop_table("weather_warnings")
     op.drop_table("weather_hours")
     # DROP COLUMN in place, never batch mode's move and copy: on SQLite that drops
