@@ -161,6 +161,12 @@ def _about_farm(farm: FarmProfile, names: FarmNames, texts: Texts) -> str:
     lines.append(_line(texts, "crops", _items(names.crop_list(farm.crop_ids), texts)))
     if names.region:
         lines.append(_line(texts, "region", names.region))
+    if names.point is not None or names.field_points:
+        # What Stepan keeps of where the farm is (docs/weather.md): the farm's point
+        # and how many fields have one.
+        where = point_text(texts, Point(*names.point)) if names.point else none
+        fields = texts.plural("plural.field_points", len(names.field_points))
+        lines.append(texts.text("me.line.point", value=where, fields=fields))
     sensors = _sensors(farm, texts, prefix="me.sensors")
     lines.append(_line(texts, "sensors", sensors))
     if integrations := _integrations(farm, texts):

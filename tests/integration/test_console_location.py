@@ -47,3 +47,11 @@ async def test_a_location_line_places_the_farm_and_the_farm_card_shows_it(
 async def test_a_point_out_of_range_gets_the_polite_line(sqlite_url: str) -> None:
     out = await _chat(sqlite_url, ["/location 95 34"])
     assert "Поки я розумію лише текстові повідомлення" in out
+
+
+async def test_me_shows_where_the_farm_is(sqlite_url: str) -> None:
+    out = await _chat(sqlite_url, ["/location 49.5883 34.5514", "#1", "/me"])
+    assert (
+        "• Точка ферми: 49,588° пн. ш., 34,551° сх. д.; 0 полів з власною точкою — для"
+        " прогнозу погоди саме для вас" in out
+    )
