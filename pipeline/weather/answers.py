@@ -186,7 +186,12 @@ class WeatherDesk:
         zone = ZoneInfo(place.timezone)
         today = now.astimezone(zone).date()
         ask = read_ask(text, today, self._words)
-        days = ask.days if ask.named else (today, today + timedelta(days=1))
+        # Hours already past are no window: only today and the days ahead.
+        days = (
+            tuple(d for d in ask.days if d >= today)
+            if ask.named
+            else (today, today + timedelta(days=1))
+        )
         if not days:
             return texts.text("forecast.beyond")
         start = datetime.combine(days[0], time(), zone)
@@ -241,7 +246,7 @@ class WeatherDesk:
         zone = ZoneInfo(place.timezone if place is not None else timezone)
         ask = read_ask(text, now.astimezone(zone).date(), self._words)
         if not ask.days:
-            return Reply(texts.text("forecast.beyond"))
+            return Reply(texts.text("forecast.past" if ask.past else "forecast.beyond"))
         start = datetime.combine(ask.days[0], time(), zone)
         end = datetime.combine(ask.days[-1] + timedelta(days=1), time(), zone)
         hours = await self._forecasts.hours(where.point, start, end)
@@ -261,6 +266,8 @@ def compose(texts: Texts, header: str, ask: WeatherAsk, days: Sequence[DaySummar
         lines += [_general_line(texts, day) for day in days]
     if ask.beyond:
         lines.append(texts.text("forecast.beyond_some"))
+    if ask.past:
+        lines.append(texts.text("forecast.past_some"))
     lines.append(texts.text("forecast.source"))
     return "\n".join(lines)
 

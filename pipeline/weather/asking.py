@@ -22,8 +22,10 @@ from pipeline.text import tokenize
 __all__ = ["DEFAULT_WEATHER", "Topic", "WeatherAsk", "WeatherWords", "read_ask"]
 
 DEFAULT_WEATHER = RULES_DIR / "weather.toml"
-#: The forecast reaches this many days from today (the source is asked for 7).
+#: The forecast reaches this many days from today (the source is asked for 7) ...
 HORIZON_DAYS = 7
+#: ... and this many before it.
+PAST_DAYS = 1
 
 
 class Topic(StrEnum):
@@ -85,6 +87,8 @@ class WeatherAsk:
     beyond: bool = False
     #: The question named its days (else ``days`` are the topic's default).
     named: bool = True
+    #: Days asked about before yesterday (none are answered for them).
+    past: bool = False
 
 
 def _topic(tokens: Sequence[str], words: WeatherWords) -> Topic:
@@ -110,7 +114,7 @@ def _day_at(
     found = dates.relative.match_at(tokens, i)
     if found is not None:
         offset, length = int(found[0]), found[1]
-        return ([today + timedelta(days=offset)] if offset >= 0 else []), length
+        return [today + timedelta(days=offset)], length
     token = tokens[i]
     if token in words.weekend:
         return _weekend(today), 1
@@ -140,7 +144,9 @@ def read_ask(text: str, today: date, words: WeatherWords) -> WeatherAsk:
     named = bool(days)
     if not named:
         days = [today + timedelta(days=n) for n in range(words.defaults[topic])]
-    last = today + timedelta(days=HORIZON_DAYS - 1)
+    # Yesterday is in the cache (the source is asked for one past day); earlier is not.
+    first, last = today - timedelta(days=PAST_DAYS), today + timedelta(days=HORIZON_DAYS - 1)
     wanted = sorted(set(days))
-    inside = tuple(d for d in wanted if d <= last)
-    return WeatherAsk(topic, inside, any(d > last for d in wanted), named)
+    inside = tuple(d for d in wanted if first <= d <= last)
+    beyond = any(d > last for d in wanted)
+    return WeatherAsk(topic, inside, beyond, named, past=any(d < first for d in wanted))

@@ -148,6 +148,19 @@ async def test_tomorrow_for_the_farm_from_the_cache(
     assert len(fake.requests) == asked  # the answer read the cache
 
 
+async def test_yesterday_from_the_cache_and_earlier_is_not_guessed(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts
+) -> None:
+    await _farm(db, memory, FARM)
+    await forecasts.refresh()
+    assert (await _ask(weather_pipeline, "яка погода була вчора")).splitlines()[1] == (
+        "ср 13.05: 8…18 °C, без опадів, вітер до 3 м/с"
+    )
+    assert (await _ask(weather_pipeline, "яка погода була позавчора")).startswith(
+        "Погоду минулих днів, крім учорашньої, я не зберігаю"
+    )
+
+
 async def test_rain_at_the_weekend_and_frost_in_the_week(
     weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts
 ) -> None:

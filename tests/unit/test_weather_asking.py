@@ -45,6 +45,12 @@ def test_days_and_topic(text: str, topic: Topic, days: tuple[date, ...]) -> None
     assert (ask.topic, ask.days, ask.beyond) == (topic, days, False)
 
 
+def test_yesterday_is_kept_and_earlier_is_said_to_be_past() -> None:
+    assert read_ask("яка погода була вчора", THURSDAY, WORDS).days == _days(-1)
+    earlier = read_ask("яка погода була позавчора", THURSDAY, WORDS)
+    assert (earlier.days, earlier.past) == ((), True)
+
+
 def test_on_a_sunday_the_weekend_is_today() -> None:
     sunday = date(2026, 5, 17)
     assert read_ask("дощ на вихідних?", sunday, WORDS).days == (sunday,)
