@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from pipeline.farm.words.dates import with_spoken_numbers
 from pipeline.farm.words.datewords import DateWords
 from pipeline.grammar import Grammar, TermSet
 from pipeline.rules import RULES_DIR
@@ -106,11 +107,31 @@ def _weekend(today: date) -> list[date]:
     return [d for d in (saturday, saturday + timedelta(days=1)) if d >= today]
 
 
+def _counted(tokens: Sequence[str], i: int, today: date, words: WeatherWords) -> list[date] | None:
+    """«через 5 днів» (that day), «на 3 дні», «на 2 тижні» (that many days from
+    today); None for anything else."""
+    dates = words.dates
+    if i + 2 >= len(tokens) or not tokens[i + 1].isdigit():
+        return None
+    unit = dates.offset_units.label(tokens[i + 2])
+    if unit is None:
+        return None
+    days = int(tokens[i + 1]) * int(unit)
+    if tokens[i] in dates.offset_ahead:
+        return [today + timedelta(days=days)]
+    if tokens[i] in dates.future_prepositions and days > 0:
+        return [today + timedelta(days=n) for n in range(days)]
+    return None
+
+
 def _day_at(
     tokens: Sequence[str], i: int, today: date, words: WeatherWords
 ) -> tuple[list[date], int]:
     """The days the words at ``i`` name, and how many tokens they take."""
     dates = words.dates
+    counted = _counted(tokens, i, today, words)
+    if counted is not None:
+        return counted, 3
     found = dates.relative.match_at(tokens, i)
     if found is not None:
         offset, length = int(found[0]), found[1]
@@ -138,7 +159,7 @@ def _named_days(tokens: Sequence[str], today: date, words: WeatherWords) -> list
 
 def read_ask(text: str, today: date, words: WeatherWords) -> WeatherAsk:
     """The question ``text`` on the farm's local ``today``."""
-    tokens = tokenize(text)
+    tokens = with_spoken_numbers(tokenize(text), words.dates)
     topic = _topic(tokens, words)
     days = _named_days(tokens, today, words)
     named = bool(days)

@@ -38,6 +38,9 @@ def _days(*offsets: int) -> tuple[date, ...]:
         ("чи не буде приморозків в понеділок", Topic.FROST, _days(4)),
         ("погода на тиждень", Topic.GENERAL, _days(0, 1, 2, 3, 4, 5, 6)),
         ("погода в четвер", Topic.GENERAL, _days(0)),
+        ("погода на три дні", Topic.GENERAL, _days(0, 1, 2)),
+        ("чи буде дощ через 5 днів", Topic.RAIN, _days(5)),
+        ("weather in 2 days", Topic.GENERAL, _days(2)),
     ],
 )
 def test_days_and_topic(text: str, topic: Topic, days: tuple[date, ...]) -> None:
@@ -49,6 +52,13 @@ def test_yesterday_is_kept_and_earlier_is_said_to_be_past() -> None:
     assert read_ask("яка погода була вчора", THURSDAY, WORDS).days == _days(-1)
     earlier = read_ask("яка погода була позавчора", THURSDAY, WORDS)
     assert (earlier.days, earlier.past) == ((), True)
+
+
+def test_too_far_ahead_is_said_to_be_beyond() -> None:
+    far = read_ask("погода через 10 днів", THURSDAY, WORDS)
+    assert (far.days, far.beyond) == ((), True)
+    fortnight = read_ask("погода на 2 тижні", THURSDAY, WORDS)
+    assert (fortnight.days, fortnight.beyond) == (_days(0, 1, 2, 3, 4, 5, 6), True)
 
 
 def test_on_a_sunday_the_weekend_is_today() -> None:
