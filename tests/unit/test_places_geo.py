@@ -38,6 +38,28 @@ def test_a_point_gives_its_timezone_and_oblast(
     assert (found.id if found is not None else None) == oblast
 
 
+#: Every oblast's administrative centre (and Crimea's Simferopol).
+CAPITALS = {
+    "volyn": (50.7472, 25.3254), "rivne": (50.6199, 26.2516), "zhytomyr": (50.2547, 28.6587),
+    "chernihiv": (51.4982, 31.2893), "kyiv": (50.4501, 30.5234), "lviv": (49.8397, 24.0297),
+    "ternopil": (49.5535, 25.5948), "khmelnytskyi": (49.4229, 26.9871),
+    "vinnytsia": (49.2331, 28.4682), "cherkasy": (49.4444, 32.0598),
+    "poltava": (49.5883, 34.5514), "sumy": (50.9077, 34.7981), "kharkiv": (49.9935, 36.2304),
+    "ivano_frankivsk": (48.9226, 24.7111), "chernivtsi": (48.2921, 25.9358),
+    "zakarpattia": (48.6208, 22.2879), "kirovohrad": (48.5079, 32.2623),
+    "dnipropetrovsk": (48.4647, 35.0462), "zaporizhzhia": (47.8388, 35.1396),
+    "mykolaiv": (46.9750, 31.9946), "odesa": (46.4825, 30.7233), "kherson": (46.6354, 32.6169),
+    "donetsk": (48.0159, 37.8028), "luhansk": (48.5740, 39.3078), "crimea": (44.9521, 34.1024),
+}  # fmt: skip
+
+
+def test_every_oblast_capital_is_placed_in_its_oblast() -> None:
+    placed = {rid: LOCATOR.oblast(Point(*point)) for rid, point in CAPITALS.items()}
+    assert {rid: found.id if found else None for rid, found in placed.items()} == {
+        rid: rid for rid in CAPITALS
+    }
+
+
 def test_every_oblast_has_a_centre_and_the_cities_are_not_chosen_by_points() -> None:
     regions = rulebook().knowledge.data.regions
     assert all(region.centre is not None for region in regions.values())
