@@ -14,6 +14,7 @@ from pydantic import AnyHttpUrl, Field, SecretStr, ValidationError, field_valida
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/stepan.db"
+DEFAULT_WEATHER_URL = "https://api.open-meteo.com"
 _ENV_FILE = ".env"
 
 
@@ -31,6 +32,12 @@ class StepanSettings(BaseSettings):
     log_level: str = "INFO"
     #: The farm's clock for the nightly quality job (03:00 there; docs/learning.md).
     farm_timezone: str = "Europe/Kyiv"
+    #: Open-Meteo's forecast API (docs/weather.md): the base URL, the client calls
+    #: {base}/v1/forecast; "off" disables the source (answers then say so).
+    weather_url: str = DEFAULT_WEATHER_URL
+    #: The commercial endpoint's key, sent as the ``apikey`` query parameter (masked
+    #: in every log line: bot/log_secrets.py).
+    weather_api_key: SecretStr | None = None
     #: redis://host:6379/0 — FSM storage shared by several instances (may hold a password).
     redis_url: SecretStr | None = None
     #: The sensor readings endpoint (bot/http/readings.py, docs/sensors.md); off while
@@ -95,6 +102,21 @@ class StepanSettings(BaseSettings):
         if len(secret) > 256 or not all(c.isascii() and (c.isalnum() or c in "_-") for c in secret):
             raise ValueError("1-256 characters: letters, digits, _ and -")
         return value
+
+    @field_validator("weather_url")
+    @classmethod
+    def _weather_url(cls, value: str) -> str:
+        value = value.strip()
+        if value.lower() == "off":
+            return "off"
+        if not value.startswith(("http://", "https://")) or "?" in value:
+            raise ValueError("expected a base URL like https://api.open-meteo.com, or off")
+        return value.rstrip("/")
+
+    @field_validator("weather_api_key")
+    @classmethod
+    def _weather_key(cls, value: SecretStr | None) -> SecretStr | None:
+        return value if value is not None and value.get_secret_value().strip() else None
 
     @field_validator("database_url")
     @classmethod
@@ -162,6 +184,12 @@ class Settings:
     @property
     def llm_configured(self) -> bool:
         return bool(self.stepan.llm_model)
+
+    @property
+    def weather_url(self) -> str | None:
+        """The forecast source's base URL; None when it is off."""
+        url = self.stepan.weather_url
+        return None if url == "off" else url
 
     @property
     def integrations(self) -> dict[str, str]:

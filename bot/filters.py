@@ -40,6 +40,14 @@ class IsImage(BaseFilter):
         return bool(document and document.mime_type and document.mime_type.startswith("image/"))
 
 
+class HasLocation(BaseFilter):
+    """A location (a pin or a venue): ``F.location`` without the thread hop on every
+    message that is not text."""
+
+    async def __call__(self, message: Message) -> bool:
+        return message.location is not None
+
+
 class IsCommand(BaseFilter):
     """A message whose text (or caption, as aiogram's ``Command`` reads) starts with
     ``/``: the router-level filter that lets every other message skip the command

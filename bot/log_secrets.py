@@ -25,6 +25,9 @@ _BOT_TOKEN = re.compile(
 )
 #: Sensor tokens (pipeline/farm/sensors/store.py: "stp_" + token_urlsafe).
 _SENSOR_TOKEN = re.compile(r"\bstp_[A-Za-z0-9_-]{4,}")
+#: The weather source's ``apikey`` query parameter (docs/weather.md), to the end of
+#: its value (``&``, a quote, a space or the end of the line).
+_API_KEY = re.compile(r"apikey=[^&\s\"'<>]*")
 MASK = "***"
 
 
@@ -39,6 +42,9 @@ def mask_secrets(text: str) -> str:
         text = _BOT_TOKEN.sub(_masked_bot_token, text)
     if "stp_" in text:
         text = _SENSOR_TOKEN.sub(f"stp_{MASK}", text)
+    if "apikey=" in text:
+        # The weather source's key rides in its URL (httpx logs every request's URL).
+        text = _API_KEY.sub(f"apikey={MASK}", text)
     return text
 
 

@@ -30,6 +30,7 @@ from db.states import (
     PendingTermStatus,
     RevisionKind,
     TermKind,
+    WeatherWarningKind,
     one_of,
 )
 
@@ -45,6 +46,9 @@ class FieldRow(Base):
     field_id: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(128))
     area_ha: Mapped[float | None] = mapped_column(Float)
+    #: The field's point (docs/weather.md); None: the farm's stands in.
+    latitude: Mapped[float | None] = mapped_column(Float)
+    longitude: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
 
 
@@ -321,3 +325,38 @@ class FarmTokenRow(Base):
     )
     label: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
+
+
+class WeatherHourRow(Base):
+    """One hour of Open-Meteo's forecast for one location cell (docs/weather.md): the
+    point rounded to 0.05 degrees, as integer hundredths; ``hour`` in UTC."""
+
+    __tablename__ = "weather_hours"
+    #: The job forgets old hours by time, whatever their cell.
+    __table_args__ = (Index("ix_weather_hours_hour", "hour"),)
+
+    lat_e2: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lon_e2: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hour: Mapped[datetime] = mapped_column(DateTime(timezone=True), primary_key=True)
+    temperature: Mapped[float | None] = mapped_column(Float)
+    humidity: Mapped[float | None] = mapped_column(Float)
+    precipitation: Mapped[float | None] = mapped_column(Float)
+    precipitation_probability: Mapped[float | None] = mapped_column(Float)
+    wind_speed: Mapped[float | None] = mapped_column(Float)
+    soil_temperature: Mapped[float | None] = mapped_column(Float)
+    fetched_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class WeatherWarningRow(Base):
+    """A warning Stepan wrote first (docs/weather.md): one per farm, kind and local
+    day, claimed before it is sent, so an hourly job tells a farmer of a frost once."""
+
+    __tablename__ = "weather_warnings"
+    __table_args__ = (one_of("kind", WeatherWarningKind),)
+
+    farm_id: Mapped[str] = mapped_column(
+        ForeignKey("farm_profiles.farm_id", ondelete="CASCADE"), primary_key=True
+    )
+    kind: Mapped[WeatherWarningKind] = mapped_column(String(16), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

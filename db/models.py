@@ -45,6 +45,8 @@ class UserProfileRow(Base):
     """Seed section 4. Scalars are columns; lists and nested objects are JSON."""
 
     __tablename__ = "user_profiles"
+    #: The weather job's active farmers: those seen lately, not every farmer ever.
+    __table_args__ = (Index("ix_user_profiles_last_seen", "last_seen"),)
 
     user_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     schema_version: Mapped[int] = mapped_column(Integer, default=1)
@@ -100,6 +102,10 @@ class FarmProfileRow(Base):
     #: An oblast id of rules/knowledge/zones.toml ("region:poltava"): agronomy answers
     #: use its zone. Stepan's own column, not part of the seed's JSON.
     region: Mapped[str | None] = mapped_column(String(64))
+    #: The farm's point (WGS84 degrees) from a Telegram location (docs/weather.md);
+    #: None: its oblast's centre stands in.
+    latitude: Mapped[float | None] = mapped_column(Float)
+    longitude: Mapped[float | None] = mapped_column(Float)
     #: True once an operator set the season phase by hand: the journal no longer
     #: infers it until the operator chooses "auto" (like ``expertise_locked``).
     phase_locked: Mapped[bool] = mapped_column(default=False, server_default=false())

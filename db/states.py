@@ -269,6 +269,14 @@ class AnswerSlot(enum.StrEnum):
     STATUS = "status"
 
 
+class WeatherWarningKind(enum.StrEnum):
+    """``weather_warnings.kind``: what a warning Stepan wrote first is about
+    (pipeline/weather/warnings.py)."""
+
+    #: The air at 2 m at or below 0 °C within the next two days.
+    FROST = "frost"
+
+
 #: Every constrained column: (table, column, the enum of its values).
 CHECKED_COLUMNS: tuple[tuple[str, str, type[enum.StrEnum]], ...] = (
     ("pending_terms", "status", PendingTermStatus),
@@ -300,6 +308,8 @@ CHECKED_COLUMNS: tuple[tuple[str, str, type[enum.StrEnum]], ...] = (
     ("answer_cache", "slot", AnswerSlot),
     # 0025_journal_revisions
     ("operation_revisions", "kind", RevisionKind),
+    # 0027_weather
+    ("weather_warnings", "kind", WeatherWarningKind),
 )
 
 

@@ -220,6 +220,18 @@ class RegionAction:
     region_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class LocationAction:
+    """«🏠 Ферма» / «🌾 <field>» under a location the farmer sent alone: that point
+    (whole 1e-5 degrees) becomes the farm's, or field row ``field_row``'s. ``owner``
+    sent the location: only they may place their farm with it."""
+
+    owner: str
+    latitude_e5: int
+    longitude_e5: int
+    field_row: int | None = None
+
+
 Action = (
     JournalAction
     | EntryAction
@@ -234,6 +246,7 @@ Action = (
     | RefreshAction
     | ExampleAction
     | RegionAction
+    | LocationAction
     | MeNameAction
     | MeLanguageAction
     | MeLevelAction

@@ -13,6 +13,7 @@ or an LLM is waited for.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import replace
 from typing import Any
@@ -36,8 +37,11 @@ from pipeline.turn.runner import Chain
 from pipeline.turn.stages.routing import DepthClassifier
 from pipeline.turn.turn import Turn
 from pipeline.types import Incoming, Reply
+from pipeline.weather.geo import Point
 
 __all__ = ["Parts", "Pipeline"]
+
+logger = logging.getLogger(__name__)
 
 
 class Pipeline:
@@ -79,6 +83,20 @@ class Pipeline:
         """A pressed button. It comes from a client, so it is checked again there.
         ``flow``: the steps the channel keeps for the presser (onboarding's)."""
         return await self.buttons.press(action, incoming, flow)
+
+    async def handle_location(self, incoming: Incoming, latitude: float, longitude: float) -> Reply:
+        """A location sent alone: is it the farm, or which field? (docs/weather.md)
+        Never raises."""
+        texts = await self.buttons.texts_for(incoming)
+        point = Point.checked(latitude, longitude)
+        places = self.parts.places
+        if places is None or point is None:
+            return Reply(texts.text("bot.non_text"))
+        try:
+            return await places.ask(incoming, point, texts)
+        except Exception:
+            logger.exception("location failed trace=%s", incoming.trace_id)
+            return Reply(texts.text("faults.database"))
 
     async def _ask(self, incoming: Incoming, fresh: bool) -> Reply:
         return await self.handle_message(incoming, fresh=fresh)

@@ -46,6 +46,7 @@ from pipeline.onboarding.reading import ONBOARDING_RULES, OnboardingRules
 from pipeline.peers.directory import DEFAULT_PEERS, PeerDirectory
 from pipeline.privacy import DEFAULT_PRIVACY, PrivacyRules
 from pipeline.recall.rules import RECALL_RULES, RecallRules
+from pipeline.weather.asking import DEFAULT_WEATHER, WeatherWords
 
 __all__ = ["Rulebook"]
 
@@ -85,6 +86,8 @@ class Rulebook:
     profiles: ProfileRules
     #: The words of a correction of the journal (rules/journal_edits.toml).
     journal_edits: EditWords
+    #: How a weather question names its days and what it asks (rules/weather.toml).
+    weather: WeatherWords
 
     @property
     def units(self) -> Units:
@@ -122,6 +125,7 @@ class Rulebook:
         recall: Path = RECALL_RULES,
         profiles: Path = PROFILES_RULES,
         journal_edits: Path = EDIT_RULES,
+        weather: Path = DEFAULT_WEATHER,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -174,4 +178,5 @@ class Rulebook:
             recall=RecallRules.load(recall),
             profiles=ProfileRules.load(profiles),
             journal_edits=edit_words,
+            weather=WeatherWords.load(thresholds, date_words, weather),
         )

@@ -46,8 +46,10 @@ POSTGRES_ADMIN_URL = os.environ.get(
 
 
 def make_settings(database_url: str, **agx: object) -> Settings:
+    # No forecast source: a test never reaches the internet (the weather tests point
+    # STEPAN_WEATHER_URL at the fake, tests/fakes/open_meteo.py).
     return Settings(
-        stepan=StepanSettings(_env_file=None, database_url=database_url),  # type: ignore[call-arg]
+        stepan=StepanSettings(_env_file=None, database_url=database_url, weather_url="off"),  # type: ignore[call-arg]
         agx=AgxSettings(_env_file=None, **agx),  # type: ignore[call-arg]
     )
 

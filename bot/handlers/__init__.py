@@ -26,6 +26,7 @@ from bot.handlers import (
     agronomist,
     commands,
     errors,
+    location,
     me,
     me_edit,
     non_text,
@@ -118,6 +119,7 @@ def build_root_router(operator_services: Mapping[str, object]) -> Router:
         root,
         build_special_router(operator_services),
         text.router,  # catch-all for text: every other text goes to the pipeline
+        location.router,  # a location: the farm's or a field's point (docs/weather.md)
         non_text.router,  # photos, voice, stickers...: a polite line
         actions.router,  # the pipeline's buttons; any other callback gets "expired"
         errors.router,  # errors only: no message or callback passes it

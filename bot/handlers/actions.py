@@ -30,6 +30,7 @@ from bot.keyboards.pipeline import (
     HandoffCD,
     JournalCD,
     JournalReportCD,
+    LocationCD,
     OnboardingCD,
     RefreshCD,
     RegionCD,
@@ -62,6 +63,7 @@ PIPELINE_BUTTONS = (
     ExampleCD,
     JournalReportCD,
     RegionCD,
+    LocationCD,
     AgronomistCD,
     MeNameCD,
     MeLanguageCD,
@@ -91,6 +93,7 @@ PipelineCD = (
     | ExampleCD
     | JournalReportCD
     | RegionCD
+    | LocationCD
     | AgronomistCD
     | MeNameCD
     | MeLanguageCD

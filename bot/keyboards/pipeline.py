@@ -15,7 +15,7 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from pydantic import Field
 
 from bot.keyboards.admin import OperatorCD, admin_callback_data
-from bot.keyboards.ids import RowId
+from bot.keyboards.ids import RowId, TelegramId
 from bot.keyboards.me import (
     ForgetCD,
     MeForgetTalkCD,
@@ -24,6 +24,7 @@ from bot.keyboards.me import (
     MeNameCD,
     me_callback_data,
 )
+from bot.user_ids import stepan_user_id, telegram_id
 from pipeline.actions import (
     Action,
     AgronomistAction,
@@ -40,6 +41,7 @@ from pipeline.actions import (
     JournalAction,
     JournalReportAction,
     JournalVerb,
+    LocationAction,
     MeForgetTalkAction,
     MeLanguageAction,
     MeLevelAction,
@@ -188,6 +190,27 @@ class RegionCD(CallbackData, prefix="rg"):
         return RegionAction(self.region)
 
 
+class LocationCD(CallbackData, prefix="lc"):
+    """Under a location sent alone: "lc:<owner>:<lat e5>:<lon e5>:<field row>", at
+    most ~45 bytes. Out of range, a point matches no class: "expired"."""
+
+    owner: TelegramId
+    lat: Annotated[int, Field(ge=-9_000_000, le=9_000_000)]
+    lon: Annotated[int, Field(ge=-18_000_000, le=18_000_000)]
+    field: RowId | None = None
+
+    def to_action(self) -> LocationAction:
+        return LocationAction(stepan_user_id(self.owner), self.lat, self.lon, self.field)
+
+    @classmethod
+    def of(cls, action: LocationAction) -> LocationCD:
+        # Only Telegram users send locations; any other owner matches nobody.
+        owner = telegram_id(action.owner) or 0
+        return cls(
+            owner=owner, lat=action.latitude_e5, lon=action.longitude_e5, field=action.field_row
+        )
+
+
 ActionCD = (
     StyleCD
     | JournalCD
@@ -202,6 +225,7 @@ ActionCD = (
     | RefreshCD
     | ExampleCD
     | RegionCD
+    | LocationCD
     | MeNameCD
     | MeLanguageCD
     | MeLevelCD
@@ -209,6 +233,13 @@ ActionCD = (
     | ForgetCD
     | OperatorCD
 )
+
+
+def _place_callback_data(action: RegionAction | LocationAction) -> RegionCD | LocationCD:
+    """Where the farm is: an oblast to keep, a point sent as a location."""
+    if isinstance(action, RegionAction):
+        return RegionCD(region=action.region_id)
+    return LocationCD.of(action)
 
 
 def callback_data(action: Action) -> ActionCD:
@@ -233,8 +264,8 @@ def callback_data(action: Action) -> ActionCD:
             return ExampleCD(example=example)
         case RefreshAction(trace_id=trace):
             return RefreshCD(trace=trace)
-        case RegionAction(region_id=region):
-            return RegionCD(region=region)
+        case RegionAction() | LocationAction():
+            return _place_callback_data(action)
         case (
             MeNameAction() | MeLanguageAction() | MeLevelAction() | MeForgetTalkAction()
         ) | ForgetAction():

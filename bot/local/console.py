@@ -66,6 +66,19 @@ def _free_path(folder: Path, filename: str) -> Path:
     return path
 
 
+def location_of(text: str) -> tuple[float, float] | None:
+    """``/location 49.59 34.55`` (a comma for the decimal point too) -> the point; None
+    for any other line, which then goes as a message (a bad one gets Stepan's answer)."""
+    parts = text.split()
+    if len(parts) != 3 or parts[0] != "/location":
+        return None
+    try:
+        latitude, longitude = (float(part.replace(",", ".")) for part in parts[1:])
+    except ValueError:
+        return None
+    return latitude, longitude
+
+
 class Console:
     """One terminal user talking to a local bot; remembers the last reply's buttons."""
 
@@ -77,12 +90,18 @@ class Console:
         self._last: tuple[int, int] | None = None  # (chat id, message id)
 
     async def send(self, text: str) -> list[ApiCall]:
-        """A typed line: a button press (``#N``) or a message."""
+        """A typed line: a button press (``#N``), a location (``/location LAT LON``,
+        sent as Telegram's location message) or a message."""
         pressed = self._button(text)
         if pressed is not None:
             message_id, data = pressed
             return await self.local.press(
                 self.user_id, data, message_id, first_name=self.name, language_code=None
+            )
+        point = location_of(text)
+        if point is not None:
+            return await self.local.send_location(
+                self.user_id, *point, first_name=self.name, language_code=None
             )
         return await self.local.say(self.user_id, text, first_name=self.name, language_code=None)
 

@@ -170,6 +170,23 @@ class LocalBot:
             )
         )
 
+    async def send_location(
+        self,
+        user: int,
+        latitude: float,
+        longitude: float,
+        *,
+        first_name: str = "Farmer",
+        language_code: str | None = "uk",
+    ) -> list[ApiCall]:
+        """A location message (a pin), as Telegram sends one."""
+        fields = {"location": {"latitude": latitude, "longitude": longitude}}
+        return await self.feed(
+            self.telegram.message_update(
+                user, fields, first_name=first_name, language_code=language_code
+            )
+        )
+
     async def press(
         self,
         user: int,

@@ -36,6 +36,7 @@ from pipeline.farm.journal.edits.reminders import PlanReminders, Reminder
 from pipeline.farm.sensors.alerts import AlertWatcher
 from pipeline.language.texts import Texts
 from pipeline.types import Language
+from pipeline.weather.warnings import FrostWarnings
 
 logger = logging.getLogger(__name__)
 
@@ -196,5 +197,7 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
             wal=WalCheckpointer.for_url(core.settings.stepan.database_url),
             reminders=PlanReminders(core.db, catalog),
             remind=send_reminder,
+            forecasts=core.forecasts,
+            warnings=FrostWarnings(core.db, core.forecasts, catalog, alert_sender.send),
         ),
     )

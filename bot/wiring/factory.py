@@ -69,6 +69,11 @@ from pipeline.peers.server import PeerServer
 from pipeline.privacy import Sanitizer
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
+from pipeline.weather.answers import WeatherDesk
+from pipeline.weather.client import OpenMeteo
+from pipeline.weather.geo import Locator
+from pipeline.weather.places import FarmPlaces
+from pipeline.weather.service import Forecasts
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
 MEMORY_SERVICE_TIMEOUT_S = 2.0
@@ -101,6 +106,8 @@ class Core:
     names: NameBook
     #: The farm's oblast (onboarding, /farm update region=...; docs/knowledge.md).
     regions: FarmRegions
+    #: The forecast cache and its source (docs/weather.md); the hourly job refreshes it.
+    forecasts: Forecasts
     #: NATS for the peer agents; None without STEPAN_NATS_URL (docs/peers.md).
     peer_link: NatsLink | None = None
     #: Stepan answering other agents' contracts (only with a link).
@@ -140,6 +147,7 @@ def build_pipeline(
     onboarding: OnboardingFlow | None = None,
     names: NameBook | None = None,
     regions: FarmRegions | None = None,
+    forecasts: Forecasts | None = None,
 ) -> Pipeline:
     """``llm``: a ready CrewAI ``BaseLLM`` in place of the settings' endpoint (a
     benchmark's scripted one, bench/scale.py); None: the settings decide. So do
@@ -151,15 +159,7 @@ def build_pipeline(
     learnings = learnings or Learnings(db, rules.learning)
     # The packaged routing rules plus the overlay operators approved (docs/learning.md).
     classifier = classifier or LiveClassifier(rules.classifier, rules.grammar, db)
-    journal = Journal(
-        catalog,
-        db,
-        memory.editor,
-        parser=rules.parser(),
-        vocabulary=rules.vocabulary,
-        edit_words=rules.journal_edits,
-        learner=memory.learner,
-    )
+    journal = _journal(catalog, db, memory, rules)
     llm = llm if llm is not None else _llm_settings(settings)
     # Without an LLM: templates and the offline composer. With one: one short LLM call
     # for light replies and the CrewAI crew for deep ones (CrewAI imported lazily).
@@ -179,6 +179,9 @@ def build_pipeline(
     advisor = _advisor(settings, db, catalog, rules, brains.client)
     regions = regions or FarmRegions(rules.knowledge, db, memory.editor)
     onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier, regions)
+    # Without one given: the cache alone (no source), as a test's pipeline has it.
+    forecasts = forecasts or Forecasts(db, None, _locator(rules), clock=clock)
+    places = FarmPlaces(db, forecasts.locator, memory.editor)
     card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
@@ -201,9 +204,23 @@ def build_pipeline(
         clock=clock,
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
+        places=places,
+        weather=WeatherDesk(forecasts, places, rules.weather, rules.knowledge.data.regions),
         buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk, regions),
     )
     return Pipeline(parts)
+
+
+def _journal(catalog: Catalog, db: Database, memory: Memory, rules: Rulebook) -> Journal:
+    return Journal(
+        catalog,
+        db,
+        memory.editor,
+        parser=rules.parser(),
+        vocabulary=rules.vocabulary,
+        edit_words=rules.journal_edits,
+        learner=memory.learner,
+    )
 
 
 def _handoff_desk(
@@ -237,6 +254,24 @@ def build_onboarding(
         regions or FarmRegions(rules.knowledge, db, memory.editor),
         OnboardingReader(rules.onboarding, classifier),
     )
+
+
+def _locator(rules: Rulebook) -> Locator:
+    """What a point tells, offline: its timezone (timezonefinder's packaged
+    boundaries, imported here: only a bot that places farms loads them) and its
+    oblast (docs/weather.md)."""
+    from timezonefinder import TimezoneFinder
+
+    return Locator(TimezoneFinder(), rules.knowledge.data.regions)
+
+
+def _weather_source(settings: Settings, http: httpx.AsyncClient) -> OpenMeteo | None:
+    """Open-Meteo at STEPAN_WEATHER_URL with STEPAN_WEATHER_API_KEY; None when off."""
+    url = settings.weather_url
+    if url is None:
+        return None
+    key = settings.stepan.weather_api_key
+    return OpenMeteo(http, url, key.get_secret_value() if key is not None else None)
 
 
 def _names(db: Database, rules: Rulebook) -> NameBook:
@@ -329,6 +364,7 @@ def build_core(
     catalog = catalog or Catalog.load()
     onboarding = build_onboarding(catalog, db, memory, rules, classifier, regions)
     names = _names(db, rules)
+    forecasts = Forecasts(db, _weather_source(settings, http), _locator(rules))
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -345,6 +381,7 @@ def build_core(
         onboarding=onboarding,
         names=names,
         regions=regions,
+        forecasts=forecasts,
     )
     server = _peer_server(link, pipeline, rules, db) if link is not None else None
     core = Core(
@@ -356,6 +393,7 @@ def build_core(
         pipeline=pipeline,
         onboarding=onboarding,
         regions=regions,
+        forecasts=forecasts,
         terms=TermReview(db, memory.editor, rules.vocabulary.rules),
         sensors=SensorStore(db, rules.sensors, learner=memory.learner),
         llm_health=llm_health,

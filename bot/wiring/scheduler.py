@@ -50,6 +50,8 @@ from pipeline.memory.profiles.cache import ProfileCache
 from pipeline.memory.service.syncing import MemorySync
 from pipeline.privacy.retention import TextRetention
 from pipeline.recall import Conversations
+from pipeline.weather.service import Forecasts
+from pipeline.weather.warnings import FrostWarnings
 
 logger = logging.getLogger(__name__)
 
@@ -175,6 +177,8 @@ def default_jobs(
     wal: WalCheckpointer | None = None,
     reminders: PlanReminders | None = None,
     remind: Send | None = None,
+    forecasts: Forecasts | None = None,
+    warnings: FrostWarnings | None = None,
 ) -> list[JobSpec]:
     """Every job of the bot: the memory's and retention's always, the others where the
     service they run is given."""
@@ -193,6 +197,8 @@ def default_jobs(
         specs.append(_nightly_job(nightly, nightly_at, farm_timezone))
     if reminders is not None and remind is not None:
         specs.append(_plan_reminders_job(reminders, remind, clock))
+    if forecasts is not None and forecasts.enabled:
+        specs.append(_weather_job(forecasts, warnings))
     return specs
 
 
@@ -327,6 +333,19 @@ def _nightly_job(nightly: NightlyJob, nightly_at: tuple[int, int], farm_timezone
     hour, at_minute = nightly_at
     trigger = CronTrigger(hour=hour, minute=at_minute, timezone=ZoneInfo(farm_timezone))
     return JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * _MINUTE)
+
+
+def _weather_job(forecasts: Forecasts, warnings: FrostWarnings | None) -> JobSpec:
+    # The forecast cache (docs/weather.md): every active farm's locations, hourly,
+    # several per request; once across instances, like every job here. Then the
+    # frost warnings, from the fresh cache, where something can send them.
+    async def weather_refresh() -> str:
+        detail = (await forecasts.refresh()).describe()
+        if warnings is not None:
+            detail += "; " + (await warnings.run()).describe()
+        return detail
+
+    return JobSpec("weather_refresh", every(hours=1), weather_refresh, 600, 15 * _MINUTE)
 
 
 def scheduler_hooks(

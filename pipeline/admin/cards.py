@@ -13,6 +13,7 @@ from pipeline.farm.reports.labels import sensor_label
 from pipeline.language.texts import Texts
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.text import clean_input
+from pipeline.weather.geo import Point, point_text
 
 DATE_TIME = "%d.%m.%Y %H:%M"
 
@@ -89,13 +90,36 @@ def profile_card(profile: UserProfile, texts: Texts, tz: str | None = None) -> s
     )
 
 
+def _field_items(farm: FarmProfile, names: FarmNames, texts: Texts) -> list[str]:
+    """The fields by name, each with its point when it has one (docs/weather.md)."""
+    items: dict[str, str] = {}
+    for field_id in farm.field_ids:
+        name = names.field(field_id)
+        point = names.field_points.get(field_id)
+        if point is not None:
+            name = texts.text(
+                "cards.field_point", name=name, point=point_text(texts, Point(*point))
+            )
+        items.setdefault(names.field(field_id), name)
+    return list(items.values())
+
+
+def _farm_point(names: FarmNames, texts: Texts) -> str:
+    if names.point is not None:
+        return point_text(texts, Point(*names.point))
+    # Without a point the forecast is the oblast centre's (docs/weather.md).
+    return texts.text("cards.point_region" if names.region else "style.none")
+
+
 def farm_card(farm: FarmProfile, names: FarmNames, texts: Texts) -> str:
-    """The operator's /farm card: the farm's own names for fields and crops."""
+    """The operator's /farm card: the farm's own names for fields and crops, and
+    where the farm and its fields are."""
     thresholds = farm.alert_thresholds
     return texts.text(
         "cards.farm",
         farm_name=farm.farm_name or texts.text("cards.unknown"),
-        fields=_items(names.field_list(farm.field_ids), texts),
+        point=_farm_point(names, texts),
+        fields=_items(_field_items(farm, names, texts), texts),
         crops=_items(names.crop_list(farm.crop_ids), texts),
         region=names.region or texts.text("style.none"),
         integrations=_items(_integrations(farm, texts), texts),
@@ -137,6 +161,12 @@ def _about_farm(farm: FarmProfile, names: FarmNames, texts: Texts) -> str:
     lines.append(_line(texts, "crops", _items(names.crop_list(farm.crop_ids), texts)))
     if names.region:
         lines.append(_line(texts, "region", names.region))
+    if names.point is not None or names.field_points:
+        # What Stepan keeps of where the farm is (docs/weather.md): the farm's point
+        # and how many fields have one.
+        where = point_text(texts, Point(*names.point)) if names.point else none
+        fields = texts.plural("plural.field_points", len(names.field_points))
+        lines.append(texts.text("me.line.point", value=where, fields=fields))
     sensors = _sensors(farm, texts, prefix="me.sensors")
     lines.append(_line(texts, "sensors", sensors))
     if integrations := _integrations(farm, texts):

@@ -58,6 +58,16 @@ class ButtonRegistry:
         # Onboarding's own buttons outside onboarding, an unknown user, a forged value.
         return reply if reply is not None else Reply(texts.text("actions.expired"))
 
+    async def texts_for(self, incoming: Incoming) -> Texts:
+        """The language a reply to ``incoming`` speaks, as for a press (a location);
+        the message's own when the profile cannot be read."""
+        texts = Texts(self._catalog, message_language(incoming))
+        try:
+            return (await self._press(incoming, texts)).texts
+        except Exception:
+            logger.warning("reply language: profile unavailable trace=%s", incoming.trace_id)
+            return texts
+
     async def _press(
         self, incoming: Incoming, texts: Texts, flow: FlowState | None = None
     ) -> Press:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from db.repositories import farm as farm_repo
+from db.repositories import places as places_repo
 from db.uow import Database
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.card import crop_label
@@ -38,6 +39,9 @@ class FarmNames:
     crops: Mapping[str, str] = field(default_factory=dict)
     #: The farm's oblast by name (onboarding, ``/farm update region=``), if known.
     region: str | None = None
+    #: The farm's point and its fields' by field id (docs/weather.md), if set.
+    point: tuple[float, float] | None = None
+    field_points: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def field(self, field_id: str) -> str:
         return self.fields.get(field_id) or readable_id(field_id)
@@ -71,17 +75,33 @@ class NameBook:
     async def of(self, farm: FarmProfile, lang: Language) -> FarmNames:
         """Never raises: with the database down the shared crops still name crops and
         ids are shown as words."""
-        region_id = None
+        region_id, place = None, None
         try:
             async with self._db.read() as session:
                 dictionary = await farm_dictionary(session, farm.farm_id, self._vocabulary)
                 region_id = await farm_repo.region_of_farm(session, farm.farm_id)
+                place = await places_repo.farm_place(session, farm.user_id)
         except Exception:
             logger.warning("names: farm dictionary unavailable farm=%s", farm.farm_id)
             dictionary = self._vocabulary.shared()
         names = names_in(farm, dictionary, lang)
         region = self._regions.get(region_id) if region_id else None
-        return replace(names, region=region.name.get(lang)) if region is not None else names
+        if region is not None:
+            names = replace(names, region=region.name.get(lang))
+        return _with_points(names, place)
+
+
+def _with_points(names: FarmNames, place: places_repo.FarmPlace | None) -> FarmNames:
+    if place is None:
+        return names
+    lat, lon = place.latitude, place.longitude
+    point = (lat, lon) if lat is not None and lon is not None else None
+    fields = {
+        item.field_id: (item.latitude, item.longitude)
+        for item in place.fields
+        if item.latitude is not None and item.longitude is not None
+    }
+    return replace(names, point=point, field_points=fields)
 
 
 def names_in(farm: FarmProfile, dictionary: Dictionary, lang: Language) -> FarmNames:

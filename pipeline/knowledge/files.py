@@ -139,6 +139,10 @@ class ZoneTable(RulesModel):
 
 class OblastTable(RulesModel):
     name: LocalText | None = None
+    #: The oblast's geographic centre, (latitude, longitude) degrees.
+    centre: tuple[float, float] | None = None
+    #: False: never the oblast a point is placed in (a city inside an oblast).
+    by_point: bool = True
     zone: str | None = None
     also: Strings = ()
     terms: Strings = ()

@@ -256,7 +256,15 @@ def _regions(
             p.add(where, f"zone/also must be among {list(ZONES)} and differ")
             continue
         if name is not None:
-            regions[rid] = Region(rid, name, cast(Zone, zone), cast(tuple[Zone, ...], also))
+            centre = spec.get("centre")
+            regions[rid] = Region(
+                rid,
+                name,
+                cast(Zone, zone),
+                cast(tuple[Zone, ...], also),
+                centre=(float(centre[0]), float(centre[1])) if centre else None,
+                by_point=bool(spec.get("by_point", True)),
+            )
             terms[rid] = parse.strings(spec.get("terms"))
     return regions, terms
 

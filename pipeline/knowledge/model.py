@@ -151,6 +151,10 @@ class Region:
     zone: Zone
     #: Zones a part of the oblast lies in besides its main one.
     also: tuple[Zone, ...] = ()
+    #: The oblast's geographic centre (latitude, longitude), zones.toml's ``centre``.
+    centre: tuple[float, float] | None = None
+    #: False: a point is never placed in it (a city inside an oblast).
+    by_point: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from pipeline.actions import (
     HandoffAction,
     JournalAction,
     JournalReportAction,
+    LocationAction,
     OnboardingAction,
     RefreshAction,
     StyleAction,
@@ -26,16 +27,20 @@ from pipeline.actions import (
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.buttons import Ask, ButtonUse
 from pipeline.buttons import uses as button
+from pipeline.buttons.location import LocationButton
 from pipeline.intents import Intent
 from pipeline.turn.parts import Parts
 from pipeline.turn.stage import Stage
 from pipeline.turn.stages import after, answers, decorate, entry, routing
 from pipeline.turn.turn import Buttons, Turn
+from pipeline.weather.sowing import SoilCheck
+from pipeline.weather.spraying import SprayCheck
 
 __all__ = ["NOT_YET", "button_uses", "message_stages"]
 
 #: Intents recognised before their capability lands: an honest reply (answers.NotYet).
-#: A correction the journal cannot read (answers.JournalEdit answered nothing) says so.
+#: A correction the journal cannot read (answers.JournalEdit answered nothing) says so;
+#: the weather is one only where the chain has no weather desk.
 NOT_YET = frozenset({Intent.WEATHER, Intent.CORRECTION})
 
 P = TypeVar("P")
@@ -62,8 +67,11 @@ def message_stages(parts: Parts) -> list[Stage]:
         routing.SelectCrew(),
         answers.JournalEdit(parts.journal.edits),
         answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
-        answers.NotYet(NOT_YET),
+        answers.NotYet(NOT_YET if parts.weather is None else NOT_YET - {Intent.WEATHER}),
+        *_weather(parts),
         *_if(advisor, answers.AdviceAnswer),
+        *_spray_window(parts),
+        *_sowing_soil(parts),
         *_if(recall, answers.Shortcut),
         *_if(recall, answers.Memory),
         answers.DeepAnswer(parts.deep),
@@ -79,6 +87,35 @@ def message_stages(parts: Parts) -> list[Stage]:
         decorate.Assemble(),
         decorate.PictureNote(offer),
     ]
+
+
+def _spray(parts: Parts) -> SprayCheck | None:
+    """Spray windows need the advisor's cards, with a spraying card that states its
+    limits, and the weather desk."""
+    if parts.advisor is None or parts.weather is None:
+        return None
+    return SprayCheck.of(parts.advisor.kb)
+
+
+def _weather(parts: Parts) -> list[Stage]:
+    if parts.weather is None:
+        return []
+    return [answers.WeatherAnswer(parts.weather, _spray(parts))]
+
+
+def _spray_window(parts: Parts) -> list[Stage]:
+    """The spray windows under the spraying card's answer."""
+    spray = _spray(parts)
+    if parts.weather is None or spray is None:
+        return []
+    return [answers.SprayWindow(parts.weather, spray)]
+
+
+def _sowing_soil(parts: Parts) -> list[Stage]:
+    """The soil's warmth under a sowing answer: the advisor's cards and the weather."""
+    if parts.advisor is None or parts.weather is None:
+        return []
+    return [answers.SowingSoil(parts.weather, SoilCheck(parts.advisor.kb))]
 
 
 def picture_offer(advisor: Advisor | None) -> entry.OfferForPicture:
@@ -117,4 +154,6 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
         uses[RefreshAction] = button.RefreshButton(parts.recall, ask)
     if parts.exports is not None:
         uses[JournalReportAction] = button.JournalReportButton(parts.exports)
+    if parts.places is not None:
+        uses[LocationAction] = LocationButton(parts.places)
     return uses | dict(parts.buttons)

@@ -25,6 +25,8 @@ from pipeline.peers.desk import HandoffDesk
 from pipeline.recall import Recall
 from pipeline.replies.light import LightResponder
 from pipeline.turn.stages.routing import DepthClassifier
+from pipeline.weather.answers import WeatherDesk
+from pipeline.weather.places import FarmPlaces
 
 __all__ = ["Parts"]
 
@@ -58,6 +60,11 @@ class Parts:
     recall: Recall | None = None
     #: The journal list's report button (pipeline/farm/journal/export.py).
     exports: JournalExport | None = None
+    #: Farms and fields on the map: a location's question and its buttons (docs/weather.md).
+    places: FarmPlaces | None = None
+    #: Weather answers from the forecast cache (docs/weather.md); without it the
+    #: weather intent is answered as not yet served (answers.NotYet).
+    weather: WeatherDesk | None = None
     #: Use cases of buttons outside the chain's own parts (the operators', /me's,
     #: onboarding's), by action type; the factory adds them to the one registry.
     buttons: Mapping[type, ButtonUse] = field(default_factory=dict)

@@ -162,6 +162,8 @@ def bot_env(api_url: str, database_url: str, **extra: str) -> dict[str, str]:
         # Bursts of 20-200 messages from one user test ordering and crashes here;
         # throttling has its own tests (tests/integration/test_throttle.py).
         STEPAN_THROTTLE_BURST="100000",
+        # No forecast source: the bot process never reaches the internet.
+        STEPAN_WEATHER_URL="off",
         PYTHONUNBUFFERED="1",
     )
     env.update(extra)

@@ -195,13 +195,16 @@ async def test_non_text_messages_get_the_polite_line(
 
     replies = await api.wait_for_count("sendMessage", 4, chat_id=user, timeout=REPLY_TIMEOUT)
     # A photo goes to the pipeline (its caption would be the question, docs/knowledge.md);
-    # without one Stepan asks for words and offers the agronomist. The rest get the
-    # polite line.
+    # without one Stepan asks for words and offers the agronomist. A location is asked
+    # about: the farm or which field (docs/weather.md). The rest get the polite line.
+    point = "49,84° пн. ш., 24,03° сх. д."
     assert [c.params["text"] for c in replies] == [
         catalog.text("uk", "agronomy.photo_offer"),
-        *[catalog.text("uk", "bot.non_text")] * 3,
+        *[catalog.text("uk", "bot.non_text")] * 2,
+        catalog.text("uk", "location.ask", point=point),
     ]
     assert [b["text"] for b in _buttons(replies[0])] == [catalog.text("uk", "agronomist.button")]
+    assert [b["text"] for b in _buttons(replies[3])] == [catalog.text("uk", "location.farm_button")]
     (en_reply,) = await api.wait_for_count("sendMessage", 1, chat_id=english)
     assert en_reply.params["text"] == catalog.text("en", "bot.non_text")
 

@@ -372,3 +372,25 @@ async def test_a_correction_that_fits_no_entry_offers_the_last_ones_and_follows_
     await chat.press(card, JournalVerb.APPLY)
     fert, water = await chat.entries()
     assert (fert.rate, water.rate) == (180, 20)
+
+
+@pytest.mark.parametrize(
+    ("message", "intent"),
+    [
+        ("ой, дякую", "thanks"),
+        ("не знаю, а ти як думаєш?", None),
+        ("чи буде дощ не сьогодні, а завтра?", "weather"),
+    ],
+)
+async def test_words_of_a_correction_in_other_talk_change_nothing(
+    chat: Chat, message: str, intent: str | None
+) -> None:
+    await _written(chat, "внесли селітру 150 кг/га на Леваді")
+    reply = await chat.say(message)
+    assert reply.intent != "correction"
+    if intent is not None:
+        assert reply.intent == intent
+    assert not any(isinstance(b.action, JournalAction) for row in reply.buttons for b in row)
+    [entry] = await chat.entries()
+    assert (entry.rate, entry.op_date) == (150, date(2026, 5, 14))
+    assert [kind for kind, _b, _a in await chat.revisions()] == ["write"]

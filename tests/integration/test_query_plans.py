@@ -39,6 +39,7 @@ from db.models import (
     ProposalRow,
 )
 from db.repositories.inbox import Stored
+from db.repositories.weather import WeatherHour
 from db.uow import Database
 from tests.query_plans import StatementLog, explained, full_scans
 from tests.query_plans_allowed import GROWING, WHOLE_BY_DESIGN
@@ -77,6 +78,9 @@ SAMPLES: dict[str, Any] = {
     "canonical_id": "crop:wheat", "display": "Пшениця", "region_id": "poltava",
     "mode": "deep", "token_hash": "h" * 64, "label": "probe", "alert_id": 1,
     "remote_merge": None, "operation_id": 1, "source_key": "1:8:field:north",
+    "latitude": 49.59, "longitude": 34.55, "region": "poltava", "cell": (4960, 3455),
+    "cells": [(4960, 3455), (4650, 3070)], "fetched_at": NOW, "day": DAY,
+    "items": [WeatherHour(NOW, temperature=10.0)],
 }  # fmt: skip
 #: Arguments one function needs beyond (or instead of) the samples by name. Rows to
 #: insert carry their key: the same object is inserted (and rolled back) on each engine.
@@ -127,6 +131,10 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         )
     },
     "recall.delete_summaries": {"rows": []},
+    # A forecast's hours are instants, not the reports' days.
+    "weather.hours": {"start": NOW - timedelta(hours=1), "end": NOW + timedelta(days=1)},
+    "weather.claim_warning": {"kind": "frost"},
+    "weather.release_warning": {"kind": "frost"},
     "interactions.insert_many": {"rows": []},
     "learning.add_feedback": {
         "row": FeedbackRow(

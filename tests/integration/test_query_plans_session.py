@@ -20,6 +20,7 @@ reason), so a new one the script misses fails until the script reaches it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -39,6 +40,7 @@ from pipeline.farm.sensors.readings import parse_batch
 from pipeline.profiles import UserProfile, user_fact_key
 from tests.conftest import make_settings
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
+from tests.fakes.open_meteo import FakeOpenMeteo
 from tests.query_plans import REPO, StatementLog, explained, full_scans
 from tests.query_plans_allowed import GROWING, WHOLE_BY_DESIGN
 from tests.query_plans_seed import FARM, seed
@@ -73,6 +75,10 @@ FARMER_SAYS = [
     "/help",
     "які зараз тривоги по датчиках",
     "покажи графік вологості ґрунту на Північному за тиждень",
+    # The weather (docs/weather.md), after the farm's point is set below.
+    "яка погода завтра на Північному",
+    "чи можна завтра обприскувати?",
+    "чи можна вже сіяти соняшник?",
 ]
 OPERATOR_SAYS = [
     "/status",
@@ -147,6 +153,11 @@ async def script(core: Core) -> None:
     )  # fmt: skip
     # Readings turn the farm's IoT on: the sensor questions below read them.
     await core.sensors.ingest(FARM, readings, source="api")
+    # A location sent alone: the farm's point, then the field's.
+    for press in (0, 1):
+        calls = await tg.send_location(FARMER, 49.5883, 34.5514)
+        message_id, data = buttons(calls)[press]
+        await tg.press(FARMER, data, message_id)
     for text in FARMER_SAYS:
         calls = await tg.say(FARMER, text)
         if text.startswith("запиши"):
@@ -184,7 +195,7 @@ async def scans(url: str) -> tuple[list[str], set[str]]:
         await seed(Database.of(engine))
     finally:
         await engine.dispose()
-    async with FakeMemoryService() as service:
+    async with FakeMemoryService() as service, FakeOpenMeteo() as weather:
         returning = f"tg:{RETURNING}"
         profile = UserProfile.default(returning).model_copy(update={"name": "Марія"})
         service.put_fact(f"stepan:{returning}", user_fact_key(returning), profile.to_seed_json())
@@ -194,6 +205,9 @@ async def scans(url: str) -> tuple[list[str], set[str]]:
             memory_service_url=service.base_url,
             memory_service_jwt_secret=JWT_SECRET,
         )
+        # The forecast from the fake Open-Meteo: the weather job and answers run.
+        stepan = settings.stepan.model_copy(update={"weather_url": weather.base_url})
+        settings = dataclasses.replace(settings, stepan=stepan)
         core = build_core(settings, rules=rulebook(), catalog=shared_catalog())
         log = StatementLog(core.engine)
         try:

@@ -25,6 +25,7 @@ from db.models import (
     FeedbackRow,
     HandoffRow,
     OperationDraftRow,
+    WeatherWarningRow,
 )
 from db.repositories.outbox import Operation
 from db.states import (
@@ -38,6 +39,7 @@ from db.states import (
     RouteMode,
     SummarySource,
     TermKind,
+    WeatherWarningKind,
     allowed_values_sql,
 )
 from db.uow import Database
@@ -79,7 +81,7 @@ def _expected() -> dict[str, set[str]]:
 
 
 async def _seed_every_checked_table(database: Database) -> None:
-    """The plans' seed, and a row in the two tables it leaves empty."""
+    """The plans' seed, and a row in the three tables it leaves empty."""
     await seed(database)
     async with database.write() as session:
         session.add_all(
@@ -88,6 +90,8 @@ async def _seed_every_checked_table(database: Database) -> None:
                                subject="s", trace_id="trace-1", text="t", created_at=NOW),
                 ConversationSummaryRow(key="k" * 36, user_id=USER, period_start=NOW,
                                        period_end=NOW, text="t", source=SummarySource.LLM),
+                WeatherWarningRow(farm_id=FARM, kind=WeatherWarningKind.FROST, day=NOW.date(),
+                                  created_at=NOW),
             ]
         )  # fmt: skip
 

@@ -60,6 +60,9 @@ ALLOWED_LATIN = frozenset(
         "Druid",
         "GreenFood",
         "DAARWIZZ",
+        # The forecast's source, named in every weather answer (docs/weather.md).
+        "Open",
+        "Meteo",
         "Europe",
         "Kyiv",
         "IANA",

@@ -1,4 +1,5 @@
-"""A small circuit breaker for the memory-service link.
+"""A small circuit breaker for a remote service's link (the memory-service's, the
+weather source's: ``name`` says which in the log).
 
 closed    calls go through; ``failure_threshold`` consecutive failures open it.
 open      nothing is tried until ``cooldown`` has passed.
@@ -33,12 +34,14 @@ class CircuitBreaker:
         failure_threshold: int = FAILURE_THRESHOLD,
         cooldown_s: float = COOLDOWN_S,
         clock: Callable[[], float] = time.monotonic,
+        name: str = "memory-service",
     ) -> None:
         if failure_threshold < 1:
             raise ValueError("failure_threshold must be at least 1")
         self._threshold = failure_threshold
         self._cooldown = cooldown_s
         self._clock = clock
+        self._name = name
         self._failures = 0
         self._opened_at: float | None = None
         self._probing = False
@@ -67,7 +70,7 @@ class CircuitBreaker:
 
     def record_success(self) -> None:
         if self._opened_at is not None:
-            logger.info("memory-service breaker closed")
+            logger.info("%s breaker closed", self._name)
         self._failures = 0
         self._opened_at = None
         self._probing = False
@@ -76,7 +79,7 @@ class CircuitBreaker:
         self._failures += 1
         if self._probing or (self._opened_at is None and self._failures >= self._threshold):
             if self._opened_at is None:
-                logger.warning("memory-service breaker opened after %d failures", self._failures)
+                logger.warning("%s breaker opened after %d failures", self._name, self._failures)
             self._opened_at = self._clock()
         self._probing = False
 

@@ -4,7 +4,7 @@ applies sets the turn's answer; the later ones see it and stand aside."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.deep import DeepPath
@@ -15,6 +15,9 @@ from pipeline.replies.light import LightRequest, LightResponder
 from pipeline.turn.stage import Stage, apology
 from pipeline.turn.turn import Turn
 from pipeline.types import DeepRequest, Reply
+from pipeline.weather.answers import WeatherDesk
+from pipeline.weather.sowing import SoilCheck
+from pipeline.weather.spraying import SprayCheck
 
 __all__ = [
     "AdviceAnswer",
@@ -25,6 +28,9 @@ __all__ = [
     "NotYet",
     "Remember",
     "Shortcut",
+    "SowingSoil",
+    "SprayWindow",
+    "WeatherAnswer",
 ]
 
 
@@ -66,6 +72,14 @@ class LightAnswer(_Unanswered):
         turn.answer = Reply(await self.responder.answer(request))
 
 
+#: Intents that ask something of their own: never read as a correction unless the
+#: classifier says it is one.
+_QUESTIONS = frozenset({
+    Intent.WEATHER, Intent.ADVICE, Intent.REPORTING, Intent.IOT, Intent.IOT_ALERT,
+    Intent.ANALYSIS, Intent.SUMMARY, Intent.PLATFORM, Intent.WHOAMI, Intent.HELP,
+})  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class JournalEdit(_Unanswered):
     """A correction of the journal: «не 150, а 120», «видали останній запис», «ці
@@ -79,8 +93,15 @@ class JournalEdit(_Unanswered):
     def applies(self, turn: Turn) -> bool:
         if turn.answer is not None:
             return False
-        asked = turn.decision.intent == Intent.CORRECTION
-        return asked or self.edits.might_edit(turn.message.text)
+        intent = turn.decision.intent
+        if intent == Intent.CORRECTION:
+            return True
+        # A question about the weather, the cards, a report or the sensors with «не …,
+        # а …» in it is that question, not a fix of the last record («обприскування на
+        # Кургані виконали», read as advice, asks nothing: a plan done).
+        text = turn.message.text
+        asks = intent in _QUESTIONS and "?" in text
+        return not asks and self.edits.might_edit(text)
 
     async def run(self, turn: Turn) -> None:
         message = turn.message
@@ -112,6 +133,82 @@ class NotYet(_Unanswered):
 
     async def run(self, turn: Turn) -> None:
         turn.answer = Reply(turn.texts.text(f"not_yet.{turn.decision.intent}"))
+
+
+@dataclass(frozen=True, slots=True)
+class WeatherAnswer(_Unanswered):
+    """A weather question: the forecast cache for the farm or the field it names, on
+    the farm's clock (docs/weather.md); none there: said so, never guessed."""
+
+    desk: WeatherDesk
+    #: «чи можна завтра обприскувати?» asked as a weather question: the spray windows.
+    spray: SprayCheck | None = None
+    name = "weather"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None and turn.decision.intent == Intent.WEATHER
+
+    async def run(self, turn: Turn) -> None:
+        message = turn.message
+        if self.spray is not None and self.spray.asks(message.text):
+            text = await self.desk.spray(
+                message.user_id, message.text, turn.texts, turn.now, self.spray.limits
+            )
+            turn.answer = Reply(text)
+            return
+        turn.answer = await self.desk.reply(
+            message.user_id, message.text, turn.texts, turn.now, turn.loaded.farm.timezone
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SprayWindow(Stage):
+    """Under the spraying card's answer: the hours of the forecast that meet its
+    conditions, for the days asked («чи можна завтра обприскувати?»; docs/weather.md).
+    Failing, the card's answer stands alone."""
+
+    desk: WeatherDesk
+    spray: SprayCheck
+    name = "spray_window"
+
+    def applies(self, turn: Turn) -> bool:
+        # Without a forecast source nothing is added to the card's answer.
+        if not self.desk.live or turn.answer is None or turn.decision.intent != Intent.ADVICE:
+            return False
+        return self.spray.asks(turn.message.text)
+
+    async def run(self, turn: Turn) -> None:
+        answer = turn.answer
+        if answer is None:
+            return
+        message = turn.message
+        lines = await self.desk.spray(
+            message.user_id, message.text, turn.texts, turn.now, self.spray.limits
+        )
+        turn.answer = replace(answer, text=f"{answer.text}\n\n{lines}")
+
+
+@dataclass(frozen=True, slots=True)
+class SowingSoil(Stage):
+    """Under a sowing answer about a crop whose card gives the minimum soil
+    temperature: the forecast's soil at 6 cm against it (docs/weather.md). Failing,
+    the card's answer stands alone."""
+
+    desk: WeatherDesk
+    soil: SoilCheck
+    name = "sowing_soil"
+
+    def applies(self, turn: Turn) -> bool:
+        # Without a forecast source nothing is added to the card's answer.
+        return self.desk.live and turn.answer is not None and turn.decision.intent == Intent.ADVICE
+
+    async def run(self, turn: Turn) -> None:
+        answer, message = turn.answer, turn.message
+        ask = self.soil.asks(message.text, turn.lang)
+        if answer is None or ask is None:
+            return
+        lines = await self.desk.soil(message.user_id, message.text, turn.texts, turn.now, ask)
+        turn.answer = replace(answer, text=f"{answer.text}\n\n{lines}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,8 @@ class CorrectionProbe:
             return 0
         if words.asks_delete(folded) or (words.says_done(folded) and words.says_planned(folded)):
             return self._weight
+        if "?" in folded and not words.says_correcting(folded):
+            return 0  # «чи буде дощ не сьогодні, а завтра?» asks; it corrects nothing
         split = words.split(folded)
         if split.wrong and _shared(self._pieces(split.wrong), self._pieces(split.right)):
             return self._weight

@@ -161,11 +161,13 @@ class JournalEdits:
             return None
         wrong, right = self._pieces(split.wrong, ctx), self._pieces(split.right, ctx)
         if right.empty:
-            return self._say(request.texts, "not_understood") if said else None
+            # Only the classifier's correction earns «не зрозумів»: «ой, дякую» or «не
+            # знаю, а ти?» name nothing a record holds and go on to the other stages.
+            return self._say(request.texts, "not_understood") if request.asked else None
         if ctx.cards:
             return await self._fix_card(request, ctx, wrong, right, split.adding)
         if not ctx.entries:
-            return self._say(request.texts, "nothing") if said else None
+            return self._say(request.texts, "nothing") if request.asked else None
         return await self._fix_entry(request, ctx, wrong, right, split.adding)
 
     async def _fix_card(
