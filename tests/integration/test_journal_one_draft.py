@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.wiring.factory import build_pipeline
@@ -122,18 +122,19 @@ async def test_two_copies_at_once_are_one_card_postgres(
 
 async def test_the_migration_keeps_the_first_card_of_a_message(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'stepan.db'}"
-    await asyncio.to_thread(upgrade, url, "0024_closed_set_checks")
+    await asyncio.to_thread(upgrade, url, "0025_journal_revisions")
     engine = create_engine(url)
     created = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     try:
-        async with create_session_factory(engine)() as session:
-            session.add(UserProfileRow(user_id=USER))
-            await session.flush()
-            session.add(FarmProfileRow(farm_id="farm:1", user_id=USER))
-            await session.flush()
+        # Core inserts of the columns given (with the models' defaults): later
+        # migrations add columns (the weather's points) the schema at 0025 lacks.
+        async with engine.begin() as connection:
+            await connection.execute(insert(UserProfileRow.__table__).values(user_id=USER))
+            farm = insert(FarmProfileRow.__table__).values(farm_id="farm:1", user_id=USER)
+            await connection.execute(farm)
             for message in (7, 7, 7, 8, None, None):
-                session.add(
-                    OperationDraftRow(
+                await connection.execute(
+                    insert(OperationDraftRow.__table__).values(
                         user_id=USER,
                         farm_id="farm:1",
                         chat_id=CHAT,
@@ -143,8 +144,6 @@ async def test_the_migration_keeps_the_first_card_of_a_message(tmp_path: Path) -
                         created_at=created,
                     )
                 )
-                await session.flush()
-            await session.commit()
     finally:
         await engine.dispose()
     await asyncio.to_thread(upgrade, url)
