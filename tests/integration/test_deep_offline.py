@@ -286,5 +286,5 @@ async def test_brief_style_shortens_lists(
 ) -> None:
     await memory.editor.set_style(USER, "brief")
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    opener = pipeline.catalog.text("uk", "compose.opener.conversational", name="Оксана")
+    opener = pipeline.catalog.text("uk", "compose.opener.conversational", name="Оксано")
     assert not reply.text.startswith(opener.split(",")[0])
