@@ -23,7 +23,11 @@ def _catalog_label(texts: Texts, section: str, raw: str) -> str:
 
 
 def op_label(texts: Texts, op_type: str) -> str:
-    return _catalog_label(texts, "op", op_type)
+    """The operation's one name (``operation.<type>``, the journal card's word) as a
+    report's cell or a list's item starts it: «Коткування», never a second name."""
+    key = f"operation.{op_key(op_type)}"
+    name = texts.text(key) if texts.has(key) else op_key(op_type).replace("_", " ")
+    return name[:1].upper() + name[1:]
 
 
 def sensor_label(texts: Texts, sensor_type: str) -> str:
