@@ -94,7 +94,7 @@ async def test_a_new_farmers_first_ten_minutes(harness: Harness) -> None:
     for line in (
         t("me.line.name", value="Олена Петрівна"),
         t("me.line.fields", value="Північне, Південне"),
-        t("me.line.crops", value="пшениця, соняшник"),
+        t("me.line.crops", value="Пшениця, Соняшник"),
     ):
         assert line in (me.text or "")
     assert StyleCD(style="brief").pack() in buttons(me)

@@ -78,7 +78,7 @@ def test_prefix_names_fields_crops_and_phase_in_words(catalog: Catalog) -> None:
     )
     names = FarmNames({"field:pivnichne": "Північне"}, {"crop:sunflower": "соняшник"})
     prefix = build_prefix(profile, farm, Texts(catalog, "uk"), names)
-    assert "Північне, pole 3" in prefix and "соняшник" in prefix
+    assert "Північне, pole 3" in prefix and "Соняшник" in prefix  # a crop with a capital
     assert catalog.text("uk", "phase.sowing") in prefix
     assert not any(raw in prefix for raw in ("field:", "crop:", "tg:1001", "sowing"))
 

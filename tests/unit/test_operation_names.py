@@ -1,6 +1,7 @@
 """One name for one operation (issue 30 point 4): the journal card, the journal list,
 the plans and the Excel report all read ``operation.<type>``; there is no second list
-(the report once said «Коткування» where the card said «прикочування»)."""
+(the report once said «Коткування» where the card said «прикочування»). And a crop
+always starts with a capital, wherever it is named."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ import tomllib
 
 import pytest
 
-from pipeline.farm.reports import op_label
+from pipeline.farm.dictionary import DictionaryEntry
+from pipeline.farm.journal.card import crop_label
+from pipeline.farm.naming import FarmNames
+from pipeline.farm.reports import Labels, op_label
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.types import Language
 from tests.conftest import REPO
+from tests.shared import rulebook
+
+RULES = rulebook()
 
 OPERATIONS = tomllib.loads((REPO / "pipeline/rules/operations.toml").read_text("utf-8"))
 TYPES = sorted(OPERATIONS["operations"])
@@ -43,3 +50,16 @@ def test_rolling_is_called_as_an_agronomist_calls_it(catalog: Catalog) -> None:
 
 def test_an_unknown_operation_is_still_readable(catalog: Catalog) -> None:
     assert op_label(Texts(catalog, "uk"), "operation:deep_loosening") == "Deep loosening"
+
+
+def test_a_farms_own_crop_is_capitalised_like_the_shared_ones(catalog: Catalog) -> None:
+    """A crop an operator approved as the farmer wrote it («ясон») reads «Ясон» in the
+    card, the lists and the report, beside the shared list's «Соняшник»."""
+    own = DictionaryEntry("crop", "crop:yason", "ясон", ())
+    dictionary = RULES.vocabulary.dictionary([own])
+    assert crop_label(dictionary, "crop:yason", "uk") == "Ясон"
+    assert crop_label(dictionary, "crop:sunflower", "uk") == "Соняшник"
+    assert crop_label(None, "crop:sugar-beet", "uk") == "Sugar beet"
+    labels = Labels(Texts(catalog, "uk"), {}, {"crop:yason": "ясон"})
+    assert labels.crop("crop:yason") == "Ясон"
+    assert FarmNames(crops={"crop:yason": "ясон"}).crop("crop:yason") == "Ясон"
