@@ -119,7 +119,7 @@ async def test_a_new_operators_first_five_minutes(harness: Harness) -> None:
     # The operator's technical line closes the message, after the commands.
     body, footer = (help_reply.text or "").rsplit("\n\n", 1)
     assert body.endswith(help_list(Texts(CATALOG, "uk"), operator=True))
-    assert footer.startswith("⚙️ trace ") and "⚙️" not in body
+    assert footer.startswith("⚙️ код ") and "⚙️" not in body
     # /profile without an id: the operator's own card.
     card = await say(OPERATOR, "/profile")
     assert (card.text or "").startswith("👤") and f"Telegram id: {OPERATOR}" in (card.text or "")

@@ -149,11 +149,6 @@ COMMAND_SYNTAX = frozenset(
         "field",
         "crop",
         "hora",
-        # The operator's debug line: trace code, intent, mode, crew.
-        "trace",
-        "intent",
-        "mode",
-        "crew",
     }
 )
 
