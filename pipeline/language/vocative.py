@@ -70,8 +70,8 @@ def _candidates(word: str) -> list[Parse]:
 
 
 def _shared_gender(found: Iterable[list[Parse]]) -> str | None:
-    """The gender every declinable word can share («Валентина Петрівна» is a woman
-    although «Валентина» alone could be a man's genitive), else none."""
+    """The gender every declinable word can share, else none: a name either gender
+    bears («Женя», «Саша») takes the one its patronymic settles («Женя Олегович»)."""
     common = set(_GENDERS)
     for parses in found:
         common &= {g for p in parses for g in _GENDERS if g in p.tag}
