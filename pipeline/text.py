@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "NormalizedText",
+    "capitalised",
     "clean_input",
     "extract_emoji",
     "fold",
@@ -103,6 +104,12 @@ def clean_input(text: str) -> str:
     text = text.strip()
     # The first visible character ends the scan: one look for nearly every text.
     return text if any(map(_visible, text)) else ""
+
+
+def capitalised(text: str) -> str:
+    """``text`` with its first letter upper case and the rest as written: a crop or an
+    operation named on its own («ясон» -> «Ясон», «коткування» -> «Коткування»)."""
+    return text[:1].upper() + text[1:]
 
 
 def fold(text: str) -> str:

@@ -25,6 +25,7 @@ from pipeline.buttons.press import ButtonUse, Press
 from pipeline.farm.localtime import local_time
 from pipeline.farm.naming import NameBook
 from pipeline.language.texts import Texts
+from pipeline.language.vocative import address
 from pipeline.memory import ProfileEditor, ProfileLoader
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES
 from pipeline.recall import Conversations
@@ -112,7 +113,8 @@ async def name_answer(
         return Reply(texts.text("me.name_bad"))
     await state.clear()
     saved = await editor.update_user(user_id, name=name)
-    return Reply(texts.text("me.name_set" if saved is not None else "me.failed", name=name))
+    key = "me.name_set" if saved is not None else "me.failed"
+    return Reply(texts.text(key, name=address(name, texts.lang)))
 
 
 def _not_yours(press: Press) -> Reply | None:

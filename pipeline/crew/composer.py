@@ -26,6 +26,7 @@ from pipeline.farm.journal.service import Journal
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
+from pipeline.replies.style import addressed
 from pipeline.replies.voice import leveled, voice_of, why
 from pipeline.types import DeepRequest, Reply
 
@@ -341,7 +342,7 @@ class Composer:
         if style == "brief" or not rule.allows(body, request.profile.recent_topics, request.now):
             return None
         texts = Texts(self._catalog, request.lang)
-        name = request.profile.name or texts.text("address.default")
+        name = addressed(request.profile, texts)
         voice = voice_of(request.profile.expertise_level, operator=request.incoming.is_operator)
         key = leveled(texts, f"compose.opener.{style}", voice)
         opener = texts.variant(key, request.profile.interaction_count, name=name)

@@ -19,6 +19,7 @@ from pipeline.farm.journal.card import crop_label
 from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.knowledge.model import Region
 from pipeline.profiles import FarmProfile
+from pipeline.text import capitalised
 from pipeline.types import Language
 
 logger = logging.getLogger(__name__)
@@ -47,7 +48,7 @@ class FarmNames:
         return self.fields.get(field_id) or readable_id(field_id)
 
     def crop(self, crop_id: str) -> str:
-        return self.crops.get(crop_id) or readable_id(crop_id)
+        return capitalised(self.crops.get(crop_id) or readable_id(crop_id))
 
     def field_list(self, ids: Iterable[str]) -> list[str]:
         """Distinct names, in the order the farm has them."""

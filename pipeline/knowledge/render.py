@@ -1,6 +1,12 @@
 """Values as a farmer reads them: "50–60 тис. насінин/га", "до 14 %", "20 вересня –
-10 жовтня", "pH 4,6–5"; the decimal comma in Ukrainian. Every word comes from the
-catalog (``[knowledge]`` and ``[unit]``)."""
+10 жовтня", "pH 4,6–5", "через 3–5 днів"; the decimal comma in Ukrainian. Every word
+comes from the catalog (``[knowledge]``, ``[knowledge.lead]`` and ``[unit]``).
+
+A value's label is a noun phrase before a colon; the words that lead into the number
+(«не нижче», «через», «не сильніший за») are the value's own, ``knowledge.lead.<key>``,
+so the line reads «Вітер: не сильніший за 5 м/с», never «Вітер — не сильніший за: 5 м/с».
+A counted unit agrees with the last number said, as Ukrainian does: «14–21 день»,
+«3–5 днів», «2–3 дні»."""
 
 from __future__ import annotations
 
@@ -34,9 +40,12 @@ class ValueText:
             body = body.replace(",", _NBSP).replace(".", ",")
         return (_MINUS if rounded < 0 else "") + body
 
-    def unit(self, unit: str) -> str:
+    def unit(self, unit: str, count: float | None = None) -> str:
+        """The unit's word; a counted one («день», «дні», «днів») in the form ``count`` takes."""
         key = f"unit.{unit}"
-        return self.texts.text(key) if self.texts.has(key) else unit
+        if not self.texts.has(key):
+            return unit
+        return self.texts.text(key) if count is None else self.texts.plural(key, count)
 
     def day(self, key: float) -> str:
         month, day = month_day(key)
@@ -56,7 +65,7 @@ class ValueText:
         if unit == "pH":
             value = self.text("knowledge.ph", value=number)
         else:
-            value = self.text("knowledge.quantity", value=number, unit=self.unit(unit))
+            value = self.text("knowledge.quantity", value=number, unit=self.unit(unit, high))
         if bound == "max":
             return self.text("knowledge.bound_max", value=value)
         if bound == "min":
@@ -64,8 +73,15 @@ class ValueText:
         return value
 
     def value(self, value: Value, zone: str | None) -> str | None:
+        """The value for ``zone`` with the words that lead into it («через 3–5 днів»)."""
         span = value.span(zone)
-        return None if span is None else self.span(*span, value.unit, value.bound)
+        if span is None:
+            return None
+        text = self.span(*span, value.unit, value.bound)
+        lead = f"knowledge.lead.{value.key}"
+        if not self.texts.has(lead):
+            return text
+        return self.text("knowledge.lead_value", lead=self.text(lead), value=text)
 
     def label(self, key: str) -> str:
         return self.text(f"knowledge.value.{key}")

@@ -109,10 +109,11 @@ class Catalog:
         """The form of a plural message for ``count`` by the language's CLDR rules;
         ``{count}`` in it is the number as the language writes it."""
         forms = self._messages.get(lang, {}).get(key)
-        if not isinstance(forms, dict):
+        if forms is None:
             # Not translated: the fallback's forms, chosen by the fallback's rules.
             lang, forms = FALLBACK, self._messages[FALLBACK].get(key)
         if not isinstance(forms, dict):
+            # One form for every count (a unit such as «м/с»): the language's own.
             return self.text(lang, key, count=self.number(lang, count), **params)
         category = self._locales[lang].plural_form(abs(count))
         template = forms.get(category, forms["other"])

@@ -22,7 +22,7 @@ from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.profiles import FarmProfile, UserProfile
 from pipeline.recall.prompt import recall_block
-from pipeline.replies.style import build_prefix, display_name
+from pipeline.replies.style import addressed, build_prefix, display_name
 from pipeline.replies.voice import first_key, leveled, voice_of, why
 from pipeline.types import DepthDecision, Language
 
@@ -73,7 +73,7 @@ class TemplateResponder:
     def _template(self, request: LightRequest, texts: Texts, voice: str) -> tuple[str, str]:
         """The text and the name of its novice explanation (``light.<intent>``)."""
         profile = request.profile
-        name = display_name(profile, texts)
+        name = addressed(profile, texts)
         intent = request.decision.intent
         if intent == Intent.GREETING and request.first_contact:
             key = leveled(texts, "light.greeting_new", voice)
@@ -81,7 +81,7 @@ class TemplateResponder:
         if intent == Intent.WHOAMI:
             return texts.text(
                 leveled(texts, "light.whoami", voice),
-                name=name,
+                name=display_name(profile, texts),
                 expertise=texts.text(f"expertise.{profile.expertise_level}"),
                 style=texts.text(f"styles.{profile.preferred_style}"),
                 times=texts.plural("plural.times", profile.interaction_count),

@@ -6,13 +6,21 @@ import logging
 
 from pipeline.farm.naming import FarmNames
 from pipeline.language.texts import Texts
+from pipeline.language.vocative import address
 from pipeline.profiles import FarmProfile, UserProfile
 
 logger = logging.getLogger(__name__)
 
 
 def display_name(profile: UserProfile, texts: Texts) -> str:
+    """The name as a fact («Ви — Олена»): as the farmer gave it."""
     return profile.name or texts.text("address.default")
+
+
+def addressed(profile: UserProfile, texts: Texts) -> str:
+    """The name that speaks to the farmer («Вітаю, Олено!»): the vocative in Ukrainian;
+    the catalog's own word when there is no name («друже» is one already)."""
+    return address(profile.name, texts.lang) if profile.name else texts.text("address.default")
 
 
 def farm_summary(
@@ -52,7 +60,7 @@ def build_prefix(
             "style.prefix",
             level=texts.text(f"style.level.{profile.expertise_level}"),
             style=texts.text(f"style.style.{profile.preferred_style}"),
-            name=display_name(profile, texts),
+            name=addressed(profile, texts),
             farm=farm_summary(farm, texts, names, phase),
         )
     except Exception:

@@ -44,7 +44,8 @@ async def test_the_name_is_the_next_message(tg: LocalBot, core: Core, catalog: C
     [bad] = await tg.say(FARMER, "запиши полив 20 мм")
     assert bad.text == catalog.text("uk", "me.name_bad")
     [done] = await tg.say(FARMER, "Марія Петрівна")
-    assert done.text == catalog.text("uk", "me.name_set", name="Марія Петрівна")
+    # Thanked by the name just given, in the vocative; stored as written.
+    assert done.text == catalog.text("uk", "me.name_set", name="Маріє Петрівно")
     row = await user_row(core, FARMER)
     assert row is not None and row.name == "Марія Петрівна"
     # The state is gone: the next message is an ordinary one again.

@@ -29,7 +29,7 @@ async def test_start_greets_a_new_farmer_and_offers_onboarding(
 
     greeting = "\n\n".join(
         [
-            catalog.text("uk", "light.greeting_new", name="Марія"),
+            catalog.text("uk", "light.greeting_new", name="Маріє"),  # the vocative
             # A new user is a novice (issue 11 point 2): what an operation is, and why.
             catalog.text("uk", "level.novice.why.light.greeting_new"),
         ]

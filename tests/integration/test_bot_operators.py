@@ -75,7 +75,7 @@ async def test_operator_button_changes_style_and_next_reply_follows(harness: Har
     # Brief, and still a new farmer's (novice's) one-line explanation after it.
     why = catalog.text("uk", "level.novice.why.light.greeting")
     brief = [
-        catalog.variant("uk", "light.brief.greeting", n, name="Оксана") + f"\n\n{why}"
+        catalog.variant("uk", "light.brief.greeting", n, name="Оксано") + f"\n\n{why}"
         for n in range(2)
     ]
     assert reply.text in brief

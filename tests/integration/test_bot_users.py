@@ -151,7 +151,7 @@ async def test_onboarding_fills_profiles(harness: Harness) -> None:
     assert "Поле: Північне" in (card.text or "") and "⏳" not in (card.text or "")
     # A later greeting from this known user never restarts onboarding.
     again = await harness.say(FARMER, "привіт")
-    assert "Марія" in (again.text or "")
+    assert "Маріє Петрівно" in (again.text or "")
     assert not again.params.get("reply_markup")
 
 

@@ -87,7 +87,7 @@ async def test_onboarding_in_the_console(sqlite_url: str) -> None:
     # /me speaks the farmer's language: names and words, never ids or slugs.
     me = out[out.index(_text("me.header")) :]
     assert _text("me.line.fields", value="Північне, Південне") in me
-    assert _text("me.line.crops", value="пшениця") in me
+    assert _text("me.line.crops", value="Пшениця") in me
     assert _text("me.line.name", value="Олена") in me
     assert _text("me.topic.recording") in me
     assert _text("me.line.sensors", value=_text("me.sensors_none")) in me

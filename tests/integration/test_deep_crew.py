@@ -78,7 +78,7 @@ async def test_light_reply_falls_back_to_the_template_when_the_llm_fails(
     thanks = pipeline.catalog.templates("uk", "light.thanks")
     # The template a new user (a novice) reads: with its explanation.
     why = pipeline.catalog.text("uk", "level.novice.why.light.thanks")
-    assert any(f"{option.format(name='Оксана')}\n\n{why}" == reply.text for option in thanks)
+    assert any(f"{option.format(name='Оксано')}\n\n{why}" == reply.text for option in thanks)
 
 
 # --- the crew -----------------------------------------------------------------------------

@@ -98,8 +98,9 @@ async def test_excel_report_for_october(
     assert reply.crew == ("spreadsheet",)
     assert reply.document is not None and reply.document.content.startswith(XLSX)
     assert reply.document.filename.endswith("2024-10-01_2024-10-31.xlsx")
+    # The period as a farmer writes it, the year once; the count in words.
     ready = pipeline.catalog.text(
-        "uk", "compose.report_ready", start="01.10.2024", end="31.10.2024", rows=1
+        "uk", "compose.report_ready", period="01.10–31.10.2024", operations="1 операція"
     )
     assert ready in reply.text
 
@@ -286,5 +287,5 @@ async def test_brief_style_shortens_lists(
 ) -> None:
     await memory.editor.set_style(USER, "brief")
     reply = await say(pipeline, session_factory, "сплануй тиждень")
-    opener = pipeline.catalog.text("uk", "compose.opener.conversational", name="Оксана")
+    opener = pipeline.catalog.text("uk", "compose.opener.conversational", name="Оксано")
     assert not reply.text.startswith(opener.split(",")[0])

@@ -70,7 +70,7 @@ async def test_footnotes_for_operators_only_and_results_stored(
     # checks, then how the message was handled.
     assert operator.text.startswith(catalog.text("uk", "level.expert.light.thanks"))
     body, handled = operator.text.rsplit("\n\n", 1)
-    assert body.endswith("\n\n⚠️ закоротко\nℹ️ підказка") and handled.startswith("⚙️ trace")
+    assert body.endswith("\n\n⚠️ закоротко\nℹ️ підказка") and handled.startswith("⚙️ код")
     async with db.read() as session:
         rows = (await session.scalars(select(InteractionRow).order_by(InteractionRow.id))).all()
     assert [(r.eval_warnings, r.eval_infos, r.eval_failed) for r in rows] == [

@@ -79,7 +79,7 @@ async def test_card_then_write_once(
     pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], farm_with_fields: str
 ) -> None:
     card = await _say(pipeline, session_factory, "запиши полив 20 мм на Північному вчора", 10)
-    assert "полив" in card.text and "20 мм" in card.text
+    assert "Полив" in card.text and "20 мм" in card.text
     assert await _operations(session_factory) == []  # nothing before consent
     written = await _press(pipeline, session_factory, _action(card, JournalVerb.WRITE))
     assert pipeline.catalog.text("uk", "journal.written") in written.text

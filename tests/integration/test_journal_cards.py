@@ -58,7 +58,7 @@ async def test_a_planned_work_card_is_the_plan_entry_alone(
 ) -> None:
     reply = await _say(pipeline, "заплануй обприскування на Північному на п'ятницю", 10)
     card, *rest = reply.text.split("\n\n")
-    assert "обприскування" in card and "Північне" in card and "04.12.2026" in card
+    assert "Обприскування" in card and "Північне" in card and "04.12.2026" in card
     assert catalog.text("uk", "journal.status_planned") in card
     # Under the card only what a novice reads about the card itself.
     assert rest == [catalog.text("uk", "level.novice.why.journal_card")]

@@ -365,6 +365,9 @@ async def test_a_correction_that_fits_no_entry_offers_the_last_ones_and_follows_
     assert text("journal_edit.pick") in refused.text
     picks = [b.action for row in refused.buttons for b in row]
     assert picks == [EntryAction(EntryVerb.SHOW, water.id), EntryAction(EntryVerb.SHOW, fert.id)]
+    # Each entry by its operation's one name, as the listing's buttons call it (issue 30).
+    shown = [b.text for row in refused.buttons for b in row]
+    assert shown[0].endswith(" Полив") and shown[1].endswith(" Внесення добрив"), shown
     # The farmer opens the older one; the next correction is about it, not the newest.
     opened = await chat.pipeline.handle_action(picks[1], chat.incoming())
     assert "Левада" in opened.text

@@ -81,8 +81,8 @@ async def test_two_operations_one_card_each_with_its_own_values(
     card = await _card(journal, "Вчора на полі 3 дискували, а сьогодні посіяли горох 250 кг/га", 1)
     assert card is not None
     lines = card.text.splitlines()
-    assert lines[1].startswith("1. обробіток ґрунту — Поле 3") and "11.05.2025" in lines[1]
-    assert lines[2].startswith("2. сівба — Поле 3") and "250 кг/га" in lines[2]
+    assert lines[1].startswith("1. Обробіток ґрунту — Поле 3") and "11.05.2025" in lines[1]
+    assert lines[2].startswith("2. Сівба — Поле 3") and "250 кг/га" in lines[2]
     assert "250" not in lines[1]
     await _press(journal, _action(card, JournalVerb.WRITE))
     tillage, sowing = await _rows(session_factory)

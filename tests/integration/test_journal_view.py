@@ -268,7 +268,7 @@ async def test_one_fields_report_button_sends_that_field_and_those_days(
     assert len(dated) == 14
     assert {row[1] for row in dated} == {"Північне"}
     assert all(row[0].month == 4 for row in dated)  # type: ignore[union-attr]
-    assert "01.04.2025" in sent.text and "30.04.2025" in sent.text
+    assert "01.04–30.04.2025" in sent.text
 
 
 async def test_a_report_button_of_another_farms_field_is_expired(

@@ -32,7 +32,8 @@ def _variants(catalog: Catalog, lang: str, key: str) -> set[str]:
     """The template's variants as a new user (a novice) reads them: each with its
     explanation, in the same language."""
     why = catalog.text(lang, f"level.novice.why.{key}")  # type: ignore[arg-type]
-    return {f"{catalog.variant(lang, key, i, name='Оксана')}\n\n{why}" for i in range(5)}  # type: ignore[arg-type]
+    name = "Оксано" if lang == "uk" else "Оксана"  # addressed: the vocative in Ukrainian
+    return {f"{catalog.variant(lang, key, i, name=name)}\n\n{why}" for i in range(5)}  # type: ignore[arg-type]
 
 
 async def _language(factory: async_sessionmaker[AsyncSession]) -> str:

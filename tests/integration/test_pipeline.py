@@ -66,7 +66,7 @@ async def test_greeting_is_light_and_personal(
 ) -> None:
     reply = await _send(pipeline, session_factory, "привіт")
     assert reply.mode == "light" and reply.intent == "greeting" and reply.crew == ()
-    assert "Оксана" in reply.text
+    assert "Оксано" in reply.text  # addressed in the vocative (issue 30)
     # First contact: onboarding is offered so Stepan knows the farm from day one.
     assert [b.action for b in reply.buttons[0]] == [
         OnboardingAction(OnboardingChoice.START),
@@ -74,7 +74,29 @@ async def test_greeting_is_light_and_personal(
     ]
     again = await _send(pipeline, session_factory, "привіт")
     assert again.buttons == ()
-    assert "Оксана" in again.text
+    assert "Оксано" in again.text
+
+
+@pytest.mark.parametrize(
+    ("name", "called"),
+    [("Василь Іванович", "Василю Івановичу"), ("Ігор", "Ігорю"), ("Мар'яна", "Мар'яно")],
+)
+async def test_a_greeting_calls_the_farmer_in_the_vocative(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession], name: str, called: str
+) -> None:
+    reply = await _send(pipeline, session_factory, "привіт", first_name=name)
+    assert reply.intent == "greeting" and called in reply.text, reply.text
+    # The profile keeps the name as given; «хто я» states it in the nominative.
+    assert (await _user(session_factory)).name == name
+    whoami = await _send(pipeline, session_factory, "хто я", first_name=name)
+    assert f"{name}." in whoami.text and called not in whoami.text, whoami.text
+
+
+async def test_an_english_reply_keeps_the_name_as_written(
+    pipeline: Pipeline, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    reply = await _send(pipeline, session_factory, "hello Stepan", first_name="Олена")
+    assert "Олена" in reply.text and "Олено" not in reply.text, reply.text
 
 
 async def test_english_message_gets_english_reply(
@@ -199,7 +221,7 @@ async def test_database_broken_still_answers(
     reply = await pipeline.handle_message(_incoming("привіт"))
     await broken.dispose()
     assert reply.mode == "light"
-    assert "Оксана" in reply.text
+    assert "Оксано" in reply.text
 
 
 async def test_responder_crash_gives_polite_error(
@@ -294,7 +316,7 @@ async def test_forced_deep_greeting_is_still_a_greeting(
     await _send(forced, session_factory, "привіт")
     reply = await _send(forced, session_factory, "привіт")
     assert reply.mode == "deep" and reply.intent == "greeting"  # routed and recorded deep
-    assert "Оксана" in reply.text  # but answered as a greeting
+    assert "Оксано" in reply.text  # but answered as a greeting, by name
 
 
 async def test_a_pipeline_built_with_other_rules_follows_them(

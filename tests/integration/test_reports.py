@@ -151,8 +151,9 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
             Database(factory), FARM, OCT_START, OCT_START, texts=Texts(CATALOG, "uk")
         )
     rows = open_sheets(report.content)["Операції"]
-    # Unknown op ids stay readable; characters XML cannot carry are dropped, the rest kept.
-    assert ("new thing", "A&B <x>  ", None, None, 1.5, "л", None, None, "виконано") in [
+    # Unknown op ids stay readable, capitalised like every operation's cell; characters
+    # XML cannot carry are dropped, the rest kept.
+    assert ("New thing", "A&B <x>  ", None, None, 1.5, "л", None, None, "виконано") in [
         row[3:] for row in rows
     ]
 

@@ -65,7 +65,7 @@ async def test_season_summary_on_a_known_dataset(
     assert "Південне — 10 мм; Північне — 35 мм" in uk and "5\u00a0500 м³" in uk
     assert "45 мм" not in uk
     assert "Карбамід — 2\u00a0050 кг (66,7 кг/га)" in uk and "Раундап — 30 л (3 л/га)" in uk
-    assert "66,7% (4 з 6)" in uk
+    assert "66,7 % (4 з 6)" in uk
     en = summary_text(summary, Texts(catalog, "en"))
     assert "5,500 m³" in en and "66.7% complete (4 of 6)" in en
 

@@ -202,7 +202,7 @@ async def test_workbook_keeps_amounts_apart_in_the_farmers_words(
     rows = [tuple(row) for row in sheet.iter_rows(values_only=True)]
     by_product = {row[4]: row for row in rows[1:] if row[4]}
     assert by_product["Гліфос"][5:11] == (3, "л/га", None, None, 40, None)
-    harvest = next(row for row in rows if row[3] == "Збирання")
+    harvest = next(row for row in rows if row[3] == "Збирання врожаю")
     assert harvest[2] == "Кукурудза" and harvest[7:11] == (320, "т", None, 9.8)
     sowing = next(row for row in rows if row[3] == "Сівба")
     assert sowing[2] == "Соя" and sowing[5:7] == (90, "тис./га")

@@ -47,7 +47,7 @@ async def test_a_new_farmers_first_ten_minutes(harness: Harness) -> None:
     hello = await say(FARMER, "привіт", first_name="Олена")
     # A new user is a novice until onboarding says otherwise: what an operation is.
     explained = t("level.novice.why.light.greeting_new")
-    greeting = f"{t('light.greeting_new', name='Олена')}\n\n{explained}"
+    greeting = f"{t('light.greeting_new', name='Олено')}\n\n{explained}"
     assert hello.text == f"{greeting}\n\n{t('onboarding.offer')}"
     start = OnboardingCD(choice=OnboardingChoice.START).pack()
     assert buttons(hello) == [start, OnboardingCD(choice=OnboardingChoice.LATER).pack()]
@@ -86,14 +86,15 @@ async def test_a_new_farmers_first_ten_minutes(harness: Harness) -> None:
     report = await harness.api.wait_for(
         lambda c: c.method == "sendDocument" and c.chat_id == FARMER, since=since, timeout=20
     )
-    assert report.params.get("caption", "").startswith("Звіт за")
+    caption = report.params.get("caption", "")
+    assert caption.startswith("Звіт") and "Excel" in caption, caption
     # 6. /me: what Stepan remembers, in words.
     me = await say(FARMER, "/me")
     assert (me.text or "").startswith(t("me.header"))
     for line in (
         t("me.line.name", value="Олена Петрівна"),
         t("me.line.fields", value="Північне, Південне"),
-        t("me.line.crops", value="пшениця, соняшник"),
+        t("me.line.crops", value="Пшениця, Соняшник"),
     ):
         assert line in (me.text or "")
     assert StyleCD(style="brief").pack() in buttons(me)
@@ -110,7 +111,7 @@ async def test_a_new_operators_first_five_minutes(harness: Harness) -> None:
     say = harness.say
     hello = await say(OPERATOR, "/start", first_name="Андрій")
     # Operators get the terse, technical voice and the debug line (issue 11).
-    assert (hello.text or "").startswith(t("level.expert.light.greeting_new", name="Андрій"))
+    assert (hello.text or "").startswith(t("level.expert.light.greeting_new", name="Андрію"))
     # /help: what Stepan can do, the farmer's commands and the operator's own.
     help_reply = await say(OPERATOR, "/help")
     can = "\n".join(t(f"help.can.{name}") for name in CAPABILITIES)
@@ -118,7 +119,7 @@ async def test_a_new_operators_first_five_minutes(harness: Harness) -> None:
     # The operator's technical line closes the message, after the commands.
     body, footer = (help_reply.text or "").rsplit("\n\n", 1)
     assert body.endswith(help_list(Texts(CATALOG, "uk"), operator=True))
-    assert footer.startswith("⚙️ trace ") and "⚙️" not in body
+    assert footer.startswith("⚙️ код ") and "⚙️" not in body
     # /profile without an id: the operator's own card.
     card = await say(OPERATOR, "/profile")
     assert (card.text or "").startswith("👤") and f"Telegram id: {OPERATOR}" in (card.text or "")

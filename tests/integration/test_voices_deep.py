@@ -112,7 +112,7 @@ async def test_each_deep_part_reads_differently_per_level(
     # A long intermediate reply opens by style (pipeline/crew/openers.py: several
     # lines, not twice in a row); the expert's never does: it starts with the facts.
     openers = [
-        o.format(name="Оксана") for o in catalog.templates("uk", "compose.opener.conversational")
+        o.format(name="Оксано") for o in catalog.templates("uk", "compose.opener.conversational")
     ]
     if question == "сплануй тиждень":
         assert middle.split("\n", 1)[0] in openers
@@ -123,7 +123,7 @@ async def test_each_deep_part_reads_differently_per_level(
         for key in catalog.keys("uk")
         if key.startswith("level.expert.compose.") and "{" not in catalog.text("uk", key)
     ]
-    headers = ("Покази (останні):", "План/факт ", "План ", "Сервіси:", "Збої:", "XLSX ")
+    headers = ("Покази (останні):", "План/факт ", "План ", "Сервіси:", "Збої:", "Звіт у Excel за ")
     assert (
         any(line in expert for line in terse)
         or any(h in expert for h in headers)

@@ -78,7 +78,7 @@ def test_prefix_names_fields_crops_and_phase_in_words(catalog: Catalog) -> None:
     )
     names = FarmNames({"field:pivnichne": "Північне"}, {"crop:sunflower": "соняшник"})
     prefix = build_prefix(profile, farm, Texts(catalog, "uk"), names)
-    assert "Північне, pole 3" in prefix and "соняшник" in prefix
+    assert "Північне, pole 3" in prefix and "Соняшник" in prefix  # a crop with a capital
     assert catalog.text("uk", "phase.sowing") in prefix
     assert not any(raw in prefix for raw in ("field:", "crop:", "tg:1001", "sowing"))
 
@@ -114,8 +114,10 @@ def _light(intent: str, **profile: object) -> LightRequest:
 
 def test_greeting_is_personal(catalog: Catalog) -> None:
     responder = TemplateResponder(catalog)
-    assert "Оксана" in responder.answer(_light("greeting", name="Оксана"))
+    # A greeting addresses the farmer: the vocative (issue 30); /whoami states the name.
+    assert "Оксано" in responder.answer(_light("greeting", name="Оксана"))
     assert "друже" in responder.answer(_light("greeting"))
+    assert "Оксана." in responder.answer(_light("whoami", name="Оксана"))
 
 
 def test_every_light_intent_has_a_template(catalog: Catalog) -> None:
@@ -169,7 +171,7 @@ def test_style_changes_the_template(catalog: Catalog) -> None:
         _light("greeting", name="Іван", preferred_style="detailed", expertise_level=level)
     )
     usual = responder.answer(_light("greeting", name="Іван", expertise_level=level))
-    assert brief == "Привіт, Іван!"
+    assert brief == "Привіт, Іване!"
     assert len(detailed) > len(usual) > len(brief)
     # A style without its own variant of an intent falls back to the usual one.
     ack = _light("ack", preferred_style="brief", expertise_level=level)

@@ -39,14 +39,12 @@ ALLOWED_LATIN = frozenset(
         "CaCO",
         "UTC",
         "CSV",
-        # The expert voice's terms (issue 11): the file format and the sensors' field.
-        "XLSX",
-        "IoT",
+        # Formats an operator or an integrator types (CSV in UTF-8, ISO 8601 times, the
+        # HTTP API); a farmer's report is «звіт в Excel», never «XLSX», and the sensors are
+        # «датчики», never «IoT» (issue 30 point 2).
         "UTF",
         "ISO",
         "Excel",
-        "xlsx",
-        "PNG",
         "HTTP",
         # A key on the keyboard (the terminal chat's intro).
         "Ctrl",
@@ -151,11 +149,6 @@ COMMAND_SYNTAX = frozenset(
         "field",
         "crop",
         "hora",
-        # The operator's debug line: trace code, intent, mode, crew.
-        "trace",
-        "intent",
-        "mode",
-        "crew",
     }
 )
 

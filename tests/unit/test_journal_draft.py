@@ -16,7 +16,8 @@ from pipeline.farm.journal.draft import SCHEMA_VERSION, DraftOperation, JournalD
 from pipeline.language.catalog import Catalog
 from pipeline.rulebook import Rulebook
 
-#: Payloads and their cards captured from the journal before the model (version 1).
+#: Payloads and their cards captured from the journal before the model (version 1);
+#: the cards as they read now (issue 30: an operation starts its line with a capital).
 CAPTURED = json.loads(
     (Path(__file__).parent / "data" / "draft-payloads-v1.json").read_text(encoding="utf-8")
 )["cards"]

@@ -89,7 +89,7 @@ def test_me_shows_names_words_and_purposes_never_ids(catalog: Catalog) -> None:
     assert _ID.search(text) is None, text
     # Fields and crops by name, in the farm's order.
     assert catalog.text("uk", "me.line.fields", value="Поле 10, Північне, Поле 2") in text
-    assert catalog.text("uk", "me.line.crops", value="соняшник, соя") in text
+    assert catalog.text("uk", "me.line.crops", value="Соняшник, Соя") in text
     # Intents as words; greetings and thanks are not "topics".
     assert catalog.text("uk", "me.line.topics", value="поради, записи операцій") in text
     for label in ("greeting", "decision", "recording", "thanks", "привітання"):
@@ -116,7 +116,7 @@ def test_operator_cards_show_names_and_a_plain_telegram_id(catalog: Catalog) -> 
     assert "поради, записи операцій" in card
     farm_text = farm_card(farm, names, Texts(catalog, "uk"))
     assert _ID.search(farm_text) is None, farm_text
-    assert "Поле 10, Північне, Поле 2" in farm_text and "соняшник, соя" in farm_text
+    assert "Поле 10, Північне, Поле 2" in farm_text and "Соняшник, Соя" in farm_text
 
 
 def test_the_farms_oblast_is_shown_by_name_when_known(catalog: Catalog) -> None:
@@ -132,7 +132,7 @@ def test_the_farms_oblast_is_shown_by_name_when_known(catalog: Catalog) -> None:
 def test_ids_nothing_names_are_shown_as_words() -> None:
     names = FarmNames()
     assert names.field("field:pole-3") == "pole 3"
-    assert names.crop("crop:winter-wheat") == "winter wheat"
+    assert names.crop("crop:winter-wheat") == "Winter wheat"
     assert readable_id("iot_api") == "iot api"
 
 

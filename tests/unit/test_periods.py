@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from pipeline.farm.reports import period_text
 from pipeline.farm.words.dates import (
     DateWords,
     Period,
@@ -288,3 +289,16 @@ def test_months_are_counted_to_the_end_of_shorter_months() -> None:
     assert find_period("за місяць", D(2025, 3, 31), WORDS) == Period(
         D(2025, 3, 1), D(2025, 3, 31), "range"
     )
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "written"),
+    [
+        (date(2026, 11, 25), date(2026, 12, 1), "25.11–01.12.2026"),
+        (date(2026, 10, 1), date(2026, 10, 31), "01.10–31.10.2026"),
+        (date(2026, 12, 28), date(2027, 1, 3), "28.12.2026–03.01.2027"),
+        (date(2026, 5, 14), date(2026, 5, 14), "14.05.2026"),
+    ],
+)
+def test_a_period_is_written_with_its_year_once(start: date, end: date, written: str) -> None:
+    assert period_text(start, end) == written

@@ -47,6 +47,7 @@ FACTS = {
     "pct": "66,7",
     "start": "01.10.2024",
     "end": "31.10.2024",
+    "period": "01.10–31.10.2024",
     "rows": 3,
     "fields": 4,
 }
@@ -54,7 +55,7 @@ FACTS = {
 
 def render(catalog: Catalog, lang: Language, key: str, voice: str) -> str:
     counted = {
-        "rows_counted": catalog.plural(lang, "plural.rows", FACTS["rows"]),  # type: ignore[arg-type]
+        "records": catalog.plural(lang, "plural.records", FACTS["rows"]),  # type: ignore[arg-type]
         "operations": catalog.plural(lang, "plural.operations", FACTS["rows"]),  # type: ignore[arg-type]
     }
     return catalog.text(lang, leveled(Texts(catalog, lang), key, voice), **FACTS, **counted)
@@ -84,24 +85,26 @@ def test_each_part_line_reads_differently_per_level(
 @pytest.mark.parametrize(
     ("lang", "count", "words"),
     [
-        ("uk", 1, "1 рядок"),
-        ("uk", 3, "3 рядки"),
-        ("uk", 5, "5 рядків"),
-        ("uk", 21, "21 рядок"),
-        ("en", 1, "1 row"),
-        ("en", 3, "3 rows"),
+        ("uk", 1, "1 запис"),
+        ("uk", 3, "3 записи"),
+        ("uk", 5, "5 записів"),
+        ("uk", 21, "21 запис"),
+        ("en", 1, "1 record"),
+        ("en", 3, "3 records"),
     ],
 )
-def test_the_experts_report_line_counts_rows_by_cldr(
+def test_the_experts_report_line_counts_records_by_cldr(
     catalog: Catalog, lang: Language, count: int, words: str
 ) -> None:
-    rows = catalog.plural(lang, "plural.rows", count)
+    # Plain words (issue 30 point 2): «Звіт у Excel за …: 7 записів.», not «XLSX …: 7 рядків.».
+    records = catalog.plural(lang, "plural.records", count)
     text = catalog.text(
-        lang, "level.expert.compose.report_ready", start="01.10", end="31.10", rows_counted=rows
+        lang, "level.expert.compose.report_ready", period="01.10–31.10.2024", records=records
     )
-    assert text == f"XLSX 01.10–31.10: {words}."
+    start = {"uk": "Звіт у Excel за", "en": "Excel report for"}[lang]
+    assert text == f"{start} 01.10–31.10.2024: {words}."
     operations = catalog.plural(lang, "plural.operations", count)
     novice = catalog.text(
-        lang, "level.novice.compose.report_ready", start="01.10", end="31.10", operations=operations
+        lang, "level.novice.compose.report_ready", period="01.10–31.10.2024", operations=operations
     )
     assert operations in novice

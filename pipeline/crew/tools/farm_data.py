@@ -111,11 +111,9 @@ class FarmDataTools:
         count = ctx.catalog.plural
         text = ctx.text_of(
             "compose.report_ready",
-            start=long_date(period.start),
-            end=long_date(period.end),
-            rows=report.rows,
+            period=period_text(period.start, period.end),
             # Counted words by the language's CLDR rules (the voices say them).
-            rows_counted=count(ctx.lang, "plural.rows", report.rows),
+            records=count(ctx.lang, "plural.records", report.rows),
             operations=count(ctx.lang, "plural.operations", report.rows),
         )
         return ToolResult("operations_report", text, document=document)

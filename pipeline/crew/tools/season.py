@@ -12,6 +12,7 @@ from pipeline.farm.reports import sensor_label
 from pipeline.farm.reports.summary_text import format_number
 from pipeline.farm.season_calendar import SeasonCalendar
 from pipeline.profiles import Phase
+from pipeline.text import capitalised
 
 
 class SeasonTools:
@@ -84,9 +85,9 @@ async def crop_names(ctx: RunContext) -> list[str]:
     names: list[str] = []
     for entry in dictionary.entries("crop"):
         if entry.canonical_id in ctx.farm.crop_ids and entry.display not in names:
-            names.append(entry.display)
+            names.append(capitalised(entry.display))
     if ctx.farm_id is not None:
         async with ctx.db.read() as session:
             own = await reporting.crop_names(session, ctx.farm_id)
-        names += [name for name in own.values() if name not in names]
+        names += [capitalised(name) for name in own.values() if capitalised(name) not in names]
     return names

@@ -16,6 +16,7 @@ from pipeline.farm.journal.draft import DraftOperation
 from pipeline.farm.words.name_match import field_name
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
+from pipeline.text import capitalised
 from pipeline.types import Language
 
 DASH = "—"
@@ -64,17 +65,18 @@ def shared_crop_labels(vocabulary: Vocabulary, lang: Language) -> dict[str, str]
 
 def crop_label(dictionary: Dictionary | None, crop_id: str | None, lang: Language) -> str | None:
     """A crop as the farmer calls it: the farm's name; in English the shared list's
-    English name; never ``crop:…``."""
+    English name; never ``crop:…``; always with a capital, as the shared list writes
+    every crop, so a farm's own «ясон» reads «Ясон» beside «Соняшник» (issue 30)."""
     if not crop_id:
         return None
     entry = dictionary.get(crop_id) if dictionary is not None else None
     if entry is None:
-        return crop_id.partition(":")[2].replace("-", " ") or crop_id
+        return capitalised(crop_id.partition(":")[2].replace("-", " ") or crop_id)
     if lang == "en":
         english = [name for name in entry.names if name.isascii()]
         if english:
             return english[0].capitalize()
-    return entry.display
+    return capitalised(entry.display)
 
 
 def op_names(operation: DraftOperation, dictionary: Dictionary, lang: Language) -> dict[str, str]:
@@ -120,7 +122,7 @@ class CardWriter:
         crop_id = operation.crop_id
         if crop_id and crop_id in operation.names:
             return operation.names[crop_id]
-        return operation.crop_name or operation.crop_phrase or DASH
+        return capitalised(operation.crop_name or operation.crop_phrase or DASH)
 
     def amounts(self, operation: DraftOperation, lang: Language) -> list[tuple[str, str]]:
         """(slot, "3 л/га") for each amount the operation has."""
@@ -140,7 +142,8 @@ class CardWriter:
         return self._t(lang, f"status_{operation.status}")
 
     def _operation(self, operation: DraftOperation, lang: Language) -> str:
-        return self._catalog.text(lang, f"operation.{operation.op_type}")
+        """The operation's one name, starting its line as the report's cell starts."""
+        return capitalised(self._catalog.text(lang, f"operation.{operation.op_type}"))
 
     def _marks(self, operation: DraftOperation, lang: Language) -> str:
         if operation.written:

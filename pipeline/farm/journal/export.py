@@ -88,10 +88,8 @@ class JournalExport:
         key = leveled(texts, "compose.report_ready", voice)
         text = texts.text(
             key,
-            start=f"{start:%d.%m.%Y}",
-            end=f"{end:%d.%m.%Y}",
-            rows=report.rows,
-            rows_counted=count("plural.rows", report.rows),
+            period=period_text(start, end),
+            records=count("plural.records", report.rows),
             operations=count("plural.operations", report.rows),
         )
         return Reply(text, document=Attachment(report.filename, report.content))

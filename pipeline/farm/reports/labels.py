@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pipeline.language.texts import Texts
+from pipeline.text import capitalised
 
 
 def op_key(op_type: str) -> str:
@@ -23,7 +24,10 @@ def _catalog_label(texts: Texts, section: str, raw: str) -> str:
 
 
 def op_label(texts: Texts, op_type: str) -> str:
-    return _catalog_label(texts, "op", op_type)
+    """The operation's one name (``operation.<type>``, the journal card's word) as a
+    report's cell or a list's item starts it: «Коткування», never a second name."""
+    key = f"operation.{op_key(op_type)}"
+    return capitalised(texts.text(key) if texts.has(key) else op_key(op_type).replace("_", " "))
 
 
 def sensor_label(texts: Texts, sensor_type: str) -> str:
@@ -71,11 +75,12 @@ class Labels:
         return self.field_names.get(field_id, field_id)
 
     def crop(self, crop_id: str | None) -> str | None:
-        """The farm's name of the crop, else the shared list's; never ``crop:…``."""
+        """The farm's name of the crop, else the shared list's; never ``crop:…``; with a
+        capital, as the shared list writes every crop («Ясон» beside «Соняшник»)."""
         if crop_id is None:
             return None
         found = self.crop_names.get(crop_id) or self.shared_crops.get(crop_id)
-        return found or crop_id.partition(":")[2].replace("-", " ") or crop_id
+        return capitalised(found or crop_id.partition(":")[2].replace("-", " ") or crop_id)
 
     def unit(self, unit: str | None) -> str | None:
         """A unit as the language writes it ("кг/га", not "kg/ha")."""

@@ -11,6 +11,7 @@ from pipeline.farm.reports.summary import (
 from pipeline.farm.slugs import natural
 from pipeline.language.texts import Texts
 from pipeline.replies.voice import INTERMEDIATE, leveled
+from pipeline.text import capitalised
 from pipeline.types import Language
 
 
@@ -85,7 +86,9 @@ def _products_text(summary: SeasonSummary, texts: Texts) -> str:
 def _crop_name(summary: SeasonSummary, crop_id: str | None, texts: Texts) -> str:
     if crop_id is None:
         return texts.text("reports.summary_no_crop")
-    return summary.crop_names.get(crop_id) or crop_id.partition(":")[2].replace("-", " ")
+    return capitalised(
+        summary.crop_names.get(crop_id) or crop_id.partition(":")[2].replace("-", " ")
+    )
 
 
 def _harvest_text(summary: SeasonSummary, texts: Texts) -> str | None:

@@ -61,7 +61,9 @@ class Report:
 
 
 def period_text(start: date, end: date) -> str:
-    """«25.11–01.12.2026»: the year once when both days share it."""
+    """«25.11–01.12.2026»: the year once when both days share it; one day alone."""
+    if start == end:
+        return f"{end:%d.%m.%Y}"
     if start.year == end.year:
         return f"{start:%d.%m}–{end:%d.%m.%Y}"
     return f"{start:%d.%m.%Y}–{end:%d.%m.%Y}"

@@ -26,6 +26,7 @@ from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.parsing import OperationParser
 from pipeline.farm.journal.parsing.pieces import Pieces, read_pieces
 from pipeline.farm.localtime import local_today
+from pipeline.farm.reports import op_label
 from pipeline.intents import Intent
 from pipeline.language.texts import Texts
 from pipeline.text import fold
@@ -519,7 +520,8 @@ async def _take_back(session: Session, revision: repo.Revision, actor: str, now:
 def _entry_button(texts: Texts, entry: repo.Entry) -> Button:
     """ "✏️ 15.05 Полив" (a deleted one "🗑 …"): the entry's card a tap away."""
     key = "journal_edit.deleted_button" if entry.deleted else "journal_edit.entry_button"
-    operation = texts.text(f"operation.{entry.values['op_type']}")
+    # The operation's one name, as the listing's and the reminder's buttons call it.
+    operation = op_label(texts, str(entry.values["op_type"]))
     label = texts.text(key, date=date_text(_day(entry))[:5], operation=operation)
     return Button(label, EntryAction(EntryVerb.SHOW, entry.id))
 
