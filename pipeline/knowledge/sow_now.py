@@ -74,7 +74,8 @@ def _date_lines(
     if zone is not None and day is not None:
         span = window.span(zone)
         assert span is not None
-        key = {"in": "date_in", "early": "date_early", "late": "date_late"}[date_state]
+        key = {"in": "date_in", "early": "date_early", "late": "date_late",
+               "next": "date_next"}[date_state]  # fmt: skip
         return [
             out.text(
                 f"knowledge.sow_now.{key}",
@@ -99,12 +100,19 @@ def _day(lookup: Lookup, facts: FarmFacts) -> float | None:
     return date_key(facts.today.month, facts.today.day) if facts.today else None
 
 
+#: Two months past the window's end the season is over: the answer is next year's
+#: window («коли сіяти соняшник?» in December), not «пізня сівба знижує врожай».
+OFF_SEASON_MONTHS = 2
+
+
 def _date_state(span: tuple[float, float] | None, key: float | None) -> str:
     if span is None or key is None:
         return "unknown"
     if key < span[0]:
         return "early"
-    return "in" if key <= span[1] else "late"
+    if key <= span[1]:
+        return "in"
+    return "next" if key - span[1] > OFF_SEASON_MONTHS * 100 else "late"
 
 
 def _soil_state(card: Card, lookup: Lookup, facts: FarmFacts) -> _Soil | None:
@@ -123,8 +131,9 @@ def _soil_state(card: Card, lookup: Lookup, facts: FarmFacts) -> _Soil | None:
 def _verdict(date_state: str, soil: _Soil | None) -> str:
     """The first line: the date rules first, then the soil; an unknown date is
     never called right."""
-    if date_state in ("late", "early", "depends"):
-        return {"late": "no_late", "early": "no_early", "depends": "depends"}[date_state]
+    if date_state in ("late", "early", "depends", "next"):
+        return {"late": "no_late", "early": "no_early", "depends": "depends",
+                "next": "no_next"}[date_state]  # fmt: skip
     state = soil.state if soil is not None else "none"
     if state in ("cold", "border"):
         return "no_cold" if state == "cold" else "borderline"

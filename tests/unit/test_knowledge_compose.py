@@ -71,6 +71,18 @@ def test_sow_now_compares_the_farms_soil_and_date(composer: Composer) -> None:
     assert december.text.splitlines()[1].startswith("Ні")
     assert "4 °C" in december.text and "8 °C" in december.text
     assert "25 квітня – 10 травня" in december.text
+    # December is out of season: next year's window, not «пізня сівба знижує врожай».
+    catalog = shared_catalog()
+    assert catalog.text("uk", "knowledge.sow_now.no_next") in december.text
+    assert "знижує врожай" not in december.text
+    june = ask(
+        composer,
+        "чи можна сьогодні сіяти кукурудзу?",
+        facts=FarmFacts(today=date(2025, 6, 1), soil_temp_c=18.0),
+        farm_region="Полтавська",
+    )
+    # Three weeks late is late sowing, with its warning.
+    assert catalog.text("uk", "knowledge.sow_now.no_late") in june.text
     spring = ask(
         composer,
         "чи можна сьогодні сіяти кукурудзу?",
