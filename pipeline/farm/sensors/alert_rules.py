@@ -41,6 +41,9 @@ class AlertPolicy:
     silent_min_readings: int = 3
     #: Sources that deliver in batches: their gaps are not silence.
     batch_sources: frozenset[str] = frozenset({"csv"})
+    #: Months (the farm's clock, northern) nobody irrigates or works the soil: an
+    #: alert's action is the ``_dormant`` one («сплануйте полив» at 2 °C is wrong).
+    dormant_months: frozenset[int] = frozenset({11, 12, 1, 2})
 
     @classmethod
     def from_raw(cls, raw: Mapping[str, Any] | None) -> AlertPolicy:
@@ -52,6 +55,9 @@ class AlertPolicy:
             silent_lookback=timedelta(days=float(raw.get("silent_lookback_days", 7))),
             silent_min_readings=int(raw.get("silent_min_readings", 3)),
             batch_sources=frozenset(raw.get("batch_sources", default.batch_sources)),
+            dormant_months=frozenset(
+                int(m) for m in raw.get("dormant_months", default.dormant_months)
+            ),
         )
 
     def margin(self, group: str) -> float:

@@ -365,6 +365,9 @@ class AlertWatcher:
         )
         group = self._groups.get(alert.sensor_type, alert.sensor_type)
         action_key = f"alerts.action_{group}_{alert.kind}"
+        dormant = local_time(alert.started_at, timezone).month in self._policy.dormant_months
+        if dormant and texts.has(f"{action_key}_dormant"):
+            action_key = f"{action_key}_dormant"
         if texts.has(action_key):
             text = f"{text}\n{texts.text(action_key)}"
         return text

@@ -144,6 +144,7 @@ class _Alerting(RulesModel):
     silent_min_readings: int = 3
     silent_lookback_days: float = 7
     batch_sources: tuple[str, ...] = ()
+    dormant_months: tuple[int, ...] = (11, 12, 1, 2)
     hysteresis: dict[str, float] = Field(default_factory=dict)
 
 
