@@ -7,6 +7,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from pipeline.handle import Pipeline
+from pipeline.language.vocative import address
 from pipeline.memory import Memory
 from tests.integration import deep_world as world
 from tests.integration.deep_world import say, seed_farm
@@ -25,7 +26,8 @@ def _openers(pipeline: Pipeline, name: str) -> list[str]:
 
 def _opened(pipeline: Pipeline, text: str) -> bool:
     first = text.split("\n\n", 1)[0]
-    return first in _openers(pipeline, "Оксана")
+    # The opener addresses her in the vocative (issue 30): «Подивився, Оксано:».
+    return first in _openers(pipeline, address("Оксана", "uk"))
 
 
 @pytest.mark.usefixtures("farm")
