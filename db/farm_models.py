@@ -184,6 +184,9 @@ class OperationRow(Base):
     #: Set when the entry is deleted: it is kept (an operator can restore it) but no
     #: query sees it unless it asks with ``include_deleted`` (``_hide_deleted`` below).
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: The weather at a spraying's time from the forecast cache (the application
+    #: record pesticide rules ask for): temperature, wind, humidity, rain after.
+    weather: Mapped[dict[str, Any] | None] = mapped_column(Json)
     #: When a planned entry whose day passed was offered as «виконано?» (once).
     reminded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 

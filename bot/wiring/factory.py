@@ -185,6 +185,9 @@ def build_pipeline(
     card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
     brains.responder.recall = recall.conversations.for_prompt
+    weather = WeatherDesk(forecasts, places, rules.weather, rules.knowledge.data.regions)
+    # A recorded spraying keeps the weather at its time, from the cache (issue 27).
+    journal.use_weather(weather.at_work)
     parts = Parts(
         force_deep=settings.agx.force_deep,
         catalog=catalog,
@@ -205,7 +208,7 @@ def build_pipeline(
         recall=recall,
         exports=JournalExport(catalog, db, rules.vocabulary),
         places=places,
-        weather=WeatherDesk(forecasts, places, rules.weather, rules.knowledge.data.regions),
+        weather=weather,
         buttons=_farmer_buttons(settings, memory, onboarding, card, advisor.desk, regions),
     )
     return Pipeline(parts)

@@ -11,6 +11,7 @@ building a report never stalls the journal writers for more than one page.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -57,6 +58,8 @@ class OperationRecord:
     yield_t_ha: float | None = None
     #: The unknown name the operation waits on (a field's, when ``field_id`` is None).
     pending_term_id: int | None = None
+    #: The weather at a spraying's time (``operations.weather``).
+    weather: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,7 @@ async def operations_page(
         OperationRow.area_ha,
         OperationRow.yield_t_ha,
         OperationRow.pending_term_id,
+        OperationRow.weather,
     ).where(*_operations_in_period(farm_id, start, end, field_id))
     if after is not None:
         # Keyset paging: (op_date, id) follows ix_operations_farm_date, so each page

@@ -9,6 +9,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from db.repositories.places import FarmPlace, FieldPlace
@@ -33,6 +34,8 @@ RAIN_MM = 0.5
 RAIN_CHANCE = 50.0
 #: Frost: the air at 2 m at or below this.
 FROST_C = 0.0
+#: A spraying's weather: its hour and the six after (rain that washes it off).
+AFTER = timedelta(hours=7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +167,40 @@ class WeatherDesk:
         if centre is None or region is None:
             return None
         return _Where(centre, texts.text("forecast.for_region", region=region.name.get(texts.lang)))
+
+    async def at_work(
+        self, user_id: str, field_id: str | None, moment: datetime
+    ) -> dict[str, Any] | None:
+        """The weather of a spraying at ``moment`` on that field (else the farm's point,
+        else the oblast's centre), from the cache only: the hour's temperature, wind and
+        humidity and the rain of the six hours after; None when the cache has none."""
+        place = await self._places.place(user_id)
+        where = self._point_of(place, field_id)
+        if where is None:
+            return None
+        start = moment.replace(minute=0, second=0, microsecond=0)
+        hours = await self._forecasts.hours(where, start, start + AFTER, live=False)
+        if not hours or hours[0].hour != start:
+            return None
+        now, after = hours[0], hours[1:]
+        rain = [h.precipitation for h in after if h.precipitation is not None]
+        return {
+            "hour": start.isoformat(),
+            "temperature": now.temperature,
+            "wind_speed": now.wind_speed,
+            "humidity": now.humidity,
+            "rain_after_mm": round(sum(rain), 1) if rain else None,
+        }
+
+    def _point_of(self, place: FarmPlace | None, field_id: str | None) -> Point | None:
+        if place is None:
+            return None
+        field = next((f for f in place.fields if f.field_id == field_id), None)
+        if field is not None and field.latitude is not None and field.longitude is not None:
+            return Point(field.latitude, field.longitude)
+        if place.latitude is not None and place.longitude is not None:
+            return Point(place.latitude, place.longitude)
+        return self._forecasts.locator.centre(place.region)
 
     async def spray(
         self,

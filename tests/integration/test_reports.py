@@ -54,23 +54,24 @@ async def test_workbook_sheets_headers_and_rows(factory: async_sessionmaker[Asyn
     assert ops[0] == (
         "Дата", "Поле", "Культура", "Операція", "Препарат / добриво", "Норма", "Од. норми",
         "Кількість", "Одиниця", "Оброблено, га", "Урожайність, т/га", "Статус",
+        "Погода (обприскування)",
     )  # fmt: skip
     assert len(ops) == 1 + OCT_OPS
     # A depth of water is a rate; units as Ukrainian writes them.
     assert ops[1] == (
         datetime(2026, 10, 1), "Північне", "Пшениця", "Полив", None, 20, "мм",
-        None, None, None, None, "виконано",
+        None, None, None, None, "виконано", None,
     )  # fmt: skip
     assert ops[-1] == (
         datetime(2026, 10, 31), "без поля", None, "Сівба", None, None, None,
-        None, None, None, None, "виконано",
+        None, None, None, None, "виконано", None,
     )  # fmt: skip
     dates = [str(row[0]) for row in ops[1:]]
     assert dates == sorted(dates)  # by date
     fertilizing = next(row for row in ops[1:] if row[0] == datetime(2026, 10, 13))
     assert fertilizing == (
         datetime(2026, 10, 13), "Південне", None, "Внесення добрив", "Карбамід", None, None,
-        1, "т", None, None, "заплановано",
+        1, "т", None, None, "заплановано", None,
     )  # fmt: skip
 
     assert sheets["План-факт"] == [
@@ -102,7 +103,7 @@ async def test_workbook_in_english(factory: async_sessionmaker[AsyncSession]) ->
     assert list(sheets) == ["Operations", "Plan vs fact", "Changes", "Sensors"]
     assert sheets["Operations"][0][:4] == ("Date", "Field", "Crop", "Operation")
     assert sheets["Operations"][1][3:] == (
-        "Irrigation", None, 20, "mm", None, None, None, None, "done",
+        "Irrigation", None, 20, "mm", None, None, None, None, "done", None,
     )  # fmt: skip
     assert sheets["Plan vs fact"][-1] == ("Total", None, 6, 8, 66.7)
 
@@ -153,7 +154,7 @@ async def test_awkward_text_survives(factory: async_sessionmaker[AsyncSession]) 
     rows = open_sheets(report.content)["Операції"]
     # Unknown op ids stay readable, capitalised like every operation's cell; characters
     # XML cannot carry are dropped, the rest kept.
-    assert ("New thing", "A&B <x>  ", None, None, 1.5, "л", None, None, "виконано") in [
+    assert ("New thing", "A&B <x>  ", None, None, 1.5, "л", None, None, "виконано", None) in [
         row[3:] for row in rows
     ]
 

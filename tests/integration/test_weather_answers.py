@@ -305,3 +305,39 @@ async def test_sowing_gets_the_soil_against_the_crops_minimum(
         " виміряйте термометром на глибині загортання.",
         "Джерело: Open-Meteo.",
     ]
+
+
+async def test_a_recorded_spraying_keeps_the_weather_at_its_time(
+    weather_pipeline: Pipeline, db: Database, memory: Memory, forecasts: Forecasts,
+    catalog: Catalog,
+) -> None:  # fmt: skip
+    """Issue 27 point 7: ✅ on «обприскали Північне Децисом» keeps the cache's weather of
+    that hour on that field (12:30 in Kyiv: 20 °C on Північне, which is 2 °C warmer; 3 m/s;
+    no rain after), on the card and in the report's operations sheet."""
+    from pipeline.actions import JournalAction, JournalVerb
+    from pipeline.farm.reports import build_operations_workbook
+    from pipeline.language.texts import Texts
+    from tests.integration.reports_world import open_sheets
+
+    await _farm(db, memory, FARM)
+    await forecasts.refresh()
+    incoming = Incoming(USER, 4242, "сьогодні обприскали Північне Децисом 0,25 л/га",
+                        uuid.uuid4().hex[:16], "Оксана", "uk", message_id=77)  # fmt: skip
+    card = await weather_pipeline.handle_message(incoming)
+    actions = [b.action for row in card.buttons for b in row]
+    write = next(a for a in actions if isinstance(a, JournalAction) and a.verb is JournalVerb.WRITE)
+    written = await weather_pipeline.handle_action(write, incoming)
+    line = catalog.text("uk", "journal.line_weather", temperature="20 °C", wind="3 м/с",
+                        humidity="60 %", rain="0 мм")  # fmt: skip
+    assert line in written.text
+    async with db.read() as session:
+        farm = await farm_repo.farm_of(session, USER)
+    assert farm is not None
+    day = NOW.astimezone(KYIV).date()
+    report = await build_operations_workbook(db, farm.farm_id, day, day, texts=Texts(catalog, "uk"))
+    [row] = [
+        r
+        for r in open_sheets(report.content)[catalog.text("uk", "reports.sheet_operations")][1:]
+        if r[0] is not None
+    ]
+    assert row[-1] == line

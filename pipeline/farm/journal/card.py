@@ -8,8 +8,9 @@ the language writes them (the decimal comma in Ukrainian), dates as dd.mm.yyyy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
+from typing import Any
 
 from pipeline.farm.dictionary import Dictionary, Vocabulary
 from pipeline.farm.journal.draft import DraftOperation
@@ -91,6 +92,23 @@ def op_names(operation: DraftOperation, dictionary: Dictionary, lang: Language) 
     return names
 
 
+def weather_line(texts: Texts, weather: Mapping[str, Any]) -> str:
+    """ "Погода: 14 °C, вітер 2,5 м/с, вологість 60 %, дощ за 6 год після — 0 мм": what
+    the forecast cache had for the hour (a figure it lacked is a dash)."""
+
+    def figure(key: str, unit: str) -> str:
+        value = weather.get(key)
+        return DASH if value is None else f"{decimal(float(value), texts.lang)} {unit}"
+
+    return texts.text(
+        "journal.line_weather",
+        temperature=figure("temperature", "°C"),
+        wind=figure("wind_speed", unit_text(texts, "m/s")),
+        humidity=figure("humidity", "%"),
+        rain=figure("rain_after_mm", unit_text(texts, "mm")),
+    )
+
+
 class CardWriter:
     """Renders a draft's operations as the card's text."""
 
@@ -166,6 +184,8 @@ class CardWriter:
         ]
         lines.append(self._t(lang, "line_date", date=date_text(operation.op_date)))
         lines.append(self._t(lang, "line_status", status=self._status(operation, lang)))
+        if operation.weather:
+            lines.append(weather_line(Texts(self._catalog, lang), operation.weather))
         return lines
 
     def line(self, number: int, operation: DraftOperation, lang: Language) -> str:

@@ -32,7 +32,7 @@ MESSAGE_CHARS = 500
 #: of a card fills as they are; the rest (field, date, source) are set per row.
 ROW_COLUMNS = (
     "op_type", "crop_id", "quantity", "unit", "product", "rate", "rate_unit", "amount",
-    "amount_unit", "area_ha", "yield_t_ha", "status",
+    "amount_unit", "area_ha", "yield_t_ha", "status", "weather",
 )  # fmt: skip
 
 
@@ -75,6 +75,9 @@ class DraftOperation(BaseModel):
     #: The same operation was written (or put on a card) a few minutes ago.
     duplicate: bool = False
     written: bool = False
+    #: The weather at a spraying's time, from the forecast cache, once it is written
+    #: (pipeline/weather/answers.py ``WeatherDesk.at_work``).
+    weather: Mapping[str, Any] | None = None
 
     @classmethod
     def from_parsed(cls, parsed: ParsedOperation, message: str) -> DraftOperation:
@@ -100,6 +103,9 @@ class DraftOperation(BaseModel):
 
     def with_pending(self, pending: Mapping[str, int]) -> DraftOperation:
         return self.model_copy(update={"pending": dict(pending)})
+
+    def with_weather(self, weather: Mapping[str, Any] | None) -> DraftOperation:
+        return self.model_copy(update={"weather": dict(weather) if weather else None})
 
     def marked_written(self) -> DraftOperation:
         return self.model_copy(update={"written": True, "duplicate": False})

@@ -14,9 +14,9 @@ through the injected ``Database``; parsing runs outside any transaction."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from typing import Any, Literal, Protocol
 
 from db.models import OperationDraftRow
@@ -36,7 +36,7 @@ from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.field_areas import FieldArea, read_areas
 from pipeline.farm.journal.parsing import Mood, OperationParser, ParsedOperation
 from pipeline.farm.journal.writing import note_terms, recent_signatures, write_operation
-from pipeline.farm.localtime import local_today
+from pipeline.farm.localtime import local_today, zone
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
@@ -48,6 +48,20 @@ logger = logging.getLogger(__name__)
 _CARD_VERBS = frozenset(
     {JournalVerb.WRITE, JournalVerb.AGAIN, JournalVerb.EDIT, JournalVerb.CANCEL}
 )
+
+
+#: The weather of a spraying: (user, field id, moment) -> the cache's figures, or None.
+Conditions = Callable[[str, str | None, datetime], Awaitable[Mapping[str, Any] | None]]
+#: The operation whose weather the journal keeps (pesticide application records).
+SPRAYING = "spraying"
+#: A spraying dated another day than today is taken at this hour of its day.
+SPRAY_HOUR = time(10)
+
+
+def _moment(day: date, now: datetime, tz: str | None) -> datetime:
+    if day == local_today(now, tz):
+        return now
+    return datetime.combine(day, SPRAY_HOUR, tzinfo=zone(tz)).astimezone(UTC)
 
 
 class FarmProfiles(Protocol):
@@ -144,6 +158,9 @@ class Journal:
         self._parser = parser
         self._cards = CardWriter(catalog, parser.rules.nominative_endings)
         self.vocabulary = vocabulary
+        #: The weather of a spraying at its time (the weather desk's ``at_work``); None
+        #: without a weather desk.
+        self._conditions: Conditions | None = None
         #: Corrections, deletes, plans marked done and ↩️ (pipeline/farm/journal/edits).
         self.edits = JournalEdits(
             db,
@@ -153,6 +170,39 @@ class Journal:
             cards=self._cards,
             card_buttons=self.card_buttons,
         )
+
+    def use_weather(self, conditions: Conditions) -> None:
+        """A recorded spraying keeps the weather at its time (issue 27 point 7)."""
+        self._conditions = conditions
+
+    async def _weather_of(
+        self, user_id: str, action: JournalAction, now: datetime
+    ) -> dict[int, Mapping[str, Any]]:
+        """Before the write: the forecast cache's weather of each spraying ✅ writes
+        (done today: this hour; another day: 10:00 of it). Never stops the write."""
+        if self._conditions is None or action.verb not in (JournalVerb.WRITE, JournalVerb.AGAIN):
+            return {}
+        try:
+            async with self._db.read() as session:
+                row = await repo.draft(session, action.draft_id)
+                farm = await repo.farm_of(session, user_id)
+            draft = _owned(row, user_id, action)
+            if draft is None:
+                return {}
+            tz = farm.timezone if farm is not None else None
+            found: dict[int, Mapping[str, Any]] = {}
+            for i in draft.unwritten(action.item):
+                operation = draft.operations[i]
+                if operation.op_type != SPRAYING or operation.status != "done":
+                    continue
+                moment = _moment(operation.op_date, now, tz)
+                weather = await self._conditions(user_id, operation.target_fields()[0], moment)
+                if weather:
+                    found[i] = weather
+            return found
+        except Exception:
+            logger.warning("journal: the weather of a spraying not read", exc_info=True)
+            return {}
 
     async def owner_of(self, draft_id: int) -> str | None:
         """Whose card this is (None: no such card): a press by anyone else is refused
@@ -276,6 +326,7 @@ class Journal:
         expired = Decision(Reply(self._catalog.text(lang, "actions.expired")), 0)
         if action.verb not in _CARD_VERBS:
             return expired
+        weather = await self._weather_of(user_id, action, now)
         async with self._db.write() as session:
             row = await repo.draft(session, action.draft_id, lock=True)
             draft = _owned(row, user_id, action)
@@ -284,7 +335,7 @@ class Journal:
             closed = self._closed(row, draft, action.verb, lang)
             if closed is not None:
                 return closed
-            press = await self._press(session, row, draft, action, now)
+            press = await self._press(session, row, draft, action, now, weather)
         await self._learn(user_id, press)
         if press.draft.done and press.chosen and not press.written:
             # The rows were there already (the same message, redelivered, on another card).
@@ -311,6 +362,7 @@ class Journal:
         draft: JournalDraft,
         action: JournalAction,
         now: datetime,
+        weather: Mapping[int, Mapping[str, Any]] | None = None,
     ) -> _Press:
         """Writes the operations pressed that are not written yet; ✅ (not «записати ще
         раз») first leaves out those the journal has had for a few minutes."""
@@ -324,7 +376,8 @@ class Journal:
         written = 0
         noted = False
         for i in chosen:
-            operation, noted_now = await note_terms(session, row.farm_id, draft.operations[i])
+            with_weather = draft.operations[i].with_weather((weather or {}).get(i))
+            operation, noted_now = await note_terms(session, row.farm_id, with_weather)
             noted = noted_now or noted
             written += await write_operation(session, row, i, operation, now)
             draft = draft.with_operation(i, operation.marked_written())

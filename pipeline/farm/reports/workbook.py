@@ -20,6 +20,7 @@ from db.repositories import reporting
 from db.repositories.reporting import OperationRecord, ReadingRecord
 from db.repositories.sensor_buckets import count_readings
 from db.uow import Database
+from pipeline.farm.journal.card import weather_line
 from pipeline.farm.localtime import day_bounds, local_time
 from pipeline.farm.reports import keyset as paging
 from pipeline.farm.reports.changes_sheet import write_changes
@@ -97,6 +98,8 @@ def _operation_columns(labels: Labels) -> list[Column]:
         Column(labels.text("col_area"), 11),
         Column(labels.text("col_yield"), 13),
         Column(labels.text("col_status"), 13),
+        # A spraying's weather at its time: the application record (issue 27).
+        Column(labels.text("col_weather"), 44),
     ]
 
 
@@ -136,6 +139,7 @@ def _operation_values(labels: Labels, op: OperationRecord) -> tuple[CellValue, .
         area,
         yield_,
         labels.status(op.status),
+        weather_line(labels.texts, op.weather) if op.weather else None,
     )
 
 
