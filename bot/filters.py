@@ -40,6 +40,13 @@ class IsImage(BaseFilter):
         return bool(document and document.mime_type and document.mime_type.startswith("image/"))
 
 
+class IsSpoken(BaseFilter):
+    """A voice message, an audio file or a round video note: something to listen to."""
+
+    async def __call__(self, message: Message) -> bool:
+        return bool(message.voice or message.audio or message.video_note)
+
+
 class IsCommand(BaseFilter):
     """A message whose text (or caption, as aiogram's ``Command`` reads) starts with
     ``/``: the router-level filter that lets every other message skip the command

@@ -195,11 +195,14 @@ async def test_non_text_messages_get_the_polite_line(
 
     replies = await api.wait_for_count("sendMessage", 4, chat_id=user, timeout=REPLY_TIMEOUT)
     # A photo goes to the pipeline (its caption would be the question, docs/knowledge.md);
-    # without one Stepan asks for words and offers the agronomist. The rest get the
+    # without one Stepan asks for words and offers the agronomist. A voice message,
+    # with no transcription configured, says so (docs/voice.md); the rest get the
     # polite line.
     assert [c.params["text"] for c in replies] == [
         catalog.text("uk", "agronomy.photo_offer"),
-        *[catalog.text("uk", "bot.non_text")] * 3,
+        catalog.text("uk", "bot.non_text"),
+        catalog.text("uk", "voice.off"),
+        catalog.text("uk", "bot.non_text"),
     ]
     assert [b["text"] for b in _buttons(replies[0])] == [catalog.text("uk", "agronomist.button")]
     (en_reply,) = await api.wait_for_count("sendMessage", 1, chat_id=english)
