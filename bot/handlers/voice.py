@@ -74,7 +74,7 @@ def spoken_clip(message: Message) -> tuple[Clip, str] | None:
     """What the message says of its recording, and the recording's file id."""
     if message.voice is not None:
         voice = message.voice
-        clip = Clip(voice.duration, voice.file_size, "voice.ogg", voice.mime_type or "audio/ogg")
+        clip = Clip(voice.duration, voice.file_size, "speech.ogg", voice.mime_type or "audio/ogg")
         return clip, voice.file_id
     if message.audio is not None:
         audio = message.audio

@@ -100,7 +100,7 @@ async def test_a_voice_note_becomes_a_journal_card_opened_by_what_was_heard(
     # The endpoint got the recording, the model and the profile's language.
     [received] = stt.requests
     assert received.fields == {"model": "whisper-1", "response_format": "json", "language": "uk"}
-    assert (received.filename, received.size) == ("voice.ogg", len(OGG))
+    assert (received.filename, received.size) == ("speech.ogg", len(OGG))
     async with heard_core.db.read() as session:
         texts = (await session.execute(select(InteractionRow.text))).scalars().all()
         drafts = (await session.execute(select(OperationDraftRow))).scalars().all()

@@ -246,7 +246,7 @@ async def test_voice_sends_a_file_as_a_voice_message(sqlite_url: str, tmp_path: 
     assert f"Степан: {_text('voice.heard', text='яка вологість на полі 2')}" in text
     # Fetched through the local Bot API's getFile and download, as from Telegram.
     [received] = stt.requests
-    assert (received.filename, received.size) == ("voice.ogg", len(_ogg(7)))
+    assert (received.filename, received.size) == ("speech.ogg", len(_ogg(7)))
     assert "(/voice: No such file or directory:" in text
 
 
