@@ -29,6 +29,14 @@ class StepanSettings(BaseSettings):
     llm_model: str | None = None
     llm_base_url: AnyHttpUrl | None = None
     llm_api_key: SecretStr | None = None
+    #: Speech to text (docs/voice.md): an OpenAI-compatible ``{base}/audio/transcriptions``.
+    #: On only with a model; the base URL (and, with it, the key) falls back to the LLM's.
+    stt_model: str | None = None
+    stt_base_url: AnyHttpUrl | None = None
+    stt_api_key: SecretStr | None = None
+    stt_timeout_s: float = Field(default=30.0, gt=0, le=600)
+    #: A voice message longer than this is refused before it is downloaded.
+    voice_max_seconds: int = Field(default=180, ge=1, le=3600)
     log_level: str = "INFO"
     #: The farm's clock for the nightly quality job (03:00 there; docs/learning.md).
     farm_timezone: str = "Europe/Kyiv"
@@ -82,6 +90,11 @@ class StepanSettings(BaseSettings):
         if not bot_id.isdigit() or not secret:
             raise ValueError("expected the token BotFather gave, like 123456:ABC-...")
         return value
+
+    @field_validator("stt_api_key")
+    @classmethod
+    def _empty_key_is_unset(cls, value: SecretStr | None) -> SecretStr | None:
+        return value if value is not None and value.get_secret_value() else None
 
     @field_validator("nats_url")
     @classmethod
@@ -177,6 +190,15 @@ class AgxSettings(BaseSettings):
 
 
 @dataclass(frozen=True, slots=True)
+class SpeechEndpoint:
+    """The transcription endpoint the settings name (``Settings.speech``)."""
+
+    base_url: str
+    model: str
+    api_key: SecretStr | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     stepan: StepanSettings
     agx: AgxSettings
@@ -190,6 +212,27 @@ class Settings:
         """The forecast source's base URL; None when it is off."""
         url = self.stepan.weather_url
         return None if url == "off" else url
+
+    @property
+    def speech(self) -> SpeechEndpoint | None:
+        """Where voice messages are transcribed, or None when nobody configured it.
+
+        ``STEPAN_STT_MODEL`` switches it on. The base URL is ``STEPAN_STT_BASE_URL``,
+        else the LLM's (``STEPAN_LLM_BASE_URL``); the key is ``STEPAN_STT_API_KEY``,
+        else the LLM's key, but only when the base URL is the LLM's too: a key is
+        never sent to a host it was not given for. No base URL at all: off (Stepan
+        never picks a hosted endpoint on its own)."""
+        stepan = self.stepan
+        if not stepan.stt_model:
+            return None
+        if stepan.stt_base_url is not None:
+            return SpeechEndpoint(
+                str(stepan.stt_base_url).rstrip("/"), stepan.stt_model, stepan.stt_api_key
+            )
+        if stepan.llm_base_url is None:
+            return None
+        key = stepan.stt_api_key or stepan.llm_api_key
+        return SpeechEndpoint(str(stepan.llm_base_url).rstrip("/"), stepan.stt_model, key)
 
     @property
     def integrations(self) -> dict[str, str]:

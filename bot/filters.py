@@ -48,6 +48,13 @@ class HasLocation(BaseFilter):
         return message.location is not None
 
 
+class IsSpoken(BaseFilter):
+    """A voice message, an audio file or a round video note: something to listen to."""
+
+    async def __call__(self, message: Message) -> bool:
+        return bool(message.voice or message.audio or message.video_note)
+
+
 class IsCommand(BaseFilter):
     """A message whose text (or caption, as aiogram's ``Command`` reads) starts with
     ``/``: the router-level filter that lets every other message skip the command

@@ -35,6 +35,7 @@ from bot.handlers import (
     private_only,
     refusal,
     text,
+    voice,
     whoami,
 )
 from bot.middlewares.onboarding_pause import OnboardingPauseMiddleware
@@ -120,7 +121,8 @@ def build_root_router(operator_services: Mapping[str, object]) -> Router:
         build_special_router(operator_services),
         text.router,  # catch-all for text: every other text goes to the pipeline
         location.router,  # a location: the farm's or a field's point (docs/weather.md)
-        non_text.router,  # photos, voice, stickers...: a polite line
+        voice.router,  # voice, audio, video notes: heard, then the pipeline
+        non_text.router,  # photos to the pipeline; stickers...: a polite line
         actions.router,  # the pipeline's buttons; any other callback gets "expired"
         errors.router,  # errors only: no message or callback passes it
     )

@@ -1,6 +1,6 @@
 """Photos go to the pipeline (their caption is the question, the picture goes with the
-agronomist's card; docs/knowledge.md); voice, stickers, locations...: say what Stepan
-understands."""
+agronomist's card; docs/knowledge.md); stickers, locations...: say what Stepan
+understands (voice messages: bot/handlers/voice.py)."""
 
 from __future__ import annotations
 

@@ -4,14 +4,17 @@ What you type goes to the same aiogram dispatcher as a Telegram update (handlers
 middlewares, onboarding's FSM, the operator filter), and the bot's Bot API calls are
 answered locally (`bot.local.session`) and printed. Works interactively and with
 piped input (one message a line). A reply's buttons are numbered and a line like
-``#2`` presses button 2 of the last reply; files the bot sends are saved to a folder
-and their paths printed.
+``#2`` presses button 2 of the last reply; ``/voice PATH`` sends the file as a voice
+message (an OGG/Opus file; any other audio as an audio file), which the bot fetches
+through the local Bot API's getFile and download as from Telegram; files the bot
+sends are saved to a folder and their paths printed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import mimetypes
 import sys
 import time
 import zlib
@@ -28,6 +31,31 @@ from pipeline.language.choice import language_from_telegram
 from pipeline.types import CONSOLE_USER_IDS_FROM
 
 DEFAULT_FILES_DIR = Path("data/chat-files")
+VOICE_LINE = "/voice"
+#: Telegram's voice messages are OGG/Opus; Opus counts its granules at 48 kHz.
+_OGG_SUFFIXES = (".ogg", ".oga", ".opus")
+_OPUS_RATE = 48_000
+#: A voice message's bytes a second when its length cannot be read (Opus at ~16 kbit/s).
+_VOICE_BYTES_PER_S = 2_000
+
+
+def _read(path: Path) -> bytes:
+    return path.expanduser().read_bytes()
+
+
+class LineError(Exception):
+    """A console line that cannot be sent (a /voice file that is not there)."""
+
+
+def recording_seconds(data: bytes) -> int:
+    """An OGG/Opus recording's length from its last page's granule position; else an
+    estimate from its size (Telegram's messages always say their duration)."""
+    last = data.rfind(b"OggS")
+    if last >= 0 and len(data) >= last + 14:
+        granule = int.from_bytes(data[last + 6 : last + 14], "little")
+        if 0 < granule < 2**63:
+            return max(1, round(granule / _OPUS_RATE))
+    return max(1, len(data) // _VOICE_BYTES_PER_S)
 
 
 def console_user_id(name: str) -> int:
@@ -91,7 +119,10 @@ class Console:
 
     async def send(self, text: str) -> list[ApiCall]:
         """A typed line: a button press (``#N``), a location (``/location LAT LON``,
-        sent as Telegram's location message) or a message."""
+        sent as Telegram's location message), a voice message (``/voice PATH``) or a
+        message."""
+        if text == VOICE_LINE or text.startswith(f"{VOICE_LINE} "):
+            return await self.send_voice(Path(text[len(VOICE_LINE) :].strip()))
         pressed = self._button(text)
         if pressed is not None:
             message_id, data = pressed
@@ -104,6 +135,26 @@ class Console:
                 self.user_id, *point, first_name=self.name, language_code=None
             )
         return await self.local.say(self.user_id, text, first_name=self.name, language_code=None)
+
+    async def send_voice(self, path: Path) -> list[ApiCall]:
+        """The file as a user's voice message (an audio file unless it is OGG/Opus)."""
+        try:
+            data = await asyncio.to_thread(_read, path)
+        except OSError as exc:
+            raise LineError(f"/voice: {exc.strerror or exc}: {path}") from None
+        telegram, seconds = self.local.telegram, recording_seconds(data)
+        if path.suffix.lower() in _OGG_SUFFIXES:
+            stored = telegram.register_file(data, kind="voice", mime_type="audio/ogg")
+            fields = {"voice": stored.as_dict() | {"duration": seconds, "mime_type": "audio/ogg"}}
+        else:
+            mime = mimetypes.guess_type(path.name)[0] or "audio/mpeg"
+            stored = telegram.register_file(data, kind="music", file_name=path.name, mime_type=mime)
+            audio = stored.as_dict() | {"duration": seconds, "mime_type": mime}
+            fields = {"audio": audio | {"file_name": path.name}}
+        update = telegram.message_update(
+            self.user_id, fields, first_name=self.name, language_code=None
+        )
+        return await self.local.feed(update)
 
     def _button(self, text: str) -> tuple[int, str] | None:
         number = text[1:]
@@ -177,8 +228,14 @@ async def chat(
         if not line or (interactive and not line.strip()):
             break
         text = line.strip()
-        if text:
-            console.render(await console.send(text), out)
+        if not text:
+            continue
+        try:
+            calls = await console.send(text)
+        except LineError as exc:
+            out.write(f"  ({exc})\n")
+            continue
+        console.render(calls, out)
 
 
 async def run_chat(

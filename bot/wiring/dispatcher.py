@@ -105,6 +105,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
         agronomist=core.pipeline.advisor.desk if core.pipeline.advisor else None,
         names=core.names,  # NameBook: /me, /profile, /farm show names, never ids
         conversations=core.pipeline.recall.conversations if core.pipeline.recall else None,
+        listener=core.listener,  # voice messages (bot/handlers/voice.py)
     )
     in_flight = _outer_middlewares(dispatcher)
     # The reply language, once per message or button, after every update's outer

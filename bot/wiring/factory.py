@@ -7,7 +7,7 @@ get the services they declare from the dispatcher's workflow data, by name (see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -69,6 +69,7 @@ from pipeline.peers.server import PeerServer
 from pipeline.privacy import Sanitizer
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
+from pipeline.speech import Listener, SpeechSettings, Transcriber
 from pipeline.weather.answers import WeatherDesk
 from pipeline.weather.client import OpenMeteo
 from pipeline.weather.geo import Locator
@@ -114,6 +115,8 @@ class Core:
     peer_server: PeerServer | None = None
     #: The operators' cards, edits and decisions (set by build_core).
     admin: AdminServices | None = None
+    #: Voice messages heard (docs/voice.md); off without a transcription endpoint.
+    listener: Listener = field(default_factory=lambda: Listener(None))
 
     async def start_peers(self, *, serve: bool = True) -> None:
         """Connect to NATS in the background and, if ``serve``, answer on
@@ -420,8 +423,22 @@ def build_core(
         names=names,
         peer_link=link,
         peer_server=server,
+        listener=_listener(settings, http),
     )
     return _with_admin(core)
+
+
+def _listener(settings: Settings, http: httpx.AsyncClient) -> Listener:
+    """Voice messages: transcribed where the settings name an endpoint (docs/voice.md),
+    each request with its own timeout (the shared client's is the memory-service's)."""
+    endpoint = settings.speech
+    transcriber = None
+    if endpoint is not None:
+        speech = SpeechSettings(
+            endpoint.base_url, endpoint.model, endpoint.api_key, settings.stepan.stt_timeout_s
+        )
+        transcriber = Transcriber(http, speech)
+    return Listener(transcriber, max_seconds=settings.stepan.voice_max_seconds)
 
 
 def _with_admin(core: Core) -> Core:

@@ -195,12 +195,14 @@ async def test_non_text_messages_get_the_polite_line(
 
     replies = await api.wait_for_count("sendMessage", 4, chat_id=user, timeout=REPLY_TIMEOUT)
     # A photo goes to the pipeline (its caption would be the question, docs/knowledge.md);
-    # without one Stepan asks for words and offers the agronomist. A location is asked
-    # about: the farm or which field (docs/weather.md). The rest get the polite line.
+    # without one Stepan asks for words and offers the agronomist. A voice message,
+    # with no transcription configured, says so (docs/voice.md). A location is asked
+    # about: the farm or which field (docs/weather.md). A sticker gets the polite line.
     point = "49,84° пн. ш., 24,03° сх. д."
     assert [c.params["text"] for c in replies] == [
         catalog.text("uk", "agronomy.photo_offer"),
-        *[catalog.text("uk", "bot.non_text")] * 2,
+        catalog.text("uk", "bot.non_text"),
+        catalog.text("uk", "voice.off"),
         catalog.text("uk", "location.ask", point=point),
     ]
     assert [b["text"] for b in _buttons(replies[0])] == [catalog.text("uk", "agronomist.button")]

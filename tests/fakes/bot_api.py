@@ -349,10 +349,17 @@ class FakeBotAPI:
         )
 
     def push_voice(
-        self, user_id: int, *, first_name: str = "Farmer", language_code: str = "uk"
+        self,
+        user_id: int,
+        data: bytes = b"OggS-fake-voice",
+        *,
+        duration: int = 3,
+        first_name: str = "Farmer",
+        language_code: str = "uk",
     ) -> int:
-        stored = self.telegram.register_file(b"OggS-fake-voice", kind="voice")
-        voice = stored.as_dict() | {"duration": 3, "mime_type": "audio/ogg"}
+        """Queue a voice message; ``data`` becomes downloadable via getFile."""
+        stored = self.telegram.register_file(data, kind="voice", mime_type="audio/ogg")
+        voice = stored.as_dict() | {"duration": duration, "mime_type": "audio/ogg"}
         return self._push_fields(
             user_id, {"voice": voice}, first_name=first_name, language_code=language_code
         )

@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -14,11 +15,12 @@ from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.commands import help_text
-from bot.local.console import chat, console_user_id
+from bot.local.console import chat, console_user_id, recording_seconds
 from bot.wiring.factory import build_core
 from db.models import FarmProfileRow, InteractionRow, OperationRow, UserProfileRow
 from pipeline.language.texts import Texts
 from tests.conftest import REPO, make_settings
+from tests.fakes.stt import FakeStt
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook
 
@@ -216,3 +218,45 @@ def test_console_users_are_never_sent_alerts_in_telegram() -> None:
     assert telegram_chat("tg:123456789") == 123456789
     assert console_user_id("olena") == console_user_id("olena") != console_user_id("petro")
     assert telegram_chat(f"tg:{console_user_id('olena')}") is None
+
+
+def _ogg(seconds: int) -> bytes:
+    """An OGG page header whose granule position says ``seconds`` of Opus (48 kHz)."""
+    return b"OggS\x00\x04" + (seconds * 48_000).to_bytes(8, "little") + b"\x00" * 20
+
+
+async def test_voice_sends_a_file_as_a_voice_message(sqlite_url: str, tmp_path: Path) -> None:
+    recording = tmp_path / "field.ogg"
+    recording.write_bytes(_ogg(7))
+    async with FakeStt(default="яка вологість на полі 2") as stt:
+        settings = make_settings(sqlite_url)
+        stepan = settings.stepan.model_copy(
+            update={"stt_model": "whisper-1", "stt_base_url": stt.base_url}
+        )
+        core = build_core(
+            replace(settings, stepan=stepan), rules=rulebook(), catalog=shared_catalog()
+        )
+        out = io.StringIO()
+        lines = f"/voice {recording}\n/voice {tmp_path / 'missing.ogg'}\n"
+        try:
+            await chat(core, "olena", io.StringIO(lines), out, files_dir=tmp_path)
+        finally:
+            await core.close()
+    text = out.getvalue()
+    assert f"Степан: {_text('voice.heard', text='яка вологість на полі 2')}" in text
+    # Fetched through the local Bot API's getFile and download, as from Telegram.
+    [received] = stt.requests
+    assert (received.filename, received.size) == ("speech.ogg", len(_ogg(7)))
+    assert "(/voice: No such file or directory:" in text
+
+
+async def test_voice_without_transcription_says_so(sqlite_url: str, tmp_path: Path) -> None:
+    recording = tmp_path / "field.ogg"
+    recording.write_bytes(_ogg(3))
+    out = await _chat(sqlite_url, [f"/voice {recording}"])
+    assert f"Степан: {_text('voice.off')}" in out
+
+
+def test_a_recordings_length_is_read_from_its_last_ogg_page() -> None:
+    assert recording_seconds(_ogg(95)) == 95
+    assert recording_seconds(b"ID3" + b"\x00" * 10_000) == 5  # an estimate from the size

@@ -96,6 +96,7 @@ INTEGRATION_KEYS = (
     "sensors.csv_missing_columns",
     "sensors.token_issued",
     "sensors.error_naive_datetime",
+    "voice.off_operator",
 )
 INTEGRATION_SYNTAX = frozenset(
     {
@@ -109,6 +110,10 @@ INTEGRATION_SYNTAX = frozenset(
         "Authorization",
         "Bearer",
         "Z",
+        # The settings that switch voice messages on (docs/voice.md), for operators.
+        "STEPAN_STT_MODEL",
+        "STEPAN_STT_BASE_URL",
+        "OpenAI",
     }
 )
 #: The operators' command syntax: words they type after a command.

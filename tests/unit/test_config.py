@@ -25,6 +25,9 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
         "STEPAN_LLM_MODEL",
         "STEPAN_LLM_BASE_URL",
         "STEPAN_LLM_API_KEY",
+        "STEPAN_STT_MODEL",
+        "STEPAN_STT_BASE_URL",
+        "STEPAN_STT_API_KEY",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(str(tmp_path))  # no stray .env
@@ -138,3 +141,34 @@ def test_run_without_token_points_to_chat(
 def test_sqlite_path() -> None:
     assert str(sqlite_path("sqlite+aiosqlite:///./data/x.db")) == "data/x.db"
     assert sqlite_path("postgresql+asyncpg://u@h/db") is None
+
+
+def test_speech_is_off_until_a_model_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPAN_STT_BASE_URL", "http://whisper:8000/v1")
+    assert load_settings().speech is None
+    monkeypatch.setenv("STEPAN_STT_MODEL", "Systran/faster-whisper-small")
+    speech = load_settings().speech
+    assert speech is not None
+    assert (speech.base_url, speech.model, speech.api_key) == (
+        "http://whisper:8000/v1",
+        "Systran/faster-whisper-small",
+        None,
+    )
+
+
+def test_speech_falls_back_to_the_llms_endpoint_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPAN_STT_MODEL", "whisper-1")
+    assert load_settings().speech is None  # no base URL anywhere: off, never a guess
+    monkeypatch.setenv("STEPAN_LLM_BASE_URL", "http://llm:4000/v1/")
+    monkeypatch.setenv("STEPAN_LLM_API_KEY", "sk-llm-key")
+    speech = load_settings().speech
+    assert speech is not None and speech.base_url == "http://llm:4000/v1"
+    assert speech.api_key is not None and speech.api_key.get_secret_value() == "sk-llm-key"
+    # Another host for speech: the LLM's key is not sent there.
+    monkeypatch.setenv("STEPAN_STT_BASE_URL", "http://whisper:8000/v1")
+    speech = load_settings().speech
+    assert speech is not None and speech.api_key is None
+    monkeypatch.setenv("STEPAN_STT_API_KEY", "sk-stt-key")
+    settings = load_settings()
+    assert settings.speech is not None and settings.speech.api_key is not None
+    assert "sk-stt-key" not in repr(settings)
