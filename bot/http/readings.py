@@ -41,6 +41,14 @@ READINGS_PATH = "/api/v1/readings"
 #: The whole body must arrive within this (16 MB at 2 Mbit/s takes a minute; a
 #: sensor gateway sends kilobytes).
 BODY_TIMEOUT_S = 30.0
+#: A request's line and headers must arrive within this, counted from the connection
+#: (or from the end of the previous request on a kept-alive one). aiohttp has no
+#: header timeout: its keep-alive timer is the one clock that runs while a request is
+#: still being parsed (started when the connection opens, it closes a connection
+#: whose handler is idle, which it is until the headers are whole), so it is set to
+#: this; idle kept-alive connections are closed after as long, which a sensor
+#: gateway posting every few minutes does not notice (it reconnects).
+HEADER_TIMEOUT_S = 5.0
 #: On shutdown, requests still running get this long, then they are cancelled: the
 #: bot's SIGTERM must finish well before a container runtime's SIGKILL (10 s).
 SHUTDOWN_TIMEOUT_S = 3.0
@@ -162,8 +170,10 @@ class ReadingsServer:
         clock: Clock = utcnow,
         body_timeout: float = BODY_TIMEOUT_S,
         shutdown_timeout: float = SHUTDOWN_TIMEOUT_S,
+        header_timeout: float = HEADER_TIMEOUT_S,
     ) -> None:
         self._host = settings.http_host
+        self._header_timeout = header_timeout
         self._body_timeout = body_timeout
         self._shutdown_timeout = shutdown_timeout
         self._port = settings.http_port
@@ -184,6 +194,7 @@ class ReadingsServer:
             build_web_app(self._sensors, clock=self._clock, body_timeout=self._body_timeout),
             shutdown_timeout=self._shutdown_timeout,
             handler_cancellation=True,
+            keepalive_timeout=self._header_timeout,
         )
         await runner.setup()
         try:

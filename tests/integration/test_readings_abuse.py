@@ -214,3 +214,40 @@ async def test_shutdown_is_bounded_with_slow_clients_connected(
     for writer in writers:
         writer.close()
     assert elapsed < 10.0, f"shutdown took {elapsed:.1f}s"
+
+
+async def test_headers_sent_byte_by_byte_lose_the_connection(
+    factory: async_sessionmaker[AsyncSession],
+) -> None:
+    """A client trickling its request line and headers was held open forever: aiohttp
+    has no header timeout of its own (bot/http/readings.py HEADER_TIMEOUT_S)."""
+    server, token = await serve(factory, header_timeout=0.5)
+    head = (
+        b"POST /api/v1/readings HTTP/1.1\r\nHost: x\r\n"
+        + f"Authorization: Bearer {token}\r\n".encode()
+        + b"X-Padding: "
+        + b"a" * 400
+        + b"\r\nContent-Length: 2\r\n\r\n"
+    )
+    sent = 0
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        try:
+            for byte in head:
+                writer.write(bytes([byte]))
+                sent += 1
+                await writer.drain()
+                if reader.at_eof():
+                    break
+                try:  # the server's close arrives as the end of the stream
+                    if await asyncio.wait_for(reader.read(1), timeout=0.05) == b"":
+                        break
+                except TimeoutError:
+                    pass
+        except ConnectionError:
+            pass  # the server closed the connection under the write
+        writer.close()
+    finally:
+        await server.stop()
+    assert sent < len(head)  # dropped before the headers were whole
+    assert await stored(factory) == 0
