@@ -15,13 +15,14 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
 from bot.config import StepanSettings
+from db.store_health import WriteProblem, classify
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.sensors.readings import (
     MAX_BATCH,
@@ -138,6 +139,39 @@ def _invalid(exc: InvalidBatch) -> web.Response:
     )
 
 
+#: Seconds a gateway is told to wait before it resends after a 503.
+RETRY_AFTER_S = 30
+
+
+@web.middleware
+async def json_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every failure is a JSON answer a gateway can act on, never aiohttp's plain-text
+    500: the database not taking writes (a lock held past its timeout, a read-only
+    file system, the file gone) is 503 with ``Retry-After``, a full disk 507; the
+    batch was not stored either way, and resending it is safe (duplicates are
+    skipped)."""
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except Exception as exc:
+        problem = classify(exc)
+        if problem is WriteProblem.DISK_FULL:
+            logger.error("readings: not stored, the disk is full (%s)", type(exc).__name__)
+            return _error(507, "disk_full", "the server's disk is full; nothing was stored")
+        if problem is not None:
+            logger.warning("readings: not stored, database %s (%s)", problem, type(exc).__name__)
+            response = _error(
+                503, "unavailable", f"the database cannot take writes now ({problem}); retry later"
+            )
+            response.headers["Retry-After"] = str(RETRY_AFTER_S)
+            return response
+        logger.exception("readings: request failed")
+        return _error(500, "internal", "the request failed; nothing was stored")
+
+
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
@@ -148,7 +182,7 @@ def build_web_app(
     clock: Clock = utcnow,
     body_timeout: float = BODY_TIMEOUT_S,
 ) -> web.Application:
-    app = web.Application(client_max_size=CLIENT_MAX_SIZE)
+    app = web.Application(client_max_size=CLIENT_MAX_SIZE, middlewares=[json_errors])
     app[SENSORS] = sensors
     app[CLOCK] = clock
     app[BODY_TIMEOUT] = body_timeout
