@@ -18,7 +18,7 @@ silence_crewai()  # before anything below can import CrewAI
 
 from bot.cli.parser import parser as _parser  # noqa: E402
 from bot.config import ConfigError, Settings, load_settings  # noqa: E402
-from bot.log_secrets import SecretMaskFilter  # noqa: E402
+from bot.log_secrets import SecretMaskFilter, install_secret_record_factory  # noqa: E402
 from bot.tracing import TraceLogFilter  # noqa: E402
 
 NO_TOKEN_HELP = (
@@ -39,6 +39,9 @@ def configure_logging(level: str, quiet: bool) -> None:
         logging.Formatter("%(asctime)s %(levelname)s [%(name)s] trace=%(trace_id)s %(message)s")
     )
     logging.basicConfig(level=logging.WARNING if quiet else level.upper(), handlers=[handler])
+    # Any credential shape (an LLM provider's 401 quoting the key, a header, a URL's
+    # password), from any library, whichever handler it adds later.
+    install_secret_record_factory()
     # aiogram logs every update at INFO; keep it for debugging only.
     logging.getLogger("aiogram.event").setLevel(logging.WARNING)
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)

@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from db.engine import SQLITE_BUSY_TIMEOUT_MS
 from db.group_commit import GroupCommit
+from db.store_health import StoreGone, StoreHealth
 from db.turns import WriterTurns
 
 #: The session type pipeline code names in its hints, so it need not import SQLAlchemy.
@@ -46,6 +47,8 @@ class Database:
         self.turns = turns
         #: Small writes of concurrent use cases committed together (db/group_commit.py).
         self.group = GroupCommit(self.write)
+        #: Whether writes go through, and why not (db/store_health.py).
+        self.health = StoreHealth()
 
     @classmethod
     def of(cls, engine: AsyncEngine) -> Database:
@@ -58,13 +61,17 @@ class Database:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A transaction committed when the block ends, rolled back if it raises."""
+        if self.health.gone is not None:
+            raise StoreGone(self.health.gone)
         async with self._turn(), self._sessions() as session:
             try:
                 yield session
                 await session.commit()
-            except BaseException:
+            except BaseException as exc:
+                self.health.failed(exc)
                 await session.rollback()
                 raise
+        self.health.committed()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

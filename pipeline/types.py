@@ -86,6 +86,8 @@ class Incoming:
     #: The chat is the sender's own private chat with Stepan: a button pressed there
     #: is under a message sent to them (the /me card is only ever sent there).
     own_chat: bool = False
+    #: The chat is one others read too (a group): nothing personal is answered there.
+    shared_chat: bool = False
 
 
 @dataclass(frozen=True, slots=True)

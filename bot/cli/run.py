@@ -20,6 +20,7 @@ from bot.transport.serving import (
     serve,
     set_webhook,
     stop_on_signals,
+    unstored_answers,
     webhook,
 )
 from bot.wiring.dispatcher import build_dispatcher
@@ -68,7 +69,7 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False, llm: Any = 
     transport = (
         webhook(core, dispatcher, bot, inbox, metrics)
         if webhook_mode
-        else polling(dispatcher, bot, inbox)
+        else polling(dispatcher, bot, inbox, unstored_answers(core, bot))
     )
     # --- sensor readings endpoint (bot/http/readings.py); off unless STEPAN_HTTP_PORT is set.
     # Registered before on_shutdown below, so it stops before the engine is disposed.

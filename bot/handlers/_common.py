@@ -51,6 +51,8 @@ def incoming_from(
         update_id=update.update_id if update is not None else None,
         # A private chat's id is its user's id.
         own_chat=chat_id == user.id,
+        # Groups and channels have negative ids (Telegram's convention).
+        shared_chat=chat_id < 0,
     )
 
 

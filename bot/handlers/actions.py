@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiogram import Bot, Router
 from aiogram.fsm.context import FSMContext
-from aiogram.types import CallbackQuery
+from aiogram.types import CallbackQuery, Message
 
 from bot.config import Settings
 from bot.handlers._common import deliver, incoming_from, show_press
@@ -42,6 +42,21 @@ from pipeline.memory import ProfileEditor
 from pipeline.types import Incoming, Reply
 
 router = Router(name=__name__)
+
+
+def from_its_chat(query: CallbackQuery, bot: Bot) -> bool:
+    """The callback came from a chat Stepan may answer in: the presser's own private
+    chat, or a chat where the pressed message is one of Stepan's own. A message that
+    cannot be read (Telegram sends an InaccessibleMessage for old ones; a forged
+    callback names any chat it likes) in anyone else's chat is refused: its reply
+    would go to a chat the presser may not be in (issue 29 point 5)."""
+    message = query.message
+    if message is None:
+        return False  # an inline-mode message: Stepan sends none
+    if message.chat.id == query.from_user.id:
+        return True
+    author = message.from_user if isinstance(message, Message) else None
+    return author is not None and author.id == bot.id
 
 
 def _incoming(query: CallbackQuery, settings: Settings, trace_id: str) -> Incoming:
@@ -120,10 +135,14 @@ async def on_button(
     settings: Settings,
     trace_id: str,
     state: FSMContext,
+    texts: Texts,
 ) -> None:
     """The typed callback to its action, the action to its use case; the reply says
     how it is shown (show_press), after the use case has checked the presser. The
     steps kept for the presser (onboarding's, /me's name) go with it (``FsmFlow``)."""
+    if not from_its_chat(query, bot):
+        await query.answer(texts.text("actions.expired"))
+        return
     incoming = _incoming(query, settings, trace_id)
     flow = FsmFlow(state, query.from_user.id)
     reply = await pipeline.handle_action(callback_data.to_action(), incoming, flow)
@@ -144,6 +163,9 @@ async def on_unknown(
     trace_id: str,
 ) -> None:
     """Forged or malformed data, or a button of an older version of Stepan."""
-    await query.answer()
     text = texts.text("actions.expired")
+    if not from_its_chat(query, bot):
+        await query.answer(text)  # nothing is posted in a chat it may not come from
+        return
+    await query.answer()
     await deliver(bot, profile_editor, _incoming(query, settings, trace_id), Reply(text))

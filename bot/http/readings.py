@@ -15,13 +15,14 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
 from aiohttp import web
 
 from bot.config import StepanSettings
+from db.store_health import WriteProblem, classify
 from pipeline.clock import Clock, utcnow
 from pipeline.farm.sensors.readings import (
     MAX_BATCH,
@@ -41,6 +42,14 @@ READINGS_PATH = "/api/v1/readings"
 #: The whole body must arrive within this (16 MB at 2 Mbit/s takes a minute; a
 #: sensor gateway sends kilobytes).
 BODY_TIMEOUT_S = 30.0
+#: A request's line and headers must arrive within this, counted from the connection
+#: (or from the end of the previous request on a kept-alive one). aiohttp has no
+#: header timeout: its keep-alive timer is the one clock that runs while a request is
+#: still being parsed (started when the connection opens, it closes a connection
+#: whose handler is idle, which it is until the headers are whole), so it is set to
+#: this; idle kept-alive connections are closed after as long, which a sensor
+#: gateway posting every few minutes does not notice (it reconnects).
+HEADER_TIMEOUT_S = 5.0
 #: On shutdown, requests still running get this long, then they are cancelled: the
 #: bot's SIGTERM must finish well before a container runtime's SIGKILL (10 s).
 SHUTDOWN_TIMEOUT_S = 3.0
@@ -130,6 +139,39 @@ def _invalid(exc: InvalidBatch) -> web.Response:
     )
 
 
+#: Seconds a gateway is told to wait before it resends after a 503.
+RETRY_AFTER_S = 30
+
+
+@web.middleware
+async def json_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every failure is a JSON answer a gateway can act on, never aiohttp's plain-text
+    500: the database not taking writes (a lock held past its timeout, a read-only
+    file system, the file gone) is 503 with ``Retry-After``, a full disk 507; the
+    batch was not stored either way, and resending it is safe (duplicates are
+    skipped)."""
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except Exception as exc:
+        problem = classify(exc)
+        if problem is WriteProblem.DISK_FULL:
+            logger.error("readings: not stored, the disk is full (%s)", type(exc).__name__)
+            return _error(507, "disk_full", "the server's disk is full; nothing was stored")
+        if problem is not None:
+            logger.warning("readings: not stored, database %s (%s)", problem, type(exc).__name__)
+            response = _error(
+                503, "unavailable", f"the database cannot take writes now ({problem}); retry later"
+            )
+            response.headers["Retry-After"] = str(RETRY_AFTER_S)
+            return response
+        logger.exception("readings: request failed")
+        return _error(500, "internal", "the request failed; nothing was stored")
+
+
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"status": "ok"})
 
@@ -140,7 +182,7 @@ def build_web_app(
     clock: Clock = utcnow,
     body_timeout: float = BODY_TIMEOUT_S,
 ) -> web.Application:
-    app = web.Application(client_max_size=CLIENT_MAX_SIZE)
+    app = web.Application(client_max_size=CLIENT_MAX_SIZE, middlewares=[json_errors])
     app[SENSORS] = sensors
     app[CLOCK] = clock
     app[BODY_TIMEOUT] = body_timeout
@@ -162,8 +204,10 @@ class ReadingsServer:
         clock: Clock = utcnow,
         body_timeout: float = BODY_TIMEOUT_S,
         shutdown_timeout: float = SHUTDOWN_TIMEOUT_S,
+        header_timeout: float = HEADER_TIMEOUT_S,
     ) -> None:
         self._host = settings.http_host
+        self._header_timeout = header_timeout
         self._body_timeout = body_timeout
         self._shutdown_timeout = shutdown_timeout
         self._port = settings.http_port
@@ -184,6 +228,7 @@ class ReadingsServer:
             build_web_app(self._sensors, clock=self._clock, body_timeout=self._body_timeout),
             shutdown_timeout=self._shutdown_timeout,
             handler_cancellation=True,
+            keepalive_timeout=self._header_timeout,
         )
         await runner.setup()
         try:

@@ -30,6 +30,7 @@ from aiohttp import web
 
 from bot.http.metrics import CONTENT_TYPE, Metrics
 from bot.transport.inbox import CLAIMED, Inbox
+from bot.transport.unstored import PATIENCE_S, UnstoredAnswers
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +56,9 @@ class WebhookServer:
         path: str,
         checks: list[Check],
         metrics: Metrics | None = None,
+        unstored: UnstoredAnswers | None = None,
     ) -> None:
+        self._unstored = unstored
         if not secret:
             raise ValueError("webhook mode needs a secret token")
         self._dispatcher = dispatcher
@@ -109,11 +112,20 @@ class WebhookServer:
         except (ValueError, KeyError, TypeError, RecursionError):
             # RecursionError: JSON nested thousands deep.
             return web.json_response({"error": "bad_update"}, status=400)
+        store = asyncio.ensure_future(self._inbox.store_raw(update_id, payload))
         try:
-            new = await self._inbox.store_raw(update_id, payload)
+            try:
+                new = await asyncio.wait_for(asyncio.shield(store), PATIENCE_S)
+            except TimeoutError:
+                self._answer_unstored(payload)  # the farmer hears within 2 s
+                new = await store
         except Exception:
             logger.exception("webhook: could not store update %s", update_id)
+            self._answer_unstored(payload)
+            # Telegram sends it again later: the inbox rule holds.
             return web.json_response({"error": "not_stored"}, status=503)
+        if self._unstored is not None:
+            self._unstored.forget((update_id,))
         if new:
             task = asyncio.create_task(self._feed(update_id, payload))
             self._tasks.add(task)
@@ -122,6 +134,19 @@ class WebhookServer:
             kind = next((key for key in payload if key != "update_id"), "unknown")
             self._metrics.update_handled(kind, "duplicate")
         return web.json_response({"ok": True})
+
+    def _answer_unstored(self, payload: dict[str, Any]) -> None:
+        """An update the inbox could not store yet is answered anyway, in the
+        background (bot/transport/unstored.py)."""
+        if self._unstored is None:
+            return
+        try:
+            update = Update.model_validate(payload, context={"bot": self._bot})
+        except ValueError:
+            return
+        task = asyncio.create_task(self._unstored([update]))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _feed(self, update_id: int, payload: dict[str, Any]) -> None:
         try:

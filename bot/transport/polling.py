@@ -23,6 +23,7 @@ from aiogram.methods import GetUpdates
 from aiogram.types import Update
 
 from bot.transport.inbox import CLAIMED, Inbox
+from bot.transport.unstored import PATIENCE_S, UnstoredAnswers
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,19 @@ POLL_TIMEOUT_S = 25
 BACKOFF_START_S = 0.5
 BACKOFF_MAX_S = 15.0
 
+#: A batch whose store failed is fetched and stored again after this (new messages
+#: meanwhile are answered at the next try, so it stays short).
+STORE_RETRY_S = 1.0
+#: While a store waits (a lock held elsewhere), Telegram is asked this often for
+#: updates that arrived meanwhile, to answer them.
+PEEK_EVERY_S = 1.0
+PEEK_TIMEOUT_S = 5
+
 T = TypeVar("T")
+
+
+class StoreFailed(Exception):
+    """The inbox could not store a batch (the cause is the database's error)."""
 
 
 def salvage(data: Any, bot: Bot) -> tuple[list[Update], list[tuple[int, dict[str, Any]]]] | None:
@@ -78,7 +91,9 @@ class Poller:
         inbox: Inbox,
         *,
         timeout_s: int = POLL_TIMEOUT_S,
+        unstored: UnstoredAnswers | None = None,
     ) -> None:
+        self._unstored = unstored
         self._dispatcher = dispatcher
         self._bot = bot
         self._inbox = inbox
@@ -105,11 +120,17 @@ class Poller:
                     updates, unreadable = batch
                 if updates is None:
                     return
-                new = await self._inbox.store(updates) if updates else []
+                new = await self._store(updates, request) if updates else []
                 await self._give_up(unreadable)
             except TelegramRetryAfter as exc:
                 logger.warning("getUpdates: flood control, waiting %ss", exc.retry_after)
                 await until_stopped(asyncio.sleep(exc.retry_after), stop)
+                continue
+            except StoreFailed as exc:
+                # Answered meanwhile (bot/transport/unstored.py); the same batch, and
+                # what came after it, is fetched again soon.
+                logger.warning("polling: batch not stored (%s)", type(exc.__cause__).__name__)
+                await until_stopped(asyncio.sleep(STORE_RETRY_S), stop)
                 continue
             except Exception as exc:
                 # The class only: the message of a network error names the URL,
@@ -125,6 +146,43 @@ class Poller:
                 offset = last + 1
             for update in new:
                 self._spawn(update)
+
+    async def _store(self, updates: list[Update], request: GetUpdates) -> list[Update]:
+        """The inbox's store; while it fails or keeps the batch waiting past
+        ``PATIENCE_S``, the farmers are answered anyway (bot/transport/unstored.py):
+        the batch's, and those whose updates arrive while the store waits. Nothing
+        is confirmed until it is stored, so Telegram keeps it for the replay."""
+        if self._unstored is None:
+            return await self._inbox.store(updates)
+        store = asyncio.ensure_future(self._inbox.store(updates))
+        try:
+            new = await asyncio.wait_for(asyncio.shield(store), PATIENCE_S)
+        except TimeoutError:
+            await self._unstored(updates)
+            new = await self._answer_while_waiting(store, request)
+        except Exception as exc:
+            await self._unstored(updates)
+            raise StoreFailed from exc
+        self._unstored.forget(update.update_id for update in updates)
+        return new
+
+    async def _answer_while_waiting(
+        self, store: asyncio.Future[list[Update]], request: GetUpdates
+    ) -> list[Update]:
+        """Until the store ends, the same batch is asked for again every
+        ``PEEK_EVERY_S`` (the same offset: nothing is confirmed), so a message sent
+        meanwhile gets its answer too instead of waiting behind the store."""
+        assert self._unstored is not None
+        peek = GetUpdates(offset=request.offset, timeout=0, allowed_updates=request.allowed_updates)
+        while not store.done():
+            with contextlib.suppress(Exception):
+                arrived: list[Update] = await self._bot(peek, request_timeout=PEEK_TIMEOUT_S)
+                await self._unstored(arrived)
+            await asyncio.wait({store}, timeout=PEEK_EVERY_S)
+        try:
+            return store.result()
+        except Exception as exc:
+            raise StoreFailed from exc
 
     async def _give_up(self, unreadable: list[tuple[int, dict[str, Any]]]) -> None:
         """Updates of a batch this aiogram cannot read (a newer Bot API's shape): kept

@@ -27,6 +27,7 @@ from bot.http.webhook import WebhookServer
 from bot.transport.inbox import Inbox, InboxMiddleware, Replayer
 from bot.transport.polling import Poller
 from bot.transport.throttle import Bucket, MemoryBucket, RedisBucket, ThrottleMiddleware
+from bot.transport.unstored import UnstoredAnswers
 from bot.wiring.factory import Core
 from bot.wiring.fsm_storage import FallbackStorage
 from bot.wiring.scheduler import instance_id
@@ -132,8 +133,15 @@ async def serve(
             await bot.session.close()
 
 
-def polling(dispatcher: Dispatcher, bot: Bot, inbox: Inbox) -> Transport:
-    return Poller(dispatcher, bot, inbox).run
+def unstored_answers(core: Core, bot: Bot) -> UnstoredAnswers:
+    """What answers the updates the inbox cannot store (bot/transport/unstored.py)."""
+    return UnstoredAnswers(bot, core.pipeline, core.platform, core.settings.agx.operator_ids)
+
+
+def polling(
+    dispatcher: Dispatcher, bot: Bot, inbox: Inbox, unstored: UnstoredAnswers | None = None
+) -> Transport:
+    return Poller(dispatcher, bot, inbox, unstored=unstored).run
 
 
 def webhook(
@@ -150,6 +158,7 @@ def webhook(
         path=settings.webhook_path,
         checks=readiness_checks(core.db, SchemaCheck.load(), redis_of(dispatcher)),
         metrics=metrics,
+        unstored=unstored_answers(core, bot),
     )
 
     async def run(stop: asyncio.Event) -> None:

@@ -14,6 +14,7 @@ import httpx
 
 from db.repositories import health, jobs
 from db.schema import SchemaCheck
+from db.store_health import WriteProblem
 from db.uow import Database
 from pipeline.admin.status_text import Phrase
 from pipeline.memory.service.syncing import MemorySync
@@ -92,7 +93,28 @@ class PlatformStatus:
             checks.append(await self._probe(name, url))
         return checks
 
+    def unreadable(self) -> list[Check]:
+        """/status while the database cannot be reached in time (its one connection
+        waits on a lock held elsewhere): what this process knows without it."""
+        reason = self._db.health.reason or WriteProblem.LOCKED
+        says = (Phrase(f"status.db.cannot_write.{reason}"),)
+        database = Check("database", "down", f"cannot write: {reason}", _DB, says)
+        return [database, self._llm_check()]
+
+    def _cannot_write(self) -> Check | None:
+        health = self._db.health
+        reason = health.reason
+        if reason is None:
+            return None
+        detail = f"cannot write: {reason} ({health.gone or health.detail})"
+        logger.warning("status: database %s", detail)
+        says = (Phrase(f"status.db.cannot_write.{reason}"),)
+        return Check("database", "down", detail, _DB, says)
+
     async def _database(self) -> Check:
+        refused = self._cannot_write()
+        if refused is not None:
+            return refused
         started = time.perf_counter()
         try:
             async with self._db.read() as session:

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
+from pipeline.farm.sensors.store import SensorStore
 from tests.integration.sensors_world import Api, add_farm, api_on, reading, serve, stored
 
 
@@ -214,3 +217,86 @@ async def test_shutdown_is_bounded_with_slow_clients_connected(
     for writer in writers:
         writer.close()
     assert elapsed < 10.0, f"shutdown took {elapsed:.1f}s"
+
+
+async def test_headers_sent_byte_by_byte_lose_the_connection(
+    factory: async_sessionmaker[AsyncSession],
+) -> None:
+    """A client trickling its request line and headers was held open forever: aiohttp
+    has no header timeout of its own (bot/http/readings.py HEADER_TIMEOUT_S)."""
+    server, token = await serve(factory, header_timeout=0.5)
+    head = (
+        b"POST /api/v1/readings HTTP/1.1\r\nHost: x\r\n"
+        + f"Authorization: Bearer {token}\r\n".encode()
+        + b"X-Padding: "
+        + b"a" * 400
+        + b"\r\nContent-Length: 2\r\n\r\n"
+    )
+    sent = 0
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        try:
+            for byte in head:
+                writer.write(bytes([byte]))
+                sent += 1
+                await writer.drain()
+                if reader.at_eof():
+                    break
+                try:  # the server's close arrives as the end of the stream
+                    if await asyncio.wait_for(reader.read(1), timeout=0.05) == b"":
+                        break
+                except TimeoutError:
+                    pass
+        except ConnectionError:
+            pass  # the server closed the connection under the write
+        writer.close()
+    finally:
+        await server.stop()
+    assert sent < len(head)  # dropped before the headers were whole
+    assert await stored(factory) == 0
+
+
+def _sqlite_error(message: str) -> OperationalError:
+    return OperationalError("INSERT", None, sqlite3.OperationalError(message))
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (_sqlite_error("database is locked"), 503, "unavailable"),
+        (_sqlite_error("attempt to write a readonly database"), 503, "unavailable"),
+        (_sqlite_error("database or disk is full"), 507, "disk_full"),
+        (RuntimeError("boom"), 500, "internal"),
+    ],
+)
+async def test_a_store_that_fails_answers_json(
+    sqlite_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    status: int,
+    code: str,
+) -> None:
+    """Database errors and a lock held past its timeout were aiohttp's plain-text 500
+    «Server got itself in trouble»; a gateway could not tell when to resend."""
+    engine = create_engine(sqlite_url)
+    factory = create_session_factory(engine)
+    await add_farm(factory)
+
+    async def failing(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(SensorStore, "ingest", failing)
+    try:
+        async with api_on(factory) as api:
+            answer_status, answer = await api.post({"readings": [reading()]})
+            async with api.http.post(
+                f"{api.base}/api/v1/readings",
+                json=[reading()],
+                headers={"Authorization": f"Bearer {api.token}"},
+            ) as response:
+                retry_after = response.headers.get("Retry-After")
+                assert response.content_type == "application/json"
+    finally:
+        await engine.dispose()
+    assert (answer_status, answer["error"]) == (status, code)
+    assert (retry_after is not None) == (status == 503)

@@ -8,7 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.log_secrets import SecretMaskFilter, install_secret_filter, mask_secrets
+from bot.log_secrets import (
+    SecretMaskFilter,
+    install_secret_filter,
+    install_secret_record_factory,
+    mask_secrets,
+)
 
 TOKEN = "987654321:AAH7xQ-secret_Part0123456789abcdefXYZ"
 SENSOR = "stp_Zk3mQ9-aB_cD7eF1gH2iJ3kL4mN5oP6qR7sT8uV9w"
@@ -102,3 +107,58 @@ def test_the_filter_is_installed_once() -> None:
         assert sum(isinstance(f, SecretMaskFilter) for f in handler.filters) == 1
     finally:
         logger.removeHandler(handler)
+
+
+KEY = "sk-proj-Qm7vX2pL9kR4tY8wZ1nB5cD3fG6hJ0aS"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Incorrect API key provided: {KEY}. You can find your API key at https://x.org",
+        f"{{'error': {{'message': 'bad key {KEY}'}}}}",
+        "Authorization: Bearer Qm7vX2pL9kR4tY8wZ1nB",
+        "authorization: basic UW03dlgycEw5a1I0",
+        '{"api_key": "Qm7vX2pL9kR4", "model": "gpt"}',
+        "{'password': 'Qm7vX2pL9kR4'}",
+        "STEPAN_LLM_API_KEY=Qm7vX2pL9kR4 is set",
+        "client_secret: Qm7vX2pL9kR4",
+        "GET /v1/models?key=Qm7vX2pL9kR4&alt=json",
+        "access_token=Qm7vX2pL9kR4",
+        "postgresql+asyncpg://stepan:Qm7vX2pL9kR4@db-host/stepan",
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.Qm7vX2pL9kR4tY8w",
+    ],
+)
+def test_credential_shapes_from_any_library_are_masked(text: str) -> None:
+    assert "Qm7vX2pL9kR4" not in mask_secrets(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "llm: model gpt-4o-mini at http://127.0.0.1:8000/v1",
+        "prompt max_tokens=512, input_tokens: 300",
+        "memory: fact_key=user_profile:agromatrix:42 upserted",
+        "basic knowledge of the Bearer of good news",
+        "readings endpoint on http://0.0.0.0:8080/api/v1/readings",
+    ],
+)
+def test_ordinary_lines_keep_their_words(text: str) -> None:
+    assert mask_secrets(text) == text
+
+
+def test_the_record_factory_masks_for_handlers_added_later() -> None:
+    factory = logging.getLogRecordFactory()
+    stream = io.StringIO()
+    logger = logging.getLogger("test.log_secrets.late")
+    logger.propagate = False
+    try:
+        install_secret_record_factory()
+        install_secret_record_factory()  # idempotent
+        logger.addHandler(logging.StreamHandler(stream))  # no filter of ours
+        logger.error("provider said %s", f"Incorrect API key provided: {KEY}")
+    finally:
+        logging.setLogRecordFactory(factory)
+        logger.handlers.clear()
+        logger.propagate = True
+    assert "Qm7vX2pL9kR4" not in stream.getvalue() and "sk-***" in stream.getvalue()

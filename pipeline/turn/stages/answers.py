@@ -60,6 +60,10 @@ class LightAnswer(_Unanswered):
 
     async def run(self, turn: Turn) -> None:
         message, loaded = turn.message, turn.loaded
+        if message.shared_chat and turn.decision.intent == Intent.WHOAMI:
+            # «хто я» in a group: the name, level and history are the asker's alone.
+            turn.answer = Reply(turn.texts.text("faults.private_only_ask"))
+            return
         request = LightRequest(
             decision=turn.decision,
             profile=turn.profile,
