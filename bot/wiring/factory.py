@@ -23,6 +23,8 @@ from bot.delivery.deferred import DeferredSends
 from bot.delivery.retry import RetryMiddleware
 from bot.user_ids import telegram_id
 from bot.wiring.memory import build_memory_layer
+from bot.wiring.peers import handoff_desk, peer_server
+from bot.wiring.sources import listener, locator, weather_source
 from db.engine import DbTimeouts, create_engine
 from db.schema import SchemaCheck
 from db.uow import Database
@@ -61,18 +63,13 @@ from pipeline.learning.stats_report import QualityReport
 from pipeline.memory import Memory, build_memory
 from pipeline.onboarding.flow import OnboardingFlow
 from pipeline.onboarding.reading import OnboardingReader
-from pipeline.peers.answer import StrangerAnswerer
-from pipeline.peers.desk import HandoffDesk
 from pipeline.peers.link import NatsLink
-from pipeline.peers.routing import PeerRouter, classifier_strength
 from pipeline.peers.server import PeerServer
 from pipeline.privacy import Sanitizer
 from pipeline.recall.wiring import build_recall
 from pipeline.rulebook import Rulebook
-from pipeline.speech import Listener, SpeechSettings, Transcriber
+from pipeline.speech import Listener
 from pipeline.weather.answers import WeatherDesk
-from pipeline.weather.client import OpenMeteo
-from pipeline.weather.geo import Locator
 from pipeline.weather.places import FarmPlaces
 from pipeline.weather.service import Forecasts
 
@@ -177,13 +174,13 @@ def build_pipeline(
         integrations=settings.integrations,
         learnings=lambda: learnings.block,
     )
-    desk = _handoff_desk(rules, catalog, db, peer_link)
+    desk = handoff_desk(rules, catalog, db, peer_link)
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
     advisor = _advisor(settings, db, catalog, rules, brains.client)
     regions = regions or FarmRegions(rules.knowledge, db, memory.editor)
     onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier, regions)
     # Without one given: the cache alone (no source), as a test's pipeline has it.
-    forecasts = forecasts or Forecasts(db, None, _locator(rules), clock=clock)
+    forecasts = forecasts or Forecasts(db, None, locator(rules), clock=clock)
     places = FarmPlaces(db, forecasts.locator, memory.editor)
     card = MeCard(memory.profiles, names or _names(db, rules), recall.conversations)
     # Light LLM replies read the conversation summaries too (never the templates).
@@ -229,20 +226,6 @@ def _journal(catalog: Catalog, db: Database, memory: Memory, rules: Rulebook) ->
     )
 
 
-def _handoff_desk(
-    rules: Rulebook, catalog: Catalog, db: Database, peer_link: NatsLink | None
-) -> HandoffDesk:
-    """Peer agents: the offer and the consent always work; the question travels over
-    NATS only with a link, else the farmer gets the peer's handle."""
-    return HandoffDesk(
-        router=PeerRouter(rules.peers, classifier_strength(rules.classifier)),
-        sanitizer=Sanitizer(rules.privacy),
-        catalog=catalog,
-        database=db,
-        link=peer_link,
-    )
-
-
 def build_onboarding(
     catalog: Catalog,
     db: Database,
@@ -260,24 +243,6 @@ def build_onboarding(
         regions or FarmRegions(rules.knowledge, db, memory.editor),
         OnboardingReader(rules.onboarding, classifier),
     )
-
-
-def _locator(rules: Rulebook) -> Locator:
-    """What a point tells, offline: its timezone (timezonefinder's packaged
-    boundaries, imported here: only a bot that places farms loads them) and its
-    oblast (docs/weather.md)."""
-    from timezonefinder import TimezoneFinder
-
-    return Locator(TimezoneFinder(), rules.knowledge.data.regions)
-
-
-def _weather_source(settings: Settings, http: httpx.AsyncClient) -> OpenMeteo | None:
-    """Open-Meteo at STEPAN_WEATHER_URL with STEPAN_WEATHER_API_KEY; None when off."""
-    url = settings.weather_url
-    if url is None:
-        return None
-    key = settings.stepan.weather_api_key
-    return OpenMeteo(http, url, key.get_secret_value() if key is not None else None)
 
 
 def _names(db: Database, rules: Rulebook) -> NameBook:
@@ -370,7 +335,7 @@ def build_core(
     catalog = catalog or Catalog.load()
     onboarding = build_onboarding(catalog, db, memory, rules, classifier, regions)
     names = _names(db, rules)
-    forecasts = Forecasts(db, _weather_source(settings, http), _locator(rules))
+    forecasts = Forecasts(db, weather_source(settings, http), locator(rules))
     nats_url = settings.stepan.nats_url
     link = NatsLink(nats_url.get_secret_value()) if nats_url is not None else None
     pipeline = build_pipeline(
@@ -389,7 +354,7 @@ def build_core(
         regions=regions,
         forecasts=forecasts,
     )
-    server = _peer_server(link, pipeline, rules, db) if link is not None else None
+    server = peer_server(link, pipeline, rules, db) if link is not None else None
     core = Core(
         settings=settings,
         engine=engine,
@@ -423,22 +388,9 @@ def build_core(
         names=names,
         peer_link=link,
         peer_server=server,
-        listener=_listener(settings, http),
+        listener=listener(settings, http),
     )
     return _with_admin(core)
-
-
-def _listener(settings: Settings, http: httpx.AsyncClient) -> Listener:
-    """Voice messages: transcribed where the settings name an endpoint (docs/voice.md),
-    each request with its own timeout (the shared client's is the memory-service's)."""
-    endpoint = settings.speech
-    transcriber = None
-    if endpoint is not None:
-        speech = SpeechSettings(
-            endpoint.base_url, endpoint.model, endpoint.api_key, settings.stepan.stt_timeout_s
-        )
-        transcriber = Transcriber(http, speech)
-    return Listener(transcriber, max_seconds=settings.stepan.voice_max_seconds)
 
 
 def _with_admin(core: Core) -> Core:
@@ -457,24 +409,6 @@ def _with_admin(core: Core) -> Core:
     buttons = core.pipeline.parts.buttons
     core.pipeline.swap(buttons={**buttons, **operator_buttons(core.admin)})
     return core
-
-
-def _peer_server(link: NatsLink, pipeline: Pipeline, rules: Rulebook, db: Database) -> PeerServer:
-    """Stepan answering other agents' contracts on NATS (docs/peers.md)."""
-    answerer = StrangerAnswerer(
-        catalog=pipeline.catalog,
-        classifier=pipeline.classifier,
-        responder=pipeline.responder,
-        deep=pipeline.deep,
-        directory=rules.peers,
-    )
-    return PeerServer(
-        directory=rules.peers,
-        answerer=answerer,
-        sanitizer=Sanitizer(rules.privacy),
-        database=db,
-        link=link,
-    )
 
 
 def _nightly(settings: Settings, db: Database, rules: Rulebook, catalog: Catalog) -> NightlyJob:

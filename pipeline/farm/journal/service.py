@@ -14,9 +14,9 @@ through the injected ``Database``; parsing runs outside any transaction."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 from db.models import OperationDraftRow
@@ -35,8 +35,9 @@ from pipeline.farm.journal.edits.words import EditWords
 from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.field_areas import FieldArea, read_areas
 from pipeline.farm.journal.parsing import Mood, OperationParser, ParsedOperation
+from pipeline.farm.journal.spray_weather import Conditions, sprayings_weather
 from pipeline.farm.journal.writing import note_terms, recent_signatures, write_operation
-from pipeline.farm.localtime import local_today, zone
+from pipeline.farm.localtime import local_today
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
@@ -48,20 +49,6 @@ logger = logging.getLogger(__name__)
 _CARD_VERBS = frozenset(
     {JournalVerb.WRITE, JournalVerb.AGAIN, JournalVerb.EDIT, JournalVerb.CANCEL}
 )
-
-
-#: The weather of a spraying: (user, field id, moment) -> the cache's figures, or None.
-Conditions = Callable[[str, str | None, datetime], Awaitable[Mapping[str, Any] | None]]
-#: The operation whose weather the journal keeps (pesticide application records).
-SPRAYING = "spraying"
-#: A spraying dated another day than today is taken at this hour of its day.
-SPRAY_HOUR = time(10)
-
-
-def _moment(day: date, now: datetime, tz: str | None) -> datetime:
-    if day == local_today(now, tz):
-        return now
-    return datetime.combine(day, SPRAY_HOUR, tzinfo=zone(tz)).astimezone(UTC)
 
 
 class FarmProfiles(Protocol):
@@ -178,8 +165,7 @@ class Journal:
     async def _weather_of(
         self, user_id: str, action: JournalAction, now: datetime
     ) -> dict[int, Mapping[str, Any]]:
-        """Before the write: the forecast cache's weather of each spraying ✅ writes
-        (done today: this hour; another day: 10:00 of it). Never stops the write."""
+        """Before the write: the weather of each spraying ✅ writes (never stops it)."""
         if self._conditions is None or action.verb not in (JournalVerb.WRITE, JournalVerb.AGAIN):
             return {}
         try:
@@ -189,17 +175,9 @@ class Journal:
             draft = _owned(row, user_id, action)
             if draft is None:
                 return {}
+            operations = {i: draft.operations[i] for i in draft.unwritten(action.item)}
             tz = farm.timezone if farm is not None else None
-            found: dict[int, Mapping[str, Any]] = {}
-            for i in draft.unwritten(action.item):
-                operation = draft.operations[i]
-                if operation.op_type != SPRAYING or operation.status != "done":
-                    continue
-                moment = _moment(operation.op_date, now, tz)
-                weather = await self._conditions(user_id, operation.target_fields()[0], moment)
-                if weather:
-                    found[i] = weather
-            return found
+            return await sprayings_weather(self._conditions, user_id, operations, now, tz)
         except Exception:
             logger.warning("journal: the weather of a spraying not read", exc_info=True)
             return {}

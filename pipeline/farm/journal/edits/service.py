@@ -12,21 +12,22 @@ from typing import Any
 
 from db.repositories import farm as farm_repo
 from db.repositories import journal as repo
-from db.states import DraftStatus, RevisionKind
-from db.uow import Database, Session
+from db.states import DraftStatus
+from db.uow import Database
 from pipeline.actions import EntryAction, EntryVerb, JournalAction, JournalVerb
 from pipeline.farm.dictionary import Dictionary, Vocabulary
-from pipeline.farm.journal.card import CardWriter, date_text, op_names, quantity_text
+from pipeline.farm.journal.card import CardWriter, date_text, op_names
 from pipeline.farm.journal.draft import JournalDraft
+from pipeline.farm.journal.edits.applying import apply_edit, undo_press
 from pipeline.farm.journal.edits.changes import Change, Mismatch, change_of
 from pipeline.farm.journal.edits.payload import EditOp, EditPayload, is_edit
-from pipeline.farm.journal.edits.render import change_lines, entry_card, history_text, shown_value
+from pipeline.farm.journal.edits.render import change_lines, entry_card, history_text
+from pipeline.farm.journal.edits.replies import day_of, entry_button, refusal, say
 from pipeline.farm.journal.edits.words import EditWords
 from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.parsing import OperationParser
 from pipeline.farm.journal.parsing.pieces import Pieces, read_pieces
 from pipeline.farm.localtime import local_today
-from pipeline.farm.reports import op_label
 from pipeline.intents import Intent
 from pipeline.language.texts import Texts
 from pipeline.text import fold
@@ -36,18 +37,10 @@ __all__ = ["EditRequest", "JournalEdits"]
 
 #: A card older than this is not "the open card" a correction refers to.
 OPEN_CARD_AGE = timedelta(hours=2)
-#: How many of the last entries «оберіть запис» offers; how many an operator's view lists.
-PICK, FARM_ENTRIES = 4, 10
+#: How many entries an operator's view lists.
+FARM_ENTRIES = 10
 #: How far back and ahead a "виконали" looks for the planned work it means.
 PLAN_BACK, PLAN_AHEAD = timedelta(days=14), timedelta(days=7)
-_UNDO_KIND = {
-    RevisionKind.WRITE: RevisionKind.DELETE,
-    RevisionKind.DELETE: RevisionKind.RESTORE,
-    RevisionKind.EDIT: RevisionKind.EDIT,
-    RevisionKind.DONE: RevisionKind.EDIT,
-}
-_APPLIED_KIND = {EditOp.CHANGE: RevisionKind.EDIT, EditOp.DELETE: RevisionKind.DELETE,
-                 EditOp.DONE: RevisionKind.DONE, EditOp.RESTORE: RevisionKind.RESTORE}  # fmt: skip
 _APPLIED_TEXT = {EditOp.CHANGE: "applied", EditOp.DELETE: "deleted", EditOp.DONE: "marked_done",
                  EditOp.RESTORE: "restored"}  # fmt: skip
 
@@ -113,7 +106,7 @@ class JournalEdits:
             return None
         ctx = await self._context(request, folded)
         if ctx is None:
-            return self._say(request.texts, "nothing") if request.asked else None
+            return say(request.texts, "nothing") if request.asked else None
         if self._words.asks_delete(folded):
             return await self._ask_delete(request, ctx)
         if self._words.says_done(folded):
@@ -164,11 +157,11 @@ class JournalEdits:
         if right.empty:
             # Only the classifier's correction earns «не зрозумів»: «ой, дякую» or «не
             # знаю, а ти?» name nothing a record holds and go on to the other stages.
-            return self._say(request.texts, "not_understood") if request.asked else None
+            return say(request.texts, "not_understood") if request.asked else None
         if ctx.cards:
             return await self._fix_card(request, ctx, wrong, right, split.adding)
         if not ctx.entries:
-            return self._say(request.texts, "nothing") if request.asked else None
+            return say(request.texts, "nothing") if request.asked else None
         return await self._fix_entry(request, ctx, wrong, right, split.adding)
 
     async def _fix_card(
@@ -184,7 +177,7 @@ class JournalEdits:
             if isinstance(found, Change):
                 break
         if not isinstance(found, Change):
-            return self._refusal(texts, found, ctx)
+            return refusal(texts, found, ctx.dictionary, ctx.entries)
         before = draft.operations[index]
         changes = dict(found.values)
         if "field_id" in changes:
@@ -230,11 +223,11 @@ class JournalEdits:
                 return await self._edit_card(request, ctx, edit, f"{head}\n{lines}", after)
             if wrong.empty:
                 break  # without a wrong part, only the last entry is meant
-        return self._refusal(request.texts, first, ctx)
+        return refusal(request.texts, first, ctx.dictionary, ctx.entries)
 
     async def _ask_delete(self, request: EditRequest, ctx: _Context) -> Reply:
         if not ctx.entries:
-            return self._say(request.texts, "nothing")
+            return say(request.texts, "nothing")
         entry = ctx.entries[0]
         edit = EditPayload(op=EditOp.DELETE, operation_id=entry.id, before=entry.snapshot(),
                            after=entry.snapshot())  # fmt: skip
@@ -248,10 +241,10 @@ class JournalEdits:
             return None
         matches = [e for e in ctx.planned if _plan_matches(e, pieces, planned_said)]
         if not matches:
-            return self._say(request.texts, "no_plan") if planned_said else None
-        entry = min(matches, key=lambda e: abs((_day(e) - ctx.today).days))
+            return say(request.texts, "no_plan") if planned_said else None
+        entry = min(matches, key=lambda e: abs((day_of(e) - ctx.today).days))
         if planned_said:
-            done_on = min(_day(entry), ctx.today)
+            done_on = min(day_of(entry), ctx.today)
         else:
             done_on = pieces.dates[0] if pieces.dates else ctx.today
         return await self._done_card(request, ctx, entry, done_on)
@@ -293,39 +286,6 @@ class JournalEdits:
         text = f"{head}\n\n{entry_card(self._cards, shown, ctx.dictionary, texts)}"
         return Reply(text, buttons, intent=Intent.CORRECTION)
 
-    def _refusal(self, texts: Texts, found: Change | Mismatch | None, ctx: _Context) -> Reply:
-        if not isinstance(found, Mismatch):
-            return self._say(texts, "not_understood")
-        if found.kind == "amounts":
-            value, unit = found.held
-            if value is None:
-                return self._say(texts, "mismatch_none")
-            held = quantity_text(texts, float(value), unit)
-            what = "rate"
-        else:
-            what = {"fields": "field", "dates": "date", "ops": "op", "products": "product",
-                    "crops": "crop"}[found.kind]  # fmt: skip
-            column = {"field": "field_id", "date": "op_date", "op": "op_type",
-                      "product": "product", "crop": "crop_id"}[what]  # fmt: skip
-            held = shown_value(column, {column: found.held}, ctx.dictionary, texts)
-        reply = self._say(
-            texts, "mismatch", what=texts.text(f"journal_edit.what_{what}"), held=held
-        )
-        return self._pick(reply, ctx, texts)
-
-    def _pick(self, reply: Reply, ctx: _Context, texts: Texts) -> Reply:
-        """«Або оберіть запис»: the last few entries, a tap away from their cards."""
-        if len(ctx.entries) < 2:
-            return reply
-        buttons = tuple((_entry_button(texts, e),) for e in ctx.entries[:PICK])
-        return Reply(
-            f"{reply.text}\n{texts.text('journal_edit.pick')}", buttons, intent=reply.intent
-        )
-
-    @staticmethod
-    def _say(texts: Texts, key: str, **params: object) -> Reply:
-        return Reply(texts.text(f"journal_edit.{key}", **params), intent=Intent.CORRECTION)
-
     # --- the listing's entry buttons -------------------------------------------------------
 
     async def entry_press(
@@ -362,7 +322,7 @@ class JournalEdits:
         if action.verb is EntryVerb.DELETE:
             return await self._ask_delete(request, ctx)
         if action.verb is EntryVerb.DONE and entry.values.get("status") == "planned":
-            return await self._done_card(request, ctx, entry, min(_day(entry), ctx.today))
+            return await self._done_card(request, ctx, entry, min(day_of(entry), ctx.today))
         if action.verb is EntryVerb.HISTORY:
             return Reply(history_text(history, dictionary, texts), intent=Intent.CORRECTION)
         await self._focus(user_id, chat_id, entry, now)
@@ -380,7 +340,7 @@ class JournalEdits:
             )
         if not entries:
             return Reply(texts.text("journal_edit.farm_none"))
-        buttons = tuple((_entry_button(texts, e),) for e in entries)
+        buttons = tuple((entry_button(texts, e),) for e in entries)
         return Reply(texts.text("journal_edit.farm_entries", count=len(entries)), buttons)
 
     async def _restore_card(
@@ -443,7 +403,7 @@ class JournalEdits:
                 repo.cancel_draft(row)
                 return Reply(texts.text("journal_edit.dropped"))
             source = f"{row.chat_id}:{row.source_message_id}"
-            applied = await self._apply(session, edit, user_id, row.id, source, now)
+            applied = await apply_edit(session, edit, user_id, row.id, source, now)
             if not applied:
                 return Reply(texts.text("journal_edit.stale"))
             repo.keep_draft(row, row.payload, written=True)
@@ -452,78 +412,14 @@ class JournalEdits:
             texts.text(f"journal_edit.{_APPLIED_TEXT[edit.op]}"), undo_button(texts, draft_id)
         )
 
-    async def _apply(
-        self,
-        session: Session,
-        edit: EditPayload,
-        actor: str,
-        draft_id: int,
-        source: str,
-        now: datetime,
-    ) -> bool:
-        entry = await repo.entry(session, edit.operation_id, lock=True, include_deleted=True)
-        restoring = edit.op is EditOp.RESTORE
-        if entry is None or entry.deleted != restoring or entry.snapshot() != edit.before:
-            return False
-        kind = _APPLIED_KIND[edit.op]
-        after = None if edit.op is EditOp.DELETE else edit.after
-        before = None if restoring else edit.before
-        recorded = await repo.add_revision(
-            session, farm_id=entry.farm_id, operation_id=entry.id, kind=kind, actor=actor,
-            before=before, after=after, source_key=f"apply:{draft_id}", draft_id=draft_id,
-            source=source, created_at=now,
-        )  # fmt: skip
-        if recorded:
-            if edit.op is EditOp.DELETE:
-                await repo.set_deleted(session, entry.id, now)
-            elif restoring:
-                await repo.set_deleted(session, entry.id, None)
-            else:
-                await repo.change_entry(session, entry.id, edit.after)
-        return recorded
-
     async def _undo(self, user_id: str, draft_id: int, texts: Texts, now: datetime) -> Reply | None:
         async with self._db.write() as session:
             row = await farm_repo.draft(session, draft_id, lock=True)
             if row is None or row.user_id != user_id:
                 return None
-            undone = 0
-            for revision in reversed(await repo.revisions_of_draft(session, draft_id)):
-                undone += await _take_back(session, revision, user_id, now)
-            if not undone:
+            if not await undo_press(session, draft_id, user_id, now):
                 return Reply(texts.text("journal_edit.undo_gone"))
         return Reply(texts.text("journal_edit.undone"))
-
-
-async def _take_back(session: Session, revision: repo.Revision, actor: str, now: datetime) -> int:
-    """Revision ``revision`` undone, once (1), or already undone (0)."""
-    entry = await repo.entry(session, revision.operation_id, lock=True, include_deleted=True)
-    if entry is None:
-        return 0
-    kind = _UNDO_KIND[revision.kind]
-    recorded = await repo.add_revision(
-        session, farm_id=entry.farm_id, operation_id=entry.id, kind=kind, actor=actor,
-        before=None if entry.deleted else entry.values, after=revision.before,
-        source_key=f"undo:{revision.id}", source="undo", created_at=now,
-    )  # fmt: skip
-    if not recorded:
-        return 0
-    if revision.kind is RevisionKind.WRITE:
-        await repo.set_deleted(session, entry.id, now)
-    elif revision.kind is RevisionKind.DELETE:
-        await repo.set_deleted(session, entry.id, None)
-    elif revision.before is not None:
-        await repo.change_entry(session, entry.id, revision.before)
-    return 1
-
-
-def _entry_button(texts: Texts, entry: repo.Entry) -> Button:
-    """ "✏️ 15.05 Полив" (a deleted one "🗑 …"): the entry's card a tap away."""
-    key = "journal_edit.deleted_button" if entry.deleted else "journal_edit.entry_button"
-    # The operation's one name, as the listing's and the reminder's buttons call it.
-    operation = op_label(texts, str(entry.values["op_type"]))
-    label = texts.text(key, date=date_text(_day(entry))[:5], operation=operation)
-    return Button(label, EntryAction(EntryVerb.SHOW, entry.id))
 
 
 def _focus_of(found: list[tuple[int, dict[str, Any]]]) -> int | None:
@@ -536,15 +432,10 @@ def _focus_of(found: list[tuple[int, dict[str, Any]]]) -> int | None:
     return None
 
 
-def _day(entry: repo.Entry) -> date:
-    value = entry.values["op_date"]
-    return value if isinstance(value, date) else date.fromisoformat(str(value))
-
-
 def _plan_matches(entry: repo.Entry, pieces: Pieces, planned_said: bool) -> bool:
     values = entry.values
     if pieces.ops and values.get("op_type") not in pieces.ops:
         return False
     if pieces.fields and values.get("field_id") not in pieces.fields:
         return False
-    return not (planned_said and pieces.dates and _day(entry) not in pieces.dates)
+    return not (planned_said and pieces.dates and day_of(entry) not in pieces.dates)
