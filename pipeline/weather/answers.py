@@ -202,6 +202,22 @@ class WeatherDesk:
             return Point(place.latitude, place.longitude)
         return self._forecasts.locator.centre(place.region)
 
+    async def _located(
+        self, user_id: str, text: str, texts: Texts, now: datetime, answer: str
+    ) -> tuple[_Where, ZoneInfo, date] | str:
+        """Where ``text`` asks about, the farm's clock and its today; else what the
+        ``answer`` (spray, soil) says when the place cannot be read or is unknown."""
+        try:
+            place = await self._places.place(user_id)
+        except Exception:
+            logger.warning("weather: the farm's place could not be read", exc_info=True)
+            return texts.text(f"forecast.{answer}_unavailable")
+        where = self._where(place, text, texts)
+        if where is None or place is None:
+            return texts.text(f"forecast.{answer}_no_place")
+        zone = ZoneInfo(place.timezone)
+        return where, zone, now.astimezone(zone).date()
+
     async def spray(
         self,
         user_id: str,
@@ -212,16 +228,10 @@ class WeatherDesk:
     ) -> str:
         """The spray windows for the days ``text`` names (none: the rest of today and
         tomorrow), under the spraying card's answer; what it says when it cannot."""
-        try:
-            place = await self._places.place(user_id)
-        except Exception:
-            logger.warning("weather: the farm's place could not be read", exc_info=True)
-            return texts.text("forecast.spray_unavailable")
-        where = self._where(place, text, texts)
-        if where is None or place is None:
-            return texts.text("forecast.spray_no_place")
-        zone = ZoneInfo(place.timezone)
-        today = now.astimezone(zone).date()
+        located = await self._located(user_id, text, texts, now, "spray")
+        if isinstance(located, str):
+            return located
+        where, zone, today = located
         ask = read_ask(text, today, self._words)
         # Hours already past are no window: only today and the days ahead.
         days = (
@@ -246,16 +256,10 @@ class WeatherDesk:
     ) -> str:
         """Is the soil warm enough to sow ``ask.crop``: the days ``text`` names, or
         today and the two after; what it says when it cannot tell."""
-        try:
-            place = await self._places.place(user_id)
-        except Exception:
-            logger.warning("weather: the farm's place could not be read", exc_info=True)
-            return texts.text("forecast.soil_unavailable")
-        where = self._where(place, text, texts)
-        if where is None or place is None:
-            return texts.text("forecast.soil_no_place")
-        zone = ZoneInfo(place.timezone)
-        today = now.astimezone(zone).date()
+        located = await self._located(user_id, text, texts, now, "soil")
+        if isinstance(located, str):
+            return located
+        where, zone, today = located
         asked = read_ask(text, today, self._words)
         days = asked.days if asked.named else tuple(today + timedelta(days=n) for n in range(3))
         if not days:
