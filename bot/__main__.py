@@ -60,11 +60,16 @@ def main(argv: list[str] | None = None) -> int:
             print(NO_TOKEN_HELP, file=sys.stderr)
             return 2
         from bot.cli.run import run_bot
+        from db.file_watch import DatabaseVanished
 
         if args.webhook and settings.stepan.webhook_secret is None:
             print("stepan: --webhook needs STEPAN_WEBHOOK_SECRET (docs/DEPLOY.md)", file=sys.stderr)
             return 2
-        asyncio.run(run_bot(settings, webhook_mode=args.webhook))
+        try:
+            asyncio.run(run_bot(settings, webhook_mode=args.webhook))
+        except DatabaseVanished as exc:
+            print(f"stepan: {exc}", file=sys.stderr)
+            return 3
     elif args.command == "memory":
         from bot.cli import memory as memory_cli
 

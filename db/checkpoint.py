@@ -21,6 +21,9 @@ import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
+
+from db.file_watch import sqlite_file
 
 #: The WAL file is cut back to this after a checkpoint (``journal_size_limit``).
 WAL_SIZE_LIMIT = 64 * 1024 * 1024
@@ -49,16 +52,16 @@ class WalCheckpointer:
     @classmethod
     def for_url(cls, database_url: str) -> WalCheckpointer | None:
         """A checkpointer for a SQLite file URL; None for PostgreSQL and in-memory."""
-        if not database_url.startswith("sqlite"):
-            return None
-        path = database_url.split(":///", 1)[-1]
-        return None if path in ("", ":memory:") else cls(Path(path))
+        path = sqlite_file(database_url)
+        return None if path is None else cls(path)
 
     async def run(self) -> CheckpointResult:
         return await asyncio.to_thread(self.checkpoint)
 
     def checkpoint(self) -> CheckpointResult:
         # PASSIVE never waits on a lock, so no busy timeout is needed.
-        with closing(sqlite3.connect(self.path, timeout=0, isolation_level=None)) as conn:
+        # mode=rw: a file that is gone stays gone (an empty one would hide the loss).
+        uri = f"file:{quote(str(self.path.resolve()))}?mode=rw"
+        with closing(sqlite3.connect(uri, timeout=0, isolation_level=None, uri=True)) as conn:
             busy, frames, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         return CheckpointResult(bool(busy), max(frames, 0), max(done, 0))

@@ -8,6 +8,8 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
+from db.file_watch import mark_created
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -21,6 +23,8 @@ def alembic_config(database_url: str) -> Config:
 
 def upgrade(database_url: str, revision: str = "head") -> None:
     command.upgrade(alembic_config(database_url), revision)
+    # A later start that finds this marker without the file knows it vanished.
+    mark_created(database_url)
 
 
 def downgrade(database_url: str, revision: str) -> None:

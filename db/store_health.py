@@ -74,6 +74,8 @@ class StoreHealth:
     since: float | None = None
     #: Set by the file watch; stays until a restart.
     gone: str | None = None
+    #: The file system as the watch last saw it (read-only, full); writes still try.
+    watched: WriteProblem | None = None
 
     def failed(self, error: BaseException) -> WriteProblem | None:
         problem = classify(error)
@@ -96,4 +98,6 @@ class StoreHealth:
 
     @property
     def reason(self) -> WriteProblem | None:
-        return WriteProblem.GONE if self.gone is not None else self.problem
+        if self.gone is not None:
+            return WriteProblem.GONE
+        return self.problem or self.watched

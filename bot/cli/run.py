@@ -26,6 +26,7 @@ from bot.transport.serving import (
 from bot.wiring.dispatcher import build_dispatcher
 from bot.wiring.factory import build_bot, build_core
 from bot.wiring.startup import StartupCalls
+from db.file_watch import refuse_to_recreate
 from db.migrate import upgrade_async
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,9 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False, llm: Any = 
     """``llm``: a ready CrewAI ``BaseLLM`` instead of STEPAN_LLM_* (bench/scale.py's
     scripted one)."""
     pinned_models = pin_response_models()
+    # A SQLite file that was there and is gone is not silently made anew (only
+    # `stepan migrate` does that): the start fails with what to do.
+    refuse_to_recreate(settings.stepan.database_url)
     await upgrade_async(settings.stepan.database_url)
     core = build_core(settings, llm=llm)
     deferred = build_deferred(core)

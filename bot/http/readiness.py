@@ -8,6 +8,7 @@ from sqlalchemy import text
 
 from bot.http.webhook import Check
 from db.schema import SchemaCheck
+from db.store_health import StoreGone
 from db.uow import Database
 
 
@@ -20,6 +21,9 @@ def readiness_checks(db: Database, schema: SchemaCheck, redis: Any = None) -> li
     asks too, db/schema.py), and Redis answers (when used)."""
 
     async def database() -> None:
+        if db.health.gone is not None:
+            # The open connection still reads the unlinked file: not a database to serve.
+            raise StoreGone(db.health.gone)
         async with db.read() as session:
             await session.execute(text("SELECT 1"))
 

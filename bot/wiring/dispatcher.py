@@ -30,6 +30,7 @@ from bot.wiring.scheduler import (
     instance_id,
     scheduler_hooks,
 )
+from bot.wiring.store_watch import store_watch_hooks
 from db.checkpoint import WalCheckpointer
 from pipeline.admin.keyboards import proposal_buttons
 from pipeline.farm.journal.edits.reminders import PlanReminders, Reminder
@@ -119,6 +120,7 @@ def build_dispatcher(core: Core) -> Dispatcher:
     alert_sender = TelegramAlertSender()
     scheduler = _scheduler(core, alert_sender)
     start_jobs, stop_jobs = scheduler_hooks(scheduler)
+    start_watch, stop_watch = store_watch_hooks(core, alert_sender)
 
     async def mirror_operators() -> None:
         # The profiles' operator flag follows AGX_OPERATOR_IDS (also when an id left
@@ -130,11 +132,14 @@ def build_dispatcher(core: Core) -> Dispatcher:
             logger.exception("operator flags not synced at start-up")
 
     dispatcher.startup.register(alert_sender.bind)
+    # The SQLite file deleted or replaced under the bot: writes stop, operators told.
+    dispatcher.startup.register(start_watch)
     dispatcher.startup.register(start_jobs)
     dispatcher.startup.register(mirror_operators)
     # NATS connects in the background: a server that is down delays nothing.
     dispatcher.startup.register(core.start_peers)
     dispatcher.shutdown.register(stop_jobs)
+    dispatcher.shutdown.register(stop_watch)
     dispatcher["scheduler"] = scheduler
     dispatcher["in_flight"] = in_flight
     return dispatcher
@@ -181,7 +186,7 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
         return True
 
     return build_scheduler(
-        JobRunner(core.db, instance_id()),
+        JobRunner(core.db, instance_id(), file_watch=core.file_watch),
         default_jobs(
             core.db,
             sweep=core.memory.sweep,

@@ -26,6 +26,7 @@ from bot.wiring.memory import build_memory_layer
 from bot.wiring.peers import handoff_desk, peer_server
 from bot.wiring.sources import listener, locator, weather_source
 from db.engine import DbTimeouts, create_engine
+from db.file_watch import SqliteFileWatch
 from db.schema import SchemaCheck
 from db.uow import Database
 from pipeline.actions import AgronomistAction, OnboardingAction, RegionAction
@@ -114,6 +115,9 @@ class Core:
     admin: AdminServices | None = None
     #: Voice messages heard (docs/voice.md); off without a transcription endpoint.
     listener: Listener = field(default_factory=lambda: Listener(None))
+    #: The SQLite file deleted or replaced under the bot (db/file_watch.py); None on
+    #: PostgreSQL.
+    file_watch: SqliteFileWatch | None = None
 
     async def start_peers(self, *, serve: bool = True) -> None:
         """Connect to NATS in the background and, if ``serve``, answer on
@@ -326,6 +330,7 @@ def build_core(
     url = settings.stepan.database_url
     engine = create_engine(url, timeouts=DbTimeouts(), checkpoint_by_job=True)
     db = Database.of(engine)
+    file_watch = SqliteFileWatch.for_url(url, db.health)
     http = httpx.AsyncClient(timeout=MEMORY_SERVICE_TIMEOUT_S)
     memory = build_memory_layer(settings, db, http, rules.profiles)
     llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
@@ -389,6 +394,7 @@ def build_core(
         peer_link=link,
         peer_server=server,
         listener=listener(settings, http),
+        file_watch=file_watch,
     )
     return _with_admin(core)
 

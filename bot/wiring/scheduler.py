@@ -37,6 +37,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 
 from bot.user_ids import telegram_id
 from db.checkpoint import CHECKPOINT_EVERY_S, WalCheckpointer
+from db.file_watch import SqliteFileWatch
 from db.repositories import jobs
 from db.uow import Database
 from pipeline.agronomy.desk import AgronomistDesk
@@ -107,14 +108,22 @@ class JobRunner:
         db: Database,
         owner: str,
         clock: Clock = utcnow,
+        file_watch: SqliteFileWatch | None = None,
     ) -> None:
         self._db = db
         self._owner = owner
         self._clock = clock
+        self._file_watch = file_watch
 
     async def run(self, spec: JobSpec) -> str:
         """Run ``spec`` if this instance claims its slot and gets its lock; returns
-        ok | error | skipped (another instance has the slot, or the job still runs)."""
+        ok | error | skipped (another instance has the slot, or the job still runs, or
+        the database file is gone: no job touches it, a checkpoint would make a new one)."""
+        if self._file_watch is not None:
+            await self._file_watch.tell()
+        if self._db.health.gone is not None:
+            logger.debug("job %s skipped: %s", spec.job_id, self._db.health.gone)
+            return "skipped"
         if spec.per_instance:
             return await self._run_here(spec)
         now = self._clock()

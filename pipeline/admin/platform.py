@@ -106,7 +106,8 @@ class PlatformStatus:
         reason = health.reason
         if reason is None:
             return None
-        detail = f"cannot write: {reason} ({health.gone or health.detail})"
+        why = health.gone or health.detail or "seen by the file watch"
+        detail = f"cannot write: {reason} ({why})"
         logger.warning("status: database %s", detail)
         says = (Phrase(f"status.db.cannot_write.{reason}"),)
         return Check("database", "down", detail, _DB, says)

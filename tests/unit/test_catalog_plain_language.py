@@ -122,6 +122,8 @@ COMMAND_SYNTAX = frozenset(
         "set",
         "update",
         "rollback",
+        "stepan",
+        "migrate",
         "approve",
         "reject",
         "phase",
