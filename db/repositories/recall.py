@@ -9,7 +9,13 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from db.models import AnswerCacheRow, ConversationSummaryRow, InteractionRow, OperationRow
+from db.models import (
+    AnswerCacheRow,
+    ConversationSummaryRow,
+    FarmProfileRow,
+    InteractionRow,
+    OperationRow,
+)
 from db.repositories.reporting import as_utc
 from db.states import AnswerSlot
 
@@ -75,6 +81,16 @@ async def keep_answer(session: AsyncSession, row: AnswerCacheRow) -> None:
 
 async def drop_answers(session: AsyncSession, user_id: str) -> None:
     await session.execute(delete(AnswerCacheRow).where(AnswerCacheRow.user_id == user_id))
+
+
+async def drop_farm_sensor_answers(
+    session: AsyncSession, farm_id: str, intents: Sequence[str]
+) -> None:
+    """The remembered answers of the farm's people that a new reading makes stale:
+    the status answer, and a repeat of a question of one of ``intents``."""
+    people = select(FarmProfileRow.user_id).where(FarmProfileRow.farm_id == farm_id)
+    stale = (AnswerCacheRow.slot == AnswerSlot.STATUS) | AnswerCacheRow.intent.in_(list(intents))
+    await session.execute(delete(AnswerCacheRow).where(AnswerCacheRow.user_id.in_(people), stale))
 
 
 async def drop_answers_before(session: AsyncSession, cutoff: datetime) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import FarmTokenRow, SensorReadingRow
@@ -38,6 +38,18 @@ async def insert_new(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> l
             result = await connection.execute(statement, rows[start : start + INSERT_CHUNK])
             stored += [(r[0], r[1], r[2], r[3], r[4]) for r in result]
     return stored
+
+
+def current_first(rows: type[SensorReadingRow]) -> tuple[Any, ...]:
+    """The order that puts a probe's current value first (issue 29 point 7): by when
+    it was measured, but never later than when it arrived. A device clock running
+    ahead (within the accepted skew) stamps a reading minutes into the future; by its
+    stamp alone it would stand as the latest and hide the readings that arrive after
+    it. Readings of one batch arrive together and keep their measured order."""
+    arrived_by = case(
+        (rows.measured_at > rows.received_at, rows.received_at), else_=rows.measured_at
+    )
+    return (arrived_by.desc(), rows.measured_at.desc(), rows.id.desc())
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +94,7 @@ async def latest_readings(
         func.row_number()
         .over(
             partition_by=(rows.field_id, rows.sensor_type),
-            order_by=(rows.measured_at.desc(), rows.id.desc()),
+            order_by=current_first(rows),
         )
         .label("rank")
     )

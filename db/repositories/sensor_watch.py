@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import AlertRow, FarmProfileRow, FieldRow, SensorReadingRow, UserProfileRow
 from db.repositories.reporting import as_utc
+from db.repositories.sensor_readings import current_first
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ async def newest_per_probe(
         func.row_number()
         .over(
             partition_by=(rows.field_id, rows.sensor_type, rows.sensor_id),
-            order_by=(rows.measured_at.desc(), rows.id.desc()),
+            order_by=current_first(rows),
         )
         .label("rank")
     )

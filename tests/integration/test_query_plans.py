@@ -160,6 +160,7 @@ OVERRIDES: dict[str, dict[str, Any]] = {
         "created_at": NOW,
     },
     "recall.remembered_answer": {"slot": "repeat"},
+    "recall.drop_farm_sensor_answers": {"intents": ["iot", "planning"]},
     "learning.add_learning": {"row": LearningRow(id=1000, source="negative", rule="r")},
     "learning.add_correction": {
         "row": CorrectionRow(

@@ -15,6 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.http.readings import CLIENT_MAX_SIZE
 from db.engine import create_engine, create_session_factory
 from db.models import FarmProfileRow, FarmTokenRow, FieldRow, SensorReadingRow
+from db.repositories import recall as recall_repo
+from db.repositories.sensor_watch import newest_per_probe
+from db.states import AnswerSlot
 from db.uow import Database
 from pipeline.farm.sensors.readings import MAX_BATCH, InvalidBatch, SensorTypes, parse_batch
 from pipeline.farm.sensors.store import SensorStore, latest_readings
@@ -286,6 +289,73 @@ async def test_service_on_sqlite(sqlite_url: str) -> None:
 @pytest.mark.postgres
 async def test_service_on_postgres(migrated_postgres_url: str) -> None:
     await _service_round(migrated_postgres_url)
+
+
+async def _clock_ahead_round(url: str) -> None:
+    """A probe whose clock runs 5 minutes fast (issue 29 point 7): its reading stamped
+    «00:08» arrived at 00:03 and once stood as the latest against the 5 % read after
+    it. The current value is the one that arrived last; a new reading also drops the
+    remembered answers that quote the old values (the status one, a repeated sensor
+    question), not an agronomy one."""
+    engine = create_engine(url)
+    factory = create_session_factory(engine)
+    try:
+        await add_farm(factory)
+        async with factory() as session:
+            session.add_all(
+                [
+                    SensorReadingRow(
+                        farm_id=FARM, field_id=NORTH, sensor_id="probe-1",
+                        sensor_type="soil_moisture", value=30.0, unit="%", source="api",
+                        measured_at=NOW + timedelta(minutes=3),
+                        received_at=NOW - timedelta(minutes=2),
+                    ),
+                    SensorReadingRow(
+                        farm_id=FARM, field_id=NORTH, sensor_id="probe-1",
+                        sensor_type="soil_moisture", value=5.0, unit="%", source="api",
+                        measured_at=NOW, received_at=NOW,
+                    ),
+                ]
+            )  # fmt: skip
+            for slot, intent in ((AnswerSlot.STATUS, "general"), (AnswerSlot.REPEAT, "iot")):
+                await recall_repo.remember_answer(
+                    session, user_id="tg:2002", slot=slot, intent=intent, subject="s",
+                    trace_id="t", text="30 %", created_at=NOW - timedelta(minutes=1),
+                )  # fmt: skip
+            await session.commit()
+        async with factory() as session:
+            [latest] = await latest_readings(session, FARM, sensor_type="soil_moisture")
+            [probe] = await newest_per_probe(
+                session, FARM, ["soil_moisture"], since=NOW - timedelta(hours=1)
+            )
+        assert (latest.value, probe.value) == (5.0, 5.0)
+        sensors = SensorStore(Database(factory), TYPES)
+        await sensors.ingest(FARM, parse_batch([reading(1, value=6)], TYPES), source="api")
+        async with factory() as session:
+            assert await recall_repo.answer(session, "tg:2002", AnswerSlot.STATUS) is None
+            assert await recall_repo.answer(session, "tg:2002", AnswerSlot.REPEAT) is None
+            await recall_repo.remember_answer(
+                session, user_id="tg:2002", slot=AnswerSlot.REPEAT, intent="agronomy",
+                subject="s", trace_id="t", text="сійте", created_at=NOW,
+            )  # fmt: skip
+            await session.commit()
+        await sensors.ingest(FARM, parse_batch([reading(2, value=7)], TYPES), source="api")
+        async with factory() as session:
+            kept = await recall_repo.answer(session, "tg:2002", AnswerSlot.REPEAT)
+            assert kept is not None and kept.text == "сійте"
+    finally:
+        await engine.dispose()
+
+
+async def test_a_clock_running_ahead_hides_no_current_value_on_sqlite(sqlite_url: str) -> None:
+    await _clock_ahead_round(sqlite_url)
+
+
+@pytest.mark.postgres
+async def test_a_clock_running_ahead_hides_no_current_value_on_postgres(
+    migrated_postgres_url: str,
+) -> None:
+    await _clock_ahead_round(migrated_postgres_url)
 
 
 # --- through the bot: /token and CSV files ---------------------------------------------

@@ -17,10 +17,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from db.repositories import farm as farm_repo
+from db.repositories import recall as recall_repo
 from db.repositories import sensor_readings, sensor_rollups
 from db.repositories.sensor_readings import LatestReading, latest_readings
 from db.uow import Database, Session
 from pipeline.farm.sensors.readings import InvalidBatch, ItemError, ReadingIn, SensorTypes
+from pipeline.intents import Intent
 
 __all__ = [
     "IngestResult",
@@ -35,6 +37,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 TOKEN_PREFIX = "stp_"
+#: The questions whose remembered answer (pipeline/recall/shortcuts.py) quotes the
+#: farm's readings: a new reading drops it, with the status answer.
+SENSOR_INTENTS = (Intent.IOT, Intent.IOT_ALERT, Intent.PLANNING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +115,9 @@ async def _insert(
     stored = await sensor_readings.insert_new(session, rows)
     # The hourly rollups of what was stored, in the same transaction.
     await sensor_rollups.add_readings(session, farm_id, stored)
+    if stored:
+        # A remembered answer quoting the old values is not given again.
+        await recall_repo.drop_farm_sensor_answers(session, farm_id, SENSOR_INTENTS)
     return len(stored)
 
 
