@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -214,6 +215,8 @@ class TelegramOutboxRow(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(64))
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: A send of it timed out once (Telegram may have taken it): sent once more at most.
+    timed_out: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=_now())
     #: The row of the part before this one in the same reply (bot/delivery/render.py): this
     #: one is sent only once that one is gone. None for a call kept alone.

@@ -41,7 +41,7 @@ from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
 from aiogram.methods import TelegramMethod
 from aiogram.types import InputFile
 
-from bot.delivery.retry import TRANSIENT
+from bot.delivery.retry import TIMEOUT_RESEND_S, TRANSIENT, timed_out
 from bot.transport import update_context
 from db.repositories import inbox as inbox_repo
 from db.repositories import telegram_outbox as repo
@@ -108,6 +108,25 @@ class DeferredSends:
         if isinstance(method, _EPHEMERAL) or id(method) in self._resending:
             return False
         return not any(isinstance(value, InputFile) for _, value in method)
+
+    def resending(self, method: TelegramMethod[Any]) -> bool:
+        """``method`` is the sweep's own send of a kept row (it decides what follows)."""
+        return id(method) in self._resending
+
+    async def timed_out(self, method: TelegramMethod[Any], row_id: int | None) -> int | None:
+        """A send of ``method`` timed out (Telegram may have taken it): kept, if it is
+        not yet, with the parts after it (the update marked done), and marked so the
+        sweep sends it once more at most. Returns its row; None if it cannot be kept."""
+        if row_id is None:
+            row_id = await self.flooded(method, TIMEOUT_RESEND_S)
+        if row_id is None:
+            return None
+        try:
+            async with self._db.write() as session:
+                await repo.mark_timed_out(session, row_id)
+        except Exception:
+            logger.warning("telegram outbox: row %s not marked as timed out", row_id)
+        return row_id
 
     def kept_ahead(self, method: TelegramMethod[Any]) -> int | None:
         """The row of a reply's part kept before it was tried (an earlier part met
@@ -337,6 +356,23 @@ class DeferredSends:
         self._held.add(following.id)
         return following
 
+    async def _send_timed_out(self, row: repo.Kept) -> Outcome:
+        """The sweep's send of ``row`` timed out: once more after a short wait; a row
+        whose send had timed out before is not sent again (Telegram most likely took
+        one of the two) and the parts after it go on."""
+        if row.timed_out:
+            logger.error("telegram outbox: row %s timed out twice, not sent again", row.id)
+            await self.sent(row.id)
+            return "sent"
+        logger.warning("telegram outbox: row %s timed out, sent once more", row.id)
+        try:
+            async with self._db.write() as session:
+                await repo.mark_timed_out(session, row.id)
+        except Exception:
+            logger.warning("telegram outbox: row %s not marked as timed out", row.id)
+        await self.later(row.id, TIMEOUT_RESEND_S)
+        return "later"
+
     async def _send(self, bot: Bot, row: repo.Kept) -> Outcome:
         """``sent``, ``refused`` (dropped) or ``later`` (postponed)."""
         kind = getattr(aiogram.methods, row.method, None)
@@ -350,7 +386,9 @@ class DeferredSends:
             await bot(method)
         except TelegramRetryAfter as exc:
             await self.later(row.id, float(exc.retry_after))
-        except TRANSIENT:
+        except TRANSIENT as exc:
+            if timed_out(exc):
+                return await self._send_timed_out(row)
             logger.warning("telegram outbox: row %s not sent, retried later", row.id)
             await self.later(row.id, self._lease.total_seconds())
         except TelegramAPIError as exc:

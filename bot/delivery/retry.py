@@ -15,7 +15,14 @@
 a long poll must not be held here.
 
 A retried send after a dropped connection may reach the chat twice if Telegram had
-taken the first one; a lost reply is the worse failure.
+taken the first one; a lost reply is the worse failure. A send that *timed out*
+(aiogram's request timeout, 60 s: Telegram may well have taken it and not answered)
+is not retried blindly (issue 29 point 4): with the outbox it is kept there and the
+error goes to the caller at once (``ReplyTimedOut``: the update's task ends, the
+farmer's next message is not held behind it for more than the one timeout), and the
+outbox sends it once more after ``TIMEOUT_RESEND_S``; a second timeout ends it
+(bot/delivery/deferred.py). Without the outbox (an upload, the console) it is tried
+once more here. Either way one hang gives at most one duplicate.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
@@ -49,6 +56,24 @@ logger = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
 TRANSIENT = (TelegramServerError, TelegramNetworkError, ClientDecodeError)
+#: After a send timed out, the one more try waits this long.
+TIMEOUT_RESEND_S = 5.0
+
+
+class ReplyTimedOut(TelegramNetworkError):
+    """A send timed out and is kept in the outbox, which sends it once more: the
+    caller neither resends it nor answers the update again (bot/handlers/errors.py)."""
+
+
+def timed_out(exc: BaseException) -> TypeGuard[TelegramNetworkError]:
+    """aiogram's request timeout (its sessions raise a network error saying so)."""
+    return isinstance(exc, TelegramNetworkError) and "timeout" in exc.message.lower()
+
+
+def repeats_harm(method: TelegramMethod[Any]) -> bool:
+    """A second copy of this call reaches the chat (an edit or a chat action does not)."""
+    name = type(method).__name__
+    return name.startswith(("Send", "Forward", "Copy")) and name != "SendChatAction"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +125,7 @@ class RetryMiddleware(BaseRequestMiddleware):
             response = await self._retried(make_request, bot, method, kept)
         except (TelegramRetryAfter, *TRANSIENT) as exc:
             if deferred is not None:  # given up here: sent from the outbox, if kept
-                wait = exc.retry_after if isinstance(exc, TelegramRetryAfter) else 0
-                await deferred.gave_up(method, kept[0] if kept else None, float(wait))
+                await deferred.gave_up(method, kept[0] if kept else None, _resend_wait(exc))
             raise
         except Exception:
             if deferred is not None:  # refused (400...): never sent, nor the rest
@@ -120,7 +144,7 @@ class RetryMiddleware(BaseRequestMiddleware):
         kept: list[int],
     ) -> Response[TelegramType]:
         name = type(method).__name__
-        retries = floods = 0
+        retries = floods = timeouts = 0
         while True:
             try:
                 return await make_request(bot, method)
@@ -134,6 +158,10 @@ class RetryMiddleware(BaseRequestMiddleware):
                     kept.extend([row] if row is not None else [])
                 await self._sleep(float(exc.retry_after))
             except TRANSIENT as exc:
+                if timed_out(exc) and repeats_harm(method):
+                    timeouts += 1
+                    await self._timed_out(method, kept, exc, timeouts)
+                    continue
                 retries += 1
                 if retries > self.policy.retries:
                     logger.error("telegram %s failed %d times: %s", name, retries, exc)
@@ -148,3 +176,39 @@ class RetryMiddleware(BaseRequestMiddleware):
                     delay,
                 )
                 await self._sleep(delay)
+
+    async def _timed_out(
+        self,
+        method: TelegramMethod[Any],
+        kept: list[int],
+        exc: TelegramNetworkError,
+        timeouts: int,
+    ) -> None:
+        """Returns to try ``method`` once more here; raises otherwise: kept in the
+        outbox (``ReplyTimedOut``), the outbox's own resend (it decides), or a second
+        timeout."""
+        deferred = self._deferred
+        if deferred is not None and deferred.resending(method):
+            raise exc
+        if deferred is not None and deferred.keeps(method):
+            row = await deferred.timed_out(method, kept[0] if kept else None)
+            if row is not None:
+                kept[:] = [row]
+                logger.warning(
+                    "telegram %s timed out; kept, sent once more from the outbox in %.0fs",
+                    type(method).__name__,
+                    TIMEOUT_RESEND_S,
+                )
+                raise ReplyTimedOut(method=method, message=exc.message) from exc
+        if timeouts > 1:
+            logger.error("telegram %s timed out twice: not sent again", type(method).__name__)
+            raise exc
+        logger.warning("telegram %s timed out; tried once more", type(method).__name__)
+        await self._sleep(TIMEOUT_RESEND_S)
+
+
+def _resend_wait(exc: BaseException) -> float:
+    """How long the outbox waits before sending a call given up here."""
+    if isinstance(exc, TelegramRetryAfter):
+        return float(exc.retry_after)
+    return TIMEOUT_RESEND_S if isinstance(exc, ReplyTimedOut) else 0.0

@@ -12,6 +12,7 @@ from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
 
+from bot.delivery.retry import ReplyTimedOut
 from bot.middlewares.language import spoken_texts
 from pipeline.buttons.faults import is_database_error
 from pipeline.handle import Pipeline
@@ -23,6 +24,12 @@ router = Router(name=__name__)
 
 @router.errors()
 async def on_error(event: ErrorEvent, pipeline: Pipeline, bot: Bot) -> bool:
+    if isinstance(event.exception, ReplyTimedOut):
+        # The reply is kept and sent once more from the outbox: nothing else to say.
+        logger.warning(
+            "update %s: its reply timed out, resent from the outbox", event.update.update_id
+        )
+        return True
     logger.error("unhandled error in update %s", event.update.update_id, exc_info=event.exception)
     key = "faults.database" if is_database_error(event.exception) else "faults.failed"
     update = event.update

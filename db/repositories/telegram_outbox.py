@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,6 +27,20 @@ class Kept:
     id: int
     method: str
     payload: str
+    #: A send of it timed out before: one more timeout ends its resends.
+    timed_out: bool = False
+
+
+_KEPT = (
+    TelegramOutboxRow.id,
+    TelegramOutboxRow.method,
+    TelegramOutboxRow.payload,
+    TelegramOutboxRow.timed_out,
+)
+
+
+def _kept(row: Any) -> Kept:
+    return Kept(int(row[0]), row[1], row[2], bool(row[3]))
 
 
 async def keep(
@@ -94,7 +109,7 @@ async def due(session: AsyncSession, now: datetime, limit: int) -> list[Kept]:
     """Rows nobody holds whose wait is over and whose part before (``after_id``) is
     gone, oldest first (a chat's replies keep their order)."""
     result = await session.execute(
-        select(TelegramOutboxRow.id, TelegramOutboxRow.method, TelegramOutboxRow.payload)
+        select(*_KEPT)
         .where(
             TelegramOutboxRow.not_before <= now,
             or_(TelegramOutboxRow.claimed_until.is_(None), TelegramOutboxRow.claimed_until < now),
@@ -106,19 +121,25 @@ async def due(session: AsyncSession, now: datetime, limit: int) -> list[Kept]:
         .order_by(TelegramOutboxRow.id)
         .limit(limit)
     )
-    return [Kept(int(row_id), method, payload) for row_id, method, payload in result.all()]
+    return [_kept(row) for row in result.all()]
 
 
 async def following(session: AsyncSession, row_id: int) -> Kept | None:
     """The row of the part right after ``row_id``'s in its reply."""
     result = await session.execute(
-        select(TelegramOutboxRow.id, TelegramOutboxRow.method, TelegramOutboxRow.payload)
+        select(*_KEPT)
         .where(TelegramOutboxRow.after_id == row_id)
         .order_by(TelegramOutboxRow.id)
         .limit(1)
     )
     row = result.first()
-    return Kept(int(row[0]), row[1], row[2]) if row is not None else None
+    return _kept(row) if row is not None else None
+
+
+async def mark_timed_out(session: AsyncSession, row_id: int) -> None:
+    await session.execute(
+        update(TelegramOutboxRow).where(TelegramOutboxRow.id == row_id).values(timed_out=True)
+    )
 
 
 async def claim(

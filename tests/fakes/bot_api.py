@@ -203,6 +203,9 @@ class FakeBotAPI:
         #: method -> the gate its calls wait at (``hold``), and how many wait there.
         self._holds: dict[str, asyncio.Event] = {}
         self.held = 0
+        #: method -> how many more of its calls are taken (recorded as sent) and then
+        #: never answered (``take_then_hang``).
+        self._hang_after_taking: dict[str, int] = {}
         #: getUpdates requests (they are not recorded in ``sent``, only counted).
         self.get_updates_calls = 0
 
@@ -525,6 +528,12 @@ class FakeBotAPI:
         counts the calls waiting."""
         self._holds[method.lower()] = asyncio.Event()
 
+    def take_then_hang(self, method: str, *, times: int = 1) -> None:
+        """Make the next ``times`` calls of ``method`` succeed (the message reaches the
+        chat: ``sent_messages`` has it) and then never answer, as a Bot API that took
+        the call and hung: the client's request timeout ends it."""
+        self._hang_after_taking[method.lower()] = times
+
     def release(self, method: str) -> None:
         gate = self._holds.pop(method.lower(), None)
         if gate is not None:
@@ -607,6 +616,9 @@ class FakeBotAPI:
             self._record(call)
             raise
         self._record(call)
+        if self._hang_after_taking.get(method.lower(), 0) > 0:
+            self._hang_after_taking[method.lower()] -= 1
+            await asyncio.Event().wait()  # cancelled when the client gives up
         return self._json_response({"ok": True, "result": call.result})
 
     async def _handle_file(self, request: web.Request) -> web.Response:

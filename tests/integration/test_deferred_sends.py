@@ -13,11 +13,12 @@ import pytest
 from aiogram import Bot
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
+from aiogram.exceptions import TelegramNetworkError
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from sqlalchemy import func, select
 
 from bot.delivery.deferred import DeferredSends
-from bot.delivery.retry import RetryMiddleware
+from bot.delivery.retry import TIMEOUT_RESEND_S, ReplyTimedOut, RetryMiddleware
 from bot.transport import update_context
 from bot.transport.inbox import Inbox
 from db.engine import create_engine
@@ -169,6 +170,67 @@ async def test_a_wait_that_ends_here_leaves_nothing_to_send_again(
     finally:
         await bot.session.close()
     assert len(api.sent_messages(CHAT)) == 1
+
+
+# --- a send that times out (issue 29 point 4) ---------------------------------------
+
+
+def timing_out(api: FakeBotAPI, deferred: DeferredSends | None) -> Bot:
+    """A bot whose requests time out after half a second (aiogram's is 60 s)."""
+    session = AiohttpSession(api=TelegramAPIServer.from_base(api.base_url), timeout=0.5)
+    session.middleware(RetryMiddleware(sleep=no_wait, deferred=deferred))
+    return Bot(TOKEN, session=session)
+
+
+async def _send_for(bot: Bot, update_id: int, text: str) -> None:
+    token = update_context.handling(update_id)
+    try:
+        await bot.send_message(CHAT, text)
+    finally:
+        update_context.done(token)
+
+
+@pytest.mark.parametrize("resend_hangs", [False, True])
+async def test_a_send_that_times_out_is_sent_once_more_from_the_outbox(
+    db: Database, api: FakeBotAPI, resend_hangs: bool
+) -> None:
+    """Telegram took the message and never answered: the reply is kept, the caller
+    told at once (its update done, nothing held behind it), and the outbox sends it
+    once more; a resend that hangs too is the last one. Never a third copy."""
+    clock = Clock()
+    inbox = Inbox(db, "only", LEASE, clock)
+    await inbox.store([message(51, user=CHAT)])
+    deferred = DeferredSends(db, "only", LEASE, clock)
+    bot = timing_out(api, deferred)
+    api.take_then_hang("sendMessage", times=2 if resend_hangs else 1)
+    try:
+        with pytest.raises(ReplyTimedOut):
+            await _send_for(bot, 51, "Полив записано.")
+        assert len(api.sent_messages(CHAT)) == 1 and await rows(db) == 1
+        async with db.read() as session:
+            update = await session.get(UpdateInboxRow, 51)
+        assert update is not None and (update.status, update.outcome) == ("done", "deferred")
+        assert await deferred.sweep(bot) == 0  # it waits a few seconds first
+        clock.now += timedelta(seconds=TIMEOUT_RESEND_S + 1)
+        assert await deferred.sweep(bot) == 1
+        await _settled(deferred)
+        clock.now += LEASE * 2
+        assert await deferred.sweep(bot) == 0
+    finally:
+        await bot.session.close()
+    assert [m["text"] for m in api.sent_messages(CHAT)] == ["Полив записано."] * 2
+    assert await rows(db) == 0
+
+
+async def test_without_the_outbox_a_timed_out_send_is_tried_once_more(api: FakeBotAPI) -> None:
+    bot = timing_out(api, None)
+    api.take_then_hang("sendMessage", times=5)
+    try:
+        with pytest.raises(TelegramNetworkError):
+            await bot.send_message(CHAT, "Дощ 12 мм.")
+    finally:
+        await bot.session.close()
+    assert len(api.sent_messages(CHAT)) == 2  # the first and one more, never five
 
 
 def _callback_answer() -> object:
