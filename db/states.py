@@ -273,8 +273,12 @@ class WeatherWarningKind(enum.StrEnum):
     """``weather_warnings.kind``: what a warning Stepan wrote first is about
     (pipeline/weather/warnings.py)."""
 
-    #: The air at 2 m at or below 0 °C within the next two days.
+    #: The air at 2 m at or below 0 °C within the next two days, while it harms crops.
     FROST = "frost"
+    #: Heavy rain on the day of a planned spraying.
+    RAIN = "rain"
+    #: A day whose maximum reaches the heat threshold.
+    HEAT = "heat"
 
 
 #: Every constrained column: (table, column, the enum of its values).

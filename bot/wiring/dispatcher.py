@@ -37,7 +37,8 @@ from pipeline.farm.journal.edits.reminders import PlanReminders, Reminder
 from pipeline.farm.sensors.alerts import AlertWatcher
 from pipeline.language.texts import Texts
 from pipeline.types import Language
-from pipeline.weather.warnings import FrostWarnings
+from pipeline.weather.warning_rules import WarningRules
+from pipeline.weather.warnings import WeatherWarnings
 
 logger = logging.getLogger(__name__)
 
@@ -204,6 +205,8 @@ def _scheduler(core: Core, alert_sender: TelegramAlertSender) -> AsyncIOSchedule
             reminders=PlanReminders(core.db, catalog),
             remind=send_reminder,
             forecasts=core.forecasts,
-            warnings=FrostWarnings(core.db, core.forecasts, catalog, alert_sender.send),
+            warnings=WeatherWarnings(
+                core.db, core.forecasts, catalog, alert_sender.send, WarningRules.load()
+            ),
         ),
     )

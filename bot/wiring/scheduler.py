@@ -52,7 +52,7 @@ from pipeline.memory.service.syncing import MemorySync
 from pipeline.privacy.retention import TextRetention
 from pipeline.recall import Conversations
 from pipeline.weather.service import Forecasts
-from pipeline.weather.warnings import FrostWarnings
+from pipeline.weather.warnings import WeatherWarnings
 
 logger = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def default_jobs(
     reminders: PlanReminders | None = None,
     remind: Send | None = None,
     forecasts: Forecasts | None = None,
-    warnings: FrostWarnings | None = None,
+    warnings: WeatherWarnings | None = None,
 ) -> list[JobSpec]:
     """Every job of the bot: the memory's and retention's always, the others where the
     service they run is given."""
@@ -344,7 +344,7 @@ def _nightly_job(nightly: NightlyJob, nightly_at: tuple[int, int], farm_timezone
     return JobSpec("nightly_quality", trigger, nightly_quality, 3600, 60 * _MINUTE)
 
 
-def _weather_job(forecasts: Forecasts, warnings: FrostWarnings | None) -> JobSpec:
+def _weather_job(forecasts: Forecasts, warnings: WeatherWarnings | None) -> JobSpec:
     # The forecast cache (docs/weather.md): every active farm's locations, hourly,
     # several per request; once across instances, like every job here. Then the
     # frost warnings, from the fresh cache, where something can send them.

@@ -134,6 +134,14 @@ async def claim_warning(
     return await insert_ignore(session, WeatherWarningRow, values)
 
 
+async def warned_on(
+    session: AsyncSession, farm_id: str, kind: WeatherWarningKind, day: date
+) -> bool:
+    """A warning of ``kind`` was claimed for the farm's local ``day``."""
+    found = await session.get(WeatherWarningRow, (farm_id, kind, day))
+    return found is not None
+
+
 async def release_warning(
     session: AsyncSession, farm_id: str, kind: WeatherWarningKind, day: date
 ) -> None:
