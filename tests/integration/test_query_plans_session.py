@@ -38,6 +38,7 @@ from db.uow import Database
 from pipeline.clock import utcnow
 from pipeline.farm.sensors.readings import parse_batch
 from pipeline.profiles import UserProfile, user_fact_key
+from pipeline.weather.warning_rules import WarningRules
 from tests.conftest import make_settings
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
 from tests.fakes.open_meteo import FakeOpenMeteo
@@ -250,6 +251,14 @@ def sql_modules() -> set[str]:
     return found
 
 
+@pytest.fixture
+def daytime(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session runs in the farms' daytime, whatever the hour of the run: the
+    weather warnings read the journals only for farms they may write to now."""
+    monkeypatch.setattr(WarningRules, "may_send_at", lambda self, hour: True)
+
+
+@pytest.mark.usefixtures("daytime")
 async def test_no_statement_of_a_session_reads_a_growing_table_whole_sqlite(
     sqlite_url: str,
 ) -> None:
@@ -261,6 +270,7 @@ async def test_no_statement_of_a_session_reads_a_growing_table_whole_sqlite(
 
 
 @pytest.mark.postgres
+@pytest.mark.usefixtures("daytime")
 async def test_no_statement_of_a_session_reads_a_growing_table_whole_postgres(
     migrated_postgres_url: str,
 ) -> None:
