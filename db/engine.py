@@ -110,7 +110,12 @@ def _configure_sqlite(engine: AsyncEngine, wal_size_limit: int | None) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        # FULL: the WAL is synced at every commit, so what Stepan answered for
+        # survives a power loss or a kernel crash, not only a crash of the process
+        # (NORMAL syncs at checkpoints only). The group commit (db/group_commit.py)
+        # shares one sync among concurrent messages (docs/BENCHMARKS.md, durable
+        # commits; tests/e2e/test_crash_recovery.py, a power loss).
+        cursor.execute("PRAGMA synchronous=FULL")
         if wal_size_limit is not None:
             # No checkpoint inside a conversation's commit; the WAL is cut back to
             # the limit when a writer restarts it after the job's checkpoint.

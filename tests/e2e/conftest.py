@@ -17,6 +17,7 @@ fails, the stderr of the bot processes it used is attached to the report.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
@@ -111,13 +112,15 @@ class BotProcess:
     # ------------------------------------------------------------------ database
 
     def query(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-        """Read the bot's SQLite database (WAL: safe while the bot writes)."""
-        with sqlite3.connect(self.db_path, timeout=30) as conn:
+        """Read the bot's SQLite database (WAL: safe while the bot writes). The
+        connection is closed at once: one left open keeps the shared-memory index
+        mapped, and a test that then changes the files (a power loss) would read that."""
+        with contextlib.closing(sqlite3.connect(self.db_path, timeout=30)) as conn:
             return conn.execute(sql, params).fetchall()
 
     def user_row(self, telegram_id: int) -> dict[str, Any] | None:
         """The user_profiles row of a Telegram user, or None."""
-        with sqlite3.connect(self.db_path, timeout=30) as conn:
+        with contextlib.closing(sqlite3.connect(self.db_path, timeout=30)) as conn:
             conn.row_factory = sqlite3.Row
             row = conn.execute(
                 "SELECT * FROM user_profiles WHERE user_id = ?", (f"tg:{telegram_id}",)
