@@ -1,7 +1,7 @@
 """Accuracy on every labelled set: routing, journal and agronomy, set by set.
 
     python bench/sets.py [--bench routing|journal|agronomy] [--set NAME] [--json] [--misses]
-                         [--timing]
+                         [--timing] [--rules-only]
 
 The sets are files in ``bench/data`` named ``<bench>-<set>.jsonl`` (routing's ``dev``
 set is ``shared/corpus/routing-dev.jsonl``): ``dev`` is what the rules were written
@@ -141,9 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object")
     parser.add_argument("--misses", action="store_true", help="print every miss")
     parser.add_argument("--timing", action="store_true", help="routing CPU time per message")
+    parser.add_argument(
+        "--rules-only", action="store_true", help="without the learned fallback (the before)"
+    )
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
-    rules = Rulebook.load()
+    rules = Rulebook.load(model=None) if args.rules_only else Rulebook.load()
     results: dict[str, dict[str, Any]] = {}
     for bench in args.bench or BENCHES:
         for name, path in set_paths(bench).items():

@@ -1,4 +1,4 @@
-"""The `stepan` command: run | chat | migrate | memory | stats | rollups.
+"""The `stepan` command: run | chat | migrate | memory | stats | rollups | model.
 
 Each command imports what it uses when it runs: only ``run`` and ``chat`` load aiogram
 and the pipeline (CrewAI); ``migrate``, ``memory``, ``stats`` and ``rollups`` start in a
@@ -54,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"stepan: configuration error: {exc}", file=sys.stderr)
         return 2
-    configure_logging(settings.stepan.log_level, quiet=args.command in ("chat", "stats", "rollups"))
+    configure_logging(
+        settings.stepan.log_level, quiet=args.command in ("chat", "stats", "rollups", "model")
+    )
     if args.command == "run":
         if settings.stepan.bot_token is None:
             print(NO_TOKEN_HELP, file=sys.stderr)
@@ -90,6 +92,18 @@ def main(argv: list[str] | None = None) -> int:
         from bot.cli.rollups import rebuild_rollups
 
         return asyncio.run(rebuild_rollups(settings.stepan.database_url, args.farm, sys.stdout))
+    elif args.command == "model":
+        from bot.cli.model import build_model
+
+        return asyncio.run(
+            build_model(
+                settings.stepan.database_url,
+                settings.stepan.intent_model,
+                force=args.force,
+                as_json=args.json,
+                out=sys.stdout,
+            )
+        )
     else:
         from db.migrate import upgrade
 

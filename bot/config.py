@@ -40,6 +40,9 @@ class StepanSettings(BaseSettings):
     log_level: str = "INFO"
     #: The farm's clock for the nightly quality job (03:00 there; docs/learning.md).
     farm_timezone: str = "Europe/Kyiv"
+    #: The classifier's learned fallback (docs/learning.md): a model file written by
+    #: `stepan model build`; unset, the one packaged with Stepan.
+    intent_model: Path | None = None
     #: Open-Meteo's forecast API (docs/weather.md): the base URL, the client calls
     #: {base}/v1/forecast; "off" disables the source (answers then say so).
     weather_url: str = DEFAULT_WEATHER_URL

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pipeline.classifier import DEFAULT_RULES, Classifier, ClassifierRules
 from pipeline.classifier.lookback import LookBack
+from pipeline.classifier.model import PACKAGED_MODEL, IntentModel
 from pipeline.crew.config import AGENTS_FILE, PROMPTS_FILE, CrewSpec, Prompts
 from pipeline.crew.words import ADVICE_FILE, COMPOSE_FILE, Words
 from pipeline.farm.dictionary import (
@@ -126,6 +127,7 @@ class Rulebook:
         profiles: Path = PROFILES_RULES,
         journal_edits: Path = EDIT_RULES,
         weather: Path = DEFAULT_WEATHER,
+        model: Path | None = PACKAGED_MODEL,
     ) -> Rulebook:
         """Read and check every file (a ValueError names what is wrong)."""
         thresholds = Grammar.load(grammar)
@@ -141,7 +143,6 @@ class Rulebook:
         )
         # The knowledge base's question reader scores the advice intent.
         classifier_rules = ClassifierRules.load(classifier)
-        look_back = LookBack.from_rules(classifier_rules, thresholds)
         edit_words = EditWords.load(journal_edits)
         corrections = CorrectionProbe(
             edit_words,
@@ -154,9 +155,10 @@ class Rulebook:
             thresholds,
             probes={
                 "knowledge": knowledge_base.claim,
-                "lookback": look_back.claim,
+                "lookback": LookBack.from_rules(classifier_rules, thresholds).claim,
                 "edits": corrections.claim,
             },
+            model=_learned(model),
         )
         return cls(
             grammar=thresholds,
@@ -180,3 +182,9 @@ class Rulebook:
             journal_edits=edit_words,
             weather=WeatherWords.load(thresholds, date_words, weather),
         )
+
+
+def _learned(path: Path | None) -> IntentModel | None:
+    """The classifier's learned fallback (None, or a file that cannot be read: the
+    rules route alone)."""
+    return None if path is None else IntentModel.load_or_none(path)

@@ -1,4 +1,5 @@
-"""The `stepan` command line's arguments: run | chat | migrate | memory | stats | rollups.
+"""The `stepan` command line's arguments: run | chat | migrate | memory | stats | rollups |
+model.
 
 Only argparse here: parsing the command line imports nothing a command may not need
 (``stepan migrate`` never pays for aiogram, CrewAI or the memory client)."""
@@ -39,6 +40,13 @@ def parser() -> argparse.ArgumentParser:
         "rollups", help="rebuild the hourly sensor rollups from the readings (docs/sensors.md)"
     )
     rollups.add_argument("--farm", default=None, help="one farm's id (default: every farm)")
+    model = sub.add_parser("model", help="the classifier's learned fallback (docs/learning.md)")
+    model_commands = model.add_subparsers(dest="model_command", required=True)
+    build = model_commands.add_parser(
+        "build", help="retrain from the corpora and corrections; kept only if better"
+    )
+    build.add_argument("--force", action="store_true", help="write it even if not better")
+    build.add_argument("--json", action="store_true", help="one JSON object")
     return main
 
 

@@ -43,6 +43,7 @@ from pipeline.buttons.agronomist import AgronomistButton
 from pipeline.buttons.me import MeCard, me_buttons
 from pipeline.buttons.onboarding import OnboardingButton
 from pipeline.buttons.uses import RegionButton
+from pipeline.classifier.model import PACKAGED_MODEL
 from pipeline.clock import Clock, utcnow
 from pipeline.crew.llm import LlmSettings
 from pipeline.crew.wiring import build_brains
@@ -158,7 +159,7 @@ def build_pipeline(
     ``onboarding`` and ``names`` (the /me card's): None, the pipeline's own."""
     catalog = catalog or Catalog.load()
     # Every rules file is read here, once, and handed to who uses it.
-    rules = rules or Rulebook.load()
+    rules = rules or Rulebook.load(model=settings.stepan.intent_model or PACKAGED_MODEL)
     memory = memory or build_memory(db, learning=rules.profiles)
     learnings = learnings or Learnings(db, rules.learning)
     # The packaged routing rules plus the overlay operators approved (docs/learning.md).
@@ -324,7 +325,7 @@ def build_core(
     catalog: Catalog | None = None,
     llm: Any | None = None,
 ) -> Core:
-    rules = rules or Rulebook.load()
+    rules = rules or Rulebook.load(model=settings.stepan.intent_model or PACKAGED_MODEL)
     # Lock and statement timeouts: a stuck database answers within seconds. SQLite's
     # WAL is checkpointed by a job (db/checkpoint.py), never inside a commit.
     url = settings.stepan.database_url

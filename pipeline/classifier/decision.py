@@ -20,6 +20,7 @@ from typing import Any
 
 from pipeline.classifier.analysis import DEFAULT_TOKEN_CACHE, Analysis, Matcher
 from pipeline.classifier.index import compile_rules
+from pipeline.classifier.model import IntentModel
 from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules, IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
@@ -46,8 +47,10 @@ class Classifier:
         token_cache_size: int = DEFAULT_TOKEN_CACHE,
         normalizer: Callable[[str], NormalizedText] = normalize,
         probes: Mapping[str, Probe] | None = None,
+        model: IntentModel | None = None,
     ) -> None:
         self._rules = rules
+        self._model = model
         self._normalize = normalizer
         # An intent whose probe is not given is matched by its terms alone (the
         # rules file alone, as in unit tests of the word rules).
@@ -72,6 +75,8 @@ class Classifier:
                 self._rank[name] = tier_rank
                 order[name] = position
                 position += 1
+        self._grammar = grammar
+        self._labels = _labels(rules.intents)
         self._matcher = Matcher(
             rules, compile_rules(rules, grammar), order, token_cache_size=token_cache_size
         )
@@ -119,6 +124,15 @@ class Classifier:
         return self._given_probes
 
     @property
+    def model(self) -> IntentModel | None:
+        """The learned fallback it was given (None: the rules route alone)."""
+        return self._model
+
+    def with_model(self, model: IntentModel | None) -> Classifier:
+        """The same rules and probes with another learned fallback."""
+        return Classifier(self._rules, self._grammar, probes=self._given_probes, model=model)
+
+    @property
     def intents(self) -> Mapping[Intent, IntentSpec]:
         return self._intents
 
@@ -149,14 +163,45 @@ class Classifier:
 
     def _classify(self, text: str, ctx: ClassifierContext) -> DepthDecision:
         body, forced_prefix = self._strip_force_prefix(text)
-        analysis = self._analyse(body)
+        normalized = self._normalize(body)
+        analysis = self._matcher.analyse(normalized)
         if self._probes and self._worth_probing(analysis):
             analysis = self._probed(analysis, body, ctx)
         decision = self._decide(analysis, ctx)
+        if self._model is not None:
+            decision = self._learned(decision, analysis, normalized)
         return self._apply_overrides(decision, ctx, forced_prefix)
 
     def _analyse(self, text: str) -> Analysis:
         return self._matcher.analyse(self._normalize(text))
+
+    def _learned(self, rule: DepthDecision, a: Analysis, text: NormalizedText) -> DepthDecision:
+        """The learned fallback's reading where the rules are unsure: nothing matched
+        (from ``model_fallback_p``), or only a weak match (keywords, the minimum
+        score; another intent from ``model_override_p``). A sure rule stands."""
+        s = self._settings
+        primary = a.matched[0] if a.matched else None
+        if primary is None:
+            needed = s.model_fallback_p
+        elif a.triggers.get(primary, 0) == 0 and a.scores[primary] <= s.min_score:
+            needed = s.model_override_p
+        else:
+            return rule
+        assert self._model is not None
+        guess = self._model.guess(text)
+        if guess is None or guess.probability < needed or guess.intent == rule.intent:
+            return rule
+        spec = self._labels.get(guess.intent)
+        if spec is None or guess.intent in (s.general_intent, s.clarify_intent):
+            return rule
+        return DepthDecision(
+            spec.mode,
+            Intent(guess.intent),
+            self._union_crew([spec.name]) if spec.mode == "deep" else (),
+            round(guess.probability, 3),
+            f"model:{guess.intent} p={guess.probability:.2f} {rule.reason}".rstrip(),
+            (spec.name, *a.matched),
+        )
 
     def _worth_probing(self, a: Analysis) -> bool:
         """A pleasantry, small talk or an off-topic question without one farming word
@@ -349,3 +394,14 @@ class Classifier:
         return DepthDecision(
             "deep", d.intent, d.crew_needed, d.confidence, reason, d.matched_intents
         )
+
+
+def _labels(intents: Mapping[Intent, IntentSpec]) -> dict[str, IntentSpec]:
+    """Each routing label's intent: the intent of that name, else the one reported
+    under it (``label``)."""
+    found: dict[str, IntentSpec] = {}
+    for spec in intents.values():
+        if spec.label is not None:
+            found.setdefault(spec.label, spec)
+    found.update((name, spec) for name, spec in intents.items())
+    return found

@@ -109,6 +109,11 @@ class Settings:
     #: ``[steering]``: what the farm's typical intents change (optional table).
     typical_confidence_bonus: float = 0.0
     typical_general_crew: bool = False
+    #: ``[model]``: when the learned fallback (pipeline/classifier/model.py) decides.
+    #: Nothing matched: its best intent at this probability or more.
+    model_fallback_p: float = 1.01
+    #: A weak match (no trigger, the minimum score): another intent at this or more.
+    model_override_p: float = 1.01
 
 
 def _unknown_intent(name: str) -> str:
@@ -182,6 +187,11 @@ class _SteeringTable(RulesModel):
     typical_general_crew: bool = False
 
 
+class _ModelTable(RulesModel):
+    fallback_probability: float = Field(default=0.5, gt=0.0, le=1.0)
+    override_probability: float = Field(default=0.85, gt=0.0, le=1.0)
+
+
 class _IntentTable(RulesModel):
     mode: Mode
     crew: Annotated[tuple[str, ...], AfterValidator(_known_crew)] = ()
@@ -225,6 +235,7 @@ class _ClassifierFile(RulesModel):
     settings: _SettingsTable
     confidence: _ConfidenceTable
     steering: _SteeringTable = _SteeringTable()
+    model: _ModelTable = _ModelTable()
     intents: dict[IntentName, _IntentTable]
     lexicon: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
@@ -263,6 +274,8 @@ class _ClassifierFile(RulesModel):
             conf_offtopic=c.offtopic,
             typical_confidence_bonus=self.steering.typical_confidence_bonus,
             typical_general_crew=self.steering.typical_general_crew,
+            model_fallback_p=self.model.fallback_probability,
+            model_override_p=self.model.override_probability,
         )
 
 

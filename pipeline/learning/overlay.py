@@ -25,6 +25,7 @@ from db.uow import Database
 from pipeline.classifier import Classifier, ClassifierRules
 from pipeline.classifier.analysis import Analysis
 from pipeline.classifier.decision import Probe
+from pipeline.classifier.model import IntentModel
 from pipeline.classifier.rules import IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
@@ -74,11 +75,16 @@ def compile_overlay(
     grammar: Grammar,
     terms: Iterable[OverlayTerm],
     probes: Mapping[str, Probe] | None = None,
+    model: IntentModel | None = None,
 ) -> Classifier:
-    """The rules plus the overlay's terms; ``probes`` are the packaged classifier's
-    (the knowledge base scoring the advice intent keeps doing so)."""
+    """The rules plus the overlay's terms; ``probes`` and ``model`` are the packaged
+    classifier's (the knowledge base scoring the advice intent keeps doing so, the
+    learned fallback keeps reading what the rules are unsure of)."""
     return Classifier(
-        base.with_terms((t.intent, t.kind, t.term) for t in terms), grammar, probes=probes
+        base.with_terms((t.intent, t.kind, t.term) for t in terms),
+        grammar,
+        probes=probes,
+        model=model,
     )
 
 
@@ -154,7 +160,12 @@ class LiveClassifier:
                     self._base
                     if not terms
                     else await asyncio.to_thread(
-                        compile_overlay, self._base.rules, self._grammar, terms, self._base.probes
+                        compile_overlay,
+                        self._base.rules,
+                        self._grammar,
+                        terms,
+                        self._base.probes,
+                        self._base.model,
                     )
                 )
             except Exception:

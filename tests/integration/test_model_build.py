@@ -1,0 +1,74 @@
+"""`stepan model build` (issue 25 point 2): the corrections operators stored train a
+candidate, which replaces the model in force only when it routes the held-out
+examples better; without anything new the file stays as it was."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from bot.cli.model import build_model
+from db.engine import create_engine
+from db.models import CorrectionRow
+from db.uow import Database
+from pipeline.classifier.model import IntentModel
+from pipeline.text import normalize
+
+TAILS = (
+    "не відповідає", "знову лежить", "не грузиться", "висне з ранку", "не відкривається",
+    "глючить", "мовчить", "не працює", "впала", "зависла",
+)  # fmt: skip
+
+
+async def store_corrections(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        async with Database.of(engine).write() as session:
+            session.add_all(
+                CorrectionRow(
+                    trace_id=f"c{n}", user_id="tg:5", source="operator",
+                    text=f"диспетчерська {tail}", was_mode="deep", was_intent="general",
+                    mode="deep", intent="platform", crew=["platform"],
+                )
+                for n, tail in enumerate(TAILS)
+            )  # fmt: skip
+    finally:
+        await engine.dispose()
+
+
+async def build(url: str, target: Path, *, force: bool = False) -> dict[str, object]:
+    out = io.StringIO()
+    assert await build_model(url, target, force=force, as_json=True, out=out) == 0
+    return dict(json.loads(out.getvalue().splitlines()[-1]))
+
+
+async def test_a_better_model_is_written_and_an_equal_one_is_not(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    target = tmp_path / "intent_model.npz"
+    first = await build(sqlite_url, target)  # no model yet: the first one is written
+    assert first["written"] is True and first["corrections"] == 0
+    written_at = target.stat().st_mtime_ns
+    again = await build(sqlite_url, target)  # nothing new: not better, not written
+    assert again["written"] is False and again["better"] is False
+    assert target.stat().st_mtime_ns == written_at
+    await store_corrections(sqlite_url)
+    taught = await build(sqlite_url, target)
+    assert taught["corrections"] == len(TAILS)
+    assert taught["better"] is True and taught["written"] is True
+    guess = IntentModel.load(target).guess(normalize("диспетчерська не вантажиться"))
+    assert guess is not None and guess.intent == "platform"
+
+
+async def test_no_database_file_is_created_for_the_corrections(tmp_path: Path) -> None:
+    missing = tmp_path / "data" / "stepan.db"
+    out = io.StringIO()
+    target = tmp_path / "m.npz"
+    code = await build_model(
+        f"sqlite+aiosqlite:///{missing}", target, force=True, as_json=False, out=out
+    )
+    assert code == 0
+    assert not missing.exists()
+    assert "corpora only" in out.getvalue()
+    assert IntentModel.load(target).size > 1000
