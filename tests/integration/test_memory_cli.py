@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import io
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -17,9 +18,13 @@ from bot.__main__ import _parser
 from bot.cli import memory as memory_cli
 from bot.config import Settings
 from bot.wiring.memory import build_memory_layer
+from bot.wiring.scheduler import JobRunner, default_jobs
 from db.models import OutboxRow, UserProfileRow
+from db.repositories import jobs
 from db.uow import Database
+from pipeline.clock import utcnow
 from pipeline.memory import Memory
+from pipeline.memory.service.flush_lock import FLUSH_JOB_ID, FLUSH_LOCK_TTL, flush_lock
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
 from tests.conftest import make_settings
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
@@ -153,3 +158,58 @@ def test_the_commands_parse() -> None:
     assert (args.command, args.memory_command, args.user_id) == ("memory", "pull", "tg:5")
     with pytest.raises(SystemExit):
         _parser().parse_args(["memory", "nope"])
+
+
+# -- one flusher at a time (issue 29 point 8) ----------------------------------------------
+
+
+async def test_sync_sends_nothing_and_exits_3_while_the_flush_lock_is_held(
+    cli_settings: Settings, memory: Memory, service: FakeMemoryService, db: Database
+) -> None:
+    await memory.editor.update_user("tg:1", name="Оксана")
+    now = utcnow()
+    async with db.write() as session:  # the bot's scheduled flush is running
+        assert await jobs.try_lock(session, FLUSH_JOB_ID, "bot:1", now, now + FLUSH_LOCK_TTL)
+    code, out = await stepan_memory(cli_settings, "sync")
+    assert code == 3 and "another flush is running" in out
+    assert service.count("POST") == 0
+
+    async with db.write() as session:
+        await jobs.finish(session, FLUSH_JOB_ID, "bot:1", utcnow(), "ok", "sent 0")
+    code, out = await stepan_memory(cli_settings, "sync")
+    assert code == 0 and "sent upsert user_profile:agromatrix:tg:1" in out
+    async with db.read() as session:
+        runs = {run.job_id: run for run in await jobs.all_runs(session)}
+    assert (runs[FLUSH_JOB_ID].last_detail or "").startswith("stepan memory sync: sent 2")
+    later = utcnow()
+    async with db.write() as session:  # released: the bot's next run gets it
+        assert await jobs.try_lock(session, FLUSH_JOB_ID, "bot:1", later, later + FLUSH_LOCK_TTL)
+
+
+async def test_the_scheduled_flush_skips_while_stepan_memory_sync_holds_the_lock(
+    memory: Memory, db: Database
+) -> None:
+    specs = default_jobs(db, sweep=memory.sweep, cache=memory.cache, sync=memory.sync)
+    flush = next(spec for spec in specs if spec.job_id == FLUSH_JOB_ID)
+    await memory.editor.update_user("tg:1", name="Оксана")
+    async with flush_lock(db, "stepan memory sync test", utcnow) as held:
+        assert await JobRunner(db, "bot:1").run(flush) == "skipped"
+        held.outcome, held.detail = "ok", "test"
+    assert await memory.sync.backlog() == 2  # the job sent nothing
+    # The next slot (30 s on), with the lock released: the job runs.
+    next_slot = JobRunner(db, "bot:1", clock=lambda: utcnow() + timedelta(seconds=30))
+    assert await next_slot.run(flush) == "ok"
+    assert await memory.sync.backlog() == 0
+
+
+async def test_status_names_the_url_when_the_base_path_is_wrong(
+    sqlite_url: str, service: FakeMemoryService
+) -> None:
+    settings = make_settings(
+        sqlite_url,
+        memory_service_url=service.base_url + "/api",
+        memory_service_jwt_secret=JWT_SECRET,
+    )
+    code, out = await stepan_memory(settings, "status")
+    assert code == 1
+    assert "health: HTTP 404: Not Found - check AGX_MEMORY_SERVICE_URL" in out
