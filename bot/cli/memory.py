@@ -19,7 +19,7 @@ from typing import TextIO
 import httpx
 
 from bot.config import Settings
-from bot.wiring.memory import build_memory_layer
+from bot.wiring.memory import StaticTokenShared, build_memory_layer, refuse_shared_static_token
 from db.engine import create_engine
 from db.uow import Database
 from pipeline.clock import utcnow
@@ -37,6 +37,11 @@ LOCK_HELD = 3
 
 
 async def run(settings: Settings, args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        await refuse_shared_static_token(settings)
+    except StaticTokenShared as exc:
+        print(f"configuration error: {exc}", file=out)
+        return 2
     engine = create_engine(settings.stepan.database_url)
     http = httpx.AsyncClient(timeout=TIMEOUT_S)
     try:

@@ -5,9 +5,13 @@ and client from the settings, as the installed command does)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
+import os
+import sys
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -17,19 +21,20 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.__main__ import _parser
 from bot.cli import memory as memory_cli
 from bot.config import Settings
-from bot.wiring.memory import build_memory_layer
+from bot.wiring.memory import StaticTokenShared, build_memory_layer, refuse_shared_static_token
 from bot.wiring.scheduler import JobRunner, default_jobs
 from db.models import OutboxRow, UserProfileRow
 from db.repositories import jobs
 from db.uow import Database
 from pipeline.clock import utcnow
-from pipeline.memory import Memory
+from pipeline.memory import Memory, build_memory
 from pipeline.memory.service.flush_lock import FLUSH_JOB_ID, FLUSH_LOCK_TTL, flush_lock
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
 from tests.conftest import make_settings
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
 
 Factory = async_sessionmaker[AsyncSession]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -213,3 +218,63 @@ async def test_status_names_the_url_when_the_base_path_is_wrong(
     code, out = await stepan_memory(settings, "status")
     assert code == 1
     assert "health: HTTP 404: Not Found - check AGX_MEMORY_SERVICE_URL" in out
+
+
+# -- a static token is single-subject (issue 29 point 8) -----------------------------------
+
+
+def _static_settings(sqlite_url: str, service: FakeMemoryService) -> Settings:
+    return make_settings(
+        sqlite_url, memory_service_url=service.base_url, memory_service_token="static-token-1"
+    )
+
+
+async def test_a_static_token_is_refused_when_two_farmers_would_sync_with_it(
+    sqlite_url: str, service: FakeMemoryService, db: Database
+) -> None:
+    settings = _static_settings(sqlite_url, service)
+    editor = build_memory(db).editor
+    await editor.update_user("tg:1", name="Оксана")
+    code, out = await stepan_memory(settings, "status")
+    assert code != 2, out  # one farmer: the token may act for them
+
+    await editor.update_user("tg:2", name="Петро")
+    for command in ("status", "sync"):
+        code, out = await stepan_memory(settings, command)
+        assert code == 2 and "AGX_MEMORY_SERVICE_TOKEN is a static token" in out
+        assert "AGX_MEMORY_SERVICE_JWT_SECRET" in out
+    with pytest.raises(StaticTokenShared):
+        await refuse_shared_static_token(settings)
+    # With a JWT secret as well, the JWT is used (a token per farmer): nothing refused.
+    both = make_settings(
+        sqlite_url,
+        memory_service_url=service.base_url,
+        memory_service_token="static-token-1",
+        memory_service_jwt_secret=JWT_SECRET,
+    )
+    await refuse_shared_static_token(both)
+
+
+async def test_stepan_run_refuses_a_shared_static_token_at_start_up(
+    sqlite_url: str, service: FakeMemoryService, db: Database
+) -> None:
+    editor = build_memory(db).editor
+    for user in ("tg:1", "tg:2"):
+        await editor.update_user(user, name="Фермер")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STEPAN_", "AGX_"))}
+    env |= {
+        "STEPAN_DATABASE_URL": sqlite_url,
+        "STEPAN_BOT_TOKEN": "123456:TEST-token-for-a-start-that-is-refused",
+        # Nothing answers here: the start must end before any Bot API call.
+        "STEPAN_TELEGRAM_API_URL": "http://127.0.0.1:9",
+        "STEPAN_WEATHER_URL": "off",
+        "AGX_MEMORY_SERVICE_URL": service.base_url,
+        "AGX_MEMORY_SERVICE_TOKEN": "static-token-1",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=REPO, env=env,
+    )  # fmt: skip
+    _out, err = await asyncio.wait_for(process.communicate(), 180)
+    assert process.returncode == 2, err.decode()
+    assert "configuration error: AGX_MEMORY_SERVICE_TOKEN is a static token" in err.decode()

@@ -224,3 +224,19 @@ async def test_forget_purges_summaries_written_under_a_team_when_none_is_set_now
     assert len(service.summaries_of("stepan:tg:29")) == 1  # another farmer's stay
     grave = await _tombstone(session_factory, "tg:28")
     assert grave is not None and grave.confirmed_at is not None
+
+
+# -- a static token acts for one subject ----------------------------------------------------
+
+
+async def test_a_static_tokens_second_farmer_is_told_the_token_is_single_subject(
+    service: FakeMemoryService, make_memory: MakeMemory
+) -> None:
+    memory = make_memory(secret=None, token="static-token-1")  # the token is stepan:tg:s's
+    await memory.editor.update_user("tg:s", name="Єдиний")
+    await memory.editor.update_user("tg:30", name="Другий")
+    await memory.sync.flush()
+    assert service.fact("stepan:tg:s", user_fact_key("tg:s")) is not None
+    client = memory.sync.client
+    assert client is not None and "HTTP 403" in (client.config_error or "")
+    assert "a static token acts for one farmer only" in (client.config_error or "")

@@ -49,6 +49,12 @@ SETTING = {
 }
 
 
+#: Added to a 403 in static-token mode: a write for another farmer than the token's.
+STATIC_403_HINT = (
+    " (a static token acts for one farmer only; for several set AGX_MEMORY_SERVICE_JWT_SECRET)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Credentials:
     jwt_secret: SecretStr | None = field(default=None, repr=False)
@@ -66,6 +72,12 @@ class Credentials:
     def setting(self) -> str:
         """The environment variable to fix when the service refuses the token."""
         return SETTING[self.kind]
+
+    def refused(self, status_code: int) -> str:
+        """What to fix for this refusal (401/403)."""
+        if status_code == 403 and self.kind == "static":
+            return self.setting + STATIC_403_HINT
+        return self.setting
 
     def headers(self, memory_user: str) -> dict[str, str]:
         """The Authorization header for a call made for ``memory_user`` (none without

@@ -157,11 +157,9 @@ class MemoryServiceClient:
         if found in ("config_error", "dead"):
             self.last_refusal = self.refusal(response, what)
         if found == "config_error":
-            wrong_url = response.status_code == 404
-            setting = URL_SETTING if wrong_url else self.credentials.setting
-            self.config_error = (
-                f"HTTP {response.status_code} on {what}: {_detail(response)} - check {setting}"
-            )
+            code = response.status_code
+            setting = URL_SETTING if code == 404 else self.credentials.refused(code)
+            self.config_error = f"HTTP {code} on {what}: {_detail(response)} - check {setting}"
             logger.error("memory-service configuration error: %s", self.config_error)
         elif found == "ok":
             self.config_error = None
