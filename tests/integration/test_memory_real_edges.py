@@ -1,7 +1,8 @@
 """The real memory-service's edges (issue 29 point 8) against the fake that now has
 them: duplicate rows of one key (no unique key, racing upserts), FastAPI's route 404
 against the service's own "Fact not found", the JWT's clock skew, ``meta`` (an
-unknown ``metadata`` dropped), and summaries purged whatever the team setting is now.
+unknown ``metadata`` dropped), summaries purged whatever the team setting is now, a
+static token's single subject, and the farm's timezone and region in its copy.
 Real HTTP on 127.0.0.1, a real migrated database; no timing assertions."""
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ import pytest
 from pydantic import SecretStr
 
 from db.models import TombstoneRow
+from db.repositories import farm as farm_repo
+from db.repositories.profiles import delete_user_data
 from db.uow import Database
+from pipeline.agronomy.region import FarmRegions
 from pipeline.memory import DialogSummary, Memory
 from pipeline.memory.service.auth import Credentials
-from pipeline.profiles import UserProfile, farm_fact_key, user_fact_key
+from pipeline.memory.service.merging import merge_farm
+from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
+from pipeline.rulebook import Rulebook
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
 from tests.integration import memory_world as world
 from tests.integration.memory_world import Factory, MakeMemory, rich_profile, rows
@@ -240,3 +246,58 @@ async def test_a_static_tokens_second_farmer_is_told_the_token_is_single_subject
     client = memory.sync.client
     assert client is not None and "HTTP 403" in (client.config_error or "")
     assert "a static token acts for one farmer only" in (client.config_error or "")
+
+
+# -- the farm's timezone and region travel with its copy ------------------------------------
+
+
+async def test_the_farm_copy_carries_timezone_and_region_and_hydration_restores_them(
+    service: FakeMemoryService, memory: Memory, rules: Rulebook, session_factory: Factory
+) -> None:
+    regions = FarmRegions(rules.knowledge, memory.editor)
+    poltava = regions.read("Полтавська")
+    assert poltava is not None
+    await memory.editor.update_user("tg:31", name="Ірина")
+    await memory.editor.update_farm("tg:31", timezone="Europe/Warsaw")
+    assert await regions.set("tg:31", poltava)  # an oblast chosen by the farmer
+    await _flush_all(memory)
+    copy = service.fact("stepan:tg:31", farm_fact_key("tg:31"))
+    assert copy is not None
+    assert (copy["timezone"], copy["region"]) == ("Europe/Warsaw", poltava.id)
+
+    # The database is lost: the farm comes back from the copy with both.
+    async with session_factory() as session:
+        await delete_user_data(session, "tg:31")
+        await session.commit()
+    memory.cache.invalidate("tg:31")
+    loaded = await memory.profiles.load("tg:31")
+    assert loaded.hydrated
+    assert (loaded.farm.timezone, loaded.farm.region) == ("Europe/Warsaw", poltava.id)
+    async with session_factory() as session:
+        assert await farm_repo.region_of_user(session, "tg:31") == poltava.id
+
+
+async def test_an_old_farm_copy_without_timezone_and_region_still_loads(
+    service: FakeMemoryService, memory: Memory
+) -> None:
+    farm = FarmProfile(farm_id="farm:old", user_id="tg:32", farm_name="Старе")
+    old = {k: v for k, v in farm.to_seed_json().items() if k not in ("timezone", "region")}
+    service.put_fact(
+        "stepan:tg:32", user_fact_key("tg:32"), UserProfile.default("tg:32").to_seed_json()
+    )
+    service.put_fact("stepan:tg:32", farm_fact_key("tg:32"), old)
+    loaded = await memory.profiles.load("tg:32")
+    assert loaded.hydrated and loaded.farm.farm_name == "Старе"
+    assert (loaded.farm.timezone, loaded.farm.region) == ("Europe/Kyiv", None)
+
+
+def test_a_merge_keeps_the_local_timezone_and_region_an_old_copy_lacks() -> None:
+    local = FarmProfile(user_id="tg:33", timezone="Europe/Warsaw", region="poltava")
+    old = {k: v for k, v in local.to_seed_json().items() if k not in ("timezone", "region")}
+    remote = FarmProfile.from_seed_json(old | {"farm_name": "Віддалене"}, "tg:33")
+    merged = merge_farm(local, remote, [], START)
+    assert (merged.farm_name, merged.timezone, merged.region) == (
+        "Віддалене", "Europe/Warsaw", "poltava",
+    )  # fmt: skip
+    newer = FarmProfile.from_seed_json(local.to_seed_json() | {"region": "kharkiv"}, "tg:33")
+    assert merge_farm(local, newer, [], START).region == "kharkiv"  # a copy that has it wins
