@@ -18,7 +18,8 @@ service lacks:
 * ``DELETE /facts/{fact_id}`` -> ``{"success": true}``; 404 "Fact not found";
   403 "Cannot delete other user's fact";
 * ``POST /summaries`` (``DialogSummaryCreate``) -> ``DialogSummaryResponse``;
-  ``GET /summaries?team_id&agent_id&user_id&limit`` -> ``{"items", "total", "cursor"}``;
+  ``GET /summaries?team_id&agent_id&user_id&limit`` -> ``{"items", "total", "cursor"}``
+  (each filter applied only when given: without ``team_id``, every team's);
   ``GET`` / ``DELETE /summaries/{summary_id}``, 404 "Summary not found";
 * a path no route has -> FastAPI's 404 ``{"detail": "Not Found"}`` (a wrong base
   path such as ``/api/facts/...``), another method on a route's path -> 405
