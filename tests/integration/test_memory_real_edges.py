@@ -22,6 +22,7 @@ from db.repositories.profiles import delete_user_data
 from db.uow import Database
 from pipeline.agronomy.region import FarmRegions
 from pipeline.memory import DialogSummary, Memory
+from pipeline.memory.service import summaries
 from pipeline.memory.service.auth import Credentials
 from pipeline.memory.service.merging import merge_farm
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
@@ -301,3 +302,15 @@ def test_a_merge_keeps_the_local_timezone_and_region_an_old_copy_lacks() -> None
     )  # fmt: skip
     newer = FarmProfile.from_seed_json(local.to_seed_json() | {"region": "kharkiv"}, "tg:33")
     assert merge_farm(local, newer, [], START).region == "kharkiv"  # a copy that has it wins
+
+
+async def test_only_summary_not_found_means_a_summary_is_gone(
+    service: FakeMemoryService, make_memory: MakeMemory
+) -> None:
+    right, wrong = make_memory().sync.client, make_memory(path="/api").sync.client
+    assert right is not None and wrong is not None
+    assert (await summaries.delete(right, "tg:34", "no-such-id")).status == "ok"
+    outcome = await summaries.delete(wrong, "tg:34", "no-such-id")
+    assert outcome.status == "config_error"
+    assert "AGX_MEMORY_SERVICE_URL" in (wrong.config_error or "")
+    assert (await summaries.purge(wrong, "tg:34")).status == "config_error"
