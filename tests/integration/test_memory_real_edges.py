@@ -314,3 +314,19 @@ async def test_only_summary_not_found_means_a_summary_is_gone(
     assert outcome.status == "config_error"
     assert "AGX_MEMORY_SERVICE_URL" in (wrong.config_error or "")
     assert (await summaries.purge(wrong, "tg:34")).status == "config_error"
+
+
+async def test_a_summary_written_under_a_team_is_deleted_when_none_is_set_now(
+    service: FakeMemoryService, make_memory: MakeMemory, db: Database
+) -> None:
+    earlier = make_memory()
+    summary = DialogSummary(START, START, "Полив", data={"stepan_key": "k-35"})
+    async with db.write() as session:
+        earlier.summaries.queue(session, "tg:35", summary, START)
+    assert (await earlier.sync.flush()).sent == 1
+
+    now = make_memory(team=None)
+    async with db.write() as session:
+        now.summaries.queue_delete(session, "tg:35", summaries.STEPAN_KEY + "k-35", START)
+    await _flush_all(now)
+    assert service.summaries_of("stepan:tg:35") == []

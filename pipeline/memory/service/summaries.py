@@ -101,7 +101,8 @@ class StoredSummary:
 
 class Summaries:
     """Queue and read a user's dialog summaries. ``enabled`` is False without a
-    memory-service or a team id: then ``queue`` does nothing and ``recent`` is None."""
+    memory-service or a team id: then ``queue`` does nothing and ``recent`` is None
+    (``queue_delete`` still deletes what an earlier team setting wrote)."""
 
     def __init__(self, client: MemoryServiceClient | None) -> None:
         self._client = client
@@ -116,7 +117,9 @@ class Summaries:
             repo.enqueue(session, user_id, "summary", "summary_add", summary.payload(), now)
 
     def queue_delete(self, session: Session, user_id: str, summary_id: str, now: datetime) -> None:
-        if self.enabled:
+        """Delete a summary in the service too: whenever there is a service, team set
+        or not (it may have been written under a team set earlier)."""
+        if self._client is not None:
             repo.enqueue(session, user_id, summary_id, "summary_delete", None, now)
 
     async def recent(self, user_id: str, limit: int = 20) -> list[StoredSummary] | None:
