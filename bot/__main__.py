@@ -72,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         except DatabaseVanished as exc:
             print(f"stepan: {exc}", file=sys.stderr)
             return 3
+        except ConfigError as exc:  # found at start-up (a static token, several farmers)
+            print(f"stepan: configuration error: {exc}", file=sys.stderr)
+            return 2
     elif args.command == "memory":
         from bot.cli import memory as memory_cli
 

@@ -165,8 +165,12 @@ class FarmProfile(_Model):
     alert_thresholds: AlertThresholds = Field(default_factory=AlertThresholds)
     dict_pending_count: int = Field(default=0, ge=0)
     #: An IANA zone: every time the farmer reads and every day boundary (Stepan's
-    #: own setting, not part of the seed's shape).
+    #: own setting beyond the seed's shape; in the synced copy, so a restored farm
+    #: keeps it).
     timezone: Annotated[str, AfterValidator(_zone)] = DEFAULT_TIMEZONE
+    #: An oblast id of rules/knowledge/zones.toml ("region:poltava"), None while
+    #: unknown (Stepan's own, in the synced copy like ``timezone``).
+    region: str | None = Field(default=None, max_length=64)
     #: Set when an operator chose the season phase by hand: the journal no longer
     #: infers it (Stepan's own bookkeeping, like ``expertise_locked``; stays in SQL).
     phase_locked: bool = False
@@ -185,12 +189,13 @@ class FarmProfile(_Model):
         return self.iot_sensors.has_iot_integration
 
     def to_seed_json(self) -> dict[str, Any]:
-        """The seed's section 5 JSON shape, plus the stable ``farm_id``."""
+        """The seed's section 5 JSON shape, plus the stable ``farm_id``, the farm's
+        ``timezone`` and ``region`` (a restored farm keeps its day boundaries and
+        agronomy zone)."""
         body = self.model_dump(
             mode="json",
             exclude={
                 "schema_version": True,
-                "timezone": True,
                 "phase_locked": True,
                 "iot_sensors": {"switched_off"},
             },
@@ -200,12 +205,23 @@ class FarmProfile(_Model):
     @classmethod
     def from_seed_json(cls, data: Any, user_id: str) -> Self:
         """A farm read back from the memory-service; ValueError unless it is this user's
-        section 5 JSON with a ``farm_id``."""
+        section 5 JSON with a ``farm_id``. A copy written before ``timezone`` and
+        ``region`` were synced loads with the defaults; ``model_fields_set`` then
+        lacks them (``FARM_COPY_OPTIONAL``), so a merge keeps the local values."""
         body = _seed_body(data, user_id, farm_fact_key(user_id))
         if not isinstance(body.get("farm_id"), str) or not body["farm_id"]:
             raise ValueError("farm profile without farm_id")
         body.pop("phase_locked", None)
         return cls.model_validate(body)
+
+
+#: Farm fields an older synced copy may lack: taken from it only when it has them.
+FARM_COPY_OPTIONAL = ("timezone", "region")
+
+
+def copy_has(farm: FarmProfile, name: str) -> bool:
+    """Whether the farm read from a copy carried ``name`` (``FARM_COPY_OPTIONAL``)."""
+    return name in farm.model_fields_set
 
 
 def _seed_body(data: Any, user_id: str, fact_key: str) -> dict[str, Any]:

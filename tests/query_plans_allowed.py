@@ -27,6 +27,8 @@ WHOLE_BY_DESIGN: dict[tuple[str, str], str] = {
     "labelled example against the candidate rules",
     ("learning.newest_learnings", "learnings"): "the newest few: the primary key walked "
     "backwards and stopped by LIMIT",
+    ("profiles.some_user_ids", "user_profiles"): "once per process start in static-token "
+    "mode: the primary key walked and stopped by LIMIT 2 (is there a second farmer?)",
     ("profile_learning.operator_mismatches", "user_profiles"): "once per process start: "
     "the stored operator flags against AGX_OPERATOR_IDS (one boolean per farmer)",
     ("recall.drop_answers_before", "answer_cache"): "the nightly retention: one remembered "

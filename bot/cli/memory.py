@@ -2,34 +2,51 @@
 for the operator who runs the bot (docs/OPERATIONS.md).
 
 Each command builds only the database and the memory layer (no bot, no pipeline),
-does its work and closes them. They act on the same database as a running bot, which
-may flush at the same time: the rows' states and the job lock keep that safe.
+does its work and closes them. They act on the same database as a running bot.
+``sync`` flushes under the scheduled flush's own job lock (``outbox_flush``): when the
+bot's job (or another ``sync``) holds it, it sends nothing, says so and exits 3; it
+stops before the lock's five minutes run out (run it again for the rest).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import socket
+from datetime import timedelta
 from typing import TextIO
 
 import httpx
 
 from bot.config import Settings
-from bot.wiring.memory import build_memory_layer
+from bot.wiring.memory import StaticTokenShared, build_memory_layer, refuse_shared_static_token
 from db.engine import create_engine
 from db.uow import Database
+from pipeline.clock import utcnow
 from pipeline.memory import Memory
 from pipeline.memory.service.client import TIMEOUT_S
+from pipeline.memory.service.flush_lock import FLUSH_JOB_ID, FlushLockHeld, HeldLock, flush_lock
 from pipeline.memory.service.syncing import FlushResult
 
 #: ``stepan memory sync`` sends at most this many batches (100 rows each) per run.
 MAX_SYNC_ROUNDS = 50
+#: No new batch this close to the lock's expiry (a batch's calls are bounded by it).
+LOCK_MARGIN = timedelta(seconds=60)
+#: The exit code when another flusher holds the lock.
+LOCK_HELD = 3
 
 
 async def run(settings: Settings, args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        await refuse_shared_static_token(settings)
+    except StaticTokenShared as exc:
+        print(f"configuration error: {exc}", file=out)
+        return 2
     engine = create_engine(settings.stepan.database_url)
     http = httpx.AsyncClient(timeout=TIMEOUT_S)
     try:
-        memory = build_memory_layer(settings, Database.of(engine), http)
+        db = Database.of(engine)
+        memory = build_memory_layer(settings, db, http)
         if memory.sync.client is None:
             print("memory-service: not configured (AGX_MEMORY_SERVICE_URL)", file=out)
             return 2
@@ -37,7 +54,7 @@ async def run(settings: Settings, args: argparse.Namespace, out: TextIO) -> int:
         if command == "status":
             return await _status(memory, out)
         if command == "sync":
-            return await _sync(memory, out)
+            return await _sync(memory, db, out)
         if command == "pull":
             return await _pull(memory, _user_id(args.user_id), out)
         requeued = await memory.sync.retry_dead()
@@ -74,9 +91,28 @@ async def _status(memory: Memory, out: TextIO) -> int:
     return 0 if status.healthy and health == "ok" else 1
 
 
-async def _sync(memory: Memory, out: TextIO) -> int:
+async def _sync(memory: Memory, db: Database, out: TextIO) -> int:
+    owner = f"stepan memory sync {socket.gethostname()}:{os.getpid()}"
+    try:
+        async with flush_lock(db, owner, utcnow) as held:
+            code = await _sync_rounds(memory, held, out)
+    except FlushLockHeld:
+        print(
+            f"another flush is running (job {FLUSH_JOB_ID} holds its lock: the bot's "
+            "scheduled flush or another `stepan memory sync`); nothing sent, try again "
+            "in a minute",
+            file=out,
+        )
+        return LOCK_HELD
+    return code
+
+
+async def _sync_rounds(memory: Memory, held: HeldLock, out: TextIO) -> int:
     total = FlushResult(0, 0, 0)
     for _ in range(MAX_SYNC_ROUNDS):
+        if utcnow() > held.deadline - LOCK_MARGIN:
+            print("stopped: the flush lock is about to expire; run it again", file=out)
+            break
         result = await memory.sync.flush()
         for call in result.calls:
             print(f"sent {call}", file=out)
@@ -94,7 +130,9 @@ async def _sync(memory: Memory, out: TextIO) -> int:
     status = await memory.sync.status(dead_shown=0)
     if status.config_error:
         print(f"configuration error: {status.config_error}", file=out)
-    return 0 if not total.failed and not status.config_error else 1
+    held.outcome = "ok" if not total.failed and not status.config_error else "error"
+    held.detail = f"stepan memory sync: sent {total.sent}, failed {total.failed}"
+    return 0 if held.outcome == "ok" else 1
 
 
 async def _pull(memory: Memory, user_id: str, out: TextIO) -> int:

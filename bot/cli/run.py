@@ -25,6 +25,7 @@ from bot.transport.serving import (
 )
 from bot.wiring.dispatcher import build_dispatcher
 from bot.wiring.factory import build_bot, build_core
+from bot.wiring.memory import refuse_shared_static_token
 from bot.wiring.startup import StartupCalls
 from db.file_watch import refuse_to_recreate
 from db.migrate import upgrade_async
@@ -64,6 +65,8 @@ async def run_bot(settings: Settings, *, webhook_mode: bool = False, llm: Any = 
     # `stepan migrate` does that): the start fails with what to do.
     refuse_to_recreate(settings.stepan.database_url)
     await upgrade_async(settings.stepan.database_url)
+    # A static memory-service token acts for one farmer: refused with several.
+    await refuse_shared_static_token(settings)
     core = build_core(settings, llm=llm)
     deferred = build_deferred(core)
     bot = build_bot(settings, deferred)

@@ -182,7 +182,7 @@ def build_pipeline(
     desk = handoff_desk(rules, catalog, db, peer_link)
     recall = build_recall(rules, catalog, db, memory, brains.client, clock)
     advisor = _advisor(settings, db, catalog, rules, brains.client)
-    regions = regions or FarmRegions(rules.knowledge, db, memory.editor)
+    regions = regions or FarmRegions(rules.knowledge, memory.editor)
     onboarding = onboarding or build_onboarding(catalog, db, memory, rules, classifier, regions)
     # Without one given: the cache alone (no source), as a test's pipeline has it.
     forecasts = forecasts or Forecasts(db, None, locator(rules), clock=clock)
@@ -245,7 +245,7 @@ def build_onboarding(
         memory.editor,
         rules.vocabulary.shared(),
         rules.units,
-        regions or FarmRegions(rules.knowledge, db, memory.editor),
+        regions or FarmRegions(rules.knowledge, memory.editor),
         OnboardingReader(rules.onboarding, classifier),
     )
 
@@ -337,7 +337,7 @@ def build_core(
     llm_health = LlmHealth(configured=settings.llm_configured or llm is not None)
     learnings = Learnings(db, rules.learning)
     classifier = LiveClassifier(rules.classifier, rules.grammar, db)
-    regions = FarmRegions(rules.knowledge, db, memory.editor)
+    regions = FarmRegions(rules.knowledge, memory.editor)
     catalog = catalog or Catalog.load()
     onboarding = build_onboarding(catalog, db, memory, rules, classifier, regions)
     names = _names(db, rules)

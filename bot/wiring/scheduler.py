@@ -48,6 +48,7 @@ from pipeline.learning.nightly import NightlyJob
 from pipeline.memory.habits.learner import ProfileLearner
 from pipeline.memory.habits.sweep import ExpertiseSweep
 from pipeline.memory.profiles.cache import ProfileCache
+from pipeline.memory.service.flush_lock import FLUSH_JOB_ID, FLUSH_LOCK_TTL
 from pipeline.memory.service.syncing import MemorySync
 from pipeline.privacy.retention import TextRetention
 from pipeline.recall import Conversations
@@ -244,7 +245,8 @@ def _memory_jobs(
         ),
         # This process's cache: every instance expires its own.
         JobSpec("cache_expiry", every(minutes=1), cache_expiry, 30, _MINUTE, per_instance=True),
-        JobSpec("outbox_flush", every(seconds=30), outbox_flush, 15, 5 * _MINUTE),
+        # `stepan memory sync` takes the same lock (pipeline/memory/service/flush_lock.py).
+        JobSpec(FLUSH_JOB_ID, every(seconds=30), outbox_flush, 15, FLUSH_LOCK_TTL),
         JobSpec(
             "text_retention", CronTrigger(hour=3, minute=30), text_retention, 3600, 30 * _MINUTE
         ),

@@ -230,3 +230,11 @@ async def set_remote_merge(
         .values(remote_merge=remote_merge, updated_at=UserProfileRow.updated_at)
         .execution_options(synchronize_session=False)
     )
+
+
+async def some_user_ids(session: AsyncSession, *, limit: int) -> list[str]:
+    """Up to ``limit`` user ids, any (is there more than one farmer?)."""
+    result = await session.execute(
+        select(UserProfileRow.user_id).order_by(UserProfileRow.user_id).limit(limit)
+    )
+    return list(result.scalars())

@@ -4,10 +4,8 @@ oblast id of ``rules/knowledge/zones.toml`` in ``farm_profiles.region``."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
-from db.repositories import farm as farm_repo
-from db.uow import Database
 from pipeline.actions import RegionAction
 from pipeline.knowledge import KnowledgeBase
 from pipeline.knowledge.model import Region
@@ -31,13 +29,12 @@ def region_offer(texts: Texts, region: Region) -> tuple[str, tuple[Button, ...]]
 
 
 class _FarmMaker(Protocol):
-    async def ensure_farm(self, user_id: str) -> str | None: ...
+    async def update_farm(self, user_id: str, **changes: Any) -> object | None: ...
 
 
 class FarmRegions:
-    def __init__(self, kb: KnowledgeBase, db: Database, farms: _FarmMaker) -> None:
+    def __init__(self, kb: KnowledgeBase, farms: _FarmMaker) -> None:
         self._kb = kb
-        self._db = db
         self._farms = farms
 
     def read(self, text: str) -> Region | None:
@@ -49,10 +46,6 @@ class FarmRegions:
         return self._kb.data.regions.get(region_id)
 
     async def set(self, user_id: str, region: Region) -> bool:
-        """Store the farm's region (creating the farm if missing); False on failure."""
-        farm_id = await self._farms.ensure_farm(user_id)
-        if farm_id is None:
-            return False
-        async with self._db.write() as session:
-            await farm_repo.set_region(session, farm_id, region.id)
-        return True
+        """Store the farm's region (creating the farm if missing); False on failure.
+        Through the profile editor: the cached farm and its synced copy follow."""
+        return await self._farms.update_farm(user_id, region=region.id) is not None

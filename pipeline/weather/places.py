@@ -90,9 +90,14 @@ class FarmPlaces:
                 timezone=None,
                 region=new_region.id if new_region is not None else None,
             )
+        changes: dict[str, object] = {}
         if zone is not None and (before is None or before.timezone != zone):
+            changes["timezone"] = zone
+        if new_region is not None:
+            changes["region"] = new_region.id
+        if changes:
             # Through the profile editor: the cached profile and its copy follow.
-            await self._farms.update_farm(user_id, timezone=zone)
+            await self._farms.update_farm(user_id, **changes)
         return FarmSet(zone, new_region)
 
     async def set_field(self, user_id: str, row_id: int, point: Point) -> str | None:

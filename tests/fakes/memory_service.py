@@ -9,20 +9,34 @@ service lacks:
 * ``POST /facts/upsert`` (``UserFactUpsertRequest``) -> ``{"fact": UserFactResponse,
   "created": bool}``; 403 "Cannot modify other user's facts" when the body's
   ``user_id`` is not the token's subject; a fact is matched by (user, key, team_id,
-  ``IS NULL`` when absent) and only the non-null fields of an update are applied;
-* ``GET /facts/{fact_key}`` -> ``UserFactResponse`` of the token's user, or
+  ``IS NULL`` when absent) and only the non-null fields of an update are applied
+  (``meta`` among them). There is no unique key on (user, key): crud.py reads
+  ``.first()`` and then inserts, so two upserts that race both insert (``race_upserts``
+  makes the next ones do so; ``put_fact(..., duplicate=True)`` seeds a second row);
+* ``GET /facts/{fact_key}`` -> ``UserFactResponse`` of the first matching row, or
   404 ``{"detail": "Fact not found"}``;
 * ``DELETE /facts/{fact_id}`` -> ``{"success": true}``; 404 "Fact not found";
   403 "Cannot delete other user's fact";
 * ``POST /summaries`` (``DialogSummaryCreate``) -> ``DialogSummaryResponse``;
-  ``GET /summaries?team_id&agent_id&user_id&limit`` -> ``{"items", "total", "cursor"}``;
+  ``GET /summaries?team_id&agent_id&user_id&limit`` -> ``{"items", "total", "cursor"}``
+  (each filter applied only when given: without ``team_id``, every team's);
   ``GET`` / ``DELETE /summaries/{summary_id}``, 404 "Summary not found";
-* any other method on these paths -> 405 (``POST /facts/get`` among them); a body
-  that fails the schema -> 422 with FastAPI's ``detail`` list.
+* a path no route has -> FastAPI's 404 ``{"detail": "Not Found"}`` (a wrong base
+  path such as ``/api/facts/...``), another method on a route's path -> 405
+  ``{"detail": "Method Not Allowed"}`` (``POST /facts/get`` among them): JSON, as
+  Starlette answers, never aiohttp's text;
+* bodies are pydantic models that ignore unknown fields: a summary's or a fact's
+  ``metadata`` is dropped silently, ``meta`` is stored; a body that fails the schema
+  -> 422 with FastAPI's ``detail`` list.
 
 Every route but /health needs ``Authorization: Bearer <token>``: missing, malformed,
 badly signed or expired -> 401. A token is an HS256 JWT whose ``sub`` is the acting
-user (``jwt_secret``), or one of ``static_tokens`` (token -> user).
+user (``jwt_secret``), checked as ``jwt.decode(token, secret, algorithms=["HS256"],
+leeway=leeway_s)`` (the check docs/memory-service.md tells the service's operators
+to put in ``verify_token``): an ``iat`` ahead of this clock by more than
+``leeway_s`` (0, PyJWT's default) or an ``exp`` behind it is refused, so a Stepan
+clock that runs ahead is tested against the real rule. Or one of ``static_tokens``
+(token -> user).
 
 Modes, switched at runtime (``set_mode``): ``healthy``; ``down`` (socket closed:
 connection refused, restarts on the same port); ``hanging`` (requests never
@@ -40,86 +54,40 @@ import asyncio
 import itertools
 import json
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Self
 
 import jwt
 from aiohttp import web
 
-Mode = Literal["healthy", "down", "hanging", "error500", "garbage"]
-JsonDict = dict[str, Any]
-JWT_SECRET = "test-memory-secret-32-bytes-long!!"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-def _other_users_profile(user_id: str, fact_key: str) -> JsonDict:
-    value = {"_fact_key": fact_key, "user_id": "tg:mallory", "name": "Mallory"}
-    return _fact_body(user_id, fact_key, value)
-
-
-def _invalid_values(user_id: str, fact_key: str) -> JsonDict:
-    plain = user_id.removeprefix("stepan:")
-    value = {
-        "_version": 1,
-        "_fact_key": fact_key,
-        "user_id": plain,
-        "farm_id": "farm:garbage",
-        "name": "Garbage",
-        "expertise_level": "guru",
-        "interaction_count": -5,
-        "alert_thresholds": {"temperature_min": 50, "temperature_max": -50},
-    }
-    return _fact_body(user_id, fact_key, value)
-
-
-def _fact_body(user_id: str, fact_key: str, value: Any) -> JsonDict:
-    return {"id": str(uuid.uuid4()), "user_id": user_id, "fact_key": fact_key,
-            "fact_value": None, "fact_value_json": value, "team_id": None, "meta": {},
-            "created_at": _now(), "updated_at": None}  # fmt: skip
-
-
-#: What GET /facts/{fact_key} answers in "garbage" mode, in turn: raw bytes or a JSON
-#: body built from (memory user id, fact key).
-GET_GARBAGE: tuple[bytes | Callable[[str, str], JsonDict], ...] = (
-    b"<html>502 Bad Gateway</html>",
-    b'{"fact_value_json": {"user_id": ',
-    b"[1, 2, 3]",
-    lambda user_id, key: _fact_body(user_id, key, "a string, not an object"),
-    lambda user_id, key: {"value": {"user_id": user_id}},
-    _other_users_profile,
-    _invalid_values,
+from tests.fakes.memory_bodies import (
+    GET_GARBAGE,
+    WRITE_GARBAGE,
+    JsonDict,
+    ManualClock,
+    Mode,
+    Override,
+    Received,
+    fact_body,
+    fact_response,
+    invalid,
+    schema_problems,
 )
-WRITE_GARBAGE: tuple[bytes, ...] = (b"OK", b"[true]", b"null", b'{"ok": tru')
+from tests.fakes.memory_bodies import now_iso as _now
 
-_FACT_FIELDS = {"fact_value": str, "fact_value_json": dict, "team_id": str, "metadata": dict,
+__all__ = ["GET_GARBAGE", "JWT_SECRET", "FakeMemoryService", "ManualClock"]
+
+JWT_SECRET = "test-memory-secret-32-bytes-long!!"
+#: FastAPI's answers for a path no route has and a method the route lacks.
+_STARLETTE = {404: "Not Found", 405: "Method Not Allowed"}
+
+
+_FACT_FIELDS = {"fact_value": str, "fact_value_json": dict, "team_id": str, "meta": dict,
                 "token_gated": bool, "token_requirements": dict, "expires_at": str}  # fmt: skip
 _SUMMARY_FIELDS = {"channel_id": str, "agent_id": str, "user_id": str, "summary_json": dict,
                    "message_count": int, "participant_count": int, "topics": list,
-                   "metadata": dict}  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Received:
-    method: str
-    path: str
-    body: Any  #: decoded JSON, or None when it was not JSON
-    mode: Mode  #: the mode when the request arrived
-    user: str | None  #: the token's user, None when the token was refused or absent
-
-
-@dataclass(slots=True)
-class _Override:
-    method: str
-    prefix: str
-    status: int
-    times: int
-    detail: Any = field(default="overridden")
+                   "meta": dict}  # fmt: skip
 
 
 class FakeMemoryService:
@@ -130,11 +98,16 @@ class FakeMemoryService:
         *,
         jwt_secret: str | None = JWT_SECRET,
         static_tokens: Mapping[str, str] | None = None,
+        leeway_s: float = 0,
     ) -> None:
         self.host = host
         self.port = port
         self.jwt_secret = jwt_secret
         self.static_tokens = dict(static_tokens or {})
+        self.leeway_s = leeway_s
+        #: The next upserts wait for each other after their lookup (``race_upserts``).
+        self._race: asyncio.Barrier | None = None
+        self._racers = 0
         #: fact id -> the stored fact (UserFactResponse's fields).
         self.facts: dict[str, JsonDict] = {}
         #: summary id -> the stored summary (DialogSummaryResponse's fields).
@@ -143,7 +116,7 @@ class FakeMemoryService:
         #: ("upsert" | "delete", memory user id, fact key, value) in the order applied.
         self.applied: list[tuple[str, str, str, JsonDict | None]] = []
         self._mode: Mode = "healthy"
-        self._overrides: list[_Override] = []
+        self._overrides: list[Override] = []
         self._runner: web.AppRunner | None = None
         self._release = asyncio.Event()
         self._get_garbage = itertools.cycle(GET_GARBAGE)
@@ -160,7 +133,7 @@ class FakeMemoryService:
         return self._mode
 
     async def start(self) -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[self._starlette_errors])
         app.router.add_get("/health", self._health)
         app.router.add_post("/facts/upsert", self._upsert)
         # One resource for both, as FastAPI routes them: POST /facts/get is a 405.
@@ -217,7 +190,22 @@ class FakeMemoryService:
     ) -> None:
         """The next ``times`` requests ``method`` on a path starting with ``prefix`` get
         ``status`` (after the token check) instead of their normal answer."""
-        self._overrides.append(_Override(method, prefix, status, times, detail))
+        self._overrides.append(Override(method, prefix, status, times, detail))
+
+    def race_upserts(self, count: int = 2) -> None:
+        """The next ``count`` upserts each look their fact up, then wait until all of
+        them have: every one finds none and inserts (the service's race)."""
+        self._race, self._racers = asyncio.Barrier(count), count
+
+    @web.middleware
+    async def _starlette_errors(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
+            self.requests.append(Received(request.method, request.path, None, self._mode, None))
+            return web.json_response({"detail": _STARLETTE[exc.status]}, status=exc.status)
 
     # -- inspection ------------------------------------------------------------------
 
@@ -228,14 +216,14 @@ class FakeMemoryService:
             if (method is None or r.method == method) and r.path.startswith(prefix)
         )
 
-    def put_fact(self, user_id: str, fact_key: str, value: JsonDict) -> str:
+    def put_fact(
+        self, user_id: str, fact_key: str, value: JsonDict, *, duplicate: bool = False
+    ) -> str:
         """Seed the store directly (``user_id`` as the service sees it: "stepan:...");
-        returns the fact's id."""
-        record = self._find(user_id, fact_key, None)
+        returns the fact's id. ``duplicate``: add another row even if one exists."""
+        record = None if duplicate else self._find(user_id, fact_key, None)
         if record is None:
-            record = _fact_body(user_id, fact_key, value) | {"token_gated": False,
-                                                              "token_requirements": None,
-                                                              "expires_at": None}  # fmt: skip
+            record = fact_body(user_id, fact_key, value)
             self.facts[record["id"]] = record
         record["fact_value_json"] = value
         return str(record["id"])
@@ -244,18 +232,28 @@ class FakeMemoryService:
         record = self._find(user_id, fact_key, None)
         return None if record is None else record["fact_value_json"]
 
+    def rows(self, user_id: str, fact_key: str, team_id: str | None = None) -> list[JsonDict]:
+        """Every stored row of the key, in insertion order (there may be several)."""
+        wanted = (user_id, fact_key, team_id)
+        return [
+            r for r in self.facts.values() if (r["user_id"], r["fact_key"], r["team_id"]) == wanted
+        ]
+
     def summaries_of(self, user_id: str) -> list[JsonDict]:
         return [s for s in self.summaries.values() if s.get("user_id") == user_id]
 
     def _find(self, user_id: str, fact_key: str, team_id: str | None) -> JsonDict | None:
-        for record in self.facts.values():
-            if (record["user_id"], record["fact_key"], record["team_id"]) == (
-                user_id,
-                fact_key,
-                team_id,
-            ):
-                return record
-        return None
+        """The first row, as the service's ``query.first()`` answers."""
+        found = self.rows(user_id, fact_key, team_id)
+        return found[0] if found else None
+
+    async def _wait_for_racers(self) -> None:
+        race = self._race
+        assert race is not None
+        self._racers -= 1
+        if self._racers <= 0:
+            self._race = None
+        await race.wait()
 
     # -- the door: mode, token, overrides --------------------------------------------
 
@@ -290,7 +288,7 @@ class FakeMemoryService:
                     self._overrides.remove(override)
                 return None, web.json_response({"detail": override.detail}, status=override.status)
         if raw and body is None:
-            return None, _invalid([{"type": "json_invalid", "loc": ["body", 0]}])
+            return None, invalid([{"type": "json_invalid", "loc": ["body", 0]}])
         return body, user
 
     def _user(self, request: web.Request) -> str | None:
@@ -303,9 +301,13 @@ class FakeMemoryService:
             return None
         try:
             claims = jwt.decode(
-                token, self.jwt_secret, algorithms=["HS256"], options={"require": ["exp", "sub"]}
+                token,
+                self.jwt_secret,
+                algorithms=["HS256"],
+                leeway=self.leeway_s,
+                options={"require": ["exp", "sub"]},
             )
-        except jwt.InvalidTokenError:  # bad signature, expired, malformed
+        except jwt.InvalidTokenError:  # bad signature, expired, issued "in the future"
             return None
         subject = claims.get("sub")
         return subject if isinstance(subject, str) and subject else None
@@ -324,27 +326,31 @@ class FakeMemoryService:
         body, user = await self._enter(request)
         if isinstance(user, web.Response):
             return user
-        problems = _schema(body, {"user_id": str, "fact_key": str}, _FACT_FIELDS)
+        problems = schema_problems(body, {"user_id": str, "fact_key": str}, _FACT_FIELDS)
         if problems:
-            return _invalid(problems)
+            return invalid(problems)
         if self._mode == "garbage":
             return web.Response(body=next(self._write_garbage), content_type="application/json")
         if body["user_id"] != user:
             return web.json_response({"detail": "Cannot modify other user's facts"}, status=403)
         record = self._find(body["user_id"], body["fact_key"], body.get("team_id"))
+        if self._race is not None:
+            await self._wait_for_racers()
         created = record is None
         if record is None:
-            record = _fact_body(body["user_id"], body["fact_key"], None) | {
-                "team_id": body.get("team_id"), "token_gated": False,
-                "token_requirements": None, "expires_at": None}  # fmt: skip
+            record = fact_body(body["user_id"], body["fact_key"], None)
+            record["team_id"] = body.get("team_id")
             self.facts[record["id"]] = record
-        for name in ("fact_value", "fact_value_json", "token_gated", "token_requirements"):
-            if body.get(name) is not None:
-                record[name] = body[name]
+        # The schema's defaults (meta {}, token_gated false) are not None: applied too.
+        values = {"meta": {}, "token_gated": False} | body
+        for name in ("fact_value", "fact_value_json", "meta", "token_gated",
+                     "token_requirements", "expires_at"):  # fmt: skip
+            if values.get(name) is not None:
+                record[name] = values[name]
         if not created:
             record["updated_at"] = _now()
         self.applied.append(("upsert", user, body["fact_key"], body.get("fact_value_json")))
-        return web.json_response({"fact": _fact_response(record), "created": created})
+        return web.json_response({"fact": fact_response(record), "created": created})
 
     async def _get_fact(self, request: web.Request) -> web.Response:
         _body, user = await self._enter(request)
@@ -359,7 +365,7 @@ class FakeMemoryService:
         record = self._find(user, fact_key, request.query.get("team_id") or None)
         if record is None:
             return web.json_response({"detail": "Fact not found"}, status=404)
-        return web.json_response(_fact_response(record))
+        return web.json_response(fact_response(record))
 
     async def _delete_fact(self, request: web.Request) -> web.Response:
         _body, user = await self._enter(request)
@@ -383,9 +389,9 @@ class FakeMemoryService:
         if isinstance(user, web.Response):
             return user
         required = {"team_id": str, "period_start": str, "period_end": str, "summary_text": str}
-        problems = _schema(body, required, _SUMMARY_FIELDS)
+        problems = schema_problems(body, required, _SUMMARY_FIELDS)
         if problems:
-            return _invalid(problems)
+            return invalid(problems)
         if self._mode == "garbage":
             return web.Response(body=next(self._write_garbage), content_type="application/json")
         summary = {name: body.get(name) for name in (*required, *_SUMMARY_FIELDS)}
@@ -394,7 +400,7 @@ class FakeMemoryService:
             created_at=_now(),
             message_count=body.get("message_count", 0),
             participant_count=body.get("participant_count", 0),
-            metadata=body.get("metadata") or {},
+            meta=body.get("meta") or {},
         )
         self.summaries[summary["id"]] = summary
         return web.json_response(summary)
@@ -412,7 +418,7 @@ class FakeMemoryService:
                 found = [s for s in found if s.get(name) == wanted]
         limit = int(request.query.get("limit", "50"))
         if not 1 <= limit <= 200:
-            return _invalid([{"type": "less_than_equal", "loc": ["query", "limit"]}])
+            return invalid([{"type": "less_than_equal", "loc": ["query", "limit"]}])
         page, cursor = found[:limit], found[limit - 1]["created_at"] if len(found) > limit else None
         return web.json_response({"items": page, "total": len(page), "cursor": cursor})
 
@@ -432,49 +438,3 @@ class FakeMemoryService:
         if self.summaries.pop(request.match_info["summary_id"], None) is None:
             return web.json_response({"detail": "Summary not found"}, status=404)
         return web.json_response({"success": True})
-
-
-def _fact_response(record: JsonDict) -> JsonDict:
-    names = (
-        "id", "user_id", "fact_key", "fact_value", "fact_value_json", "team_id", "meta",
-        "token_gated", "token_requirements", "expires_at", "created_at", "updated_at",
-    )  # fmt: skip
-    return {name: record.get(name) for name in names}
-
-
-def _schema(
-    body: Any, required: Mapping[str, type], optional: Mapping[str, type]
-) -> list[JsonDict]:
-    """FastAPI-style validation problems of a JSON body (empty: valid)."""
-    if not isinstance(body, dict):
-        return [
-            {"type": "model_attributes_type", "loc": ["body"], "msg": "Input should be an object"}
-        ]
-    problems = []
-    for name, kind in {**required, **optional}.items():
-        value = body.get(name)
-        if value is None:
-            if name in required:
-                problems.append({"type": "missing", "loc": ["body", name], "msg": "Field required"})
-            continue
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            problems.append({"type": f"{kind.__name__}_type", "loc": ["body", name],
-                             "msg": f"Input should be a valid {kind.__name__}"})  # fmt: skip
-    return problems
-
-
-def _invalid(problems: list[JsonDict]) -> web.Response:
-    return web.json_response({"detail": problems}, status=422)
-
-
-class ManualClock:
-    """A monotonic clock the test moves by hand (breaker cool-down, cache TTL)."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds

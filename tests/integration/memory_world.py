@@ -5,6 +5,7 @@ the pipeline over them, and the outbox rows left to send."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -59,17 +60,26 @@ def make_memory(
     service: FakeMemoryService, clock: ManualClock, http: httpx.AsyncClient, db: Database
 ) -> MakeMemory:
     def make(
-        *, secret: str | None = JWT_SECRET, token: str | None = None, timeout_s: float = 5.0
+        *,
+        secret: str | None = JWT_SECRET,
+        token: str | None = None,
+        timeout_s: float = 5.0,
+        team: str | None = TEAM,
+        path: str = "",
+        ahead_s: float = 0.0,
     ) -> Memory:
+        """``path``: appended to the service's URL (a wrong base path); ``ahead_s``:
+        how far Stepan's clock runs ahead of the service's (the token's times)."""
         credentials = Credentials(
             jwt_secret=SecretStr(secret) if secret else None,
             static_token=SecretStr(token) if token else None,
+            clock=lambda: time.time() + ahead_s,
         )
         client = MemoryServiceClient(
-            service.base_url,
+            service.base_url + path,
             http,
             credentials=credentials,
-            team_id=TEAM,
+            team_id=team,
             breaker=CircuitBreaker(failure_threshold=3, cooldown_s=COOLDOWN, clock=clock),
             # Generous: the machine may be loaded; only a hanging test waits for it.
             timeout_s=timeout_s,

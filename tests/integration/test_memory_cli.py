@@ -5,8 +5,13 @@ and client from the settings, as the installed command does)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import io
+import os
+import sys
 from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,15 +21,20 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.__main__ import _parser
 from bot.cli import memory as memory_cli
 from bot.config import Settings
-from bot.wiring.memory import build_memory_layer
+from bot.wiring.memory import StaticTokenShared, build_memory_layer, refuse_shared_static_token
+from bot.wiring.scheduler import JobRunner, default_jobs
 from db.models import OutboxRow, UserProfileRow
+from db.repositories import jobs
 from db.uow import Database
-from pipeline.memory import Memory
+from pipeline.clock import utcnow
+from pipeline.memory import Memory, build_memory
+from pipeline.memory.service.flush_lock import FLUSH_JOB_ID, FLUSH_LOCK_TTL, flush_lock
 from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
 from tests.conftest import make_settings
 from tests.fakes.memory_service import JWT_SECRET, FakeMemoryService
 
 Factory = async_sessionmaker[AsyncSession]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -153,3 +163,118 @@ def test_the_commands_parse() -> None:
     assert (args.command, args.memory_command, args.user_id) == ("memory", "pull", "tg:5")
     with pytest.raises(SystemExit):
         _parser().parse_args(["memory", "nope"])
+
+
+# -- one flusher at a time (issue 29 point 8) ----------------------------------------------
+
+
+async def test_sync_sends_nothing_and_exits_3_while_the_flush_lock_is_held(
+    cli_settings: Settings, memory: Memory, service: FakeMemoryService, db: Database
+) -> None:
+    await memory.editor.update_user("tg:1", name="Оксана")
+    now = utcnow()
+    async with db.write() as session:  # the bot's scheduled flush is running
+        assert await jobs.try_lock(session, FLUSH_JOB_ID, "bot:1", now, now + FLUSH_LOCK_TTL)
+    code, out = await stepan_memory(cli_settings, "sync")
+    assert code == 3 and "another flush is running" in out
+    assert service.count("POST") == 0
+
+    async with db.write() as session:
+        await jobs.finish(session, FLUSH_JOB_ID, "bot:1", utcnow(), "ok", "sent 0")
+    code, out = await stepan_memory(cli_settings, "sync")
+    assert code == 0 and "sent upsert user_profile:agromatrix:tg:1" in out
+    async with db.read() as session:
+        runs = {run.job_id: run for run in await jobs.all_runs(session)}
+    assert (runs[FLUSH_JOB_ID].last_detail or "").startswith("stepan memory sync: sent 2")
+    later = utcnow()
+    async with db.write() as session:  # released: the bot's next run gets it
+        assert await jobs.try_lock(session, FLUSH_JOB_ID, "bot:1", later, later + FLUSH_LOCK_TTL)
+
+
+async def test_the_scheduled_flush_skips_while_stepan_memory_sync_holds_the_lock(
+    memory: Memory, db: Database
+) -> None:
+    specs = default_jobs(db, sweep=memory.sweep, cache=memory.cache, sync=memory.sync)
+    flush = next(spec for spec in specs if spec.job_id == FLUSH_JOB_ID)
+    await memory.editor.update_user("tg:1", name="Оксана")
+    async with flush_lock(db, "stepan memory sync test", utcnow) as held:
+        assert await JobRunner(db, "bot:1").run(flush) == "skipped"
+        held.outcome, held.detail = "ok", "test"
+    assert await memory.sync.backlog() == 2  # the job sent nothing
+    # The next slot (30 s on), with the lock released: the job runs.
+    next_slot = JobRunner(db, "bot:1", clock=lambda: utcnow() + timedelta(seconds=30))
+    assert await next_slot.run(flush) == "ok"
+    assert await memory.sync.backlog() == 0
+
+
+async def test_status_names_the_url_when_the_base_path_is_wrong(
+    sqlite_url: str, service: FakeMemoryService
+) -> None:
+    settings = make_settings(
+        sqlite_url,
+        memory_service_url=service.base_url + "/api",
+        memory_service_jwt_secret=JWT_SECRET,
+    )
+    code, out = await stepan_memory(settings, "status")
+    assert code == 1
+    assert "health: HTTP 404: Not Found - check AGX_MEMORY_SERVICE_URL" in out
+
+
+# -- a static token is single-subject (issue 29 point 8) -----------------------------------
+
+
+def _static_settings(sqlite_url: str, service: FakeMemoryService) -> Settings:
+    return make_settings(
+        sqlite_url, memory_service_url=service.base_url, memory_service_token="static-token-1"
+    )
+
+
+async def test_a_static_token_is_refused_when_two_farmers_would_sync_with_it(
+    sqlite_url: str, service: FakeMemoryService, db: Database
+) -> None:
+    settings = _static_settings(sqlite_url, service)
+    editor = build_memory(db).editor
+    await editor.update_user("tg:1", name="Оксана")
+    code, out = await stepan_memory(settings, "status")
+    assert code != 2, out  # one farmer: the token may act for them
+
+    await editor.update_user("tg:2", name="Петро")
+    for command in ("status", "sync"):
+        code, out = await stepan_memory(settings, command)
+        assert code == 2 and "AGX_MEMORY_SERVICE_TOKEN is a static token" in out
+        assert "AGX_MEMORY_SERVICE_JWT_SECRET" in out
+    with pytest.raises(StaticTokenShared):
+        await refuse_shared_static_token(settings)
+    # With a JWT secret as well, the JWT is used (a token per farmer): nothing refused.
+    both = make_settings(
+        sqlite_url,
+        memory_service_url=service.base_url,
+        memory_service_token="static-token-1",
+        memory_service_jwt_secret=JWT_SECRET,
+    )
+    await refuse_shared_static_token(both)
+
+
+async def test_stepan_run_refuses_a_shared_static_token_at_start_up(
+    sqlite_url: str, service: FakeMemoryService, db: Database
+) -> None:
+    editor = build_memory(db).editor
+    for user in ("tg:1", "tg:2"):
+        await editor.update_user(user, name="Фермер")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("STEPAN_", "AGX_"))}
+    env |= {
+        "STEPAN_DATABASE_URL": sqlite_url,
+        "STEPAN_BOT_TOKEN": "123456:TEST-token-for-a-start-that-is-refused",
+        # Nothing answers here: the start must end before any Bot API call.
+        "STEPAN_TELEGRAM_API_URL": "http://127.0.0.1:9",
+        "STEPAN_WEATHER_URL": "off",
+        "AGX_MEMORY_SERVICE_URL": service.base_url,
+        "AGX_MEMORY_SERVICE_TOKEN": "static-token-1",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=REPO, env=env,
+    )  # fmt: skip
+    _out, err = await asyncio.wait_for(process.communicate(), 180)
+    assert process.returncode == 2, err.decode()
+    assert "configuration error: AGX_MEMORY_SERVICE_TOKEN is a static token" in err.decode()

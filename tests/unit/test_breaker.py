@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from pipeline.memory.service.breaker import CircuitBreaker
-from pipeline.memory.service.client import MemoryServiceClient
+from pipeline.memory.service.client import MAX_ROWS_PER_KEY, MemoryServiceClient
 from tests.fakes.memory_service import ManualClock
 
 
@@ -178,16 +178,50 @@ async def test_a_config_error_names_the_setting_to_fix() -> None:
     assert "401" in client.config_error and "AGX_MEMORY_SERVICE_JWT_SECRET" in client.config_error
 
 
-async def test_delete_reads_the_id_then_deletes_by_it() -> None:
+async def test_delete_reads_the_id_then_deletes_by_it_until_the_fact_is_not_found() -> None:
+    deleted: list[str] = []
+
     def handler(request: httpx.Request) -> httpx.Response:
-        if request.method == "GET":
-            return httpx.Response(200, json={"id": "f-1", "fact_key": "user:k", "user_id": "x"})
-        return httpx.Response(200, json={"success": True})
+        if request.method == "DELETE":
+            deleted.append(request.url.path)
+            return httpx.Response(200, json={"success": True})
+        if deleted:
+            return httpx.Response(404, json={"detail": "Fact not found"})
+        return httpx.Response(200, json={"id": "f-1", "fact_key": "user:k", "user_id": "x"})
 
     recorder = Recorder(handler)
     client = _client(recorder)
     assert (await client.delete("tg:1", "user:k")).status == "ok"
-    assert [path for path, _ in recorder.calls] == ["/facts/user%3Ak", "/facts/f-1"]
+    paths = [path for path, _ in recorder.calls]
+    assert paths == ["/facts/user%3Ak", "/facts/f-1", "/facts/user%3Ak"]
+
+
+async def test_delete_of_a_key_that_never_goes_stops_at_the_bound() -> None:
+    # A service that keeps answering the fact (a stuck row, endless duplicates).
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "DELETE":
+            return httpx.Response(200, json={"success": True})
+        return httpx.Response(200, json={"id": "f-1", "fact_key": "k", "user_id": "x"})
+
+    recorder = Recorder(handler)
+    client = _client(recorder)
+    outcome = await client.delete("tg:1", "k")
+    assert outcome.status == "failed" and "more than 20 rows" in (outcome.error or "")
+    assert len(recorder.calls) == 2 * MAX_ROWS_PER_KEY  # bounded, and not retried at once
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [({"detail": "Not Found"}, "config_error"), ({"detail": "Fact not found"}, "ok")],
+)
+async def test_only_the_services_own_404_means_the_fact_is_gone(
+    body: dict[str, str], status: str
+) -> None:
+    client = _client(Recorder(lambda r: httpx.Response(404, json=body)))
+    outcome = await client.delete("tg:1", "k")
+    assert outcome.status == status
+    if status == "config_error":
+        assert "AGX_MEMORY_SERVICE_URL" in (client.config_error or "")
 
 
 async def test_delete_of_a_missing_fact_is_success() -> None:

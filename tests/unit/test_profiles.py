@@ -98,19 +98,25 @@ def test_user_seed_json_round_trips_the_seed_example() -> None:
     assert profile.to_seed_json() == SEED_USER
 
 
-def test_farm_seed_json_has_the_seed_keys_plus_farm_id() -> None:
+#: Stepan's own farm fields the synced copy carries beyond the seed's (issue 29 point 8:
+#: a restored farm keeps its timezone and region).
+OWN_FARM_KEYS = {"farm_id", "timezone", "region"}
+
+
+def test_farm_seed_json_has_the_seed_keys_plus_farm_id_timezone_and_region() -> None:
     farm = FarmProfile.default("tg:1")
     exported = farm.to_seed_json()
-    assert set(exported) == set(SEED_FARM) | {"farm_id"}
-    assert _nested_keys(exported) == _nested_keys(SEED_FARM) | {"farm_id"}
+    assert set(exported) == set(SEED_FARM) | OWN_FARM_KEYS
+    assert _nested_keys(exported) == _nested_keys(SEED_FARM) | OWN_FARM_KEYS
     assert exported["farm_id"] == farm.farm_id and farm.farm_id.startswith("farm:")
 
 
 def test_farm_seed_json_round_trips_the_seed_example() -> None:
     seed = {**SEED_FARM, "farm_id": "farm:kalynivka"}
-    farm = FarmProfile.from_seed_json(seed, "tg:123456789")
+    farm = FarmProfile.from_seed_json(seed, "tg:123456789")  # a copy without them
     assert farm.has_iot and farm.seasonal_context.current_phase == "growing"
-    assert farm.to_seed_json() == seed
+    assert farm.to_seed_json() == seed | {"timezone": "Europe/Kyiv", "region": None}
+    assert not {"timezone", "region"} & farm.model_fields_set
 
 
 @pytest.mark.parametrize(

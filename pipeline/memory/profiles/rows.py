@@ -33,6 +33,7 @@ FARM_TOP_LEVEL = frozenset(
         "typical_intents",
         "dict_pending_count",
         "timezone",
+        "region",
     }
 )
 FARM_NESTED = {

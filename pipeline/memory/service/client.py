@@ -8,11 +8,19 @@ Two kinds of caller, two policies:
 * the outbox flush (``upsert`` / ``delete`` / ``read`` / summaries): retries with
   backoff, and it is the one that probes a half-open breaker (``GET /health``).
 
-What a status means (``verdict``): 2xx done; 404 "the service has no copy";
-401/403 a configuration error (the row is kept, operators are told which setting to
-fix); 408/429/5xx and network trouble an outage (retried, counted by the breaker);
-any other answer (400, 405, 422, a redirect) Stepan's bug or a contract change (the
-row is dead-lettered). Nothing here raises for a network or protocol problem.
+What a status means (``verdict``): 2xx done; 404 "the service has no copy" only
+when its body is the service's own ``{"detail": "Fact not found"}`` ("Summary not
+found" for summaries): any other 404 (FastAPI's ``{"detail": "Not Found"}`` for a
+route it lacks: a wrong base path such as ``.../api``) is a configuration error that
+names ``AGX_MEMORY_SERVICE_URL``; 401/403 a configuration error (the row is kept,
+operators are told which setting to fix); 408/429/5xx and network trouble an outage
+(retried, counted by the breaker); any other answer (400, 405, 422, a redirect)
+Stepan's bug or a contract change (the row is dead-lettered). Nothing here raises
+for a network or protocol problem.
+
+The service has no unique key on (user, key): two upserts that race both insert, and
+``GET /facts/{fact_key}`` answers the first row. So a delete repeats GET and
+``DELETE /facts/{id}`` until the service says "Fact not found" (``delete``).
 """
 
 from __future__ import annotations
@@ -35,6 +43,13 @@ logger = logging.getLogger(__name__)
 TIMEOUT_S = 2.0
 ATTEMPTS = 3
 BACKOFF_S = 0.5
+#: A delete removes at most this many rows of one key per attempt (duplicates).
+MAX_ROWS_PER_KEY = 20
+#: The service's own 404 details: only these mean "no such fact / summary".
+FACT_NOT_FOUND = "Fact not found"
+SUMMARY_NOT_FOUND = "Summary not found"
+#: The setting to fix when the service answers a route it does not have.
+URL_SETTING = "AGX_MEMORY_SERVICE_URL"
 
 Verdict = Literal["ok", "absent", "config_error", "dead", "failed"]
 Status = Literal["ok", "config_error", "dead", "failed", "skipped"]
@@ -128,20 +143,24 @@ class MemoryServiceClient:
                 timeout=self._timeout,
             )
 
-    def check(self, response: httpx.Response, what: str) -> Verdict:
+    def check(
+        self, response: httpx.Response, what: str, *, not_found: str | None = None
+    ) -> Verdict:
         """The response's verdict; remembers and logs a configuration error, raises
-        Retryable for an outage so the caller's retry loop takes another turn."""
+        Retryable for an outage so the caller's retry loop takes another turn.
+        ``not_found``: the detail of the route's own 404 (None: no 404 is "absent")."""
         found = verdict(response.status_code)
+        if found == "absent" and (not_found is None or _detail(response) != not_found):
+            found = "config_error"  # a route the service lacks: the URL is wrong
         if found == "failed":
             raise Retryable(f"HTTP {response.status_code}")
         if found in ("config_error", "dead"):
             self.last_refusal = self.refusal(response, what)
         if found == "config_error":
-            self.config_error = (
-                f"HTTP {response.status_code} on {what}: {_detail(response)}"
-                f" - check {self.credentials.setting}"
-            )
-            logger.error("memory-service refused Stepan's credentials: %s", self.config_error)
+            code = response.status_code
+            setting = URL_SETTING if code == 404 else self.credentials.refused(code)
+            self.config_error = f"HTTP {code} on {what}: {_detail(response)} - check {setting}"
+            logger.error("memory-service configuration error: %s", self.config_error)
         elif found == "ok":
             self.config_error = None
         return found
@@ -199,7 +218,7 @@ class MemoryServiceClient:
         """(the fact's JSON body, "ok") / (None, "absent" | "garbage" | a refusal).
         Raises Retryable or a network error for an outage."""
         response = await self.request("GET", fact_path(fact_key), user_id)
-        found = self.check(response, "GET /facts/{fact_key}")
+        found = self.check(response, "GET /facts/{fact_key}", not_found=FACT_NOT_FOUND)
         if found != "ok":
             return None, found
         body = _json_object(response)
@@ -244,7 +263,10 @@ class MemoryServiceClient:
         body = _json_object(response)
         if response.status_code == 200 and body is not None and body.get("status") == "ok":
             return "ok"
-        return f"HTTP {response.status_code}: {_detail(response)}"
+        hint = f" - check {URL_SETTING} (not the service's base path?)"
+        return f"HTTP {response.status_code}: {_detail(response)}" + (
+            hint if response.status_code == 404 else ""
+        )
 
     async def read(self, user_id: str, fact_keys: Sequence[str]) -> Outcome:
         """The flush's read (before merging a profile made while the service's copy was
@@ -277,30 +299,41 @@ class MemoryServiceClient:
         return await self.run(attempt)
 
     async def delete(self, user_id: str, fact_key: str) -> Outcome:
-        """The service deletes by the fact's id: read it for the id, then delete. A 404
-        on either step means already gone, which is what a delete wants."""
+        """Delete every row of ``fact_key`` (the service may hold duplicates): read one
+        for its id, delete it by id, and again, until the service answers its own
+        "Fact not found"; only that confirms the delete. At most ``MAX_ROWS_PER_KEY``
+        rows per attempt (more: failed, the next flush goes on)."""
 
         async def attempt() -> Outcome:
-            body, found = await self._read_fact(user_id, fact_key)
-            if found == "absent":
-                return Outcome("ok")
-            if found == "garbage" or (found == "ok" and not isinstance(body, dict)):
-                raise Retryable("2xx with a body that is not a fact")
-            if found != "ok" or body is None:
-                return Outcome(_final(found), self.last_refusal)
-            fact_id = body.get("id")
-            if not isinstance(fact_id, str) or not fact_id:
-                raise Retryable("a fact without an id")
-            response = await self.request("DELETE", f"/facts/{quote(fact_id, safe='')}", user_id)
-            if response.status_code == 404:
-                return Outcome("ok")
-            return self.answer(response, "DELETE /facts/{fact_id}")
+            for _ in range(MAX_ROWS_PER_KEY):
+                body, found = await self._read_fact(user_id, fact_key)
+                if found == "absent":
+                    return Outcome("ok")
+                if found == "garbage":
+                    raise Retryable("2xx with a body that is not a fact")
+                if found != "ok" or body is None:
+                    return Outcome(_final(found), self.last_refusal)
+                outcome = await self._delete_row(user_id, body)
+                if outcome.status != "ok":
+                    return outcome
+            return Outcome("failed", f"more than {MAX_ROWS_PER_KEY} rows of {fact_key}")
 
         return await self.run(attempt)
 
-    def answer(self, response: httpx.Response, what: str) -> Outcome:
-        """A write's answer: a 2xx needs a JSON object body (else it is retried)."""
-        found = self.check(response, what)
+    async def _delete_row(self, user_id: str, body: dict[str, Any]) -> Outcome:
+        """``DELETE /facts/{id}`` of one row; its own 404 is fine (gone meanwhile)."""
+        fact_id = body.get("id")
+        if not isinstance(fact_id, str) or not fact_id:
+            raise Retryable("a fact without an id")
+        response = await self.request("DELETE", f"/facts/{quote(fact_id, safe='')}", user_id)
+        what = "DELETE /facts/{fact_id}"
+        found = self.check(response, what, not_found=FACT_NOT_FOUND)
+        return Outcome("ok") if found == "absent" else self.answer(response, what, found)
+
+    def answer(self, response: httpx.Response, what: str, found: Verdict | None = None) -> Outcome:
+        """A write's answer: a 2xx needs a JSON object body (else it is retried).
+        ``found``: the verdict when the caller already checked the response."""
+        found = self.check(response, what) if found is None else found
         if found == "ok":
             if _json_object(response) is None:
                 raise Retryable("2xx with a body that is not a JSON object")

@@ -17,7 +17,13 @@ from typing import Any
 
 from pipeline.memory.habits.expertise import upgraded_level
 from pipeline.memory.profiles.rows import FARM_NESTED
-from pipeline.profiles import RECENT_TOPICS_KEPT, FarmProfile, UserProfile
+from pipeline.profiles import (
+    FARM_COPY_OPTIONAL,
+    RECENT_TOPICS_KEPT,
+    FarmProfile,
+    UserProfile,
+    copy_has,
+)
 
 #: What the marker on a fresh profile starts as: no field edited locally yet.
 FRESH: dict[str, list[str]] = {"user": [], "farm": []}
@@ -64,6 +70,9 @@ def merge_farm(
         if group is not None:
             data[group] = {**data[group], name: mine[group][name]}
         elif name in mine:
+            data[name] = mine[name]
+    for name in FARM_COPY_OPTIONAL:
+        if not copy_has(remote, name):  # an older copy, written before it was synced
             data[name] = mine[name]
     data["farm_id"] = local.farm_id
     data["user_id"] = local.user_id

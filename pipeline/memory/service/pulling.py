@@ -23,7 +23,14 @@ from pipeline.memory.profiles.cache import ProfileCache
 from pipeline.memory.profiles.rows import farm_columns, farm_from_row, user_columns, user_from_row
 from pipeline.memory.service.client import MemoryServiceClient
 from pipeline.memory.service.remote_merge import parse_copy
-from pipeline.profiles import FarmProfile, UserProfile, farm_fact_key, user_fact_key
+from pipeline.profiles import (
+    FARM_COPY_OPTIONAL,
+    FarmProfile,
+    UserProfile,
+    copy_has,
+    farm_fact_key,
+    user_fact_key,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +91,7 @@ async def pull(
                 changes.append(Change("farm", "*", None, "created"))
             else:
                 local = farm_from_row(farm_row)
-                remote = remote_farm.model_copy(update={"farm_id": local.farm_id})
+                remote = remote_farm.model_copy(update=_kept(local, remote_farm))
                 changes += _diff("farm", local.to_seed_json(), remote.to_seed_json())
                 for name, value in farm_columns(remote).items():
                     setattr(farm_row, name, value)
@@ -93,6 +100,16 @@ async def pull(
         "memory: pulled user=%s from the memory-service (%d changes)", user_id, len(changes)
     )
     return PullResult(True, f"pulled {user_id}", tuple(changes))
+
+
+def _kept(local: FarmProfile, remote: FarmProfile) -> dict[str, Any]:
+    """What SQL keeps over the copy: its ``farm_id``, and the timezone and region an
+    older copy lacks."""
+    kept: dict[str, Any] = {"farm_id": local.farm_id}
+    for name in FARM_COPY_OPTIONAL:
+        if not copy_has(remote, name):
+            kept[name] = getattr(local, name)
+    return kept
 
 
 def _diff(kind: str, old: dict[str, Any], new: dict[str, Any]) -> list[Change]:

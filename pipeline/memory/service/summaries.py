@@ -6,7 +6,14 @@ copy them to the service, read the service's recent ones, and delete one. Writes
 through the outbox in the caller's transaction, with the same auth, status and retry
 rules as the profile facts (``MemorySync`` sends them); reads are one bounded attempt
 like hydration. ``team_id`` comes from ``AGX_MEMORY_TEAM_ID``, ``agent_id`` is
-``agromatrix``, ``user_id`` the memory user id. /forget purges them all.
+``agromatrix``, ``user_id`` the memory user id, and ``meta`` (the service's field;
+an unknown ``metadata`` would be dropped silently) says ``{"source": "stepan"}``.
+
+/forget purges them all, team or not: the service's list filters only by what it is
+given, so the purge (and a delete by Stepan's key) lists by ``agent_id`` and
+``user_id`` alone and finds the summaries written under any team, the current
+``AGX_MEMORY_TEAM_ID``, an earlier one, or none set now. A 404 means "already gone"
+only with the service's own ``{"detail": "Summary not found"}``.
 """
 
 from __future__ import annotations
@@ -21,7 +28,14 @@ import httpx
 
 from db.repositories import outbox as repo
 from db.uow import Session
-from pipeline.memory.service.client import MemoryServiceClient, Outcome, Retryable, memory_user_id
+from pipeline.memory.service.client import (
+    SUMMARY_NOT_FOUND,
+    MemoryServiceClient,
+    Outcome,
+    Retryable,
+    Status,
+    memory_user_id,
+)
 from pipeline.profiles import AGENT
 
 logger = logging.getLogger(__name__)
@@ -87,7 +101,8 @@ class StoredSummary:
 
 class Summaries:
     """Queue and read a user's dialog summaries. ``enabled`` is False without a
-    memory-service or a team id: then ``queue`` does nothing and ``recent`` is None."""
+    memory-service or a team id: then ``queue`` does nothing and ``recent`` is None
+    (``queue_delete`` still deletes what an earlier team setting wrote)."""
 
     def __init__(self, client: MemoryServiceClient | None) -> None:
         self._client = client
@@ -102,7 +117,9 @@ class Summaries:
             repo.enqueue(session, user_id, "summary", "summary_add", summary.payload(), now)
 
     def queue_delete(self, session: Session, user_id: str, summary_id: str, now: datetime) -> None:
-        if self.enabled:
+        """Delete a summary in the service too: whenever there is a service, team set
+        or not (it may have been written under a team set earlier)."""
+        if self._client is not None:
             repo.enqueue(session, user_id, summary_id, "summary_delete", None, now)
 
     async def recent(self, user_id: str, limit: int = 20) -> list[StoredSummary] | None:
@@ -114,13 +131,13 @@ class Summaries:
         if client.breaker.acquire(probe_ok=False) is None:
             return None
         try:
-            items = await _list(client, user_id, min(max(1, limit), PAGE_LIMIT))
+            items = await _list(client, user_id, min(max(1, limit), PAGE_LIMIT), client.team_id)
         except (TimeoutError, httpx.HTTPError, Retryable) as exc:
             client.breaker.record_failure()
             logger.warning("memory-service summaries failed user=%s: %s", user_id, exc)
             return None
         client.breaker.record_success()
-        if items is None:
+        if isinstance(items, Outcome):
             return None
         parsed = [StoredSummary.parse(item) for item in items]
         return [summary for summary in parsed if summary is not None]
@@ -133,7 +150,7 @@ async def create(client: MemoryServiceClient, user_id: str, payload: dict[str, A
     if client.team_id is None:
         return Outcome("dead", "AGX_MEMORY_TEAM_ID is not set")
     body = {**payload, "team_id": client.team_id, "agent_id": AGENT,
-            "user_id": memory_user_id(user_id), "metadata": {"source": "stepan"}}  # fmt: skip
+            "user_id": memory_user_id(user_id), "meta": {"source": "stepan"}}  # fmt: skip
 
     async def attempt() -> Outcome:
         response = await client.request("POST", "/summaries", user_id, json=body)
@@ -148,14 +165,15 @@ STEPAN_KEY = "stepan:"
 
 async def delete(client: MemoryServiceClient, user_id: str, summary_id: str) -> Outcome:
     """Delete one summary: by the service's id, or (``stepan:<key>``) the one whose
-    ``summary_json.stepan_key`` is ``key`` (Stepan never learns the service's ids)."""
+    ``summary_json.stepan_key`` is ``key`` (Stepan never learns the service's ids),
+    under whichever team it was written."""
 
     async def attempt() -> Outcome:
         if not summary_id.startswith(STEPAN_KEY):
             return await _delete_one(client, user_id, summary_id)
         items = await _list(client, user_id, PAGE_LIMIT)
-        if items is None:
-            return Outcome("dead", "GET /summaries was refused")
+        if isinstance(items, Outcome):
+            return items
         key = summary_id.removeprefix(STEPAN_KEY)
         for item in items:
             data = item.get("summary_json") if isinstance(item, dict) else None
@@ -167,15 +185,14 @@ async def delete(client: MemoryServiceClient, user_id: str, summary_id: str) -> 
 
 
 async def purge(client: MemoryServiceClient, user_id: str) -> Outcome:
-    """Delete every summary of the user (after /forget); repeating it is harmless."""
-    if client.team_id is None:
-        return Outcome("ok")
+    """Delete every summary of the user (after /forget), of every team: it runs with
+    or without ``AGX_MEMORY_TEAM_ID`` (module docstring); repeating it is harmless."""
 
     async def attempt() -> Outcome:
         while True:
             items = await _list(client, user_id, PAGE_LIMIT)
-            if items is None:
-                return Outcome("dead", "GET /summaries was refused")
+            if isinstance(items, Outcome):
+                return items
             ids = [str(item["id"]) for item in items if isinstance(item, dict) and "id" in item]
             for summary_id in ids:
                 outcome = await _delete_one(client, user_id, summary_id)
@@ -187,12 +204,21 @@ async def purge(client: MemoryServiceClient, user_id: str) -> Outcome:
     return await client.run(attempt)
 
 
-async def _list(client: MemoryServiceClient, user_id: str, limit: int) -> list[Any] | None:
-    params = {"team_id": client.team_id, "agent_id": AGENT,
-              "user_id": memory_user_id(user_id), "limit": limit}  # fmt: skip
+async def _list(
+    client: MemoryServiceClient, user_id: str, limit: int, team_id: str | None = None
+) -> list[Any] | Outcome:
+    """The user's summaries, newest first: of ``team_id``, or of every team (None);
+    the refusal's outcome when the service refused the list (a 401/403 or a 404 from
+    a wrong base path: config_error, kept for the operator; anything else: dead)."""
+    params: dict[str, Any] = {"agent_id": AGENT, "user_id": memory_user_id(user_id),
+                              "limit": limit}  # fmt: skip
+    if team_id is not None:
+        params["team_id"] = team_id
     response = await client.request("GET", "/summaries", user_id, params=params)
-    if client.check(response, "GET /summaries") != "ok":
-        return None
+    found = client.check(response, "GET /summaries")
+    if found != "ok":
+        status: Status = "config_error" if found == "config_error" else "dead"
+        return Outcome(status, client.last_refusal)
     try:
         body = response.json()
     except ValueError:
@@ -206,6 +232,6 @@ async def _list(client: MemoryServiceClient, user_id: str, limit: int) -> list[A
 async def _delete_one(client: MemoryServiceClient, user_id: str, summary_id: str) -> Outcome:
     path = f"/summaries/{quote(summary_id, safe='')}"
     response = await client.request("DELETE", path, user_id)
-    if response.status_code == 404:
-        return Outcome("ok")  # already gone
-    return client.answer(response, "DELETE /summaries/{summary_id}")
+    what = "DELETE /summaries/{summary_id}"
+    found = client.check(response, what, not_found=SUMMARY_NOT_FOUND)
+    return Outcome("ok") if found == "absent" else client.answer(response, what, found)
