@@ -47,6 +47,29 @@ def configure_logging(level: str, quiet: bool) -> None:
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
 
+def _run(settings: Settings, *, webhook: bool) -> int:
+    """`stepan run`: the bot, until it is stopped (exit 2: a setting is wrong; 3: the
+    database file is gone)."""
+    if settings.stepan.bot_token is None:
+        print(NO_TOKEN_HELP, file=sys.stderr)
+        return 2
+    from bot.cli.run import run_bot
+    from db.file_watch import DatabaseVanished
+
+    if webhook and settings.stepan.webhook_secret is None:
+        print("stepan: --webhook needs STEPAN_WEBHOOK_SECRET (docs/DEPLOY.md)", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(run_bot(settings, webhook_mode=webhook))
+    except DatabaseVanished as exc:
+        print(f"stepan: {exc}", file=sys.stderr)
+        return 3
+    except ConfigError as exc:  # found at start-up (a static token, several farmers)
+        print(f"stepan: configuration error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -58,24 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         settings.stepan.log_level, quiet=args.command in ("chat", "stats", "rollups", "model")
     )
     if args.command == "run":
-        if settings.stepan.bot_token is None:
-            print(NO_TOKEN_HELP, file=sys.stderr)
-            return 2
-        from bot.cli.run import run_bot
-        from db.file_watch import DatabaseVanished
-
-        if args.webhook and settings.stepan.webhook_secret is None:
-            print("stepan: --webhook needs STEPAN_WEBHOOK_SECRET (docs/DEPLOY.md)", file=sys.stderr)
-            return 2
-        try:
-            asyncio.run(run_bot(settings, webhook_mode=args.webhook))
-        except DatabaseVanished as exc:
-            print(f"stepan: {exc}", file=sys.stderr)
-            return 3
-        except ConfigError as exc:  # found at start-up (a static token, several farmers)
-            print(f"stepan: configuration error: {exc}", file=sys.stderr)
-            return 2
-    elif args.command == "memory":
+        return _run(settings, webhook=args.webhook)
+    if args.command == "memory":
         from bot.cli import memory as memory_cli
 
         return asyncio.run(memory_cli.run(settings, args, sys.stdout))
