@@ -143,6 +143,15 @@ class CorrectionAction:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadingAction:
+    """A reading under «про що ви?»: message ``trace_id`` meant ``intent``; it is
+    answered as that, and kept as a labelled example (docs/learning.md)."""
+
+    trace_id: str
+    intent: Intent
+
+
+@dataclass(frozen=True, slots=True)
 class RefreshAction:
     """«Оновити» under an answer given from memory (a shortcut): ask message
     ``trace_id`` again, this time through the deep path."""
@@ -243,6 +252,7 @@ Action = (
     | FeedbackAction
     | FeedbackReasonAction
     | CorrectionAction
+    | ReadingAction
     | RefreshAction
     | ExampleAction
     | RegionAction

@@ -38,6 +38,9 @@ class DepthDecision:
     #: Every intent the text matched, primary first; a mixed request ("запиши полив
     #: і зроби звіт") needs the union of their crews (LABELS.md).
     matched_intents: tuple[Intent, ...] = ()
+    #: Nothing was understood: the likeliest readings of the learned fallback, best
+    #: first (two or three), offered to the farmer as a question with buttons.
+    readings: tuple[Intent, ...] = ()
 
     @classmethod
     def fail_safe(cls, reason: str = "classifier_error") -> DepthDecision:
@@ -88,6 +91,9 @@ class Incoming:
     own_chat: bool = False
     #: The chat is one others read too (a group): nothing personal is answered there.
     shared_chat: bool = False
+    #: The reading the farmer chose under «про що ви?» (a button): routed as that
+    #: intent, whatever the classifier would have said.
+    chosen: Intent | None = None
 
 
 @dataclass(frozen=True, slots=True)

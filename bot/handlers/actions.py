@@ -32,6 +32,7 @@ from bot.keyboards.pipeline import (
     JournalReportCD,
     LocationCD,
     OnboardingCD,
+    ReadingCD,
     RefreshCD,
     RegionCD,
     StyleCD,
@@ -72,6 +73,7 @@ PIPELINE_BUTTONS = (
     FeedbackCD,
     FeedbackReasonCD,
     CorrectionCD,
+    ReadingCD,
     StyleCD,
     OnboardingCD,
     RefreshCD,
@@ -102,6 +104,7 @@ PipelineCD = (
     | FeedbackCD
     | FeedbackReasonCD
     | CorrectionCD
+    | ReadingCD
     | StyleCD
     | OnboardingCD
     | RefreshCD

@@ -48,6 +48,7 @@ from pipeline.actions import (
     MeNameAction,
     OnboardingAction,
     OnboardingChoice,
+    ReadingAction,
     RefreshAction,
     RegionAction,
     StyleAction,
@@ -168,6 +169,14 @@ class CorrectionCD(CallbackData, prefix="cr"):
         return CorrectionAction(self.trace, self.intent)
 
 
+class ReadingCD(CallbackData, prefix="rd"):
+    trace: str
+    intent: Intent
+
+    def to_action(self) -> ReadingAction:
+        return ReadingAction(self.trace, self.intent)
+
+
 class RefreshCD(CallbackData, prefix="rf"):
     trace: str
 
@@ -222,6 +231,7 @@ ActionCD = (
     | FeedbackCD
     | FeedbackReasonCD
     | CorrectionCD
+    | ReadingCD
     | RefreshCD
     | ExampleCD
     | RegionCD
@@ -258,12 +268,10 @@ def callback_data(action: Action) -> ActionCD:
             return FeedbackCD(verdict=verdict, trace=trace)
         case FeedbackReasonAction(reason=reason, trace_id=trace):
             return FeedbackReasonCD(reason=reason, trace=trace)
-        case CorrectionAction(trace_id=trace, intent=intent):
-            return CorrectionCD(trace=trace, intent=intent)
+        case CorrectionAction() | ReadingAction() | RefreshAction():
+            return _trace_callback_data(action)
         case ExampleAction(example=example):
             return ExampleCD(example=example)
-        case RefreshAction(trace_id=trace):
-            return RefreshCD(trace=trace)
         case RegionAction() | LocationAction():
             return _place_callback_data(action)
         case (
@@ -283,6 +291,19 @@ def callback_data(action: Action) -> ActionCD:
             return admin_callback_data(action)
         case _:
             assert_never(action)
+
+
+def _trace_callback_data(
+    action: CorrectionAction | ReadingAction | RefreshAction,
+) -> CorrectionCD | ReadingCD | RefreshCD:
+    """The buttons about one earlier message (its trace id)."""
+    match action:
+        case CorrectionAction(trace_id=trace, intent=intent):
+            return CorrectionCD(trace=trace, intent=intent)
+        case ReadingAction(trace_id=trace, intent=intent):
+            return ReadingCD(trace=trace, intent=intent)
+        case RefreshAction(trace_id=trace):
+            return RefreshCD(trace=trace)
 
 
 def _journal_callback_data(

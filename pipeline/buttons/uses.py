@@ -16,6 +16,7 @@ from pipeline.actions import (
     JournalVerb,
     OnboardingAction,
     OnboardingChoice,
+    ReadingAction,
     RefreshAction,
     RegionAction,
     StyleAction,
@@ -40,6 +41,7 @@ __all__ = [
     "JournalReportButton",
     "LearningButton",
     "OnboardingLater",
+    "ReadingButton",
     "RefreshButton",
     "RegionButton",
     "StyleButton",
@@ -156,6 +158,28 @@ class RefreshButton:
         if asked:
             return await self.ask(replace(incoming, text=asked), True)
         return Reply(press.texts.text("recall.refresh_gone"))
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingButton:
+    """A reading chosen under «про що ви?»: kept as a labelled example for the
+    learned fallback (a farmer's correction), then the message answered as that."""
+
+    learning: LearningDesk
+    ask: Ask
+
+    async def __call__(self, action: ReadingAction, press: Press) -> Reply | None:
+        incoming = press.incoming
+        corrections = self.learning.corrections
+        asked = await corrections.asked(action.trace_id, incoming.user_id)
+        if asked is None:
+            return None  # another member's question, or its text is gone
+        await corrections.correct(
+            trace_id=action.trace_id, intent=action.intent, user_id=incoming.user_id,
+            operator=False,
+        )  # fmt: skip
+        reply = await self.ask(replace(incoming, text=asked, chosen=action.intent), True)
+        return replace(reply, closes=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pipeline.classifier.analysis import DEFAULT_TOKEN_CACHE, Analysis, Matcher
 from pipeline.classifier.index import compile_rules
-from pipeline.classifier.model import IntentModel
+from pipeline.classifier.model import Guess, IntentModel
 from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules, IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
@@ -188,12 +189,13 @@ class Classifier:
         else:
             return rule
         assert self._model is not None
-        guess = self._model.guess(text)
+        ranked = self._model.ranked(text)
+        guess = ranked[0] if ranked else None
         if guess is None or guess.probability < needed or guess.intent == rule.intent:
-            return rule
+            return self._with_readings(rule, ranked) if primary is None else rule
         spec = self._labels.get(guess.intent)
         if spec is None or guess.intent in (s.general_intent, s.clarify_intent):
-            return rule
+            return self._with_readings(rule, ranked) if primary is None else rule
         return DepthDecision(
             spec.mode,
             Intent(guess.intent),
@@ -202,6 +204,27 @@ class Classifier:
             f"model:{guess.intent} p={guess.probability:.2f} {rule.reason}".rstrip(),
             (spec.name, *a.matched),
         )
+
+    def _with_readings(self, rule: DepthDecision, ranked: Sequence[Guess]) -> DepthDecision:
+        """A message nothing understood, on a later contact: the two or three readings
+        worth a question (``[model] readings``, from ``readings_probability``)."""
+        s = self._settings
+        if not rule.reason.startswith("no_match"):
+            return rule  # first contact: the welcome, not a question
+        readings = tuple(
+            Intent(g.intent)
+            for g in ranked
+            if g.probability >= s.model_readings_p and g.intent in s.model_readings
+        )[:3]
+        return replace(rule, readings=readings) if len(readings) >= 2 else rule
+
+    def chosen(self, intent: Intent) -> DepthDecision:
+        """The decision for a reading the farmer chose (a button under «про що ви?»)."""
+        spec = self._labels.get(intent)
+        if spec is None:
+            return DepthDecision.fail_safe("chosen:unknown")
+        crew = self._union_crew([spec.name]) if spec.mode == "deep" else ()
+        return DepthDecision(spec.mode, intent, crew, 1.0, f"chosen:{intent}", (spec.name,))
 
     def _worth_probing(self, a: Analysis) -> bool:
         """A pleasantry, small talk or an off-topic question without one farming word

@@ -119,3 +119,11 @@ class IntentModel:
             return None
         best = int(found.argmax())
         return Guess(self.classes[best], float(found[best]))
+
+    def ranked(self, text: NormalizedText) -> list[Guess]:
+        """Every class's reading, likeliest first (empty: nothing known in it)."""
+        found = self.probabilities(text)
+        if found is None:
+            return []
+        order = np.argsort(-found, kind="stable")
+        return [Guess(self.classes[n], float(found[n])) for n in order]

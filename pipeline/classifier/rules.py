@@ -114,6 +114,10 @@ class Settings:
     model_fallback_p: float = 1.01
     #: A weak match (no trigger, the minimum score): another intent at this or more.
     model_override_p: float = 1.01
+    #: Nothing understood: readings from this probability are offered, if two are.
+    model_readings_p: float = 1.01
+    #: The intents a reading may be (a question "about the weather?" makes sense).
+    model_readings: frozenset[Intent] = frozenset()
 
 
 def _unknown_intent(name: str) -> str:
@@ -190,6 +194,8 @@ class _SteeringTable(RulesModel):
 class _ModelTable(RulesModel):
     fallback_probability: float = Field(default=0.5, gt=0.0, le=1.0)
     override_probability: float = Field(default=0.85, gt=0.0, le=1.0)
+    readings_probability: float = Field(default=0.15, gt=0.0, le=1.0)
+    readings: Intents = ()
 
 
 class _IntentTable(RulesModel):
@@ -276,6 +282,8 @@ class _ClassifierFile(RulesModel):
             typical_general_crew=self.steering.typical_general_crew,
             model_fallback_p=self.model.fallback_probability,
             model_override_p=self.model.override_probability,
+            model_readings_p=self.model.readings_probability,
+            model_readings=frozenset(self.model.readings),
         )
 
 

@@ -79,6 +79,13 @@ class Corrections:
         await self._learnings.refresh(force=True)
         return True
 
+    async def asked(self, trace_id: str, user_id: str) -> str | None:
+        """The text of message ``trace_id`` if ``user_id`` wrote it (None otherwise,
+        or once its text is gone)."""
+        async with self._db.read() as session:
+            row = await repo.interaction(session, trace_id)
+        return row.text if row is not None and row.user_id == user_id and row.text else None
+
     async def previous(self, user_id: str) -> tuple[str, str] | None:
         """The user's last message (trace id, intent), for a farmer's «ні, я хотів …»."""
         async with self._db.read() as session:

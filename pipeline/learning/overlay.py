@@ -134,6 +134,9 @@ class LiveClassifier:
     def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision:
         return self._current.classify(text, ctx)
 
+    def chosen(self, intent: Intent) -> DepthDecision:
+        return self._current.chosen(intent)
+
     def analyse(self, text: str) -> Analysis:
         return self._current.analyse(text)
 

@@ -21,6 +21,7 @@ from pipeline.actions import (
     JournalReportAction,
     LocationAction,
     OnboardingAction,
+    ReadingAction,
     RefreshAction,
     StyleAction,
 )
@@ -66,6 +67,8 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_if(recall, routing.ShortcutRoute),
         routing.SelectCrew(),
         answers.JournalEdit(parts.journal.edits),
+        # A question only where a press can answer it (the learning desk keeps it).
+        *([] if parts.learning is None else [answers.Readings()]),
         answers.LightAnswer(parts.responder, routing.light_intents(parts.classifier)),
         answers.NotYet(NOT_YET if parts.weather is None else NOT_YET - {Intent.WEATHER}),
         *_weather(parts),
@@ -149,6 +152,7 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
             FeedbackAction: learning,
             FeedbackReasonAction: learning,
             CorrectionAction: learning,
+            ReadingAction: button.ReadingButton(parts.learning, ask),
         }
     if parts.recall is not None:
         uses[RefreshAction] = button.RefreshButton(parts.recall, ask)

@@ -23,7 +23,7 @@ from pipeline.learning.model_training import (
 from pipeline.learning.proposals import Example
 from pipeline.text import normalize
 from pipeline.types import ClassifierContext
-from tests.shared import rulebook
+from tests.shared import catalog, rulebook
 
 CTX = ClassifierContext()
 #: Messages none of the corpora hold, in the ways farmers write.
@@ -162,3 +162,45 @@ def test_without_new_corrections_the_model_in_force_stays(
     result = build(rules_only, examples, [])
     assert result.after == result.before
     assert not result.better
+
+
+def two_readings_model() -> IntentModel:
+    """Reads «шакалака» as weather (p 0.46) or recording (0.34): neither sure."""
+    return IntentModel(
+        ["general", "recording", "weather"],
+        ["w:шакалака"],
+        np.ones(1, dtype=np.float32),
+        np.array([[0.0, 0.5, 0.8]], dtype=np.float32),
+        np.zeros(3, dtype=np.float32),
+    )
+
+
+def test_nothing_understood_offers_the_likeliest_readings(rules_only: Classifier) -> None:
+    learned = rules_only.with_model(two_readings_model())
+    decision = learned.classify("шакалака бумбум", CTX)
+    assert decision.intent == Intent.CLARIFY
+    assert decision.readings == (Intent.WEATHER, Intent.RECORDING)
+    # On first contact the welcome comes first, and a known message needs no question.
+    first = learned.classify("шакалака бумбум", ClassifierContext(interaction_count=0))
+    assert first.readings == ()
+    assert learned.classify("шакалака, запиши полив 20 мм на полі 3", CTX).readings == ()
+
+
+def test_a_chosen_reading_routes_as_that_intent(rules_only: Classifier) -> None:
+    weather = rules_only.chosen(Intent.WEATHER)
+    assert (weather.mode, weather.intent, weather.reason) == (
+        "deep",
+        Intent.WEATHER,
+        "chosen:weather",
+    )
+    whoami = rules_only.chosen(Intent.WHOAMI)
+    assert (whoami.mode, whoami.crew_needed) == ("light", ())
+
+
+def test_every_reading_has_its_button_in_both_languages() -> None:
+    readings = rulebook().classifier.settings.model_readings
+    assert Intent.WEATHER in readings and Intent.CLARIFY not in readings
+    texts = catalog()
+    for lang in ("uk", "en"):
+        missing = [i for i in readings if not texts.has(lang, f"clarify.reading.{i}")]
+        assert missing == [], (lang, missing)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from pipeline.actions import ReadingAction
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.deep import DeepPath
 from pipeline.farm.journal.edits.service import EditRequest, JournalEdits
@@ -14,7 +15,7 @@ from pipeline.recall import PromptMemory, Recall
 from pipeline.replies.light import LightRequest, LightResponder
 from pipeline.turn.stage import Stage, apology
 from pipeline.turn.turn import Turn
-from pipeline.types import DeepRequest, Reply
+from pipeline.types import Button, DeepRequest, Reply
 from pipeline.weather.answers import WeatherDesk
 from pipeline.weather.sowing import SoilCheck
 from pipeline.weather.spraying import SprayCheck
@@ -26,6 +27,7 @@ __all__ = [
     "LightAnswer",
     "Memory",
     "NotYet",
+    "Readings",
     "Remember",
     "Shortcut",
     "SowingSoil",
@@ -120,6 +122,26 @@ class JournalEdit(_Unanswered):
                 asked=turn.decision.intent == Intent.CORRECTION,
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Readings(_Unanswered):
+    """A message nothing understood, with two or three likely readings: a short
+    question, a button for each (docs/learning.md); a press answers the message as
+    that reading and keeps it as a labelled example (buttons.uses.ReadingButton)."""
+
+    name = "readings"
+
+    def applies(self, turn: Turn) -> bool:
+        return turn.answer is None and bool(turn.decision.readings)
+
+    async def run(self, turn: Turn) -> None:
+        texts, trace_id = turn.texts, turn.incoming.trace_id
+        row = tuple(
+            Button(texts.text(f"clarify.reading.{intent}"), ReadingAction(trace_id, intent))
+            for intent in turn.decision.readings
+        )
+        turn.answer = Reply(texts.text("clarify.readings"), buttons=(row,))
 
 
 @dataclass(frozen=True, slots=True)

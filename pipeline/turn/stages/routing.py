@@ -39,6 +39,8 @@ COMMAND_INTENTS = {"/start": Intent.GREETING, "/help": Intent.HELP}
 class DepthClassifier(Protocol):
     def classify(self, text: str, ctx: ClassifierContext) -> DepthDecision: ...
 
+    def chosen(self, intent: Intent) -> DepthDecision: ...
+
 
 def light_intents(classifier: DepthClassifier) -> frozenset[str]:
     """The intents the classifier's rules mark light (none if it does not say)."""
@@ -119,6 +121,9 @@ class Classify(_Undecided):
             turn.decision = DepthDecision(
                 "light", COMMAND_INTENTS[command], (), 1.0, f"command:{command}"
             )
+            return
+        if message.chosen is not None:
+            turn.decision = self.classifier.chosen(message.chosen)
             return
         ctx = classifier_context(
             loaded.profile,
