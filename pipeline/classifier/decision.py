@@ -219,7 +219,8 @@ class Classifier:
         return replace(rule, readings=readings) if len(readings) >= 2 else rule
 
     def chosen(self, intent: Intent) -> DepthDecision:
-        """The decision for a reading the farmer chose (a button under «про що ви?»)."""
+        """The decision for a reading the farmer chose (a button under the question that
+        asked what the message was about)."""
         spec = self._labels.get(intent)
         if spec is None:
             return DepthDecision.fail_safe("chosen:unknown")
