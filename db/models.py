@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     false,
     text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -67,6 +68,9 @@ class UserProfileRow(Base):
     operator: Mapped[bool] = mapped_column(default=False)
     # False once Telegram says the user blocked the bot; nothing is sent to them then.
     active: Mapped[bool] = mapped_column(default=True)
+    # False once the farmer turned the weather warnings off in /me (Stepan's own
+    # setting, like expertise_locked: not in the memory-service's copy).
+    weather_warnings: Mapped[bool] = mapped_column(default=True, server_default=true())
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=_now(), onupdate=_now()
     )

@@ -204,6 +204,13 @@ class MeLevelAction:
 
 
 @dataclass(frozen=True, slots=True)
+class MeWarningsAction:
+    """The weather warnings Stepan sends first, turned on or off on the /me card."""
+
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
 class MeForgetTalkAction:
     """🗑 under one conversation summary on the /me card (only the presser's own)."""
 
@@ -218,7 +225,14 @@ class ForgetAction:
 
 
 #: The /me card's buttons and /forget's.
-MeAction = MeNameAction | MeLanguageAction | MeLevelAction | MeForgetTalkAction | ForgetAction
+MeAction = (
+    MeNameAction
+    | MeLanguageAction
+    | MeLevelAction
+    | MeWarningsAction
+    | MeForgetTalkAction
+    | ForgetAction
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +274,7 @@ Action = (
     | MeNameAction
     | MeLanguageAction
     | MeLevelAction
+    | MeWarningsAction
     | MeForgetTalkAction
     | ForgetAction
     #: The operators' buttons (pipeline/admin/actions.py).

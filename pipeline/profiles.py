@@ -65,6 +65,10 @@ class RecentTopic(_Model):
     lang: Language | None = None
 
 
+#: UserProfile's fields that are Stepan's own settings: never in the memory copy.
+SQL_ONLY = frozenset({"expertise_locked", "weather_warnings"})
+
+
 class UserProfile(_Model):
     user_id: str
     schema_version: int = SCHEMA_VERSION
@@ -82,6 +86,8 @@ class UserProfile(_Model):
     farm_profile_ref: str | None = None
     recent_topics: list[RecentTopic] = Field(default_factory=list)
     operator: bool = False
+    #: The weather warnings Stepan sends first (docs/weather.md); off in /me.
+    weather_warnings: bool = True
     updated_at: UtcDatetime | None = None
 
     @classmethod
@@ -94,9 +100,9 @@ class UserProfile(_Model):
         return user_fact_key(self.user_id)
 
     def to_seed_json(self) -> dict[str, Any]:
-        """Exactly the seed's section 4 JSON shape (``expertise_locked`` is Stepan's own
-        bookkeeping and stays in SQL)."""
-        body = self.model_dump(mode="json", exclude={"schema_version", "expertise_locked"})
+        """Exactly the seed's section 4 JSON shape (``expertise_locked`` and
+        ``weather_warnings`` are Stepan's own settings and stay in SQL)."""
+        body = self.model_dump(mode="json", exclude={"schema_version", *SQL_ONLY})
         # A topic's language is kept only when known: the seed's topics are {intent, ts}.
         for topic in body["recent_topics"]:
             if topic.get("lang") is None:
@@ -108,7 +114,8 @@ class UserProfile(_Model):
         """A profile read back from the memory-service; ValueError for anything that is
         not this user's section 4 JSON (another user's fact, wrong shapes, bad values)."""
         body = _seed_body(data, user_id, user_fact_key(user_id))
-        body.pop("expertise_locked", None)
+        for name in SQL_ONLY:
+            body.pop(name, None)
         return cls.model_validate(body)
 
 

@@ -19,7 +19,14 @@ from bot.keyboards.admin import (
     ProposalCD,
     TermCD,
 )
-from bot.keyboards.me import ForgetCD, MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
+from bot.keyboards.me import (
+    ForgetCD,
+    MeForgetTalkCD,
+    MeLanguageCD,
+    MeLevelCD,
+    MeNameCD,
+    MeWarningsCD,
+)
 from bot.keyboards.pipeline import (
     AgronomistCD,
     CorrectionCD,
@@ -86,6 +93,7 @@ PIPELINE_BUTTONS = (
     MeLanguageCD,
     MeLevelCD,
     MeForgetTalkCD,
+    MeWarningsCD,
     ForgetCD,
     # The operators' (pipeline/admin/buttons.py: each refuses anyone else itself).
     ProfileCD,
@@ -117,6 +125,7 @@ PipelineCD = (
     | MeLanguageCD
     | MeLevelCD
     | MeForgetTalkCD
+    | MeWarningsCD
     | ForgetCD
     | ProfileCD
     | FarmCD

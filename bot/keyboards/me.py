@@ -18,6 +18,7 @@ from pipeline.actions import (
     MeLanguageAction,
     MeLevelAction,
     MeNameAction,
+    MeWarningsAction,
 )
 from pipeline.profiles import Expertise
 from pipeline.types import Language
@@ -56,6 +57,15 @@ class MeLevelCD(CallbackData, prefix="mv"):
         return MeLevelAction(self.level)
 
 
+class MeWarningsCD(CallbackData, prefix="mw"):
+    """🔕/🔔 The weather warnings Stepan sends first, off or on."""
+
+    on: bool
+
+    def to_action(self) -> MeWarningsAction:
+        return MeWarningsAction(self.on)
+
+
 class MeForgetTalkCD(CallbackData, prefix="mt"):
     """🗑 under one conversation summary: deletes it (only the presser's own)."""
 
@@ -65,7 +75,7 @@ class MeForgetTalkCD(CallbackData, prefix="mt"):
         return MeForgetTalkAction(self.summary)
 
 
-MeCD = MeNameCD | MeLanguageCD | MeLevelCD | MeForgetTalkCD | ForgetCD
+MeCD = MeNameCD | MeLanguageCD | MeLevelCD | MeWarningsCD | MeForgetTalkCD | ForgetCD
 
 
 def me_callback_data(action: MeAction) -> MeCD:
@@ -76,6 +86,8 @@ def me_callback_data(action: MeAction) -> MeCD:
             return MeLanguageCD(language=language)
         case MeLevelAction(level=level):
             return MeLevelCD(level=level)
+        case MeWarningsAction(on=on):
+            return MeWarningsCD(on=on)
         case MeForgetTalkAction(summary_id=summary):
             return MeForgetTalkCD(summary=summary)
         case ForgetAction(confirm=confirm):

@@ -22,6 +22,7 @@ from bot.keyboards.me import (
     MeLanguageCD,
     MeLevelCD,
     MeNameCD,
+    MeWarningsCD,
     me_callback_data,
 )
 from bot.user_ids import stepan_user_id, telegram_id
@@ -46,6 +47,7 @@ from pipeline.actions import (
     MeLanguageAction,
     MeLevelAction,
     MeNameAction,
+    MeWarningsAction,
     OnboardingAction,
     OnboardingChoice,
     ReadingAction,
@@ -240,6 +242,7 @@ ActionCD = (
     | MeLanguageCD
     | MeLevelCD
     | MeForgetTalkCD
+    | MeWarningsCD
     | ForgetCD
     | OperatorCD
 )
@@ -275,7 +278,11 @@ def callback_data(action: Action) -> ActionCD:
         case RegionAction() | LocationAction():
             return _place_callback_data(action)
         case (
-            MeNameAction() | MeLanguageAction() | MeLevelAction() | MeForgetTalkAction()
+            MeNameAction()
+            | MeLanguageAction()
+            | MeLevelAction()
+            | MeWarningsAction()
+            | MeForgetTalkAction()
         ) | ForgetAction():
             return me_callback_data(action)
         case (

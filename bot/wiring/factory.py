@@ -73,6 +73,7 @@ from pipeline.rulebook import Rulebook
 from pipeline.speech import Listener
 from pipeline.weather.answers import WeatherDesk
 from pipeline.weather.places import FarmPlaces
+from pipeline.weather.sent import SentWarnings
 from pipeline.weather.service import Forecasts
 
 #: Seed 3.2: the memory-service gets 2 s, then Stepan goes on without it.
@@ -405,7 +406,7 @@ def _with_admin(core: Core) -> Core:
     operator_services), their buttons join the one registry (``Parts.buttons``)."""
     memory = core.memory
     core.admin = AdminServices(
-        cards=AdminCards(memory.profiles, core.names),
+        cards=AdminCards(memory.profiles, core.names, SentWarnings(core.db)),
         profile_edits=ProfileEdits(memory.editor),
         farm_edits=FarmEdits(memory.profiles, memory.editor, memory.learner, core.regions),
         terms=core.terms,

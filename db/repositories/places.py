@@ -156,8 +156,8 @@ class Recipient:
 
 
 async def active_recipients(session: AsyncSession, since: datetime) -> list[Recipient]:
-    """The farms of farmers seen since ``since`` who have not blocked the bot and whose
-    farm has a point or an oblast."""
+    """The farms of farmers seen since ``since`` who have not blocked the bot nor turned
+    the weather warnings off, and whose farm has a point or an oblast."""
     rows = await session.execute(
         select(
             FarmProfileRow.user_id,
@@ -170,7 +170,11 @@ async def active_recipients(session: AsyncSession, since: datetime) -> list[Reci
         )
         .select_from(UserProfileRow)
         .join(FarmProfileRow, FarmProfileRow.user_id == UserProfileRow.user_id)
-        .where(UserProfileRow.active.is_(True), UserProfileRow.last_seen >= since)
+        .where(
+            UserProfileRow.active.is_(True),
+            UserProfileRow.last_seen >= since,
+            UserProfileRow.weather_warnings.is_(True),
+        )
     )
     found = [Recipient(*row) for row in rows]
     return [r for r in found if r.latitude is not None or r.region is not None]

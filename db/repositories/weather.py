@@ -21,6 +21,7 @@ __all__ = [
     "fetched_cells",
     "hours",
     "prune",
+    "recent_warnings",
     "release_warning",
     "store_hours",
 ]
@@ -140,6 +141,18 @@ async def warned_on(
     """A warning of ``kind`` was claimed for the farm's local ``day``."""
     found = await session.get(WeatherWarningRow, (farm_id, kind, day))
     return found is not None
+
+
+async def recent_warnings(
+    session: AsyncSession, farm_id: str, since: date
+) -> list[tuple[str, date]]:
+    """(kind, local day) of the farm's warnings claimed since ``since``, newest first."""
+    rows = await session.execute(
+        select(WeatherWarningRow.kind, WeatherWarningRow.day)
+        .where(WeatherWarningRow.farm_id == farm_id, WeatherWarningRow.day >= since)
+        .order_by(WeatherWarningRow.day.desc(), WeatherWarningRow.kind)
+    )
+    return [(str(kind), day) for kind, day in rows.all()]
 
 
 async def release_warning(

@@ -9,10 +9,13 @@ from dataclasses import dataclass
 from pipeline.admin.cards import farm_card, profile_card
 from pipeline.admin.keyboards import farm_buttons, profile_buttons
 from pipeline.admin.user_ids import stepan_user_id
+from pipeline.clock import Clock, utcnow
+from pipeline.farm.localtime import local_time
 from pipeline.farm.naming import NameBook
 from pipeline.language.texts import Texts
 from pipeline.memory import Loaded, ProfileLoader
 from pipeline.types import Reply
+from pipeline.weather.sent import SentWarnings
 
 __all__ = ["AdminCards", "CardReply"]
 
@@ -26,6 +29,9 @@ CardReply = Callable[[int, Texts, bool], Awaitable[Reply | None]]
 class AdminCards:
     profiles: ProfileLoader
     names: NameBook
+    #: The weather warnings sent to the farm, a line of its card (None: not shown).
+    warnings: SentWarnings | None = None
+    clock: Clock = utcnow
 
     async def profile(self, user: int, texts: Texts, own: bool = False) -> Reply | None:
         """The /profile card of Telegram user ``user`` with its buttons."""
@@ -42,7 +48,11 @@ class AdminCards:
 
     async def _farm_text(self, loaded: Loaded, texts: Texts) -> str:
         names = await self.names.of(loaded.farm, texts.lang)
-        return farm_card(loaded.farm, names, texts)
+        card = farm_card(loaded.farm, names, texts)
+        if self.warnings is None:
+            return card
+        today = local_time(self.clock(), loaded.farm.timezone).date()
+        return f"{card}\n{await self.warnings.line(loaded.farm.farm_id, today, texts)}"
 
     async def _text(self, user: int, texts: Texts, render: _Render, *, own: bool) -> str | None:
         """The card of ``user``; None for someone Stepan does not know, except the

@@ -17,6 +17,7 @@ from pipeline.actions import (
     MeLanguageAction,
     MeLevelAction,
     MeNameAction,
+    MeWarningsAction,
     StyleAction,
 )
 from pipeline.admin.cards import my_memory, valid_name
@@ -64,11 +65,12 @@ class MeCard:
                 for view in views[:SHOWN_ON_ME]
             ]
         text = my_memory(loaded.profile, loaded.farm, farm_names, texts, talks)
-        return Reply(text, _rows(texts, days))
+        return Reply(text, _rows(texts, days, warnings=loaded.profile.weather_warnings))
 
 
-def _rows(texts: Texts, days: list[tuple[int, str]]) -> Rows:
-    """Styles; the name and the languages; the levels; the summaries' 🗑, three a row."""
+def _rows(texts: Texts, days: list[tuple[int, str]], *, warnings: bool) -> Rows:
+    """Styles; the name and the languages; the levels; the weather warnings' switch;
+    the summaries' 🗑, three a row."""
     styles = tuple(
         Button(texts.text(f"actions.button.style_{style}"), StyleAction(style)) for style in STYLES
     )
@@ -88,7 +90,11 @@ def _rows(texts: Texts, days: list[tuple[int, str]]) -> Rows:
     talk_rows = tuple(
         tuple(talks[i : i + TALKS_PER_ROW]) for i in range(0, len(talks), TALKS_PER_ROW)
     )
-    return (styles, (name, *languages), levels, *talk_rows)
+    switch = Button(
+        texts.text("me.button.warnings_off" if warnings else "me.button.warnings_on"),
+        MeWarningsAction(not warnings),
+    )
+    return (styles, (name, *languages), levels, (switch,), *talk_rows)
 
 
 def forget_question(texts: Texts) -> Reply:
@@ -178,6 +184,22 @@ class MeLevelButton:
 
 
 @dataclass(frozen=True, slots=True)
+class MeWarningsButton:
+    """🔕/🔔: the weather warnings Stepan sends first, off or on (docs/weather.md)."""
+
+    card: MeCard
+    editor: ProfileEditor
+
+    async def __call__(self, action: MeWarningsAction, press: Press) -> Reply | None:
+        if (refused := _not_yours(press)) is not None:
+            return refused
+        if not await self.editor.set_weather_warnings(press.incoming.user_id, action.on):
+            return _said(press, "me.failed")
+        said = press.texts.text("me.warnings_on" if action.on else "me.warnings_off")
+        return await _redrawn(self.card, press, said)
+
+
+@dataclass(frozen=True, slots=True)
 class MeForgetTalkButton:
     """🗑 under a summary: gone here and in the memory-service. The presser's own
     only: ``Conversations.delete`` refuses another user's summary."""
@@ -235,6 +257,7 @@ def me_buttons(
         MeNameAction: MeNameButton(),
         MeLanguageAction: MeLanguageButton(card, editor),
         MeLevelAction: MeLevelButton(card, editor),
+        MeWarningsAction: MeWarningsButton(card, editor),
         MeForgetTalkAction: MeForgetTalkButton(card),
         ForgetAction: ForgetButton(editor, private_chat),
     }

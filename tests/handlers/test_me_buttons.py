@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD
+from bot.keyboards.me import MeForgetTalkCD, MeLanguageCD, MeLevelCD, MeNameCD, MeWarningsCD
 from bot.local.session import LocalBot
 from bot.wiring.factory import Core
 from db.models import ConversationSummaryRow
@@ -89,6 +89,27 @@ async def test_level_request_and_the_operators_lock(
     assert requests(calls)[0][1].get("text") == catalog.text("uk", "me.level_locked")
     row = await user_row(core, FARMER)
     assert row is not None and row.expertise_level == "intermediate"
+
+
+async def test_weather_warnings_are_turned_off_and_on_again(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    await tg.say(FARMER, "привіт")
+    [card] = await tg.say(FARMER, "/me")
+    off, on = MeWarningsCD(on=False).pack(), MeWarningsCD(on=True).pack()
+    assert off in _buttons(card.params) and on not in _buttons(card.params)
+    calls = await tg.press(FARMER, off, message_id(card))
+    sent = requests(calls)
+    assert sent[0][1].get("text") == catalog.text("uk", "me.warnings_off")
+    assert sent[-1][0] == "editMessageText" and on in _buttons(sent[-1][1])
+    row = await user_row(core, FARMER)
+    assert row is not None and row.weather_warnings is False
+    # Another user's press of the same card changes nothing of theirs or the farmer's.
+    await tg.press(INTRUDER, on, message_id(card))
+    assert (await user_row(core, FARMER)).weather_warnings is False  # type: ignore[union-attr]
+    calls = await tg.press(FARMER, on, message_id(card))
+    assert requests(calls)[0][1].get("text") == catalog.text("uk", "me.warnings_on")
+    assert (await user_row(core, FARMER)).weather_warnings is True  # type: ignore[union-attr]
 
 
 async def test_buttons_change_only_the_pressers_profile(tg: LocalBot, core: Core) -> None:

@@ -5,6 +5,7 @@ through, and the reply says how it is shown."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import get_args
 from unittest.mock import ANY
 
@@ -15,6 +16,7 @@ from bot.keyboards.admin import OPERATOR_BUTTONS, LearningCD, ProposalCD, admin_
 from bot.local.session import LocalBot
 from bot.wiring.factory import Core
 from db.models import OperationRevisionRow, OperationRow, ProposalRow
+from db.repositories import weather as weather_repo
 from pipeline.admin.actions import (
     FarmAction,
     FarmCardAction,
@@ -27,6 +29,7 @@ from pipeline.admin.actions import (
     TermAction,
 )
 from pipeline.admin.buttons import OperatorOnly
+from pipeline.clock import utcnow
 from pipeline.language.catalog import Catalog
 from pipeline.types import Incoming, Reply, Shown
 from tests.handlers.conftest import FARMER, INTRUDER, OPERATOR, message_id, requests, user_row
@@ -255,3 +258,31 @@ async def test_an_operator_deletes_an_entry_of_a_farmers_journal(
         [row] = (await session.execute(select(OperationRow))).scalars().all()
         kinds = [r.kind for r in (await session.execute(select(OperationRevisionRow))).scalars()]
     assert row.deleted_at is None and kinds == ["write", "delete", "restore"]
+
+
+async def test_the_farm_card_names_the_weather_warnings_sent(
+    tg: LocalBot, core: Core, catalog: Catalog
+) -> None:
+    """Operators see what the weather warnings told a farm (issue 27 point 6): one
+    item per episode, newest first; two frosty nights are one frost."""
+    await tg.say(FARMER, "привіт")
+    farm_id = await core.memory.editor.ensure_farm(f"tg:{FARMER}")
+    assert farm_id is not None
+    [empty] = await tg.say(OPERATOR, f"/farm {FARMER}")
+    never = catalog.text("uk", "cards.warnings", items=catalog.text("uk", "cards.never"))
+    assert empty.text is not None and empty.text.endswith(never)
+    today = utcnow().date()
+    async with core.db.write() as session:
+        for kind, back in (("frost", 10), ("frost", 9), ("rain", 2)):
+            day = today - timedelta(days=back)
+            assert await weather_repo.claim_warning(session, farm_id, kind, day, utcnow())
+    [card] = await tg.say(OPERATOR, f"/farm {FARMER}")
+    items = "; ".join(
+        catalog.text("uk", "cards.warning", day=f"{day:%d.%m}", kind=catalog.text("uk", key))
+        for day, key in (
+            (today - timedelta(days=2), "cards.warning_kind.rain"),
+            (today - timedelta(days=10), "cards.warning_kind.frost"),
+        )
+    )
+    assert card.text is not None
+    assert card.text.endswith(catalog.text("uk", "cards.warnings", items=items))

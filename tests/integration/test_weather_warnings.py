@@ -125,6 +125,23 @@ async def test_no_frost_no_message_and_a_failed_send_is_tried_again(
     assert len(outbox.sent) == 1
 
 
+async def test_a_farmer_who_turned_warnings_off_in_me_gets_none(
+    db: Database, memory: Memory, http: httpx.AsyncClient, catalog: Catalog
+) -> None:
+    await _farmer(db, memory, "tg:101")
+    await _farmer(db, memory, "tg:202")
+    assert await memory.editor.set_weather_warnings("tg:101", False)
+    async with FakeOpenMeteo(now=NOW, weather=frost_on_friday) as fake:
+        forecasts, warnings, outbox = _world(db, fake, http, catalog)
+        await forecasts.refresh()
+        assert (await warnings.run()).total == 1
+        assert [chat for chat, _ in outbox.sent] == [202]
+        # Turned back on: the frost still ahead is told now.
+        assert await memory.editor.set_weather_warnings("tg:101", True)
+        assert (await warnings.run()).total == 1
+    assert [chat for chat, _ in outbox.sent] == [202, 101]
+
+
 async def test_a_farmer_who_blocked_the_bot_is_not_tried_again(
     db: Database, memory: Memory, http: httpx.AsyncClient, catalog: Catalog
 ) -> None:

@@ -74,6 +74,15 @@ class ProfileEditor(ProfileWriter):
 
         return await self._change_user(user_id, change)
 
+    async def set_weather_warnings(self, user_id: str, on: bool) -> bool:
+        """The weather warnings Stepan sends first, on or off (the farmer's choice in
+        /me); False if the user is unknown."""
+
+        def change(row: UserProfileRow) -> None:
+            row.weather_warnings = on
+
+        return await self._change_user(user_id, change)
+
     async def unlock_expertise(self, user_id: str) -> bool:
         """An operator gives the level back to the rule: the lock goes and the rule
         applies at once (the level still never goes down)."""

@@ -41,6 +41,7 @@ def merge_user(
         data["expertise_locked"] = local.expertise_locked or remote.expertise_locked
     data["user_id"] = local.user_id
     data["operator"] = local.operator  # who is an operator is this deployment's setting
+    data["weather_warnings"] = local.weather_warnings  # never in the copy: SQL's own
     data["interaction_count"] = remote.interaction_count + local.interaction_count
     data["known_intents"] = _union(remote.known_intents, local.known_intents)
     data["context_notes"] = _union(data["context_notes"], local.context_notes)
