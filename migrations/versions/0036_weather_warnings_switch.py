@@ -26,5 +26,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("user_profiles") as batch:
-        batch.drop_column("weather_warnings")
+    # In place (SQLite 3.35+ drops a plain column): a batch copy of user_profiles, a
+    # parent table, would cascade-delete its children's rows.
+    op.drop_column("user_profiles", "weather_warnings")

@@ -49,15 +49,32 @@ def wants_advice(decision: DepthDecision) -> bool:
     )
 
 
+#: What a message is routed when no rule understood it.
+_NOT_UNDERSTOOD = frozenset({Intent.CLARIFY, Intent.GENERAL})
+
+
+def names_subject_only(decision: DepthDecision, text: str, kb: KnowledgeBase) -> bool:
+    """Nothing understood (past first contact) in a message that names a crop, a pest,
+    weed or disease, or a nutrient: the advisor answers it from its cards, or says
+    honestly it has none and offers the agronomist; never the operations menu."""
+    return (
+        decision.intent in _NOT_UNDERSTOOD
+        and "no_match" in decision.reason
+        and kb.names_subject(text) > 0
+    )
+
+
 def as_advice(decision: DepthDecision) -> DepthDecision:
     """The decision answered by the advisor: intent advice, no agents."""
     if decision.intent == Intent.ADVICE and not decision.crew_needed:
         return decision
     return replace(
         decision,
+        mode="deep",
         intent=Intent.ADVICE,
         crew_needed=(),
         reason=f"advice<-{decision.intent} {decision.reason}",
+        readings=(),  # the advisor answers: no question about what it was
     )
 
 

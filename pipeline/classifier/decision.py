@@ -421,11 +421,11 @@ class Classifier:
 
 
 def _labels(intents: Mapping[Intent, IntentSpec]) -> dict[str, IntentSpec]:
-    """Each routing label's intent: the intent of that name, else the one reported
-    under it (``label``)."""
-    found: dict[str, IntentSpec] = {}
+    """Each routing label's intent: the one reported under it (``label``: a
+    ``decision`` the learned fallback or a farmer's choice names goes to the advisor,
+    which answers from its cards or says it has none), else the intent of that name."""
+    found: dict[str, IntentSpec] = dict(intents.items())
     for spec in intents.values():
         if spec.label is not None:
-            found.setdefault(spec.label, spec)
-    found.update((name, spec) for name, spec in intents.items())
+            found[spec.label] = spec
     return found

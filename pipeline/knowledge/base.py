@@ -64,6 +64,10 @@ class _Crops:
     named: str | None = None
 
 
+#: Topics whose own words name a subject (a nutrient: «цинк», «фосфор»).
+SUBJECT_TOPICS = frozenset({"nutrition"})
+
+
 class KnowledgeBase:
     """Loaded once (``Rulebook.load``) and passed to whoever answers questions."""
 
@@ -273,6 +277,16 @@ class KnowledgeBase:
             # told with its field, day or amount is a record, unless something asks.
             return 0 if _told(reading) and not (reading.asks or reading.can) else 2
         return 1
+
+    def names_subject(self, text: str) -> int:
+        """1 when ``text`` names an agronomy subject: a crop, a pest, weed or disease,
+        or a nutrient (the classifier's ``subject`` probe: a message naming one that no
+        rule understood goes to the advisor, never to the operations menu)."""
+        reading = self.read(text)
+        if reading.crops or reading.keywords:
+            return 1
+        _, strong = self._topic_scores(reading)
+        return int(bool(strong & SUBJECT_TOPICS))
 
     # ------------------------------------------------------------------ lookup
 

@@ -63,7 +63,7 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_if(parts.peers, routing.PeerRoute),
         *_if(parts.rules_refresh, routing.RefreshRules),
         routing.Classify(parts.classifier, parts.force_deep),
-        *([] if advisor is None else [routing.AdviceRoute()]),
+        *([] if advisor is None else [routing.AdviceRoute(advisor.kb)]),
         *_if(recall, routing.ShortcutRoute),
         routing.SelectCrew(),
         answers.JournalEdit(parts.journal.edits),

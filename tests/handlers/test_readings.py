@@ -94,3 +94,21 @@ async def test_a_message_the_rules_know_gets_no_question(tg: LocalBot, catalog: 
     [reply] = [c for c in await tg.say(FARMER, "дякую") if c.method == "sendMessage"]
     assert reply.params["text"] != catalog.text("uk", "clarify.readings")
     assert "reply_markup" not in reply.params
+
+
+@pytest.mark.parametrize("text", ["кукурудза", "а ячмінь?", "що там з цинком"])
+async def test_a_named_crop_or_nutrient_goes_to_the_advisor_not_the_menu(
+    tg: LocalBot, catalog: Catalog, text: str
+) -> None:
+    """Nothing understood, but it names an agronomy subject (issue 25 point 3): the
+    advisor answers from its cards or honestly offers the agronomist."""
+    await tg.say(FARMER, "привіт")
+    [reply] = [c for c in await tg.say(FARMER, text) if c.method == "sendMessage"]
+    menu = catalog.text("uk", "light.clarify")
+    assert reply.text is not None and menu not in reply.text
+    assert reply.text not in (
+        catalog.text("uk", "clarify.readings"),
+        catalog.text("uk", "light.fallback"),
+    )
+    # The advisor's own words: a crop's topics with the agronomist's offer, or which crop.
+    assert "Кукурудза" in reply.text or "ячмінь" in reply.text or "культур" in reply.text

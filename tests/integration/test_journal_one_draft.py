@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.wiring.factory import build_pipeline
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade
-from db.models import FarmProfileRow, OperationDraftRow, UserProfileRow
+from db.models import FarmProfileRow, OperationDraftRow
 from db.uow import Database
 from pipeline.actions import JournalAction
 from pipeline.handle import Pipeline
@@ -129,7 +129,18 @@ async def test_the_migration_keeps_the_first_card_of_a_message(tmp_path: Path) -
         # Core inserts of the columns given (with the models' defaults): later
         # migrations add columns (the weather's points) the schema at 0025 lacks.
         async with engine.begin() as connection:
-            await connection.execute(insert(UserProfileRow.__table__).values(user_id=USER))
+            # The user row as the schema at 0025 has it (the model's own defaults
+            # would name user_profiles.weather_warnings, added by 0036).
+            await connection.execute(
+                text(
+                    "INSERT INTO user_profiles (user_id, schema_version, agent,"
+                    " expertise_level, expertise_locked, preferred_language, preferred_style,"
+                    " interaction_count, known_intents, context_notes, recent_topics, operator,"
+                    " active) VALUES (:user, 1, 'agromatrix', 'novice', 0, 'uk',"
+                    " 'conversational', 0, '[]', '[]', '[]', 0, 1)"
+                ),
+                {"user": USER},
+            )
             farm = insert(FarmProfileRow.__table__).values(farm_id="farm:1", user_id=USER)
             await connection.execute(farm)
             for message in (7, 7, 7, 8, None, None):

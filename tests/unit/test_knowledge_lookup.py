@@ -210,3 +210,17 @@ def test_the_best_time_to_sow_is_the_window_not_now() -> None:
     assert KB.lookup("best time to sow sunflower in Kherson").mode == "answer"
     for question in ("is it too cold to sow sunflower", "чи не холодно сіяти сою"):
         assert KB.lookup(question).mode == "sow_now", question
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("кукурудза", 1), ("а ячмінь?", 1), ("тля", 1), ("що там з цинком", 1),
+        ("про соняшник розкажи", 1), ("амброзія", 1),
+        ("привіт", 0), ("шакалака бумбум", 0), ("запиши полив", 0), ("яка погода", 0),
+    ],
+)  # fmt: skip
+def test_an_agronomy_subject_is_named(text: str, named: int) -> None:
+    """A crop, a pest, weed or disease, or a nutrient (issue 25 point 3): a message no
+    rule understood that names one goes to the advisor."""
+    assert KB.names_subject(text) == named

@@ -8,8 +8,9 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pipeline import gate
-from pipeline.agronomy.advisor import as_advice, wants_advice
+from pipeline.agronomy.advisor import as_advice, names_subject_only, wants_advice
 from pipeline.intents import Intent
+from pipeline.knowledge.base import KnowledgeBase
 from pipeline.learning.desk import LearningDesk
 from pipeline.peers.desk import HandoffDesk
 from pipeline.profiles import classifier_context
@@ -145,14 +146,18 @@ class _Routed(Stage):
         return not turn.peer_only
 
 
+@dataclass(frozen=True, slots=True)
 class AdviceRoute(_Routed):
-    """Agronomy questions go to the advisor (docs/knowledge.md)."""
+    """Agronomy questions go to the advisor (docs/knowledge.md), and so does a message
+    nothing understood that names a crop, a pest or a nutrient."""
 
+    kb: KnowledgeBase
     name = "advice_route"
 
     async def run(self, turn: Turn) -> None:
-        if wants_advice(turn.decision):
-            turn.decision = as_advice(turn.decision)
+        decision = turn.decision
+        if wants_advice(decision) or names_subject_only(decision, turn.message.text, self.kb):
+            turn.decision = as_advice(decision)
 
 
 @dataclass(frozen=True, slots=True)
