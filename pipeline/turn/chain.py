@@ -78,6 +78,7 @@ def message_stages(parts: Parts) -> list[Stage]:
         *_if(recall, answers.Shortcut),
         *_if(recall, answers.Memory),
         answers.DeepAnswer(parts.deep),
+        *_planned_spraying(parts),
         *_if(recall, answers.Remember),
         after.Reflect(),
         *_if(parts.evals, after.Evaluate),
@@ -112,6 +113,14 @@ def _spray_window(parts: Parts) -> list[Stage]:
     if parts.weather is None or spray is None:
         return []
     return [answers.SprayWindow(parts.weather, spray)]
+
+
+def _planned_spraying(parts: Parts) -> list[Stage]:
+    """The spray windows of the day under a card that plans a spraying."""
+    spray = _spray(parts)
+    if parts.weather is None or spray is None:
+        return []
+    return [answers.PlannedSpraying(parts.weather, spray, parts.journal)]
 
 
 def _sowing_soil(parts: Parts) -> list[Stage]:

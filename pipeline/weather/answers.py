@@ -18,12 +18,12 @@ from pipeline.knowledge.model import Region
 from pipeline.language.texts import Texts
 from pipeline.text import tokenize
 from pipeline.types import Reply
-from pipeline.weather.asking import Topic, WeatherAsk, WeatherWords, read_ask
+from pipeline.weather.asking import HORIZON_DAYS, Topic, WeatherAsk, WeatherWords, read_ask
 from pipeline.weather.geo import Point
 from pipeline.weather.places import FarmPlaces
 from pipeline.weather.service import Forecasts
 from pipeline.weather.sowing import SowingAsk, soil_days, soil_lines
-from pipeline.weather.spraying import SprayLimits, spray_lines, spray_windows
+from pipeline.weather.spraying import SprayLimits, end_text, spray_lines, spray_windows
 
 __all__ = ["DaySummary", "WeatherDesk", "field_named", "summarise"]
 
@@ -250,6 +250,37 @@ class WeatherDesk:
         found = spray_windows(hours, limits, days, zone, now)
         lines = [where.header, *spray_lines(texts, limits, found), texts.text("forecast.source")]
         return "\n".join(lines)
+
+    async def planned_spray(
+        self,
+        user_id: str,
+        planned: tuple[date, str | None],
+        texts: Texts,
+        now: datetime,
+        limits: SprayLimits,
+    ) -> str | None:
+        """Under a card that plans a spraying: that day's windows on its field, or the
+        warning that it has none; None when the forecast cannot tell (no place, the
+        day past or beyond the forecast, nothing cached: the card stands alone)."""
+        day, field_id = planned
+        place = await self._places.place(user_id)
+        where = self._point_of(place, field_id)
+        if where is None or place is None:
+            return None
+        zone = ZoneInfo(place.timezone)
+        if not 0 <= (day - now.astimezone(zone).date()).days < HORIZON_DAYS:
+            return None
+        start = datetime.combine(day, time(), zone)
+        hours = await self._forecasts.hours(where, start, start + timedelta(days=2), live=False)
+        if not hours:
+            return None
+        windows = spray_windows(hours, limits, (day,), zone, now)[day]
+        names = texts.text("forecast.weekdays").split()
+        name = texts.text("forecast.day", weekday=names[day.weekday()], date=f"{day:%d.%m}")
+        if not windows:
+            return texts.text("forecast.planned_no_window", day=name)
+        spans = ", ".join(f"{a:%H:%M}–{end_text(a, b)}" for a, b in windows)
+        return texts.text("forecast.planned_window", day=name, windows=spans)
 
     async def soil(
         self, user_id: str, text: str, texts: Texts, now: datetime, ask: SowingAsk

@@ -16,7 +16,7 @@ from pipeline.knowledge import KnowledgeBase
 from pipeline.knowledge.model import Card
 from pipeline.language.texts import Texts
 
-__all__ = ["SprayCheck", "SprayLimits", "spray_lines", "spray_windows"]
+__all__ = ["SprayCheck", "SprayLimits", "end_text", "spray_lines", "spray_windows"]
 
 SPRAYING = "spraying"
 #: Rain from this much in an hour, or this chance of it, spoils the hours after.
@@ -111,7 +111,7 @@ def spray_windows(
     return found
 
 
-def _end(start: datetime, end: datetime) -> str:
+def end_text(start: datetime, end: datetime) -> str:
     # A window to the day's end reads «…–24:00», not «…–00:00».
     return "24:00" if end.date() > start.date() else f"{end:%H:%M}"
 
@@ -132,6 +132,6 @@ def spray_lines(texts: Texts, limits: SprayLimits, found: dict[date, list[Window
         if not windows:
             lines.append(texts.text("forecast.spray_none", day=name))
             continue
-        spans = ", ".join(f"{a:%H:%M}–{_end(a, b)}" for a, b in windows)
+        spans = ", ".join(f"{a:%H:%M}–{end_text(a, b)}" for a, b in windows)
         lines.append(texts.text("forecast.spray_day", day=name, windows=spans))
     return lines

@@ -341,3 +341,37 @@ async def test_a_recorded_spraying_keeps_the_weather_at_its_time(
         if r[0] is not None
     ]
     assert row[-1] == line
+
+
+def windy_monday(lat: float, lon: float, hour: datetime) -> Mapping[str, float | None]:
+    """May's weather, but Monday 18 May blows 10 m/s all day: no hour to spray."""
+    weather = dict(may_weather(lat, lon, hour))
+    if hour.astimezone(KYIV).day == 18:
+        weather["wind_speed_10m"] = 36.0
+    return weather
+
+
+async def test_a_planned_spraying_card_says_whether_its_day_has_a_window(
+    settings: Settings, db: Database, memory: Memory, http: httpx.AsyncClient,
+    rules: Rulebook, catalog: Catalog,
+) -> None:  # fmt: skip
+    """Issue 27 point 4: the card of a planned spraying shows that day's windows on its
+    field, or warns that the forecast has none (Monday's wind), so it can be moved."""
+    async with FakeOpenMeteo(now=NOW, weather=windy_monday) as server:
+        locator = Locator(TimezoneFinder(), rules.knowledge.data.regions)
+        forecasts = Forecasts(db, OpenMeteo(http, server.base_url), locator, clock=lambda: NOW)
+        pipeline = build_pipeline(
+            settings, db, catalog, memory=memory, rules=rules, clock=lambda: NOW,
+            forecasts=forecasts,
+        )  # fmt: skip
+        await _farm(db, memory, FARM)
+        await forecasts.refresh()
+        # The farm's point: mornings under the card's 10 °C; Північне is 2 °C warmer.
+        friday = await _ask(pipeline, "заплануй обприскування поля За ставком на завтра")
+        monday = await _ask(pipeline, "заплануй обприскування Північного на 18 травня")
+    fits = catalog.text("uk", "forecast.planned_window", day="пт 15.05", windows="12:00–24:00")
+    assert friday.endswith(fits)
+    assert monday.endswith(catalog.text("uk", "forecast.planned_no_window", day="пн 18.05"))
+    # A card of work already done gets no forecast.
+    done = await _ask(pipeline, "сьогодні обприскали Північне Децисом")
+    assert "🌤" not in done and "⚠️" not in done

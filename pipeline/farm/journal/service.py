@@ -35,7 +35,12 @@ from pipeline.farm.journal.edits.words import EditWords
 from pipeline.farm.journal.farm_words import farm_dictionary
 from pipeline.farm.journal.field_areas import FieldArea, read_areas
 from pipeline.farm.journal.parsing import Mood, OperationParser, ParsedOperation
-from pipeline.farm.journal.spray_weather import Conditions, sprayings_weather
+from pipeline.farm.journal.spray_weather import (
+    Conditions,
+    PlannedSpraying,
+    planned_in,
+    sprayings_weather,
+)
 from pipeline.farm.journal.writing import note_terms, recent_signatures, write_operation
 from pipeline.farm.localtime import local_today
 from pipeline.intents import Intent
@@ -181,6 +186,12 @@ class Journal:
         except Exception:
             logger.warning("journal: the weather of a spraying not read", exc_info=True)
             return {}
+
+    async def planned_sprayings(self, user_id: str, draft_id: int) -> list[PlannedSpraying]:
+        """The sprayings card ``draft_id`` plans (its owner's only), for their forecast."""
+        async with self._db.read() as session:
+            row = await repo.draft(session, draft_id)
+        return planned_in(row, user_id)
 
     async def owner_of(self, draft_id: int) -> str | None:
         """Whose card this is (None: no such card): a press by anyone else is refused

@@ -5,13 +5,16 @@ cache's figures of its hour on its field, read before ✅'s write
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from pipeline.farm.journal.draft import DraftOperation
+from db.models import OperationDraftRow
+from pipeline.farm.journal.draft import DraftOperation, JournalDraft
+from pipeline.farm.journal.edits.payload import is_edit
 from pipeline.farm.localtime import local_today, zone
 
-__all__ = ["SPRAYING", "Conditions", "sprayings_weather"]
+__all__ = ["SPRAYING", "Conditions", "PlannedSpraying", "planned_in", "sprayings_weather"]
 
 #: The weather of a spraying: (user, field id, moment) -> the cache's figures, or None.
 Conditions = Callable[[str, str | None, datetime], Awaitable[Mapping[str, Any] | None]]
@@ -45,3 +48,23 @@ async def sprayings_weather(
         if weather:
             found[i] = weather
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedSpraying:
+    """A spraying a journal card plans: its day and its (first) field."""
+
+    day: date
+    field_id: str | None
+
+
+def planned_in(row: OperationDraftRow | None, user_id: str) -> list[PlannedSpraying]:
+    """The planned sprayings of a card that is ``user_id``'s (none of anyone else's)."""
+    if row is None or row.user_id != user_id or is_edit(row.payload):
+        return []
+    draft = JournalDraft.from_payload(row.payload)
+    return [
+        PlannedSpraying(op.op_date, op.target_fields()[0])
+        for op in draft.operations
+        if op.op_type == SPRAYING and op.status == "planned"
+    ]

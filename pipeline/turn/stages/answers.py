@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pipeline.actions import ReadingAction
+from pipeline.actions import JournalAction, JournalVerb, ReadingAction
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
 from pipeline.deep import DeepPath
 from pipeline.farm.journal.edits.service import EditRequest, JournalEdits
+from pipeline.farm.journal.service import Journal
 from pipeline.intents import Intent
 from pipeline.recall import PromptMemory, Recall
 from pipeline.replies.light import LightRequest, LightResponder
@@ -27,6 +28,7 @@ __all__ = [
     "LightAnswer",
     "Memory",
     "NotYet",
+    "PlannedSpraying",
     "Readings",
     "Remember",
     "Shortcut",
@@ -212,6 +214,53 @@ class SprayWindow(Stage):
             message.user_id, message.text, turn.texts, turn.now, self.spray.limits
         )
         turn.answer = replace(answer, text=f"{answer.text}\n\n{lines}")
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedSpraying(Stage):
+    """Under a journal card that plans a spraying: the forecast's windows of that day
+    on its field, or the warning that it has none (docs/weather.md). Failing, the card
+    stands alone."""
+
+    desk: WeatherDesk
+    spray: SprayCheck
+    journal: Journal
+    name = "planned_spraying"
+
+    def applies(self, turn: Turn) -> bool:
+        return self.desk.live and turn.answer is not None and _card_of(turn.answer) is not None
+
+    async def run(self, turn: Turn) -> None:
+        answer = turn.answer
+        draft_id = _card_of(answer) if answer is not None else None
+        if answer is None or draft_id is None:
+            return
+        message = turn.message
+        planned = await self.journal.planned_sprayings(message.user_id, draft_id)
+        lines = [
+            line
+            for spraying in planned[:PLANNED_SHOWN]
+            if (line := await self.desk.planned_spray(
+                message.user_id, (spraying.day, spraying.field_id), turn.texts, turn.now,
+                self.spray.limits,
+            ))
+        ]  # fmt: skip
+        if lines:
+            turn.answer = replace(answer, text="\n\n".join([answer.text, *lines]))
+
+
+#: Planned sprayings of one card whose forecast is shown, at most.
+PLANNED_SHOWN = 3
+
+
+def _card_of(reply: Reply) -> int | None:
+    """The journal card's draft id, when the reply is one (its ✅ button)."""
+    for row in reply.buttons:
+        for button in row:
+            action = button.action
+            if isinstance(action, JournalAction) and action.verb == JournalVerb.WRITE:
+                return action.draft_id
+    return None
 
 
 @dataclass(frozen=True, slots=True)
