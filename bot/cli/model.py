@@ -28,12 +28,19 @@ async def build_model(
     database_url: str, target: Path | None, *, force: bool, as_json: bool, out: TextIO
 ) -> int:
     path = target or PACKAGED_MODEL
+    try:  # said before the training, not after it
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return _unwritable(path, exc, out)
     corrections = await _corrections(database_url, out)
     rules = Rulebook.load(model=None).classifier
     result = await asyncio.to_thread(build, rules, repository_examples(), corrections)
     write = result.better or force or not path.exists()
     if write:
-        result.model.save(path)
+        try:
+            result.model.save(path)
+        except OSError as exc:  # an installed package's folder is often read-only
+            return _unwritable(path, exc, out)
     if as_json:
         print(json.dumps({**result.as_dict(), "written": write, "path": str(path)}), file=out)
     else:
@@ -58,6 +65,16 @@ async def _corrections(database_url: str, out: TextIO) -> list[Example]:
     finally:
         await engine.dispose()
     return [Example(text, Intent(i)) for text, i in rows if i in Intent._value2member_map_]
+
+
+def _unwritable(path: Path, exc: OSError, out: TextIO) -> int:
+    reason = exc.strerror or type(exc).__name__
+    print(
+        f"stepan: cannot write {path} ({reason}): set STEPAN_INTENT_MODEL to a writable"
+        " file and run again",
+        file=out,
+    )
+    return 1
 
 
 def _report(result: Build, path: Path, *, written: bool) -> str:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 from bot.cli.model import build_model
 from db.engine import create_engine
 from db.models import CorrectionRow
 from db.uow import Database
-from pipeline.classifier.model import IntentModel
+from pipeline.classifier.model import PACKAGED_MODEL, IntentModel
 from pipeline.text import normalize
 
 TAILS = (
@@ -47,8 +48,7 @@ async def test_a_better_model_is_written_and_an_equal_one_is_not(
     sqlite_url: str, tmp_path: Path
 ) -> None:
     target = tmp_path / "intent_model.npz"
-    first = await build(sqlite_url, target)  # no model yet: the first one is written
-    assert first["written"] is True and first["corrections"] == 0
+    shutil.copyfile(PACKAGED_MODEL, target)  # the model in force: the packaged one
     written_at = target.stat().st_mtime_ns
     again = await build(sqlite_url, target)  # nothing new: not better, not written
     assert again["written"] is False and again["better"] is False
@@ -72,3 +72,17 @@ async def test_no_database_file_is_created_for_the_corrections(tmp_path: Path) -
     assert not missing.exists()
     assert "corpora only" in out.getvalue()
     assert IntentModel.load(target).size > 1000
+
+
+async def test_a_target_that_cannot_be_written_is_said_not_a_traceback(tmp_path: Path) -> None:
+    """A folder that is a file (as good as read-only, even for root)."""
+    blocker = tmp_path / "models"
+    blocker.write_text("not a folder")
+    out = io.StringIO()
+    code = await build_model(
+        f"sqlite+aiosqlite:///{tmp_path / 'none.db'}", blocker / "m.npz",
+        force=True, as_json=False, out=out,
+    )  # fmt: skip
+    assert code == 1
+    assert "STEPAN_INTENT_MODEL" in out.getvalue()
+    assert blocker.read_text() == "not a folder"
