@@ -407,7 +407,7 @@ class KnowledgeBase:
         return replace(
             start,
             cards=tuple(self._order(cards, with_cards)),
-            items=self.reader.items_named(reading, [card.id for card in cards]),
+            items=self.reader.items_named(reading, cards),
             confidence=topic_trust * _CROP_TRUST[crops.source],
             reason="keyword" if keyword_only else "answer",
         )

@@ -25,7 +25,7 @@ from pipeline.farm.words.dates import DateWords
 from pipeline.farm.words.units import Units
 from pipeline.grammar import Grammar, TermSet, is_phrase
 from pipeline.knowledge.loader import KnowledgeData
-from pipeline.knowledge.model import Zone
+from pipeline.knowledge.model import Card, Zone
 from pipeline.text import is_number, stem, tokenize
 
 __all__ = ["KeywordRef", "QuestionReader", "Reading"]
@@ -204,7 +204,7 @@ class QuestionReader:
         return phrases, singles
 
     def items_named(
-        self, reading: Reading, cards: Sequence[str] = ()
+        self, reading: Reading, cards: Sequence[Card] = ()
     ) -> dict[str, tuple[int, ...]]:
         """Card id -> the items (pests, weeds, diseases) the question names: by the
         keywords read, and for the answering ``cards`` by their own items' terms."""
@@ -214,11 +214,11 @@ class QuestionReader:
                 if ref.item >= 0 and ref.item not in items.setdefault(ref.card, []):
                     items[ref.card].append(ref.item)
         for card in cards if reading.keywords else ():
-            terms = self._item_terms.get(card)
-            if terms is not None and not items.get(card):
+            terms = self._item_terms.get(card.id)
+            if terms is not None and not items.get(card.id):
                 free = [False] * len(reading.tokens)
                 found = {int(label) for label, _, _ in self._scan(terms, reading.tokens, free)}
-                items[card] = sorted(found)
+                items[card.id] = sorted(found)
         return {card: tuple(found) for card, found in items.items() if found}
 
     # ------------------------------------------------------------------ reading
