@@ -248,19 +248,22 @@ class KnowledgeBase:
         primary = general[0] if general and not crop_known else ranked[0]
         if primary not in strong:
             return [primary], _TOPIC_WEAK
-        if primary == self.data.words.after_topic:
-            # "чи можна сіяти пшеницю після соняшнику": the sowing words ask the rotation.
-            return [primary], _TOPIC_STRONG
+        return [primary, *self._more(primary, ranked, strong)], _TOPIC_STRONG
+
+    def _more(self, primary: str, ranked: list[str], strong: set[str]) -> list[str]:
+        """Other crop topics named outright next to a crop topic asked first."""
         scope = self.data.topics[primary].scope
-        more = [
+        # "чи можна сіяти пшеницю після соняшнику": the sowing words ask the rotation.
+        asked = _SOWING if primary == self.data.words.after_topic else ()
+        return [
             t
             for t in ranked
             if t != primary
             and t in strong
+            and t not in asked
             and self.data.topics[t].scope == scope
             and scope == "crop"
         ]
-        return [primary, *more], _TOPIC_STRONG
 
     # ------------------------------------------------------------------ routing
 

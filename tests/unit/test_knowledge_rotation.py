@@ -141,3 +141,10 @@ def test_one_named_pest_weed_or_disease_is_answered_alone(
     for other in others:
         assert other not in body, other
         assert other in rest.splitlines()[0]
+
+
+def test_a_pair_keeps_another_topic_named_outright_but_not_the_sowing_date() -> None:
+    both = KB.lookup("пшениця після пшениці хвороби")
+    assert {card.id for card in both.cards} == {"winter-wheat.rotation", "winter-wheat.diseases"}
+    sowing = KB.lookup("чи можна сіяти пшеницю після соняшнику")
+    assert [card.id for card in sowing.cards] == ["winter-wheat.rotation"]
