@@ -28,6 +28,7 @@ from bot.keyboards.pipeline import (
     FeedbackCD,
     FeedbackReasonCD,
     HandoffCD,
+    ItemCD,
     JournalCD,
     JournalReportCD,
     LocationCD,
@@ -78,6 +79,7 @@ PIPELINE_BUTTONS = (
     OnboardingCD,
     RefreshCD,
     ExampleCD,
+    ItemCD,
     JournalReportCD,
     RegionCD,
     LocationCD,
@@ -109,6 +111,7 @@ PipelineCD = (
     | OnboardingCD
     | RefreshCD
     | ExampleCD
+    | ItemCD
     | JournalReportCD
     | RegionCD
     | LocationCD

@@ -43,6 +43,22 @@ class Answer:
     cards: tuple[str, ...] = ()
     #: The one thing the reply asks back, if any.
     asks: Literal["region", "crop"] | None = None
+    #: One pest, weed or disease answered: its card's others, (card id, item index,
+    #: short name), to be asked next with a tap.
+    others: tuple[tuple[str, int, str], ...] = ()
+
+
+def _others(card: Card, lookup: Lookup, lang: Language) -> list[tuple[int, str]]:
+    """The card's items the question did not name, when it named some: (index, the
+    name without its parenthesis, "Дротяники" of "Дротяники (личинки коваликів)")."""
+    named = lookup.items.get(card.id)
+    if not named or card.crop is None:
+        return []
+    return [
+        (n, re.sub(r"\s*\([^)]*\)", "", item.name.get(lang)))
+        for n, item in enumerate(card.items)
+        if n not in named
+    ]
 
 
 def _lower(name: str) -> str:
@@ -90,6 +106,11 @@ class Composer:
             unsure=not lookup.confident,
             cards=tuple(card.id for card in lookup.cards),
             asks="region" if asks_region else None,
+            others=tuple(
+                (card.id, n, name)
+                for card in lookup.cards
+                for n, name in _others(card, lookup, out.lang)
+            ),
         )
 
     def _sections(
@@ -227,11 +248,10 @@ class Composer:
         named = lookup.items.get(card.id)
         chosen = [card.items[i] for i in named] if named else list(card.items)
         lines = [line for item in chosen for line in self._item_lines(item, out, level)]
-        others = [item.name.get(out.lang) for item in card.items if item not in chosen]
-        if named and others:
+        others = [name for _, name in _others(card, lookup, out.lang)]
+        if others:
             # One pest asked about: that one, and the others' names to ask next.
-            short = [re.sub(r"\s*\([^)]*\)", "", name) for name in others]
-            lines.append(out.text("knowledge.also_items", list=out.join(short)))
+            lines.append(out.text("knowledge.also_items", list=out.join(others)))
         return lines
 
     def _crop_items(

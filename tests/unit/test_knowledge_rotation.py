@@ -148,3 +148,14 @@ def test_a_pair_keeps_another_topic_named_outright_but_not_the_sowing_date() -> 
     assert {card.id for card in both.cards} == {"winter-wheat.rotation", "winter-wheat.diseases"}
     sowing = KB.lookup("чи можна сіяти пшеницю після соняшнику")
     assert [card.id for card in sowing.cards] == ["winter-wheat.rotation"]
+
+
+def test_every_items_button_fits_telegrams_callback_data_and_comes_back() -> None:
+    from bot.keyboards.pipeline import ItemCD, callback_data
+    from pipeline.actions import ItemAction
+
+    for card in KB.data.cards:
+        for n, _ in enumerate(card.items if card.crop else ()):
+            packed = callback_data(ItemAction(card.id, n)).pack()
+            assert len(packed.encode()) <= 64, packed
+            assert ItemCD.unpack(packed).to_action() == ItemAction(card.id, n)
