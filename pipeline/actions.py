@@ -172,6 +172,15 @@ class ExampleAction:
 
 
 @dataclass(frozen=True, slots=True)
+class ItemAction:
+    """A pest, weed or disease named under an answer about another of its card
+    («Також буває: …»): item ``item`` of card ``card_id``, answered alone."""
+
+    card_id: str
+    item: int
+
+
+@dataclass(frozen=True, slots=True)
 class JournalReportAction:
     """The button under a journal list cut at ten lines («і ще N — повний список у
     звіті Excel»): the workbook of exactly that listing, the days ``start``..``end``
@@ -269,6 +278,7 @@ Action = (
     | ReadingAction
     | RefreshAction
     | ExampleAction
+    | ItemAction
     | RegionAction
     | LocationAction
     | MeNameAction

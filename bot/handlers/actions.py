@@ -35,6 +35,7 @@ from bot.keyboards.pipeline import (
     FeedbackCD,
     FeedbackReasonCD,
     HandoffCD,
+    ItemCD,
     JournalCD,
     JournalReportCD,
     LocationCD,
@@ -85,6 +86,7 @@ PIPELINE_BUTTONS = (
     OnboardingCD,
     RefreshCD,
     ExampleCD,
+    ItemCD,
     JournalReportCD,
     RegionCD,
     LocationCD,
@@ -117,6 +119,7 @@ PipelineCD = (
     | OnboardingCD
     | RefreshCD
     | ExampleCD
+    | ItemCD
     | JournalReportCD
     | RegionCD
     | LocationCD

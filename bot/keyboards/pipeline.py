@@ -39,6 +39,7 @@ from pipeline.actions import (
     HandoffAction,
     HandoffChoice,
     HelpExample,
+    ItemAction,
     JournalAction,
     JournalReportAction,
     JournalVerb,
@@ -193,6 +194,15 @@ class ExampleCD(CallbackData, prefix="ex"):
         return ExampleAction(self.example)
 
 
+class ItemCD(CallbackData, prefix="ki"):
+    #: A card id ("winter-wheat.diseases"); the use case checks it is one.
+    card: Annotated[str, Field(pattern=r"^[a-z0-9-]{2,40}\.[a-z_]{2,24}$")]
+    item: Annotated[int, Field(ge=0, le=63)]
+
+    def to_action(self) -> ItemAction:
+        return ItemAction(self.card, self.item)
+
+
 class RegionCD(CallbackData, prefix="rg"):
     #: An oblast id of rules/knowledge/zones.toml; the use case checks it is one.
     region: Annotated[str, Field(pattern=r"^[a-z_]{2,32}$")]
@@ -236,6 +246,7 @@ ActionCD = (
     | ReadingCD
     | RefreshCD
     | ExampleCD
+    | ItemCD
     | RegionCD
     | LocationCD
     | MeNameCD
@@ -253,6 +264,13 @@ def _place_callback_data(action: RegionAction | LocationAction) -> RegionCD | Lo
     if isinstance(action, RegionAction):
         return RegionCD(region=action.region_id)
     return LocationCD.of(action)
+
+
+def _ask_callback_data(action: ExampleAction | ItemAction) -> ExampleCD | ItemCD:
+    """The buttons that ask a question: a /help example, a card's other item."""
+    if isinstance(action, ExampleAction):
+        return ExampleCD(example=action.example)
+    return ItemCD(card=action.card_id, item=action.item)
 
 
 def callback_data(action: Action) -> ActionCD:
@@ -273,8 +291,8 @@ def callback_data(action: Action) -> ActionCD:
             return FeedbackReasonCD(reason=reason, trace=trace)
         case CorrectionAction() | ReadingAction() | RefreshAction():
             return _trace_callback_data(action)
-        case ExampleAction(example=example):
-            return ExampleCD(example=example)
+        case ExampleAction() | ItemAction():
+            return _ask_callback_data(action)
         case RegionAction() | LocationAction():
             return _place_callback_data(action)
         case (

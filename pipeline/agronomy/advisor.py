@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from db.uow import Database
+from pipeline.actions import ItemAction
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.facts import FarmContext, read_farm_context, read_region
 from pipeline.agronomy.grounded import GroundedWriter
@@ -190,10 +191,24 @@ class Advisor:
                 # The source line is Stepan's own, never the model's.
                 sources = self.composer.source_lines(lookup.cards, request.lang)
                 text = "\n\n".join([written, "\n".join(sources)])
-        buttons: tuple[tuple[Button, ...], ...] = ()
+        buttons = _item_buttons(advice.answer)
         if advice.answer.unsure:
             buttons = await self._offer(request, advice.context.region)
         return Reply(text, buttons, intent=Intent.ADVICE)
+
+    def item_reply(self, action: ItemAction, lang: Language, level: Expertise) -> Reply | None:
+        """A card's other pest, weed or disease, pressed under «Також буває»: that
+        item alone, with the card's others under it; None for no such item."""
+        card = self.kb.cards.get(action.card_id)
+        if card is None or card.crop is None or not 0 <= action.item < len(card.items):
+            return None
+        lookup = Lookup(
+            question="", cards=(card,), crop=card.crop, crop_source="question",
+            topic=card.topic, zone=None, region=None, confidence=1.0, reason="answer",
+            items={card.id: (action.item,)},
+        )  # fmt: skip
+        answer = self.composer.compose(lookup, lang=lang, level=level)
+        return Reply(answer.text, _item_buttons(answer), intent=Intent.ADVICE)
 
     async def offer(self, request: AdviceRequest) -> tuple[tuple[Button, ...], ...]:
         """The «Передати агрономові» button alone: for a picture, which Stepan cannot
@@ -238,6 +253,12 @@ class Advisor:
         if lookup.crop is not None and lookup.crop in self.kb.crop_names:
             parts.append(f"crop={self.kb.crop_names[lookup.crop].get(lang)}")
         return "; ".join(parts)
+
+
+def _item_buttons(answer: Answer) -> tuple[tuple[Button, ...], ...]:
+    """A button per other item of the card («Також буває: …»), two to a row."""
+    buttons = [Button(name, ItemAction(card, n)) for card, n, name in answer.others]
+    return tuple(tuple(buttons[i : i + 2]) for i in range(0, len(buttons), 2))
 
 
 def detail_level(profile: UserProfile) -> Expertise:

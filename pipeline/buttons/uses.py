@@ -11,6 +11,7 @@ from pipeline.actions import (
     FeedbackAction,
     FeedbackReasonAction,
     HandoffAction,
+    ItemAction,
     JournalAction,
     JournalReportAction,
     JournalVerb,
@@ -21,6 +22,7 @@ from pipeline.actions import (
     RegionAction,
     StyleAction,
 )
+from pipeline.agronomy.advisor import Advisor, detail_level
 from pipeline.agronomy.region import FarmRegions
 from pipeline.buttons.press import Ask, Press
 from pipeline.farm.journal.export import JournalExport
@@ -37,6 +39,7 @@ __all__ = [
     "EntryButton",
     "ExampleButton",
     "HandoffButton",
+    "ItemButton",
     "JournalButton",
     "JournalReportButton",
     "LearningButton",
@@ -206,6 +209,17 @@ class ExampleButton:
             return None
         text = press.texts.text(f"help.try.{action.example}")
         return await self.ask(replace(press.incoming, text=text), False)
+
+
+@dataclass(frozen=True, slots=True)
+class ItemButton:
+    """A card's other pest, weed or disease under a one-item answer: answered alone."""
+
+    advisor: Advisor
+
+    async def __call__(self, action: ItemAction, press: Press) -> Reply | None:
+        level = detail_level(press.loaded.profile)
+        return self.advisor.item_reply(action, press.texts.lang, level)
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,8 +48,13 @@ def _name(entry: DictionaryEntry) -> Text:
     return Text(entry.display, english[:1].upper() + english[1:])
 
 
-def _mode(reading: Reading, topic: str | None) -> Literal["answer", "sow_now"]:
-    """ "sow_now" for a sowing question about today, a day or a temperature."""
+def _mode(
+    reading: Reading, topic: str | None, after_topic: str | None
+) -> Literal["answer", "sow_now", "after"]:
+    """ "sow_now" for a sowing question about today, a day or a temperature; "after"
+    for a rotation question naming only the predecessor ("що сіяти після кукурудзи")."""
+    if topic is not None and topic == after_topic and reading.after_crops and not reading.crops:
+        return "after"
     if topic in _SOWING and (
         reading.today or reading.can or reading.temperature_c is not None or reading.day
     ):
@@ -159,6 +164,9 @@ class KnowledgeBase:
         previous_crop: str | None,
     ) -> tuple[_Crops, tuple[str, ...]]:
         named = self._named_crops(reading)
+        if not named and reading.after_crops and topic == self.data.words.after_topic:
+            # "що сіяти після кукурудзи": the predecessor's rotation card answers.
+            named = self.expand(reading.after_crops[0])
         if named:
             return _Crops(named, "question", named[0]), ()
         by_keyword = self._keyword_crops(reading)
@@ -244,16 +252,22 @@ class KnowledgeBase:
         primary = general[0] if general and not crop_known else ranked[0]
         if primary not in strong:
             return [primary], _TOPIC_WEAK
+        return [primary, *self._more(primary, ranked, strong)], _TOPIC_STRONG
+
+    def _more(self, primary: str, ranked: list[str], strong: set[str]) -> list[str]:
+        """Other crop topics named outright next to a crop topic asked first."""
         scope = self.data.topics[primary].scope
-        more = [
+        # "чи можна сіяти пшеницю після соняшнику": the sowing words ask the rotation.
+        asked = _SOWING if primary == self.data.words.after_topic else ()
+        return [
             t
             for t in ranked
             if t != primary
             and t in strong
+            and t not in asked
             and self.data.topics[t].scope == scope
             and scope == "crop"
         ]
-        return [primary, *more], _TOPIC_STRONG
 
     # ------------------------------------------------------------------ routing
 
@@ -304,14 +318,6 @@ class KnowledgeBase:
             zone = region.zone
         return region, zone
 
-    def _items(self, reading: Reading) -> dict[str, tuple[int, ...]]:
-        items: dict[str, list[int]] = {}
-        for label in reading.keywords:
-            for ref in self.reader.keyword_refs[label]:
-                if ref.item >= 0 and ref.item not in items.setdefault(ref.card, []):
-                    items[ref.card].append(ref.item)
-        return {card: tuple(found) for card, found in items.items()}
-
     def _search(
         self, reading: Reading, crops: Sequence[str], topics: Sequence[str], *, general: bool
     ) -> list[Card]:
@@ -356,8 +362,9 @@ class KnowledgeBase:
             region=region,
             confidence=0.0,
             reason="no_topic",
-            mode=_mode(reading, topic),
-            items=self._items(reading),
+            mode=_mode(reading, topic, self.data.words.after_topic),
+            predecessor=reading.after_crops[0] if reading.crops and reading.after_crops else None,
+            items=self.reader.items_named(reading),
             area_ha=reading.area_ha,
             temperature_c=reading.temperature_c,
             day=reading.day,
@@ -417,6 +424,7 @@ class KnowledgeBase:
         return replace(
             start,
             cards=tuple(self._order(cards, with_cards)),
+            items=self.reader.items_named(reading, cards),
             confidence=topic_trust * _CROP_TRUST[crops.source],
             reason="keyword" if keyword_only else "answer",
         )

@@ -10,6 +10,7 @@ another crop's card) and offers a human agronomist.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -18,6 +19,7 @@ from pipeline.knowledge.base import KnowledgeBase, Lookup
 from pipeline.knowledge.glossary import glossary
 from pipeline.knowledge.model import Card, FarmFacts, Item, Value
 from pipeline.knowledge.render import ValueText
+from pipeline.knowledge.rotation import rotation_lines, verdict
 from pipeline.knowledge.sow_now import sow_now_section
 from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
@@ -41,6 +43,22 @@ class Answer:
     cards: tuple[str, ...] = ()
     #: The one thing the reply asks back, if any.
     asks: Literal["region", "crop"] | None = None
+    #: One pest, weed or disease answered: its card's others, (card id, item index,
+    #: short name), to be asked next with a tap.
+    others: tuple[tuple[str, int, str], ...] = ()
+
+
+def _others(card: Card, lookup: Lookup, lang: Language) -> list[tuple[int, str]]:
+    """The card's items the question did not name, when it named some: (index, the
+    name without its parenthesis, "Дротяники" of "Дротяники (личинки коваликів)")."""
+    named = lookup.items.get(card.id)
+    if not named or card.crop is None:
+        return []
+    return [
+        (n, re.sub(r"\s*\([^)]*\)", "", item.name.get(lang)))
+        for n, item in enumerate(card.items)
+        if n not in named
+    ]
 
 
 def _lower(name: str) -> str:
@@ -53,6 +71,7 @@ class Composer:
         self.kb = kb
         self.catalog = catalog
         self.vocabulary = vocabulary
+        self._rotations = {c.crop: c.rotation for c in kb.data.cards if c.crop and c.rotation}
 
     def compose(
         self,
@@ -87,6 +106,11 @@ class Composer:
             unsure=not lookup.confident,
             cards=tuple(card.id for card in lookup.cards),
             asks="region" if asks_region else None,
+            others=tuple(
+                (card.id, n, name)
+                for card in lookup.cards
+                for n, name in _others(card, lookup, out.lang)
+            ),
         )
 
     def _sections(
@@ -170,10 +194,27 @@ class Composer:
             value_lines, unknown_zone = self._value_lines(value, lookup, out)
             lines += value_lines
             asks = asks or unknown_zone
+        if card.rotation is not None:
+            return self._rotation(card, lookup, out, level, lines), asks
         lines += self._items(card, lookup, out, level)
         lines += self._scaled(card, lookup, out, facts)
         lines += self._why(card, out, level)
         return lines, asks
+
+    def _rotation(
+        self, card: Card, lookup: Lookup, out: ValueText, level: Expertise, lines: list[str]
+    ) -> list[str]:
+        """A rotation card: the verdict on the pair asked about, then its lists."""
+        heading = lines[0]
+        if lookup.mode == "after" and card.crop is not None:
+            crop = self._crop(card.crop, out.lang)
+            heading = out.text("knowledge.rotation.as_predecessor", crop=crop)
+        head: list[str] = []
+        if lookup.predecessor is not None:
+            before = (*self.kb.expand(lookup.predecessor), lookup.predecessor)
+            head.append(verdict(card, before, self._rotations, self.kb.crop_names, out))
+        body = rotation_lines(card, lookup, out, heading, lines[1:])
+        return [*head, *body, *self._why(card, out, level)]
 
     # ------------------------------------------------------------------ items
 
@@ -206,7 +247,12 @@ class Composer:
             return self._crop_items(card, lookup, out, level)
         named = lookup.items.get(card.id)
         chosen = [card.items[i] for i in named] if named else list(card.items)
-        return [line for item in chosen for line in self._item_lines(item, out, level)]
+        lines = [line for item in chosen for line in self._item_lines(item, out, level)]
+        others = [name for _, name in _others(card, lookup, out.lang)]
+        if others:
+            # One pest asked about: that one, and the others' names to ask next.
+            lines.append(out.text("knowledge.also_items", list=out.join(others)))
+        return lines
 
     def _crop_items(
         self, card: Card, lookup: Lookup, out: ValueText, level: Expertise

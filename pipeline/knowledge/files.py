@@ -19,6 +19,7 @@ __all__ = [
     "ItemTable",
     "LocalText",
     "QuestionsFile",
+    "RotationTable",
     "SourcesFile",
     "ZonesFile",
 ]
@@ -53,6 +54,17 @@ class ItemTable(RulesModel):
     actives: ActivesTable = ActivesTable()
 
 
+class RotationTable(RulesModel):
+    good: Strings = ()
+    bad: Strings = ()
+    next: Strings = ()
+    avoid: Strings = ()
+    good_text: LocalText | None = None
+    bad_text: LocalText | None = None
+    next_text: LocalText | None = None
+    avoid_text: LocalText | None = None
+
+
 class CardTable(RulesModel):
     topic: str = ""
     sources: tuple[str, ...] = ()
@@ -60,6 +72,7 @@ class CardTable(RulesModel):
     values: tuple[ValueTable, ...] = ()
     items: tuple[ItemTable, ...] = ()
     keywords: tuple[str, ...] = ()
+    rotation: RotationTable | None = None
 
 
 class CropTable(RulesModel):
@@ -108,6 +121,7 @@ class QuestionWordsTable(RulesModel):
     today: Strings = ()
     can: Strings = ()
     after: Strings = ()
+    repeat: Strings = ()
     winter: Strings = ()
     spring: Strings = ()
     stopwords: Strings = ()

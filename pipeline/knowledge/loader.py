@@ -26,6 +26,7 @@ from pipeline.knowledge.files import (
     CropTable,
     ItemTable,
     QuestionsFile,
+    RotationTable,
     SourcesFile,
     ZonesFile,
 )
@@ -35,6 +36,7 @@ from pipeline.knowledge.model import (
     CropInfo,
     Item,
     Region,
+    Rotation,
     Source,
     Text,
     TopicSpec,
@@ -47,6 +49,8 @@ __all__ = ["KNOWLEDGE_DIR", "KnowledgeData", "QuestionWords", "load_knowledge"]
 
 KNOWLEDGE_DIR = RULES_DIR / "knowledge"
 _GENERAL = "general"
+#: The topic whose cards carry a ``[cards.rotation]`` table, and only they.
+_ROTATION = "rotation"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,8 @@ class QuestionWords:
     asks: tuple[str, ...] = ()
     #: Openers of a follow-up ("а для сої?"): the previous question's topic goes on.
     follow_up: tuple[str, ...] = ()
+    #: "пшениця по пшениці": the repeated crop after one of these is the predecessor.
+    repeat: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +129,43 @@ def _item(
     )
 
 
+def _rotation(
+    raw: RotationTable | None, topic: str, where: str, crops: frozenset[str], p: parse.Problems
+) -> Rotation | None:
+    """A rotation card's predecessors and followers: known crop ids, texts in both
+    languages; no other card has the table."""
+    if (raw is not None) != (topic == _ROTATION):
+        p.add(where, "a rotation card needs [cards.rotation], no other card has one")
+        return None
+    if raw is None:
+        return None
+    unknown = [c for c in (*raw.good, *raw.bad, *raw.next, *raw.avoid) if c not in crops]
+    if unknown:
+        p.add(where, f"rotation names unknown crop(s) {unknown}")
+    if set(raw.good) & set(raw.bad) or set(raw.next) & set(raw.avoid):
+        p.add(where, "a crop is both good and bad in the rotation")
+    texts = [
+        parse.text(getattr(raw, key), f"{where} rotation {key}", p)
+        for key in ("good_text", "bad_text", "next_text", "avoid_text")
+    ]
+    if unknown or any(text is None for text in texts):
+        return None
+    good, bad, after, avoid = (cast(Text, text) for text in texts)
+    return Rotation(raw.good, raw.bad, good, bad, raw.next, raw.avoid, after, avoid)
+
+
+def _rotation_conflicts(cards: Iterable[Card], p: parse.Problems) -> None:
+    """Two rotation cards must agree: a good predecessor of X never lists X as what
+    not to sow after it, a poor one never lists X as a good follower."""
+    rotations = {c.crop: c.rotation for c in cards if c.crop and c.rotation is not None}
+    for crop, mine in rotations.items():
+        for other, theirs in rotations.items():
+            if other in mine.good and crop in theirs.avoid:
+                p.add(f"{crop} rotation", f"{other} is a good predecessor, yet avoids {crop}")
+            if other in mine.bad and crop in theirs.next:
+                p.add(f"{crop} rotation", f"{other} is a poor predecessor, yet suits {crop}")
+
+
 def _card(
     raw: CardTable,
     *,
@@ -152,6 +195,7 @@ def _card(
         p.add(where, "only a general card's items name a crop")
     # Checked even when the card is already wrong, so every problem is reported.
     values = parse.values(raw.values, where, data.units, p)
+    rotation = _rotation(raw.rotation, topic, where, data.crop_ids, p)
     if text is None or not sources_known:
         return None
     slug = (crop or _GENERAL).removeprefix("crop:")
@@ -164,6 +208,7 @@ def _card(
         values=values,
         items=items,
         keywords=raw.keywords,
+        rotation=rotation,
     )
 
 
@@ -324,6 +369,7 @@ def _card_files(directory: Path, ctx: _Context) -> tuple[dict[str, CropInfo], li
         if card.id in seen:
             p.add(card.id, "two cards for one crop and topic")
         seen.add(card.id)
+    _rotation_conflicts(cards, p)
     return crops, cards
 
 
@@ -378,6 +424,7 @@ def load_knowledge(
             volunteer_topic=volunteer_topic,
             asks=parse.strings(words.get("asks")),
             follow_up=parse.strings(words.get("follow_up")),
+            repeat=parse.strings(words.get("repeat")),
         ),
         answer_confidence=float(settings.get("answer_confidence", 0.5)),
         max_cards=int(settings.get("max_cards", 3)),

@@ -37,8 +37,11 @@ class Lookup:
     region: Region | None
     confidence: float
     reason: Reason
-    #: "sow_now": "can I sow X today?" — compare the farm's soil and date.
-    mode: Literal["answer", "sow_now"] = "answer"
+    #: "sow_now": "can I sow X today?" — compare the farm's soil and date; "after":
+    #: "що сіяти після кукурудзи?" — the crop is the predecessor, asked what follows.
+    mode: Literal["answer", "sow_now", "after"] = "answer"
+    #: "пшениця після соняшнику": the predecessor the question names with its crop.
+    predecessor: str | None = None
     #: Card id -> indexes of the items the question named (a pest, a weed).
     items: dict[str, tuple[int, ...]] = field(default_factory=dict)
     area_ha: float | None = None

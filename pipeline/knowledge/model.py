@@ -20,6 +20,7 @@ __all__ = [
     "FarmFacts",
     "Item",
     "Region",
+    "Rotation",
     "Scope",
     "Source",
     "Text",
@@ -118,6 +119,26 @@ class Item:
 
 
 @dataclass(frozen=True, slots=True)
+class Rotation:
+    """A crop's place in the rotation: its predecessors and what follows it.
+
+    The crop ids let a question about a pair ("пшениця після соняшнику") be judged;
+    the texts are what a farmer reads (they may name what is no crop: bare fallow,
+    perennial grasses)."""
+
+    #: Good and poor predecessors of the crop (crop ids of ``rules/crops.toml``).
+    good: tuple[str, ...]
+    bad: tuple[str, ...]
+    good_text: Text
+    bad_text: Text
+    #: What to sow after the crop, and what not to.
+    next: tuple[str, ...]
+    avoid: tuple[str, ...]
+    next_text: Text
+    avoid_text: Text
+
+
+@dataclass(frozen=True, slots=True)
 class Card:
     id: str
     #: The crop id of ``rules/crops.toml``; None for a general card.
@@ -128,6 +149,8 @@ class Card:
     values: tuple[Value, ...] = ()
     items: tuple[Item, ...] = ()
     keywords: tuple[str, ...] = ()
+    #: Only on a rotation card.
+    rotation: Rotation | None = None
 
     @property
     def source(self) -> Source:

@@ -25,7 +25,7 @@ from pipeline.farm.words.dates import DateWords
 from pipeline.farm.words.units import Units
 from pipeline.grammar import Grammar, TermSet, is_phrase
 from pipeline.knowledge.loader import KnowledgeData
-from pipeline.knowledge.model import Zone
+from pipeline.knowledge.model import Card, Zone
 from pipeline.text import is_number, stem, tokenize
 
 __all__ = ["KeywordRef", "QuestionReader", "Reading"]
@@ -153,11 +153,21 @@ class QuestionReader:
         self._asks = TermSet.flat(words.asks, "asks", grammar)
         self._follow_up = TermSet.flat(words.follow_up, "follow_up", grammar)
         self._after = TermSet.flat(words.after, "after", grammar)
+        self._repeat = TermSet.flat(words.repeat, "repeat", grammar)
         self._volunteer = TermSet.flat(words.volunteer, "volunteer", grammar)
         self._season = TermSet.labelled({"winter": words.winter, "spring": words.spring}, grammar)
         self._stop = TermSet.flat(words.stopwords, "stop", grammar)
         self.keyword_refs: dict[str, tuple[KeywordRef, ...]] = {}
         phrases, singles = self._keyword_terms(data)
+        #: Each card's own item terms, by item index: the answering card's item is
+        #: found even when another card's identical term took the word's label.
+        self._item_terms = {
+            card.id: TermSet.labelled(
+                {str(n): item.terms for n, item in enumerate(card.items) if item.terms}, grammar
+            )
+            for card in data.cards
+            if any(item.terms for item in card.items)
+        }
         places: dict[str, Iterable[str]] = {f"zone:{z}": t for z, t in data.zone_terms.items()}
         places.update({f"region:{rid}": terms for rid, terms in data.region_terms.items()})
         crop_names = {entry.canonical_id: entry.names for entry in crops}
@@ -192,6 +202,24 @@ class QuestionReader:
             self.keyword_refs[label] = tuple(found)
             (phrases if is_phrase(term) else singles)[label] = [term]
         return phrases, singles
+
+    def items_named(
+        self, reading: Reading, cards: Sequence[Card] = ()
+    ) -> dict[str, tuple[int, ...]]:
+        """Card id -> the items (pests, weeds, diseases) the question names: by the
+        keywords read, and for the answering ``cards`` by their own items' terms."""
+        items: dict[str, list[int]] = {}
+        for label in reading.keywords:
+            for ref in self.keyword_refs[label]:
+                if ref.item >= 0 and ref.item not in items.setdefault(ref.card, []):
+                    items[ref.card].append(ref.item)
+        for card in cards if reading.keywords else ():
+            terms = self._item_terms.get(card.id)
+            if terms is not None and not items.get(card.id):
+                free = [False] * len(reading.tokens)
+                found = {int(label) for label, _, _ in self._scan(terms, reading.tokens, free)}
+                items[card.id] = sorted(found)
+        return {card: tuple(found) for card, found in items.items() if found}
 
     # ------------------------------------------------------------------ reading
 
@@ -228,7 +256,11 @@ class QuestionReader:
             crop_at.update(range(start, start + length))
             if start > 0 and tokens[start - 1] in self._volunteer:
                 reading.volunteer_crops.append(crop)
-            elif self._after_marker(tokens, start):
+            elif self._after_marker(tokens, start, crop_at) or (
+                start > 0
+                and tokens[start - 1] in self._repeat
+                and any(named == crop for named, _ in reading.crops)
+            ):
                 reading.after_crops.append(crop)
             else:
                 reading.crops.append((crop, start))
@@ -279,8 +311,15 @@ class QuestionReader:
             i += length
         return found
 
-    def _after_marker(self, tokens: Sequence[str], start: int) -> bool:
-        return any(tokens[j] in self._after for j in range(max(0, start - _QUALIFIER_REACH), start))
+    def _after_marker(self, tokens: Sequence[str], start: int, crop_at: set[int]) -> bool:
+        """ "після" just before the crop, with no other crop between ("після соняшнику
+        пшеницю": wheat is the subject, sunflower the predecessor)."""
+        for j in range(start - 1, max(0, start - _QUALIFIER_REACH) - 1, -1):
+            if j in crop_at:
+                return False
+            if tokens[j] in self._after:
+                return True
+        return False
 
     def _numbers(self, reading: Reading, used: list[bool]) -> None:
         tokens = reading.tokens

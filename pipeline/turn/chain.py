@@ -17,6 +17,7 @@ from pipeline.actions import (
     FeedbackAction,
     FeedbackReasonAction,
     HandoffAction,
+    ItemAction,
     JournalAction,
     JournalReportAction,
     LocationAction,
@@ -169,4 +170,6 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
         uses[JournalReportAction] = button.JournalReportButton(parts.exports)
     if parts.places is not None:
         uses[LocationAction] = LocationButton(parts.places)
+    if parts.advisor is not None:
+        uses[ItemAction] = button.ItemButton(parts.advisor)
     return uses | dict(parts.buttons)

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow
 from db.uow import Database
-from pipeline.actions import RegionAction
+from pipeline.actions import ItemAction, RegionAction
 from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.intents import Intent
@@ -214,3 +214,22 @@ async def test_a_follow_up_keeps_the_topic_and_changes_the_crop(
     # Without the conversation, the same words ask nothing Stepan can answer.
     alone = await pipeline.handle_message(incoming("а для сої?", user="tg:711"))
     assert alone.intent != Intent.ADVICE
+
+
+async def test_one_named_disease_then_a_tap_on_another_of_its_card(
+    pipeline: Pipeline, db: Database, memory: Memory
+) -> None:
+    """Issue 25 point 6: «септоріоз на пшениці» answers septoria alone; the card's
+    other diseases are a button each, and a press answers that one alone."""
+    await farm(pipeline, db, memory)
+    reply = await say(pipeline, "септоріоз на пшениці що робити")
+    assert "Септоріоз листя" in reply.text and "• Бура листкова іржа" not in reply.text
+    pressed = {b.text: b.action for row in reply.buttons for b in row}
+    assert pressed["Бура листкова іржа"] == ItemAction("winter-wheat.diseases", 2)
+    assert ItemAction("winter-wheat.diseases", 1) not in pressed.values()
+    rust = await pipeline.handle_action(pressed["Бура листкова іржа"], incoming())
+    assert rust.text.startswith("Озима пшениця — хвороби\n• Бура листкова іржа")
+    assert "• Септоріоз листя" not in rust.text and "Також буває: " in rust.text
+    assert ItemAction("winter-wheat.diseases", 1) in [b.action for r in rust.buttons for b in r]
+    forged = await pipeline.handle_action(ItemAction("winter-wheat.diseases", 9), incoming())
+    assert forged.text == pipeline.catalog.text("uk", "actions.expired")

@@ -155,7 +155,9 @@ def test_a_novice_gets_the_why_an_expert_only_numbers(composer: Composer) -> Non
 def test_a_named_pest_shows_only_its_item(composer: Composer) -> None:
     answer = ask(composer, "шкідлива черепашка на пшениці поріг")
     assert "Клоп шкідлива черепашка" in answer.text and "2–4 шт./м²" in answer.text
-    assert "П'явиці" not in answer.text
+    # The others are only named on the closing line, to be asked next.
+    body, _, others = answer.text.partition("Також буває:")
+    assert "П'явиці" not in body and "П'явиці" in others.splitlines()[0]
     assert "лямбда-цигалотрин" in answer.text
 
 
@@ -170,7 +172,7 @@ def test_general_card_gives_the_asked_crops_line_only(composer: Composer) -> Non
 
 @pytest.mark.parametrize(
     "question",
-    ["коли сіяти просо?", "норма висіву сорго", "після чого сіяти пшеницю", "яка погода завтра"],
+    ["коли сіяти просо?", "норма висіву сорго", "після чого сіяти просо", "яка погода завтра"],
 )
 def test_honest_when_unsure_no_numbers_and_an_offer(composer: Composer, question: str) -> None:
     answer = ask(composer, question, farm_crops=["crop:sunflower"])

@@ -110,7 +110,10 @@ def test_an_exact_word_is_not_read_as_a_typo_of_another() -> None:
 
 def test_predecessor_volunteer_and_price_questions() -> None:
     after = KB.lookup("чи можна сіяти соняшник після соняшнику")
-    assert after.topic == "rotation" and after.cards == ()
+    assert after.topic == "rotation" and after.predecessor == "crop:sunflower"
+    assert [card.id for card in after.cards] == ["sunflower.rotation"]
+    follows = KB.lookup("що посіяти після гороху")
+    assert follows.mode == "after" and [card.id for card in follows.cards] == ["peas.rotation"]
     volunteer = KB.lookup("падалиця соняшника в пшениці")
     assert [card.id for card in volunteer.cards] == ["winter-wheat.weeds"]
     price = KB.lookup("скільки коштує насіння кукурудзи?")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from pipeline.actions import OnboardingAction, OnboardingChoice
+from pipeline.actions import ItemAction, OnboardingAction, OnboardingChoice
 from pipeline.agronomy.advisor import Advisor
 from pipeline.agronomy.region import region_offer
 from pipeline.intents import Intent
@@ -73,6 +73,11 @@ class RegionOffer(Stage):
 _ONLY_THE_PLACE = frozenset({Intent.CLARIFY, Intent.GENERAL})
 
 
+def _asks_only(buttons: tuple[tuple[Button, ...], ...]) -> bool:
+    """Buttons that only ask a question (a card's other pest), nothing to confirm."""
+    return all(isinstance(button.action, ItemAction) for row in buttons for button in row)
+
+
 @dataclass(frozen=True, slots=True)
 class PeerOffer(Stage):
     """The offer to pass a question on to a peer agent, or a hint that one exists."""
@@ -85,7 +90,7 @@ class PeerOffer(Stage):
 
     async def run(self, turn: Turn) -> None:
         route = turn.route
-        if route is not None and turn.buttons:
+        if route is not None and turn.buttons and not _asks_only(turn.buttons):
             # Stepan's own part is a card (a journal entry to confirm): its buttons
             # stay, and the peer is only named.
             turn.text = f"{turn.text}\n\n{self.peers.pointer(route.peer, turn.lang)}"
@@ -93,7 +98,9 @@ class PeerOffer(Stage):
             offered = await self.peers.offer(
                 user_id=turn.incoming.user_id, route=route, lang=turn.lang
             )
-            turn.text, turn.buttons = _paragraph(turn.text, offered.text), offered.buttons
+            # A card's other pests (buttons that only ask) stay above the offer's row.
+            buttons = (*turn.buttons, *offered.buttons)
+            turn.text, turn.buttons = _paragraph(turn.text, offered.text), buttons
         else:
             hint = self.peers.coordinator_hint(turn.lang)
             turn.text = f"{turn.text}\n\n{hint}" if hint else turn.text
