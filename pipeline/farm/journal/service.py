@@ -191,7 +191,9 @@ class Journal:
         """The sprayings card ``draft_id`` plans (its owner's only), for their forecast."""
         async with self._db.read() as session:
             row = await repo.draft(session, draft_id)
-        return planned_in(row, user_id)
+        if row is None or row.user_id != user_id or is_edit(row.payload):
+            return []  # nobody else's card
+        return planned_in(JournalDraft.from_payload(row.payload))
 
     async def owner_of(self, draft_id: int) -> str | None:
         """Whose card this is (None: no such card): a press by anyone else is refused

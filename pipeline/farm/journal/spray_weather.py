@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from db.models import OperationDraftRow
 from pipeline.farm.journal.draft import DraftOperation, JournalDraft
-from pipeline.farm.journal.edits.payload import is_edit
 from pipeline.farm.localtime import local_today, zone
 
 __all__ = ["SPRAYING", "Conditions", "PlannedSpraying", "planned_in", "sprayings_weather"]
@@ -58,11 +56,8 @@ class PlannedSpraying:
     field_id: str | None
 
 
-def planned_in(row: OperationDraftRow | None, user_id: str) -> list[PlannedSpraying]:
-    """The planned sprayings of a card that is ``user_id``'s (none of anyone else's)."""
-    if row is None or row.user_id != user_id or is_edit(row.payload):
-        return []
-    draft = JournalDraft.from_payload(row.payload)
+def planned_in(draft: JournalDraft) -> list[PlannedSpraying]:
+    """The sprayings a card plans."""
     return [
         PlannedSpraying(op.op_date, op.target_fields()[0])
         for op in draft.operations
