@@ -92,6 +92,8 @@ class FieldsTable(RulesModel):
     list_nouns: Words = ()
     number_markers: Words = ()
     numbered_before: Words = ()
+    ordinal_prepositions: Words = ()
+    ordinal_not_before: Words = ()
     number_label_cyrillic: str = "поле"
     number_label_latin: str = "field"
 

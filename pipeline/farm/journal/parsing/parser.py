@@ -23,6 +23,7 @@ from pipeline.farm.journal.parsing.names import (
     unknown_fields,
     unknown_terms,
 )
+from pipeline.farm.journal.parsing.ordinals import ordinal_fields
 from pipeline.farm.journal.parsing.operations import (
     Marker,
     OpHit,
@@ -138,6 +139,7 @@ class OperationParser:
         quantities = find_quantities(scan, rules.units, rules.yield_words, rules.each)
         # Numbered fields before dates: "поле 3 тиждень тому" is not three weeks ago.
         fields = numbered_fields(scan, rules, dictionary)
+        fields += ordinal_fields(scan, rules, dictionary)
         dates = find_dates(scan, rules.dates, today)
         markers = find_markers(scan, rules)
         fields += known_names(scan, rules, dictionary, "field")

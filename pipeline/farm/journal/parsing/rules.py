@@ -92,6 +92,10 @@ class OperationRules:
     list_nouns: TermSet
     number_markers: TermSet
     numbered_before: TermSet
+    #: "на четвертому": an ordinal alone after these names the farm's numbered field...
+    ordinal_prepositions: TermSet
+    #: ...unless it counts one of these ("на другому тижні", "на третьому листку").
+    ordinal_not_before: TermSet
     number_label_cyrillic: str
     number_label_latin: str
     crop_markers: TermSet
