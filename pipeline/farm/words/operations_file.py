@@ -81,6 +81,7 @@ class QuantitiesTable(RulesModel):
     dose_joiners: Words = ()
     each: Words = ()
     product_before: Words = ()
+    bare_rates: dict[str, dict[str, float]] = {}
 
 
 class FieldsTable(RulesModel):

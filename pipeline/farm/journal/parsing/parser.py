@@ -232,7 +232,7 @@ class OperationParser:
         crop = draft.crop
         crop_id, crop_phrase, _ = name_result([crop] if crop is not None else [])
         product = draft.product
-        amounts = _amounts(draft)
+        amounts = _amounts(draft, self.rules.bare_rates)
         primary = _primary(amounts)
         return ParsedOperation(
             op_type=self._op_type(draft),
@@ -308,10 +308,12 @@ def _other_verb(scan: Scan, rules: OperationRules, i: int) -> bool:
     )
 
 
-def _amounts(draft: Draft) -> dict[str, tuple[float | None, str | None]]:
+def _amounts(
+    draft: Draft, bare_rates: dict[str, dict[str, float]]
+) -> dict[str, tuple[float | None, str | None]]:
     found: dict[str, tuple[float | None, str | None]] = {}
     for quantity in sorted(draft.quantities, key=lambda q: q.pos):
-        slot, value, unit = slot_of(quantity, draft.op.op_type)
+        slot, value, unit = slot_of(quantity, draft.op.op_type, bare_rates)
         found.setdefault(slot, (value, unit))
     return found
 

@@ -83,6 +83,8 @@ class OperationRules:
     dose_joiners: TermSet
     each: TermSet
     product_before: TermSet
+    #: ``[quantities] bare_rates``: a unit alone up to so much is a rate per hectare.
+    bare_rates: dict[str, dict[str, float]]
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
@@ -159,6 +161,7 @@ class OperationRules:
             dose_joiners=TermSet.flat(quantities.dose_joiners, "x", grammar),
             each=TermSet.flat(quantities.each, "x", grammar),
             product_before=TermSet.flat(quantities.product_before, "x", grammar),
+            bare_rates=quantities.bare_rates,
             conjunctions=TermSet.flat(clauses.conjunctions, "x", grammar),
             time_prepositions=TermSet.flat(clauses.time_prepositions, "x", grammar),
             adjective_endings=_endings(raw.fields.adjective_endings),
