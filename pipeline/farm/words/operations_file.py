@@ -68,6 +68,8 @@ class MoodTable(RulesModel):
     others: Words = ()
     trade: Words = ()
     elliptic: Words = ()
+    intended: Words = ()
+    contrast: Words = ()
 
 
 class ClausesTable(RulesModel):

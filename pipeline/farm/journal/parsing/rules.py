@@ -75,6 +75,10 @@ class OperationRules:
     halt: TermSet
     others: TermSet
     trade: TermSet
+    #: "планували", "план був": an intention a "але" after it says was not carried out.
+    intended: TermSet
+    #: "але", "но", "but": what turns an intention into work not done.
+    contrast: TermSet
     elliptic: TermSet
     conjunctions: TermSet
     time_prepositions: TermSet
