@@ -287,6 +287,9 @@ def _name_after_preposition(scan: Scan, rules: OperationRules, prep: int) -> tup
     j = prep + 1
     if not plain_word(scan, rules, j) or len(scan.norms[j]) < _MIN_ALPHA_NAME:
         return None
+    # "на другому тижні": an ordinal is a number, never a field's name.
+    if rules.dates.numbers.ordinal(scan.norms[j]) is not None:
+        return None
     named = scan.capitalised(j) and not scan.starts_sentence(j)
     if named or (not scan.latin(j) and scan.norms[j].endswith(rules.adjective_endings)):
         return j, j + 1
