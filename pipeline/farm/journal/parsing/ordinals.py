@@ -70,6 +70,18 @@ def _counts_something(scan: Scan, rules: OperationRules, end: int) -> bool:
     )
 
 
+def _listed_before(scan: Scan, rules: OperationRules, found: Ordinal) -> bool:
+    """ "четверте і сьоме поле", "на першому і на другому полі": listed before a
+    numbered field."""
+    j = found.end
+    if scan.norm(j) not in rules.list_joiners:
+        return False
+    j += 1
+    if scan.norm(j) in rules.ordinal_prepositions:
+        j += 1
+    return 0 <= j < len(scan) and scan.claimed[j] == "field" and not scan.joined(j)
+
+
 def ordinal_fields(scan: Scan, rules: OperationRules, dictionary: Dictionary) -> list[NameHit]:
     """ "на четвертому", "на четвертім і сьомім", "на дев'ятому та шістнадцятому":
     the farm's numbered fields named by an ordinal alone."""
@@ -81,7 +93,7 @@ def ordinal_fields(scan: Scan, rules: OperationRules, dictionary: Dictionary) ->
             continue
         before = scan.norm(found.start - 1)
         listed = bool(hits) and hits[-1].end == found.start - 1 and before in rules.list_joiners
-        if not (listed or before in rules.ordinal_prepositions):
+        if not (listed or before in rules.ordinal_prepositions or _listed_before(scan, rules, found)):
             continue
         entry = dictionary.match_words("field", (rules.number_label_cyrillic, str(found.value)))
         if entry is None:
