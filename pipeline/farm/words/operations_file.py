@@ -84,6 +84,7 @@ class QuantitiesTable(RulesModel):
     each: Words = ()
     product_before: Words = ()
     bare_rates: dict[str, dict[str, float]] = {}
+    brand_suffixes: Words = ()
 
 
 class FieldsTable(RulesModel):

@@ -92,7 +92,10 @@ def ordinal_fields(scan: Scan, rules: OperationRules, dictionary: Dictionary) ->
         if found is None or _counts_something(scan, rules, found.end):
             continue
         before = scan.norm(found.start - 1)
-        listed = bool(hits) and hits[-1].end == found.start - 1 and before in rules.list_joiners
+        listed = bool(hits) and (
+            (hits[-1].end == found.start - 1 and before in rules.list_joiners)
+            or (hits[-1].end == found.start and scan.gap(found.start) == ",")
+        )
         if not (listed or before in rules.ordinal_prepositions or _listed_before(scan, rules, found)):
             continue
         entry = dictionary.match_words("field", (rules.number_label_cyrillic, str(found.value)))

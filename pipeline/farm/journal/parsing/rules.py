@@ -89,6 +89,8 @@ class OperationRules:
     product_before: TermSet
     #: ``[quantities] bare_rates``: a unit alone up to so much is a rate per hectare.
     bare_rates: dict[str, dict[str, float]]
+    #: "Аканто Плюс", "Децис Профі": a word after a brand that belongs to its name.
+    brand_suffixes: TermSet
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
@@ -166,6 +168,7 @@ class OperationRules:
             each=TermSet.flat(quantities.each, "x", grammar),
             product_before=TermSet.flat(quantities.product_before, "x", grammar),
             bare_rates=quantities.bare_rates,
+            brand_suffixes=TermSet.flat(quantities.brand_suffixes, "x", grammar),
             conjunctions=TermSet.flat(clauses.conjunctions, "x", grammar),
             time_prepositions=TermSet.flat(clauses.time_prepositions, "x", grammar),
             adjective_endings=_endings(raw.fields.adjective_endings),
