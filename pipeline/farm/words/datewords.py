@@ -16,9 +16,9 @@ from pydantic import Field
 
 from pipeline.farm.words.numbers import NumberWords
 from pipeline.grammar import Grammar, TermSet
-from pipeline.text import fold
 from pipeline.rules import RULES_DIR
 from pipeline.rules.schema import RulesModel, load, parse
+from pipeline.text import fold
 
 __all__ = ["DEFAULT_DATES", "DateWords"]
 

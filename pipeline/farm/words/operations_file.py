@@ -83,7 +83,7 @@ class QuantitiesTable(RulesModel):
     dose_joiners: Words = ()
     each: Words = ()
     product_before: Words = ()
-    bare_rates: dict[str, dict[str, float]] = {}
+    bare_rates: dict[str, dict[str, float]] = Field(default_factory=dict)
     brand_suffixes: Words = ()
 
 

@@ -96,7 +96,9 @@ def ordinal_fields(scan: Scan, rules: OperationRules, dictionary: Dictionary) ->
             (hits[-1].end == found.start - 1 and before in rules.list_joiners)
             or (hits[-1].end == found.start and scan.gap(found.start) == ",")
         )
-        if not (listed or before in rules.ordinal_prepositions or _listed_before(scan, rules, found)):
+        if not (
+            listed or before in rules.ordinal_prepositions or _listed_before(scan, rules, found)
+        ):
             continue
         entry = dictionary.match_words("field", (rules.number_label_cyrillic, str(found.value)))
         if entry is None:

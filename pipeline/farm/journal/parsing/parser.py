@@ -23,7 +23,6 @@ from pipeline.farm.journal.parsing.names import (
     unknown_fields,
     unknown_terms,
 )
-from pipeline.farm.journal.parsing.ordinals import ordinal_fields
 from pipeline.farm.journal.parsing.operations import (
     Marker,
     OpHit,
@@ -32,6 +31,7 @@ from pipeline.farm.journal.parsing.operations import (
     is_blocked,
     verb_tense,
 )
+from pipeline.farm.journal.parsing.ordinals import ordinal_fields
 from pipeline.farm.journal.parsing.products import find_products, unknown_products
 from pipeline.farm.journal.parsing.quantities import find_quantities, slot_of
 from pipeline.farm.journal.parsing.rules import OperationRules
