@@ -181,10 +181,11 @@ class NumberWords:
     def _whole_at(
         self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
     ) -> NumberSpan | None:
-        """A whole number said in words from ``start`` (no half, no zero)."""
+        """A whole number said in words from ``start`` (no half, no zero); "один"
+        counts here without a unit ("нуль один")."""
         if start >= len(tokens) or (self.zero is not None and tokens[start] in self.zero):
             return None
-        span = self._plain_at(tokens, start, is_unit)
+        span = self._plain_at(tokens, start, lambda found, i: True)
         if span is None or span.value % 1:
             return None
         return span
