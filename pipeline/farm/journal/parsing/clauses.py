@@ -244,6 +244,8 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
     negated = postponed = False
     negations = 0
     for i in range(clause.start, clause.end):
+        if scan.claimed[i] == "marker" and _said(rules.wished, scan, i):
+            negated = True  # "треба було": a plan word that says it was not done
         if scan.claimed[i] is not None:
             continue  # only words no pass took carry the mood
         norm = scan.norms[i]
