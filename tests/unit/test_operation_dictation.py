@@ -201,3 +201,15 @@ def test_a_name_in_every_dictionary_form(name: str, said: str) -> None:
     entry = DictionaryEntry("field", "field:x", name, ())
     dictionary = RULES.vocabulary.dictionary([entry])
     assert dictionary.resolve("field", said) == entry
+
+
+@pytest.mark.parametrize(
+    ("text", "when"),
+    [
+        ("на четвер заплануй обприскування Гірки", date(2026, 5, 21)),
+        ("минулого четверга полили Гірку", date(2026, 5, 7)),
+    ],
+)
+def test_thursday_is_no_fourth(farm: Dictionary, text: str, when: date) -> None:
+    op = _only(text, farm)
+    assert (op.op_date, op.field_names) == (when, ("Гірка",)), text

@@ -199,6 +199,7 @@ class _Numbers(RulesModel):
     point: Words = ()
     fractions: tuple[_NumberValue, ...] = ()
     ordinals: tuple[_NumberValue, ...] = ()
+    not_ordinals: Words = ()
 
 
 class _DatesFile(RulesModel):

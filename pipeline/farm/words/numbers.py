@@ -85,6 +85,7 @@ class NumberWords:
     point: TermSet | None = None
     fractions: TermSet | None = None
     ordinals: TermSet | None = None
+    not_ordinals: TermSet | None = None
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> NumberWords:
@@ -108,11 +109,14 @@ class NumberWords:
             point=TermSet.flat(_strings(raw.get("point")), "p", grammar),
             fractions=_valued(raw.get("fractions", []), grammar),
             ordinals=_valued(raw.get("ordinals", []), grammar),
+            not_ordinals=TermSet.flat(_strings(raw.get("not_ordinals")), "n", grammar),
         )
 
     def ordinal(self, token: str) -> int | None:
         """The number an ordinal word says ("четвертому" is 4), or None."""
-        label = self.ordinals.label(token) if self.ordinals is not None else None
+        if self.ordinals is None or (self.not_ordinals is not None and token in self.not_ordinals):
+            return None
+        label = self.ordinals.label(token)
         return int(float(label)) if label is not None else None
 
     def half_of(self, token: str, is_unit: Callable[[Sequence[str], int], bool]) -> str | None:
