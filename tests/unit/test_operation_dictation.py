@@ -39,6 +39,8 @@ def _only(text: str, dictionary: Dictionary) -> ParsedOperation:
         ("на сёмом поле культивация", "Поле 7"),
         ("на дев'ятім скосили люцерну", "Поле 9"),
         ("треба на сьомому підживити ячмінь", "Поле 7"),
+        ("поле сьоме продискували", "Поле 7"),
+        ("на 9-му посіяли сою", "Поле 9"),
     ],
 )
 def test_a_field_named_by_an_ordinal_alone(farm: Dictionary, text: str, field: str) -> None:
@@ -55,9 +57,11 @@ def test_ordinals_listed_name_each_field(farm: Dictionary) -> None:
 def test_a_compound_ordinal_is_one_number() -> None:
     entry = DictionaryEntry("field", "field:pole-21", "Поле 21", ("field 21",))
     dictionary = RULES.vocabulary.dictionary([entry])
-    assert _only("першого травня будемо сіяти сою на двадцять першому", dictionary).field_names == (
-        "Поле 21",
-    )
+    for text in (
+        "першого травня будемо сіяти сою на двадцять першому",
+        "двадцять перше поле полили",
+    ):
+        assert _only(text, dictionary).field_names == ("Поле 21",), text
 
 
 @pytest.mark.parametrize(

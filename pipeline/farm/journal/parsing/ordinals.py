@@ -20,7 +20,6 @@ from pipeline.farm.words.numbers import NumberWords
 __all__ = ["Ordinal", "ordinal_at", "ordinal_fields"]
 
 _TEN = 10
-_MAX_TENS = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +31,6 @@ class Ordinal:
     end: int
 
 
-def _spoken_tens(scan: Scan, i: int) -> int | None:
-    """A free number said in words that is a whole ten ("двадцять" read as 20)."""
-    if not scan.number_at(i) or scan.tokens[i].raw[:1].isdigit():
-        return None
-    try:
-        value = float(scan.norms[i])
-    except ValueError:
-        return None
-    whole = int(value)
-    return whole if whole == value and whole % _TEN == 0 and _TEN < whole <= _MAX_TENS else None
-
-
 def ordinal_at(scan: Scan, numbers: NumberWords, i: int) -> Ordinal | None:
     """The ordinal whose last word is token ``i``, free, with a tens word before it
     ("двадцять першому" is 21)."""
@@ -52,7 +39,7 @@ def ordinal_at(scan: Scan, numbers: NumberWords, i: int) -> Ordinal | None:
     value = numbers.ordinal(scan.norms[i])
     if value is None:
         return None
-    if value < _TEN and i > 0 and (tens := _spoken_tens(scan, i - 1)) is not None:
+    if value < _TEN and i > 0 and (tens := scan.spoken_tens(i - 1)) is not None:
         return Ordinal(tens + value, i - 1, i + 1)
     return Ordinal(value, i, i + 1)
 
@@ -82,28 +69,48 @@ def _listed_before(scan: Scan, rules: OperationRules, found: Ordinal) -> bool:
     return 0 <= j < len(scan) and scan.claimed[j] == "field" and not scan.joined(j)
 
 
+def _field_ordinal(scan: Scan, rules: OperationRules, i: int) -> Ordinal | None:
+    """An ordinal word, or a number with an ordinal ending ("4-му", "11-ом")."""
+    found = ordinal_at(scan, rules.dates.numbers, i)
+    if found is not None:
+        return found
+    raw = scan.tokens[i].raw
+    suffixed = scan.free(i + 1) and scan.norms[i + 1] in rules.names.ordinal_suffixes
+    if scan.number_at(i) and raw.isdigit() and suffixed and not scan.latin(i + 1):
+        return Ordinal(int(raw), i, i + 2)
+    return None
+
+
+def _field_span(
+    scan: Scan, rules: OperationRules, found: Ordinal, hits: list[NameHit]
+) -> tuple[int, int] | None:
+    """What names the field, when the ordinal does: "поле сьоме" (with its noun), "на
+    четвертому", "на четвертім і сьомім", "на десятому, одинадцятому"."""
+    start, end = found.start, found.end
+    before = scan.norm(start - 1)
+    if scan.free(start - 1) and rules.names.is_generic("field", before):
+        return start - 1, end
+    listed = bool(hits) and (
+        (hits[-1].end == start - 1 and before in rules.list_joiners)
+        or (hits[-1].end == start and scan.gap(start) == ",")
+    )
+    if listed or before in rules.ordinal_prepositions or _listed_before(scan, rules, found):
+        return start, end
+    return None
+
+
 def ordinal_fields(scan: Scan, rules: OperationRules, dictionary: Dictionary) -> list[NameHit]:
-    """ "на четвертому", "на четвертім і сьомім", "на дев'ятому та шістнадцятому":
-    the farm's numbered fields named by an ordinal alone."""
+    """ "на четвертому", "на четвертім і сьомім", "на дев'ятому та шістнадцятому",
+    "поле сьоме", "на 4-му": the farm's numbered fields named by an ordinal."""
     hits: list[NameHit] = []
-    numbers = rules.dates.numbers
     for i in range(len(scan)):
-        found = ordinal_at(scan, numbers, i)
+        found = _field_ordinal(scan, rules, i)
         if found is None or _counts_something(scan, rules, found.end):
             continue
-        before = scan.norm(found.start - 1)
-        listed = bool(hits) and (
-            (hits[-1].end == found.start - 1 and before in rules.list_joiners)
-            or (hits[-1].end == found.start and scan.gap(found.start) == ",")
-        )
-        if not (
-            listed or before in rules.ordinal_prepositions or _listed_before(scan, rules, found)
-        ):
-            continue
+        span = _field_span(scan, rules, found, hits)
         entry = dictionary.match_words("field", (rules.number_label_cyrillic, str(found.value)))
-        if entry is None:
+        if span is None or entry is None:
             continue
-        scan.claim(found.start, found.end, "field")
-        phrase = scan.raw(found.start, found.end)
-        hits.append(NameHit("field", found.start, phrase, entry, end=found.end))
+        scan.claim(*span, "field")
+        hits.append(NameHit("field", span[0], scan.raw(*span), entry, end=span[1]))
     return hits
