@@ -244,8 +244,6 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
     negated = postponed = False
     negations = 0
     for i in range(clause.start, clause.end):
-        if scan.claimed[i] == "marker" and _said(rules.wished, scan, i):
-            negated = True  # "треба було": a plan word that says it was not done
         if scan.claimed[i] is not None:
             continue  # only words no pass took carry the mood
         norm = scan.norms[i]
@@ -260,6 +258,7 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
             negated = negated or (i + 1) in op_positions
         elif _called_off(scan, rules, i):
             negated = True
+    negated = negated or _should_have(scan, rules, clause)
     elliptic = bool(negations) and not own_ops and _only_elliptic(scan, rules, clause)
     return Clause(
         clause.start,
@@ -270,6 +269,14 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
         elliptic=elliptic,
         postponed=postponed,
         heading=clause.heading,
+    )
+
+
+def _should_have(scan: Scan, rules: OperationRules, clause: Clause) -> bool:
+    """ "треба було підживити": a plan word that says the work was not done."""
+    return any(
+        scan.claimed[i] == "marker" and _said(rules.wished, scan, i)
+        for i in range(clause.start, clause.end)
     )
 
 
