@@ -206,6 +206,18 @@ class Dictionary:
             index.exact.setdefault(core, []).append(key)
             index.keys.append(key)
             index.max_words = max(index.max_words, len(words))
+            if len(words) == 1 and len(core) == 1 and not core[0].isdigit():
+                self._add_forms(index, name, key, seen)
+
+    def _add_forms(
+        self, index: _KindIndex, name: str, key: _Key, seen: set[tuple[str, ...]]
+    ) -> None:
+        """The dictionary's forms of a one-word name, matched exactly (never by typo)."""
+        for form in self._rules.forms(name):
+            core = (name_stem(form),)
+            if core not in seen:
+                seen.add(core)
+                index.exact.setdefault(core, []).append(_Key(core, key.entry, key.rank))
 
 
 def _within(general: tuple[str, ...], specific: tuple[str, ...]) -> bool:

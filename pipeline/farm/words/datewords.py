@@ -18,6 +18,7 @@ from pipeline.farm.words.numbers import NumberWords
 from pipeline.grammar import Grammar, TermSet
 from pipeline.rules import RULES_DIR
 from pipeline.rules.schema import RulesModel, load, parse
+from pipeline.text import fold
 
 __all__ = ["DEFAULT_DATES", "DateWords"]
 
@@ -63,6 +64,12 @@ class DateWords:
     #: "з початку місяця", "since the start of the year".
     since_start: TermSet
     numbers: NumberWords
+    #: "вісімнадцятого числа": the word that makes an ordinal a day of the month.
+    day_nouns: TermSet | None = None
+    #: The genitive endings of an ordinal said alone as a day ("двадцять третього").
+    ordinal_day_endings: tuple[str, ...] = ()
+    #: Words after which a genitive ordinal is no day ("з першого", "до десятого").
+    ordinal_day_not_after: TermSet | None = None
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = DEFAULT_DATES) -> DateWords:
@@ -129,6 +136,9 @@ class DateWords:
             range_to=flat(periods, "to"),
             since_start=flat(periods, "since_start"),
             numbers=NumberWords.from_mapping(raw.get("numbers", {}), grammar),
+            day_nouns=flat(days, "day_nouns"),
+            ordinal_day_endings=tuple(fold(e) for e in _strings(days.get("ordinal_day_endings"))),
+            ordinal_day_not_after=flat(days, "ordinal_day_not_after"),
         )
 
 
@@ -151,6 +161,9 @@ class _Days(RulesModel):
     offset_days: Words = ()
     offset_weeks: Words = ()
     offset_singular: Words = ()
+    day_nouns: Words = ()
+    ordinal_day_endings: Words = ()
+    ordinal_day_not_after: Words = ()
 
 
 class _Periods(RulesModel):
@@ -182,6 +195,11 @@ class _Numbers(RulesModel):
     joiners: Words = ()
     half_prefixes: Words = ()
     of: Words = ()
+    zero: Words = ()
+    point: Words = ()
+    fractions: tuple[_NumberValue, ...] = ()
+    ordinals: tuple[_NumberValue, ...] = ()
+    not_ordinals: Words = ()
 
 
 class _DatesFile(RulesModel):

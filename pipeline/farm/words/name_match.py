@@ -11,12 +11,13 @@ syntax of :mod:`pipeline.grammar`. :mod:`pipeline.farm.dictionary` uses this.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from pipeline.farm.words.operations_file import OPERATIONS_RULES, OperationsFile
 from pipeline.grammar import Grammar, TermSet
+from pipeline.grammar.morphology import Morphology
 from pipeline.text import is_number, stem, within_one_edit
 
 Kind = Literal["field", "crop", "operation", "product"]
@@ -76,6 +77,9 @@ class NameRules:
     fuzzy_min_len: int = 5
     #: ``[fields] nominative_endings``: how an adjective field name is called.
     nominative_endings: tuple[tuple[str, str], ...] = ()
+    #: The grammar's dictionaries: a one-word name matches every form of its lexeme
+    #: ("Паї" -> "на Паях", "Ярок" -> "на Ярку"), beyond what the stems catch.
+    morphology: Morphology | None = field(default=None, compare=False)
 
     @classmethod
     def load(cls, grammar: Grammar, path: Path = OPERATIONS_RULES) -> NameRules:
@@ -95,7 +99,12 @@ class NameRules:
             max_name_words=raw.settings.max_name_words,
             fuzzy_min_len=grammar.fuzzy_min_len,
             nominative_endings=raw.fields.nominative_endings,
+            morphology=grammar.morphology,
         )
+
+    def forms(self, word: str) -> frozenset[str]:
+        """Every folded dictionary form of a name's word (none for an unknown word)."""
+        return self.morphology.forms(word) if self.morphology is not None else frozenset()
 
     def field_name(self, phrase: str) -> str:
         """A field Stepan does not know yet, as it is called (:func:`field_name`)."""

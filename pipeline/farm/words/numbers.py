@@ -1,9 +1,14 @@
 """Numbers said in words: "два дні тому", "двісті кіло на гектар", "півтора літра",
-"twenty five millimetres", "a couple of days ago".
+"twenty five millimetres", "a couple of days ago", "нуль три" (0.3), "нуль цілих
+п'ятнадцять сотих" (0.15); and ordinals ("четвертому", "двадцять третього").
 
 The words are data (``[numbers]`` of ``pipeline/rules/dates.toml``); this module adds
 them up the way they are spoken: hundreds, then tens, then units ("двісті п'ятдесят
-п'ять" is 255), "з половиною" / "and a half" adds 0.5. A word that is more often an
+п'ять" is 255), "з половиною" / "and a half" adds 0.5. A dictated dose starts with
+zero: "нуль три" is 0.3 and "нуль двадцять п'ять" 0.25 (the digits after the point),
+"дві цілих п'ять десятих" 2.5. Ordinals are lemmas in the rules file ("четвертий",
+"четвёртый"), so the morphological dictionary brings every case form; a tens word
+before one adds up ("двадцять першому" is 21). A word that is more often an
 article or a pronoun than a number ("один", "a", "пару") counts only right before a
 unit, which the caller recognises (a measure, a period word).
 """
@@ -26,6 +31,18 @@ _HALF = 0.5
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(item) for item in value) if isinstance(value, list | tuple) else ()
+
+
+def _valued(items: Any, grammar: Grammar) -> TermSet:
+    """``[{value, words}]`` as terms labelled with their value."""
+    return TermSet(
+        (
+            (word, format_number(float(item["value"])))
+            for item in items or []
+            for word in _strings(item.get("words"))
+        ),
+        grammar,
+    )
 
 
 def format_number(value: float) -> str:
@@ -64,6 +81,11 @@ class NumberWords:
     of: TermSet
     and_a_half: TermSet
     half_prefixes: tuple[str, ...] = ()
+    zero: TermSet | None = None
+    point: TermSet | None = None
+    fractions: TermSet | None = None
+    ordinals: TermSet | None = None
+    not_ordinals: TermSet | None = None
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any], grammar: Grammar) -> NumberWords:
@@ -83,7 +105,19 @@ class NumberWords:
             of=TermSet.flat(_strings(raw.get("of")), "o", grammar),
             and_a_half=TermSet.flat(_strings(raw.get("and_a_half")), "h", grammar),
             half_prefixes=_strings(raw.get("half_prefixes")),
+            zero=TermSet.flat(_strings(raw.get("zero")), "z", grammar),
+            point=TermSet.flat(_strings(raw.get("point")), "p", grammar),
+            fractions=_valued(raw.get("fractions", []), grammar),
+            ordinals=_valued(raw.get("ordinals", []), grammar),
+            not_ordinals=TermSet.flat(_strings(raw.get("not_ordinals")), "n", grammar),
         )
+
+    def ordinal(self, token: str) -> int | None:
+        """The number an ordinal word says ("четвертому" is 4), or None."""
+        if self.ordinals is None or (self.not_ordinals is not None and token in self.not_ordinals):
+            return None
+        label = self.ordinals.label(token)
+        return int(float(label)) if label is not None else None
 
     def half_of(self, token: str, is_unit: Callable[[Sequence[str], int], bool]) -> str | None:
         """The unit of "півтонни" ("тонни"), when a token is a half written with its unit."""
@@ -116,6 +150,12 @@ class NumberWords:
     def _span_at(
         self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
     ) -> NumberSpan | None:
+        decimal = self._decimal_at(tokens, start, is_unit)
+        return decimal if decimal is not None else self._plain_at(tokens, start, is_unit)
+
+    def _plain_at(
+        self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
+    ) -> NumberSpan | None:
         i = start
         if tokens[i] in self.articles and self._number_follows(tokens, i):
             i += 1  # "a couple of", "a hundred"
@@ -132,7 +172,8 @@ class NumberWords:
                 total, place = max(total, 1.0) * value, _HUNDRED
                 end, words = end + 1, words + 1
                 continue
-            if value >= place or (words and total % 1):
+            # "шістдесят, пів літра": a half after another number is not part of it.
+            if value >= place or (words and (total % 1 or value % 1)):
                 break
             total += value
             place = _place(value)
@@ -140,6 +181,44 @@ class NumberWords:
         if not words:
             return None
         return self._finished(tokens, start, end, words, total, is_unit)
+
+    def _whole_at(
+        self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
+    ) -> NumberSpan | None:
+        """A whole number said in words from ``start`` (no half, no zero); "один"
+        counts here without a unit ("нуль один")."""
+        if start >= len(tokens) or (self.zero is not None and tokens[start] in self.zero):
+            return None
+        span = self._plain_at(tokens, start, lambda found, i: True)
+        if span is None or span.value % 1:
+            return None
+        return span
+
+    def _decimal_at(
+        self, tokens: Sequence[str], start: int, is_unit: Callable[[Sequence[str], int], bool]
+    ) -> NumberSpan | None:
+        """ "нуль три" (0.3), "нуль двадцять п'ять" (0.25), "нуль цілих п'ятнадцять
+        сотих" (0.15), "дві цілих п'ять десятих" (2.5)."""
+        if self.zero is None or self.point is None or self.fractions is None:
+            return None
+        whole, at = 0.0, start
+        if tokens[start] in self.zero:
+            at = start + 1
+        else:
+            head = self._whole_at(tokens, start, is_unit)
+            if head is None or head.end >= len(tokens) or tokens[head.end] not in self.point:
+                return None
+            whole, at = head.value, head.end
+        pointed = at < len(tokens) and tokens[at] in self.point
+        at += pointed
+        tail = self._whole_at(tokens, at, is_unit)
+        if tail is None:
+            return None
+        places = self.fractions.label(tokens[tail.end]) if tail.end < len(tokens) else None
+        if places is not None:
+            return NumberSpan(start, tail.end + 1, whole + tail.value / float(places))
+        digits = len(format_number(tail.value))
+        return NumberSpan(start, tail.end, whole + tail.value / 10**digits)
 
     def _number_follows(self, tokens: Sequence[str], i: int) -> bool:
         return i + 1 < len(tokens) and bool(self.value(tokens[i + 1]))

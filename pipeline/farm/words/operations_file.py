@@ -68,6 +68,8 @@ class MoodTable(RulesModel):
     others: Words = ()
     trade: Words = ()
     elliptic: Words = ()
+    intended: Words = ()
+    contrast: Words = ()
 
 
 class ClausesTable(RulesModel):
@@ -81,6 +83,8 @@ class QuantitiesTable(RulesModel):
     dose_joiners: Words = ()
     each: Words = ()
     product_before: Words = ()
+    bare_rates: dict[str, dict[str, float]] = Field(default_factory=dict)
+    brand_suffixes: Words = ()
 
 
 class FieldsTable(RulesModel):
@@ -92,6 +96,8 @@ class FieldsTable(RulesModel):
     list_nouns: Words = ()
     number_markers: Words = ()
     numbered_before: Words = ()
+    ordinal_prepositions: Words = ()
+    ordinal_not_before: Words = ()
     number_label_cyrillic: str = "поле"
     number_label_latin: str = "field"
 

@@ -10,7 +10,7 @@ and before a second operation word; never inside one hit of an earlier pass ("н
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.farm.journal.parsing.operations import Marker, OpHit, verb_tense
 from pipeline.farm.journal.parsing.rules import OperationRules
@@ -105,7 +105,7 @@ def split_clauses(
         and _starts_with_record(scan, rules, markers, s, e)
     }
     questions = _question_clauses(scan, rules, bounds, record_sentences)
-    return [
+    clauses = [
         _with_mood(
             scan,
             rules,
@@ -114,6 +114,24 @@ def split_clauses(
         )
         for k, (s, e, sentence) in enumerate(bounds)
     ]
+    return _abandoned(scan, rules, clauses)
+
+
+def _abandoned(scan: Scan, rules: OperationRules, clauses: list[Clause]) -> list[Clause]:
+    """An intention that a later clause of its sentence contradicts was not carried
+    out ("планували культивувати Хутір, але перенесли"): its clause is negated."""
+    out: list[Clause] = []
+    for k, clause in enumerate(clauses):
+        intended = any(
+            rules.intended.match_at(scan.norms, i) is not None
+            for i in range(clause.start, clause.end)
+        )
+        contradicted = intended and any(
+            later.sentence == clause.sentence and scan.norms[later.start] in rules.contrast
+            for later in clauses[k + 1 :]
+        )
+        out.append(replace(clause, negated=True) if contradicted else clause)
+    return out
 
 
 # =========================================================================== questions
@@ -240,6 +258,7 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
             negated = negated or (i + 1) in op_positions
         elif _called_off(scan, rules, i):
             negated = True
+    negated = negated or _should_have(scan, rules, clause)
     elliptic = bool(negations) and not own_ops and _only_elliptic(scan, rules, clause)
     return Clause(
         clause.start,
@@ -250,6 +269,14 @@ def _with_mood(scan: Scan, rules: OperationRules, clause: Clause, ops: Sequence[
         elliptic=elliptic,
         postponed=postponed,
         heading=clause.heading,
+    )
+
+
+def _should_have(scan: Scan, rules: OperationRules, clause: Clause) -> bool:
+    """ "треба було підживити": a plan word that says the work was not done."""
+    return any(
+        scan.claimed[i] == "marker" and _said(rules.wished, scan, i)
+        for i in range(clause.start, clause.end)
     )
 
 

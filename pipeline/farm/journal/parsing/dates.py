@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Literal
 
+from pipeline.farm.journal.parsing.ordinals import ordinal_at
 from pipeline.farm.journal.parsing.scan import Scan
 from pipeline.farm.words.dates import DateWords, numeric_dates
 
@@ -34,6 +35,10 @@ class DateHit:
     #: A day and month without a year ("12.05", "12 травня"): a done operation
     #: dated ahead of today was last year's.
     floating: bool = False
+    #: A day without a month ("двадцять третього"): this month's, or the month
+    #: before when a done operation would be ahead of today (the month after for a plan
+    #: already behind it).
+    day_only: bool = False
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:
@@ -75,6 +80,42 @@ def _month_dates(scan: Scan, words: DateWords, today: date) -> list[DateHit]:
             scan.claim(start, year_end, "date")
             hits.append(DateHit(start, value, floating=year_end == end))
     return hits
+
+
+def _ordinal_dates(scan: Scan, words: DateWords, today: date) -> list[DateHit]:
+    """ "п'ятого травня", "вісімнадцятого числа", "двадцять третього": a day said as
+    an ordinal, with its month, with "числа", or alone in the genitive."""
+    hits: list[DateHit] = []
+    for i in range(len(scan)):
+        found = ordinal_at(scan, words.numbers, i)
+        if found is None or not 1 <= found.value <= _MAX_DAY:
+            continue
+        end = found.end
+        month = words.months.label(scan.norms[end]) if scan.free(end) else None
+        if month is not None:
+            year, year_end = _year_after(scan, end + 1, today.year)
+            value = _safe_date(year, int(month), found.value)
+            if value is not None:
+                scan.claim(found.start, year_end, "date")
+                hits.append(DateHit(found.start, value, floating=year_end == end + 1))
+            continue
+        noun = scan.free(end) and words.day_nouns is not None and scan.norms[end] in words.day_nouns
+        if not (noun or _day_alone(scan, words, found.start, i)):
+            continue
+        value = _safe_date(today.year, today.month, found.value)
+        if value is not None:
+            scan.claim(found.start, end + noun, "date")
+            hits.append(DateHit(found.start, value, day_only=True))
+    return hits
+
+
+def _day_alone(scan: Scan, words: DateWords, start: int, last: int) -> bool:
+    """A genitive ordinal that no preposition governs: "двадцять третього посіяли"."""
+    if not scan.norms[last].endswith(words.ordinal_day_endings):
+        return False
+    before = scan.norm(start - 1)
+    blocked = words.ordinal_day_not_after
+    return not (before and blocked is not None and before in blocked and not scan.gap(start))
 
 
 def _day_number(scan: Scan, i: int) -> bool:
@@ -175,6 +216,7 @@ def find_dates(scan: Scan, words: DateWords, today: date) -> list[DateHit]:
     hits = [
         *_numeric_dates(scan, today),
         *_month_dates(scan, words, today),
+        *_ordinal_dates(scan, words, today),
         *_relative_dates(scan, words, today),
         *_offset_dates(scan, words, today),
         *_period_dates(scan, words, today),
@@ -189,6 +231,8 @@ def resolve_date(hit: DateHit | None, today: date, ahead: bool, done: bool = Fal
     dated ahead without a year ("посіяли 10.10" written in May) was last year's."""
     if hit is None:
         return today
+    if hit.value is not None and hit.day_only:
+        return _month_shifted(hit.value, today, ahead, done)
     if hit.value is not None:
         if hit.floating and done and not ahead and hit.value > today:
             return _safe_date(hit.value.year - 1, hit.value.month, hit.value.day) or hit.value
@@ -199,3 +243,15 @@ def resolve_date(hit: DateHit | None, today: date, ahead: bool, done: bool = Fal
     if hit.direction == "last":
         return today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
     return today - timedelta(days=(today.weekday() - weekday) % 7)
+
+
+def _month_shifted(value: date, today: date, ahead: bool, done: bool) -> date:
+    """A day of this month, or of the one before (done, but ahead of today) or after
+    (planned, but already behind)."""
+    if value > today and done and not ahead:
+        year, month = (value.year - 1, 12) if value.month == 1 else (value.year, value.month - 1)
+        return _safe_date(year, month, value.day) or value
+    if value < today and ahead:
+        year, month = (value.year + 1, 1) if value.month == 12 else (value.year, value.month + 1)
+        return _safe_date(year, month, value.day) or value
+    return value

@@ -136,8 +136,11 @@ def _number_before(scan: Scan, rules: OperationRules, noun: int) -> list[tuple[s
     """ "3-є поле" (a number with an ordinal ending) or "третьому полі"."""
     j = noun - 1
     if scan.free(j) and (ordinal := rules.names.ordinals.label(scan.norms[j])) is not None:
-        scan.claim(j, noun + 1, "field")
-        return [(ordinal, j, noun + 1)]
+        # "двадцять перше поле": a tens word before the ordinal adds up.
+        tens = scan.spoken_tens(j - 1) if int(ordinal) < 10 else None
+        first = j - 1 if tens is not None else j
+        scan.claim(first, noun + 1, "field")
+        return [(str(int(ordinal) + (tens or 0)), first, noun + 1)]
     if scan.free(j) and scan.norms[j] in rules.names.ordinal_suffixes and scan.number_at(j - 1):
         scan.claim(j - 1, noun + 1, "field")
         return [(scan.norms[j - 1], j - 1, noun + 1)]
@@ -286,6 +289,9 @@ def _name_before_noun(scan: Scan, rules: OperationRules, noun: int) -> tuple[int
 def _name_after_preposition(scan: Scan, rules: OperationRules, prep: int) -> tuple[int, int] | None:
     j = prep + 1
     if not plain_word(scan, rules, j) or len(scan.norms[j]) < _MIN_ALPHA_NAME:
+        return None
+    # "на другому тижні": an ordinal is a number, never a field's name.
+    if rules.dates.numbers.ordinal(scan.norms[j]) is not None:
         return None
     named = scan.capitalised(j) and not scan.starts_sentence(j)
     if named or (not scan.latin(j) and scan.norms[j].endswith(rules.adjective_endings)):

@@ -109,7 +109,9 @@ def find_operations(scan: Scan, rules: OperationRules, dictionary: Dictionary) -
     ]
     for terms, strong in ((rules.ops, True), (rules.weak_ops, False)):
         for i in range(len(scan)):
-            found = _operation_at(scan, rules, terms, i) if scan.free(i) else None
+            # "збиралися посіяти" meant to sow; it harvested nothing.
+            wished = scan.norms[i] in rules.wished
+            found = _operation_at(scan, rules, terms, i) if scan.free(i) and not wished else None
             if found is None or not scan.all_free(i, i + found[1]):
                 continue
             scan.claim(i, i + found[1], "operation")

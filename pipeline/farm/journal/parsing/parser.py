@@ -31,6 +31,7 @@ from pipeline.farm.journal.parsing.operations import (
     is_blocked,
     verb_tense,
 )
+from pipeline.farm.journal.parsing.ordinals import ordinal_fields
 from pipeline.farm.journal.parsing.products import find_products, unknown_products
 from pipeline.farm.journal.parsing.quantities import find_quantities, slot_of
 from pipeline.farm.journal.parsing.rules import OperationRules
@@ -138,6 +139,7 @@ class OperationParser:
         quantities = find_quantities(scan, rules.units, rules.yield_words, rules.each)
         # Numbered fields before dates: "поле 3 тиждень тому" is not three weeks ago.
         fields = numbered_fields(scan, rules, dictionary)
+        fields += ordinal_fields(scan, rules, dictionary)
         dates = find_dates(scan, rules.dates, today)
         markers = find_markers(scan, rules)
         fields += known_names(scan, rules, dictionary, "field")
@@ -230,7 +232,7 @@ class OperationParser:
         crop = draft.crop
         crop_id, crop_phrase, _ = name_result([crop] if crop is not None else [])
         product = draft.product
-        amounts = _amounts(draft)
+        amounts = _amounts(draft, self.rules.bare_rates)
         primary = _primary(amounts)
         return ParsedOperation(
             op_type=self._op_type(draft),
@@ -306,10 +308,12 @@ def _other_verb(scan: Scan, rules: OperationRules, i: int) -> bool:
     )
 
 
-def _amounts(draft: Draft) -> dict[str, tuple[float | None, str | None]]:
+def _amounts(
+    draft: Draft, bare_rates: dict[str, dict[str, float]]
+) -> dict[str, tuple[float | None, str | None]]:
     found: dict[str, tuple[float | None, str | None]] = {}
     for quantity in sorted(draft.quantities, key=lambda q: q.pos):
-        slot, value, unit = slot_of(quantity, draft.op.op_type)
+        slot, value, unit = slot_of(quantity, draft.op.op_type, bare_rates)
         found.setdefault(slot, (value, unit))
     return found
 

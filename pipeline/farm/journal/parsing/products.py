@@ -73,6 +73,9 @@ def find_products(scan: Scan, rules: OperationRules, dictionary: Dictionary) -> 
         end = i + length
         scan.claim(i, end, "product")
         name: str | None = product.name if product.named else None
+        while product.named and scan.free(end) and scan.norms[end] in rules.brand_suffixes:
+            scan.claim(end, end + 1, "product")
+            end += 1
         if product.grade:
             end, grade = _grade(scan, rules, end)
             if grade and name is not None:

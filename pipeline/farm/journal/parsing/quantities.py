@@ -9,7 +9,7 @@ rate.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -78,6 +78,27 @@ def find_quantities(
         scan.claim(i, i + 1 + length if per else end, "quantity")
         if per:
             scan.claim(per[0], per[1], "quantity")
+    found += _lone_units(scan, units)
+    return sorted(found, key=lambda q: q.pos)
+
+
+def _lone_units(scan: Scan, units: Units) -> list[Quantity]:
+    """ "літр на тонну", "литр на гектар": one of the unit, said without a number."""
+    found: list[Quantity] = []
+    for i, token in enumerate(scan.tokens):
+        if not (token.word and scan.free(i)) or (i > 0 and scan.tokens[i - 1].number):
+            continue
+        hit = units.measure_at(scan.norms, i)
+        if hit is None:
+            continue
+        measure, length = hit
+        unit, end, per = _unit_of(scan, units, measure, i + length)
+        if unit is None or "/" not in unit or per is not None or end == i + length:
+            continue
+        if not scan.all_free(i, end):
+            continue
+        found.append(Quantity(round(measure.factor, 6), unit, measure.priority, i))
+        scan.claim(i, end, "quantity")
     return found
 
 
@@ -121,11 +142,19 @@ def _unit_of(
     return measure.alone or measure.per_area, i, None
 
 
-def slot_of(quantity: Quantity, op_type: str) -> tuple[Slot, float, str]:
+def slot_of(
+    quantity: Quantity,
+    op_type: str,
+    bare_rates: Mapping[str, Mapping[str, float]] | None = None,
+) -> tuple[Slot, float, str]:
     """Which slot a quantity fills in an operation of ``op_type``, its value and unit
     there: t/ha (or kg/ha) of a harvest, or anything after "урожайність", is a yield
-    in t/ha; "ha" the area; per area or per tonne a rate; the rest a total."""
+    in t/ha; "ha" the area; per area or per tonne a rate; a unit alone up to the
+    operation's ``bare_rates`` ceiling a rate per hectare; the rest a total."""
     unit, value = quantity.unit, quantity.value
+    ceiling = (bare_rates or {}).get(op_type, {}).get(unit)
+    if ceiling is not None and 0 < value <= ceiling:
+        return "rate", value, f"{unit}/ha"
     harvest_rate = op_type == _HARVEST and unit in (_TONNES_PER_HA, _KG_PER_HA)
     if harvest_rate or (quantity.yield_said and unit in ("t", _TONNES_PER_HA)):
         tonnes = value / _KG_IN_TONNE if unit == _KG_PER_HA else value

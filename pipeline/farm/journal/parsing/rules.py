@@ -75,6 +75,10 @@ class OperationRules:
     halt: TermSet
     others: TermSet
     trade: TermSet
+    #: "планували", "план був": an intention a "але" after it says was not carried out.
+    intended: TermSet
+    #: "але", "но", "but": what turns an intention into work not done.
+    contrast: TermSet
     elliptic: TermSet
     conjunctions: TermSet
     time_prepositions: TermSet
@@ -83,6 +87,10 @@ class OperationRules:
     dose_joiners: TermSet
     each: TermSet
     product_before: TermSet
+    #: ``[quantities] bare_rates``: a unit alone up to so much is a rate per hectare.
+    bare_rates: dict[str, dict[str, float]]
+    #: "Аканто Плюс", "Децис Профі": a word after a brand that belongs to its name.
+    brand_suffixes: TermSet
     name_prepositions: TermSet
     adjective_endings: tuple[str, ...]
     noun_adjective_endings: tuple[str, ...]
@@ -92,6 +100,10 @@ class OperationRules:
     list_nouns: TermSet
     number_markers: TermSet
     numbered_before: TermSet
+    #: "на четвертому": an ordinal alone after these names the farm's numbered field...
+    ordinal_prepositions: TermSet
+    #: ...unless it counts one of these ("на другому тижні", "на третьому листку").
+    ordinal_not_before: TermSet
     number_label_cyrillic: str
     number_label_latin: str
     crop_markers: TermSet
@@ -155,6 +167,8 @@ class OperationRules:
             dose_joiners=TermSet.flat(quantities.dose_joiners, "x", grammar),
             each=TermSet.flat(quantities.each, "x", grammar),
             product_before=TermSet.flat(quantities.product_before, "x", grammar),
+            bare_rates=quantities.bare_rates,
+            brand_suffixes=TermSet.flat(quantities.brand_suffixes, "x", grammar),
             conjunctions=TermSet.flat(clauses.conjunctions, "x", grammar),
             time_prepositions=TermSet.flat(clauses.time_prepositions, "x", grammar),
             adjective_endings=_endings(raw.fields.adjective_endings),

@@ -14,6 +14,8 @@ __all__ = ["Scan", "Token"]
 # Words keep inner apostrophes ("п'ятому"); numbers keep their decimal part.
 _RAW_TOKEN_RE = re.compile(rf"\d+(?:[.,]\d+)?|[^\W\d_]+(?:[{APOSTROPHES}][^\W\d_]+)*")
 _SENTENCE_END = frozenset(".!?\n")
+_TEN = 10
+_MAX_TENS = 90
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,3 +164,15 @@ class Scan:
 
     def number_at(self, i: int) -> bool:
         return self.free(i) and self.tokens[i].number
+
+    def spoken_tens(self, i: int) -> int | None:
+        """A free number said in words that is a whole ten, 20 to 90 ("двадцять")."""
+        if not self.number_at(i) or self.tokens[i].raw[:1].isdigit():
+            return None
+        try:
+            value = float(self.norms[i])
+        except ValueError:
+            return None
+        whole = int(value)
+        tens = whole == value and whole % _TEN == 0 and _TEN < whole <= _MAX_TENS
+        return whole if tens else None
