@@ -181,6 +181,14 @@ class ItemAction:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceAction:
+    """«📚 Джерело» under an answer from the cards: the whole reference of each of
+    ``source_ids`` (rules/knowledge/sources.toml), whose short line ended the answer."""
+
+    source_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class JournalReportAction:
     """The button under a journal list cut at ten lines («і ще N — повний список у
     звіті Excel»): the workbook of exactly that listing, the days ``start``..``end``
@@ -279,6 +287,7 @@ Action = (
     | RefreshAction
     | ExampleAction
     | ItemAction
+    | SourceAction
     | RegionAction
     | LocationAction
     | MeNameAction

@@ -43,6 +43,7 @@ from bot.keyboards.pipeline import (
     ReadingCD,
     RefreshCD,
     RegionCD,
+    SourceCD,
     StyleCD,
 )
 from pipeline.handle import Pipeline
@@ -87,6 +88,7 @@ PIPELINE_BUTTONS = (
     RefreshCD,
     ExampleCD,
     ItemCD,
+    SourceCD,
     JournalReportCD,
     RegionCD,
     LocationCD,
@@ -120,6 +122,7 @@ PipelineCD = (
     | RefreshCD
     | ExampleCD
     | ItemCD
+    | SourceCD
     | JournalReportCD
     | RegionCD
     | LocationCD

@@ -54,6 +54,7 @@ from pipeline.actions import (
     ReadingAction,
     RefreshAction,
     RegionAction,
+    SourceAction,
     StyleAction,
 )
 from pipeline.admin.actions import (
@@ -203,6 +204,14 @@ class ItemCD(CallbackData, prefix="ki"):
         return ItemAction(self.card, self.item)
 
 
+class SourceCD(CallbackData, prefix="so"):
+    #: Source ids of rules/knowledge/sources.toml, comma-separated (at most two fit).
+    ids: Annotated[str, Field(pattern=r"^[a-z0-9_]{2,40}(,[a-z0-9_]{2,40})?$", max_length=58)]
+
+    def to_action(self) -> SourceAction:
+        return SourceAction(tuple(self.ids.split(",")))
+
+
 class RegionCD(CallbackData, prefix="rg"):
     #: An oblast id of rules/knowledge/zones.toml; the use case checks it is one.
     region: Annotated[str, Field(pattern=r"^[a-z_]{2,32}$")]
@@ -247,6 +256,7 @@ ActionCD = (
     | RefreshCD
     | ExampleCD
     | ItemCD
+    | SourceCD
     | RegionCD
     | LocationCD
     | MeNameCD
@@ -266,10 +276,15 @@ def _place_callback_data(action: RegionAction | LocationAction) -> RegionCD | Lo
     return LocationCD.of(action)
 
 
-def _ask_callback_data(action: ExampleAction | ItemAction) -> ExampleCD | ItemCD:
-    """The buttons that ask a question: a /help example, a card's other item."""
+def _ask_callback_data(
+    action: ExampleAction | ItemAction | SourceAction,
+) -> ExampleCD | ItemCD | SourceCD:
+    """The buttons that ask for more: a /help example, a card's other item, the
+    whole reference of an answer's sources."""
     if isinstance(action, ExampleAction):
         return ExampleCD(example=action.example)
+    if isinstance(action, SourceAction):
+        return SourceCD(ids=",".join(action.source_ids[:2]))
     return ItemCD(card=action.card_id, item=action.item)
 
 
@@ -291,7 +306,7 @@ def callback_data(action: Action) -> ActionCD:
             return FeedbackReasonCD(reason=reason, trace=trace)
         case CorrectionAction() | ReadingAction() | RefreshAction():
             return _trace_callback_data(action)
-        case ExampleAction() | ItemAction():
+        case ExampleAction() | ItemAction() | SourceAction():
             return _ask_callback_data(action)
         case RegionAction() | LocationAction():
             return _place_callback_data(action)

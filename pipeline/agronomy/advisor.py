@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from db.uow import Database
-from pipeline.actions import ItemAction
+from pipeline.actions import ItemAction, SourceAction
 from pipeline.agronomy.desk import AgronomistDesk
 from pipeline.agronomy.facts import FarmContext, read_farm_context, read_region
 from pipeline.agronomy.grounded import GroundedWriter
@@ -194,7 +194,18 @@ class Advisor:
         buttons = _item_buttons(advice.answer)
         if advice.answer.unsure:
             buttons = await self._offer(request, advice.context.region)
-        return Reply(text, buttons, intent=Intent.ADVICE)
+        return Reply(text, (*buttons, *self._source_row(advice.answer, request.lang)),
+                     intent=Intent.ADVICE)  # fmt: skip
+
+    def _source_row(self, answer: Answer, lang: Language) -> tuple[tuple[Button, ...], ...]:
+        """«📚 Джерело» under an answer whose cards cite sources (their short lines
+        end it; the button shows the whole references)."""
+        cards = [self.kb.cards[c] for c in answer.cards if c in self.kb.cards]
+        ids = tuple(dict.fromkeys(card.source.id for card in cards))
+        if not ids:
+            return ()
+        label = self.composer.catalog.text(lang, "knowledge.source_button")
+        return ((Button(label, SourceAction(ids[:2])),),)
 
     def item_reply(self, action: ItemAction, lang: Language, level: Expertise) -> Reply | None:
         """A card's other pest, weed or disease, pressed under «Також буває»: that
@@ -208,7 +219,8 @@ class Advisor:
             items={card.id: (action.item,)},
         )  # fmt: skip
         answer = self.composer.compose(lookup, lang=lang, level=level)
-        return Reply(answer.text, _item_buttons(answer), intent=Intent.ADVICE)
+        buttons = (*_item_buttons(answer), *self._source_row(answer, lang))
+        return Reply(answer.text, buttons, intent=Intent.ADVICE)
 
     async def offer(self, request: AdviceRequest) -> tuple[tuple[Button, ...], ...]:
         """The «Передати агрономові» button alone: for a picture, which Stepan cannot

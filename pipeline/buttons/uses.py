@@ -20,6 +20,7 @@ from pipeline.actions import (
     ReadingAction,
     RefreshAction,
     RegionAction,
+    SourceAction,
     StyleAction,
 )
 from pipeline.agronomy.advisor import Advisor, detail_level
@@ -47,6 +48,7 @@ __all__ = [
     "ReadingButton",
     "RefreshButton",
     "RegionButton",
+    "SourceButton",
     "StyleButton",
 ]
 
@@ -220,6 +222,17 @@ class ItemButton:
     async def __call__(self, action: ItemAction, press: Press) -> Reply | None:
         level = detail_level(press.loaded.profile)
         return self.advisor.item_reply(action, press.texts.lang, level)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceButton:
+    """«📚 Джерело»: the whole reference of the answer's sources, with their links."""
+
+    advisor: Advisor
+
+    async def __call__(self, action: SourceAction, press: Press) -> Reply | None:
+        lines = self.advisor.composer.full_sources(action.source_ids, press.texts.lang)
+        return Reply("\n".join(lines)) if lines else None
 
 
 @dataclass(frozen=True, slots=True)

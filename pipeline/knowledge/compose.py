@@ -11,13 +11,14 @@ another crop's card) and offers a human agronomist.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.farm.dictionary import DictionaryEntry, Vocabulary
 from pipeline.knowledge.base import KnowledgeBase, Lookup
 from pipeline.knowledge.glossary import glossary
-from pipeline.knowledge.model import Card, FarmFacts, Item, Value
+from pipeline.knowledge.model import Card, FarmFacts, Item, Source, Value
 from pipeline.knowledge.render import ValueText
 from pipeline.knowledge.rotation import rotation_lines, verdict
 from pipeline.knowledge.sow_now import sow_now_section
@@ -351,17 +352,38 @@ class Composer:
         return self._sources(cards, ValueText(Texts(self.catalog, lang)))
 
     def _sources(self, cards: tuple[Card, ...], out: ValueText) -> list[str]:
+        """A short line per source (the title cut to about 48 characters and the
+        year): the full reference is one tap away (``full_sources``)."""
         lines: list[str] = []
         for source in dict.fromkeys(card.source for card in cards):
-            year = str(source.year) if source.year is not None else out.text("knowledge.undated")
+            lines.append(
+                out.text(
+                    "knowledge.source_short",
+                    title=short_title(source.document.get(out.lang)),
+                    year=_year(source, out),
+                )
+            )
+        return lines
+
+    def full_sources(self, source_ids: Sequence[str], lang: Language) -> list[str]:
+        """The whole reference of each source (document, institution, year, link);
+        unknown ids are skipped."""
+        out = ValueText(Texts(self.catalog, lang))
+        lines: list[str] = []
+        for source_id in source_ids:
+            source = self.kb.data.sources.get(source_id)
+            if source is None:
+                continue
             lines.append(
                 out.text(
                     "knowledge.source",
-                    document=source.document.get(out.lang),
-                    institution=source.institution.get(out.lang),
-                    year=year,
+                    document=source.document.get(lang),
+                    institution=source.institution.get(lang),
+                    year=_year(source, out),
                 )
             )
+            if source.url:
+                lines.append(out.text("knowledge.source_url", url=source.url))
         return lines
 
     def _ask_crop(self, lookup: Lookup, out: ValueText) -> Answer:
@@ -403,3 +425,19 @@ class Composer:
             lines.append(out.text("knowledge.unsure.known_general"))
         lines.append(out.text("knowledge.unsure.offer"))
         return Answer(text="\n".join(lines), unsure=True)
+
+
+#: A source line's title, at most (the line stays near 80 characters).
+TITLE_LIMIT = 48
+
+
+def short_title(document: str, limit: int = TITLE_LIMIT) -> str:
+    """``document`` cut at a word before ``limit`` characters, with «…» kept closed."""
+    if len(document) <= limit:
+        return document
+    cut = document[: limit - 2].rsplit(" ", 1)[0].rstrip(" ,.;:—-")
+    return f"{cut}…»" if cut.startswith("«") and "»" not in cut else f"{cut}…"
+
+
+def _year(source: Source, out: ValueText) -> str:
+    return str(source.year) if source.year is not None else out.text("knowledge.undated")

@@ -24,6 +24,7 @@ from pipeline.actions import (
     OnboardingAction,
     ReadingAction,
     RefreshAction,
+    SourceAction,
     StyleAction,
 )
 from pipeline.agronomy.advisor import AdviceRequest, Advisor
@@ -172,4 +173,5 @@ def button_uses(parts: Parts, ask: Ask) -> dict[type, ButtonUse]:
         uses[LocationAction] = LocationButton(parts.places)
     if parts.advisor is not None:
         uses[ItemAction] = button.ItemButton(parts.advisor)
+        uses[SourceAction] = button.SourceButton(parts.advisor)
     return uses | dict(parts.buttons)

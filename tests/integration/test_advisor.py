@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from db.models import FarmProfileRow, FieldRow, SensorReadingRow
 from db.uow import Database
-from pipeline.actions import ItemAction, RegionAction
+from pipeline.actions import ItemAction, RegionAction, SourceAction
 from pipeline.clock import Clock
 from pipeline.handle import Pipeline
 from pipeline.intents import Intent
@@ -232,4 +232,23 @@ async def test_one_named_disease_then_a_tap_on_another_of_its_card(
     assert "• Септоріоз листя" not in rust.text and "Також буває: " in rust.text
     assert ItemAction("winter-wheat.diseases", 1) in [b.action for r in rust.buttons for b in r]
     forged = await pipeline.handle_action(ItemAction("winter-wheat.diseases", 9), incoming())
+    assert forged.text == pipeline.catalog.text("uk", "actions.expired")
+
+
+async def test_the_source_is_a_short_line_and_its_whole_reference_a_tap_away(
+    pipeline: Pipeline, db: Database, memory: Memory
+) -> None:
+    """Issue 30 point 6: the answer ends with a source line of about 80 characters at
+    most; «📚 Джерело» shows the whole reference."""
+    await farm(pipeline, db, memory)
+    reply = await say(pipeline, "коли сіяти кукурудзу")
+    [line] = [line for line in reply.text.splitlines() if line.startswith("Джерело:")]
+    assert len(line) <= 80
+    [source] = [
+        b.action for row in reply.buttons for b in row if isinstance(b.action, SourceAction)
+    ]
+    whole = await pipeline.handle_action(source, incoming())
+    assert whole.text.startswith("Джерело: «") and len(whole.text) > len(line)
+    assert whole.text.split(",")[0] != line.split(",")[0]  # the title in full
+    forged = await pipeline.handle_action(SourceAction(("nothing_here",)), incoming())
     assert forged.text == pipeline.catalog.text("uk", "actions.expired")

@@ -9,6 +9,7 @@ from datetime import date
 import pytest
 
 from pipeline.knowledge import Answer, Composer, FarmFacts
+from pipeline.knowledge.compose import short_title
 from pipeline.types import Language
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook
@@ -228,3 +229,18 @@ def test_a_novice_reads_the_bbch_scale_and_the_zone_explained(composer: Composer
         assert composer.catalog.text("uk", f"level.novice.why.knowledge.{term}") in rate.text
     expert = ask(composer, "норма висіву озимої пшениці", level="expert", farm_region="Вінницька")
     assert "💡" not in expert.text and "4,5–5 млн насінин/га" in expert.text
+
+
+def test_every_source_line_is_short_and_its_title_cut_at_a_word() -> None:
+    """Issue 30 point 6: about 80 characters at most, in both languages."""
+    kb = rulebook().knowledge
+    composer = Composer(kb, shared_catalog(), rulebook().vocabulary)
+    for card in kb.data.cards:
+        for lang in ("uk", "en"):
+            [line] = composer.source_lines((card,), lang)
+            assert len(line) <= 80, line
+    assert (
+        short_title("«Рослинництво. Технології вирощування культур»", 30)
+        == "«Рослинництво. Технології…»"
+    )
+    assert short_title("A short one", 30) == "A short one"

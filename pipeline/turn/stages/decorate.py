@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from pipeline.actions import ItemAction, OnboardingAction, OnboardingChoice
+from pipeline.actions import ItemAction, OnboardingAction, OnboardingChoice, SourceAction
 from pipeline.agronomy.advisor import Advisor
 from pipeline.agronomy.region import region_offer
 from pipeline.intents import Intent
@@ -74,8 +74,11 @@ _ONLY_THE_PLACE = frozenset({Intent.CLARIFY, Intent.GENERAL})
 
 
 def _asks_only(buttons: tuple[tuple[Button, ...], ...]) -> bool:
-    """Buttons that only ask a question (a card's other pest), nothing to confirm."""
-    return all(isinstance(button.action, ItemAction) for row in buttons for button in row)
+    """Buttons that only ask for more (a card's other pest, its sources), nothing to
+    confirm."""
+    return all(
+        isinstance(button.action, ItemAction | SourceAction) for row in buttons for button in row
+    )
 
 
 @dataclass(frozen=True, slots=True)
