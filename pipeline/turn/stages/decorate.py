@@ -200,9 +200,9 @@ class PictureNote(Stage):
         final = turn.final
         assert final is not None
         buttons: Buttons = final.buttons
-        if not buttons:  # a journal card keeps its own buttons
+        if _asks_only(buttons):  # a journal card keeps its own buttons
             try:
-                buttons = await self.offer(turn, turn.incoming.text.strip())
+                buttons = (*buttons, *await self.offer(turn, turn.incoming.text.strip()))
             except Exception:
                 logger.warning("photo: no agronomist offer", exc_info=True)
         offered = offers_agronomist(buttons)
