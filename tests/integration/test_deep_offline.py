@@ -240,7 +240,8 @@ async def test_aphids_are_answered_from_the_farms_crop_card(
     assert reply.intent == "advice" and reply.crew == ()
     assert reply.text.startswith("Озима пшениця — шкідники")
     assert "попелиці" in reply.text and "5–10 шт. на стебло" in reply.text
-    assert "Держпродспоживслужби" in reply.text
+    # Its source, short (the whole reference is a button away: test_advisor.py).
+    assert "Джерело: Прогноз фітосанітарного стану" in reply.text
 
 
 async def test_english_request_gets_an_english_report(
