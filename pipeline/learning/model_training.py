@@ -40,7 +40,10 @@ REPO = Path(__file__).resolve().parents[2]
 #: package without the bench, are skipped).
 REPOSITORY_SETS = (
     DEV_CORPUS,
-    *(REPO / "bench" / "data" / f"routing-{name}.jsonl" for name in ("dev2", "dev3", "holdout")),
+    *(
+        REPO / "bench" / "data" / f"routing-{name}.jsonl"
+        for name in ("dev2", "dev3", "dev4", "holdout")
+    ),
 )
 #: Inverse regularisation strength, chosen by 5-fold cross-validation on the sets.
 C = 10.0
