@@ -42,7 +42,7 @@ REPOSITORY_SETS = (
     DEV_CORPUS,
     *(
         REPO / "bench" / "data" / f"routing-{name}.jsonl"
-        for name in ("dev2", "dev3", "dev4", "dev5", "holdout")
+        for name in ("dev2", "dev3", "dev4", "dev5", "dev6", "holdout")
     ),
 )
 #: Inverse regularisation strength, chosen by 5-fold cross-validation on the sets.
