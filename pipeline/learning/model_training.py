@@ -8,7 +8,8 @@ multinomial logistic regression over TF-IDF weights of the message's features; t
 bot reads the exported arrays with numpy alone.
 
 A retrained model is kept only when it measures better: every fifth example of each
-intent (by a fixed hash, so the split is the same on every run) is held out, the
+intent, of the corpora and of the corrections each (by a fixed hash, so the split is
+the same on every run), is held out, the
 model in force and the candidate are both fitted on the rest with their own examples
 (the candidate's include the new corrections), and the rules routing with each are
 scored on the held-out examples. The candidate is written, refitted on everything,
@@ -134,19 +135,19 @@ def build(
     rules: Classifier,
     corpus: Sequence[Example],
     corrections: Sequence[Example],
-    *,
-    in_force: Sequence[Example] | None = None,
 ) -> Build:
     """A candidate trained on ``corpus`` + ``corrections``, measured against the
-    model in force (trained on ``in_force``: by default the corpus alone) on the
-    same held-out split; the returned model is refitted on everything."""
+    model in force (the corpus alone, the packaged recipe) on the same held-out
+    split; the returned model is refitted on everything."""
     candidate = [*corpus, *corrections]
-    current = list(corpus if in_force is None else in_force)
-    train, held = held_out(candidate)
-    held_texts = {e.text for e in held}
-    current_train = [e for e in current if e.text not in held_texts]
-    before = accuracy(rules.with_model(fit(current_train)), held)
-    after = accuracy(rules.with_model(fit(train)), held)
+    # Each is split on its own, so the new corrections are held out too (what they
+    # teach is what the comparison must see); the model in force learns from the
+    # corpus's training part alone, the candidate from it and the corrections'.
+    corpus_train, corpus_held = held_out(corpus)
+    taught, checked = held_out(corrections)
+    held = [*corpus_held, *checked]
+    after = accuracy(rules.with_model(fit([*corpus_train, *taught])), held)
+    before = after if not corrections else accuracy(rules.with_model(fit(corpus_train)), held)
     return Build(
         examples=len(candidate),
         corrections=len(corrections),

@@ -16,9 +16,11 @@ from db.uow import Database
 from pipeline.classifier.model import PACKAGED_MODEL, IntentModel
 from pipeline.text import normalize
 
+#: Words that say nothing of a fault: only the corrections teach that «диспетчерська»
+#: (the farm's operations centre) is about the platform.
 TAILS = (
-    "не відповідає", "знову лежить", "не грузиться", "висне з ранку", "не відкривається",
-    "глючить", "мовчить", "не працює", "впала", "зависла",
+    "знову", "з самого ранку", "сьогодні теж", "вже годину", "у мене",
+    "от і зараз", "після обіду", "цілий день", "як завжди", "в неділю",
 )  # fmt: skip
 
 
@@ -57,7 +59,7 @@ async def test_a_better_model_is_written_and_an_equal_one_is_not(
     taught = await build(sqlite_url, target)
     assert taught["corrections"] == len(TAILS)
     assert taught["better"] is True and taught["written"] is True
-    guess = IntentModel.load(target).guess(normalize("диспетчерська не вантажиться"))
+    guess = IntentModel.load(target).guess(normalize("диспетчерська зранку"))
     assert guess is not None and guess.intent == "platform"
 
 
