@@ -8,6 +8,7 @@ aiogram's Bot answered in-process by `bot.local.session` (the same local Bot API
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from bot.wiring.dispatcher import build_dispatcher
 from bot.wiring.factory import Core, build_core
 from db.models import UserProfileRow
 from pipeline.language.catalog import Catalog
+from pipeline.rulebook import Rulebook
 from tests.conftest import make_settings
 from tests.shared import catalog as shared_catalog
 from tests.shared import rulebook
@@ -27,14 +29,22 @@ FARMER = 2002
 INTRUDER = 3003
 
 
-@pytest.fixture
-async def core(sqlite_url: str) -> AsyncIterator[Core]:
+@asynccontextmanager
+async def running_core(sqlite_url: str, rules: Rulebook | None = None) -> AsyncIterator[Core]:
+    """The bot's core on ``sqlite_url`` with OPERATOR as the operator (``rules``: the
+    packaged ones unless a test changes them), closed after."""
     settings = make_settings(sqlite_url, operator_ids=frozenset({OPERATOR}))
-    core = build_core(settings, rules=rulebook(), catalog=shared_catalog())
+    core = build_core(settings, rules=rules or rulebook(), catalog=shared_catalog())
     try:
         yield core
     finally:
         await core.close()
+
+
+@pytest.fixture
+async def core(sqlite_url: str) -> AsyncIterator[Core]:
+    async with running_core(sqlite_url) as core:
+        yield core
 
 
 @pytest.fixture

@@ -14,14 +14,12 @@ from sqlalchemy import select
 from bot.keyboards.pipeline import ReadingCD
 from bot.local.session import LocalBot
 from bot.wiring.dispatcher import build_dispatcher
-from bot.wiring.factory import Core, build_core
+from bot.wiring.factory import Core
 from db.models import CorrectionRow
 from pipeline.classifier.model import IntentModel
 from pipeline.intents import Intent
 from pipeline.language.catalog import Catalog
-from tests.conftest import make_settings
-from tests.handlers.conftest import FARMER, INTRUDER, OPERATOR, message_id
-from tests.shared import catalog as shared_catalog
+from tests.handlers.conftest import FARMER, INTRUDER, message_id, running_core
 from tests.shared import rulebook
 
 UNCLEAR = "шакалака бумбум"
@@ -44,12 +42,8 @@ def unsure_model() -> IntentModel:
 async def core(sqlite_url: str) -> AsyncIterator[Core]:
     rules = rulebook()
     rules = dataclasses.replace(rules, classifier=rules.classifier.with_model(unsure_model()))
-    settings = make_settings(sqlite_url, operator_ids=frozenset({OPERATOR}))
-    core = build_core(settings, rules=rules, catalog=shared_catalog())
-    try:
+    async with running_core(sqlite_url, rules) as core:
         yield core
-    finally:
-        await core.close()
 
 
 @pytest.fixture
