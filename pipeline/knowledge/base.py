@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
 
 from pipeline.farm.dictionary import DictionaryEntry, NameRules
 from pipeline.farm.words.dates import DateWords
@@ -25,7 +24,7 @@ from pipeline.knowledge.loader import KNOWLEDGE_DIR, KnowledgeData, load_knowled
 from pipeline.knowledge.lookup import CropSource, Lookup, Reason
 from pipeline.knowledge.model import Card, Region, Text, Zone
 from pipeline.knowledge.reader import QuestionReader, Reading, ReadOnce
-from pipeline.text import is_number
+from pipeline.knowledge.reading_kinds import SOWING_TOPICS, answer_mode, names_a_subject, told
 
 __all__ = ["KnowledgeBase", "Lookup", "Reason"]
 
@@ -39,27 +38,12 @@ _CROP_TRUST: dict[CropSource, float] = {
 }
 _TOPIC_STRONG, _TOPIC_KEYWORD, _TOPIC_WEAK = 1.0, 0.85, 0.75
 _TOPIC_FROM_INDEX = 0.4
-_SOWING = ("sowing_window", "soil_temperature")
 
 
 def _name(entry: DictionaryEntry) -> Text:
     """A shared crop's name: its display, and its first English synonym in English."""
     english = next((name for name in entry.synonyms if name.isascii()), entry.display)
     return Text(entry.display, english[:1].upper() + english[1:])
-
-
-def _mode(
-    reading: Reading, topic: str | None, after_topic: str | None
-) -> Literal["answer", "sow_now", "after"]:
-    """ "sow_now" for a sowing question about today, a day or a temperature; "after"
-    for a rotation question naming only the predecessor ("що сіяти після кукурудзи")."""
-    if topic is not None and topic == after_topic and reading.after_crops and not reading.crops:
-        return "after"
-    if topic in _SOWING and (
-        reading.today or reading.can or reading.temperature_c is not None or reading.day
-    ):
-        return "sow_now"
-    return "answer"
 
 
 @dataclass(slots=True)
@@ -230,7 +214,7 @@ class KnowledgeBase:
         """The question's topics, else the conversation's for a follow-up that names
         a crop, pest or field and no topic ("а для сої?")."""
         scores, strong = self._topic_scores(reading)
-        if scores or previous_topic is None or not _names_a_subject(reading):
+        if scores or previous_topic is None or not names_a_subject(reading):
             return scores, strong
         if previous_topic not in self.data.topics:
             return scores, strong
@@ -258,7 +242,7 @@ class KnowledgeBase:
         """Other crop topics named outright next to a crop topic asked first."""
         scope = self.data.topics[primary].scope
         # "чи можна сіяти пшеницю після соняшнику": the sowing words ask the rotation.
-        asked = _SOWING if primary == self.data.words.after_topic else ()
+        asked = SOWING_TOPICS if primary == self.data.words.after_topic else ()
         return [
             t
             for t in ranked
@@ -289,7 +273,7 @@ class KnowledgeBase:
         if any(topics[t].scope == "general" for t in strong):
             # "полив 20 мм на полі 3", "spraying tomorrow on field 2": an operation
             # told with its field, day or amount is a record, unless something asks.
-            return 0 if _told(reading) and not (reading.asks or reading.can) else 2
+            return 0 if told(reading) and not (reading.asks or reading.can) else 2
         return 1
 
     def names_subject(self, text: str) -> int:
@@ -362,7 +346,7 @@ class KnowledgeBase:
             region=region,
             confidence=0.0,
             reason="no_topic",
-            mode=_mode(reading, topic, self.data.words.after_topic),
+            mode=answer_mode(reading, topic, self.data.words.after_topic),
             predecessor=reading.after_crops[0] if reading.crops and reading.after_crops else None,
             items=self.reader.items_named(reading),
             area_ha=reading.area_ha,
@@ -443,19 +427,3 @@ class KnowledgeBase:
 
     def close(self) -> None:
         self.index.close()
-
-
-def _names_a_subject(reading: Reading) -> bool:
-    """A crop, a pest, weed or disease, or a field: what a follow-up changes."""
-    return bool(reading.crops or reading.keywords or reading.field_words)
-
-
-def _told(reading: Reading) -> bool:
-    """An operation told with its field, day or amount ("полив 20 мм на полі 3")."""
-    return bool(
-        reading.field_words
-        or reading.today
-        or reading.dated
-        or reading.day
-        or any(is_number(token) for token in reading.tokens)
-    )
