@@ -210,7 +210,7 @@ SHIM = Path(__file__).parent / "power_loss" / "syncs.c"
 def build_shim(workdir: Path) -> Path:
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
-        pytest.skip("the fault-injecting layer is C: this machine has no C compiler")
+        pytest.skip(reason="the fault-injecting layer is C: this machine has no C compiler")
     library = workdir / "syncs.so"
     subprocess.run(
         [compiler, "-shared", "-fPIC", "-O1", "-o", str(library), str(SHIM), "-ldl"],
