@@ -19,11 +19,12 @@ from pipeline.language.texts import Texts
 from pipeline.text import tokenize
 from pipeline.types import Reply
 from pipeline.weather.asking import HORIZON_DAYS, Topic, WeatherAsk, WeatherWords, read_ask
+from pipeline.weather.day_names import day_name
 from pipeline.weather.geo import Point
 from pipeline.weather.places import FarmPlaces
 from pipeline.weather.service import Forecasts
 from pipeline.weather.sowing import SowingAsk, soil_days, soil_lines
-from pipeline.weather.spraying import SprayLimits, end_text, spray_lines, spray_windows
+from pipeline.weather.spraying import SprayLimits, spray_lines, spray_windows, window_spans
 
 __all__ = ["DaySummary", "WeatherDesk", "field_named", "summarise"]
 
@@ -254,7 +255,8 @@ class WeatherDesk:
     async def planned_spray(
         self,
         user_id: str,
-        planned: tuple[date, str | None],
+        day: date,
+        field_id: str | None,
         texts: Texts,
         now: datetime,
         limits: SprayLimits,
@@ -262,7 +264,6 @@ class WeatherDesk:
         """Under a card that plans a spraying: that day's windows on its field, or the
         warning that it has none; None when the forecast cannot tell (no place, the
         day past or beyond the forecast, nothing cached: the card stands alone)."""
-        day, field_id = planned
         place = await self._places.place(user_id)
         where = self._point_of(place, field_id)
         if where is None or place is None:
@@ -275,12 +276,10 @@ class WeatherDesk:
         if not hours:
             return None
         windows = spray_windows(hours, limits, (day,), zone, now)[day]
-        names = texts.text("forecast.weekdays").split()
-        name = texts.text("forecast.day", weekday=names[day.weekday()], date=f"{day:%d.%m}")
         if not windows:
-            return texts.text("forecast.planned_no_window", day=name)
-        spans = ", ".join(f"{a:%H:%M}–{end_text(a, b)}" for a, b in windows)
-        return texts.text("forecast.planned_window", day=name, windows=spans)
+            return texts.text("forecast.planned_no_window", day=day_name(texts, day))
+        spans = window_spans(windows)
+        return texts.text("forecast.planned_window", day=day_name(texts, day), windows=spans)
 
     async def soil(
         self, user_id: str, text: str, texts: Texts, now: datetime, ask: SowingAsk
@@ -344,11 +343,6 @@ def compose(texts: Texts, header: str, ask: WeatherAsk, days: Sequence[DaySummar
     return "\n".join(lines)
 
 
-def _day_name(texts: Texts, day: date) -> str:
-    names = texts.text("forecast.weekdays").split()
-    return texts.text("forecast.day", weekday=names[day.weekday()], date=day.strftime("%d.%m"))
-
-
 def _number(texts: Texts, value: float | None) -> str:
     return texts.number(round(value, 1)) if value is not None else "?"
 
@@ -365,7 +359,7 @@ def _rain_words(texts: Texts, day: DaySummary) -> str:
 
 
 def _general_line(texts: Texts, day: DaySummary) -> str:
-    name = _day_name(texts, day.day)
+    name = day_name(texts, day.day)
     if not day.known:
         return texts.text("forecast.no_data", day=name)
     line = texts.text(
@@ -382,7 +376,7 @@ def _general_line(texts: Texts, day: DaySummary) -> str:
 
 def _rain(texts: Texts, days: Sequence[DaySummary]) -> list[str]:
     known = [day for day in days if day.known]
-    rainy = [_day_name(texts, day.day) for day in known if day.rainy]
+    rainy = [day_name(texts, day.day) for day in known if day.rainy]
     first = (
         texts.text("forecast.rain_yes", days=", ".join(rainy))
         if rainy
@@ -390,7 +384,7 @@ def _rain(texts: Texts, days: Sequence[DaySummary]) -> list[str]:
     )
     lines = [first]
     for day in days:
-        name = _day_name(texts, day.day)
+        name = day_name(texts, day.day)
         lines.append(
             texts.text("forecast.rain_line", day=name, rain=_rain_words(texts, day))
             if day.known
@@ -408,7 +402,7 @@ def _frost(texts: Texts, days: Sequence[DaySummary]) -> list[str]:
             texts.text(
                 "forecast.frost_no",
                 tmin=_number(texts, coldest.tmin),
-                day=_day_name(texts, coldest.day),
+                day=day_name(texts, coldest.day),
             )
         ]
     lines = [texts.text("forecast.frost_yes")]
@@ -417,7 +411,7 @@ def _frost(texts: Texts, days: Sequence[DaySummary]) -> list[str]:
         lines.append(
             texts.text(
                 "forecast.frost_line",
-                day=_day_name(texts, day.day),
+                day=day_name(texts, day.day),
                 tmin=_number(texts, day.tmin),
                 at=at,
             )

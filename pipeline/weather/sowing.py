@@ -15,6 +15,7 @@ from db.repositories.weather import WeatherHour
 from pipeline.knowledge import KnowledgeBase
 from pipeline.language.texts import Texts
 from pipeline.types import Language
+from pipeline.weather.day_names import day_name
 
 __all__ = ["SoilCheck", "SoilDay", "SowingAsk", "soil_days", "soil_lines"]
 
@@ -72,11 +73,6 @@ def soil_days(hours: Sequence[WeatherHour], days: Sequence[date], zone: ZoneInfo
 def soil_lines(texts: Texts, ask: SowingAsk, days: Sequence[SoilDay]) -> list[str]:
     """The verdict, then a day a line: the soil at 6 cm from its coldest to its
     warmest hour."""
-    names = texts.text("forecast.weekdays").split()
-
-    def day_name(day: date) -> str:
-        return texts.text("forecast.day", weekday=names[day.weekday()], date=day.strftime("%d.%m"))
-
     known = [d for d in days if d.low is not None]
     if not known:
         return [texts.text("forecast.soil_unknown")]
@@ -88,13 +84,15 @@ def soil_lines(texts: Texts, ask: SowingAsk, days: Sequence[SoilDay]) -> list[st
         verdict = texts.text("forecast.soil_ready", crop=ask.name, minimum=minimum)
     else:
         verdict = texts.text(
-            "forecast.soil_from", crop=ask.name, minimum=minimum, day=day_name(ready.day)
+            "forecast.soil_from", crop=ask.name, minimum=minimum, day=day_name(texts, ready.day)
         )
     lines = [verdict]
     for day in days:
         if day.low is None or day.high is None:
-            lines.append(texts.text("forecast.no_data", day=day_name(day.day)))
+            lines.append(texts.text("forecast.no_data", day=day_name(texts, day.day)))
             continue
         low, high = texts.number(round(day.low, 1)), texts.number(round(day.high, 1))
-        lines.append(texts.text("forecast.soil_line", day=day_name(day.day), low=low, high=high))
+        lines.append(
+            texts.text("forecast.soil_line", day=day_name(texts, day.day), low=low, high=high)
+        )
     return lines

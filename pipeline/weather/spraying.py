@@ -15,8 +15,9 @@ from db.repositories.weather import WeatherHour
 from pipeline.knowledge import KnowledgeBase
 from pipeline.knowledge.model import Card
 from pipeline.language.texts import Texts
+from pipeline.weather.day_names import day_name
 
-__all__ = ["SprayCheck", "SprayLimits", "end_text", "spray_lines", "spray_windows"]
+__all__ = ["SprayCheck", "SprayLimits", "spray_lines", "spray_windows", "window_spans"]
 
 SPRAYING = "spraying"
 #: Rain from this much in an hour, or this chance of it, spoils the hours after.
@@ -111,8 +112,12 @@ def spray_windows(
     return found
 
 
-def end_text(start: datetime, end: datetime) -> str:
-    # A window to the day's end reads «…–24:00», not «…–00:00».
+def window_spans(windows: Sequence[Window]) -> str:
+    """«05:00–09:00, 18:00–24:00»: a window to the day's end reads «…–24:00»."""
+    return ", ".join(f"{a:%H:%M}–{_end(a, b)}" for a, b in windows)
+
+
+def _end(start: datetime, end: datetime) -> str:
     return "24:00" if end.date() > start.date() else f"{end:%H:%M}"
 
 
@@ -126,12 +131,10 @@ def spray_lines(texts: Texts, limits: SprayLimits, found: dict[date, list[Window
             humidity=number(limits.humidity_min), hours=number(limits.rain_free_h),
         )
     ]  # fmt: skip
-    names = texts.text("forecast.weekdays").split()
     for day, windows in found.items():
-        name = texts.text("forecast.day", weekday=names[day.weekday()], date=day.strftime("%d.%m"))
+        name = day_name(texts, day)
         if not windows:
             lines.append(texts.text("forecast.spray_none", day=name))
             continue
-        spans = ", ".join(f"{a:%H:%M}–{end_text(a, b)}" for a, b in windows)
-        lines.append(texts.text("forecast.spray_day", day=name, windows=spans))
+        lines.append(texts.text("forecast.spray_day", day=name, windows=window_spans(windows)))
     return lines

@@ -30,6 +30,7 @@ from pipeline.language.catalog import Catalog
 from pipeline.language.texts import Texts
 from pipeline.types import Language
 from pipeline.weather import hazards
+from pipeline.weather.day_names import day_name
 from pipeline.weather.geo import Point
 from pipeline.weather.hazards import Hazard, Kind
 from pipeline.weather.service import ACTIVE, Forecasts
@@ -178,10 +179,7 @@ class WeatherWarnings:
     def _text(self, recipient: Recipient, hazard: Hazard) -> str:
         lang: Language = "en" if recipient.language == "en" else "uk"
         texts = Texts(self._catalog, lang)
-        names = texts.text("forecast.weekdays").split()
-        day = texts.text(
-            "forecast.day", weekday=names[hazard.day.weekday()], date=hazard.day.strftime("%d.%m")
-        )
+        day = day_name(texts, hazard.day)
         value = texts.number(round(hazard.value, 1))
         at = hazard.at.strftime("%H:%M") if hazard.at is not None else ""
         if hazard.kind is Kind.FROST:

@@ -231,20 +231,17 @@ class PlannedSpraying(Stage):
         return self.desk.live and turn.answer is not None and _card_of(turn.answer) is not None
 
     async def run(self, turn: Turn) -> None:
-        answer = turn.answer
+        answer, user_id = turn.answer, turn.message.user_id
         draft_id = _card_of(answer) if answer is not None else None
         if answer is None or draft_id is None:
             return
-        message = turn.message
-        planned = await self.journal.planned_sprayings(message.user_id, draft_id)
-        lines = [
-            line
-            for spraying in planned[:PLANNED_SHOWN]
-            if (line := await self.desk.planned_spray(
-                message.user_id, (spraying.day, spraying.field_id), turn.texts, turn.now,
-                self.spray.limits,
-            ))
-        ]  # fmt: skip
+        lines = []
+        for spraying in (await self.journal.planned_sprayings(user_id, draft_id))[:PLANNED_SHOWN]:
+            line = await self.desk.planned_spray(
+                user_id, spraying.day, spraying.field_id, turn.texts, turn.now, self.spray.limits
+            )
+            if line is not None:
+                lines.append(line)
         if lines:
             turn.answer = replace(answer, text="\n\n".join([answer.text, *lines]))
 
