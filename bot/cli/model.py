@@ -16,9 +16,8 @@ from db.file_watch import sqlite_file
 from db.repositories import learning as repo
 from db.uow import Database
 from pipeline.classifier.model import PACKAGED_MODEL
-from pipeline.intents import Intent
 from pipeline.learning.model_training import Build, build, repository_examples
-from pipeline.learning.proposals import Example
+from pipeline.learning.proposals import Example, stored_examples
 from pipeline.rulebook import Rulebook
 
 logger = logging.getLogger(__name__)
@@ -64,7 +63,7 @@ async def _corrections(database_url: str, out: TextIO) -> list[Example]:
         return []
     finally:
         await engine.dispose()
-    return [Example(text, Intent(i)) for text, i in rows if i in Intent._value2member_map_]
+    return stored_examples(rows)
 
 
 def _unwritable(path: Path, exc: OSError, out: TextIO) -> int:

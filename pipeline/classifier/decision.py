@@ -191,10 +191,13 @@ class Classifier:
         assert self._model is not None
         ranked = self._model.ranked(text)
         guess = ranked[0] if ranked else None
-        if guess is None or guess.probability < needed or guess.intent == rule.intent:
-            return self._with_readings(rule, ranked) if primary is None else rule
-        spec = self._labels.get(guess.intent)
-        if spec is None or guess.intent in (s.general_intent, s.clarify_intent):
+        spec = self._labels.get(guess.intent) if guess is not None else None
+        if (
+            guess is None
+            or spec is None
+            or guess.probability < needed
+            or guess.intent in (rule.intent, s.general_intent, s.clarify_intent)
+        ):
             return self._with_readings(rule, ranked) if primary is None else rule
         return DepthDecision(
             spec.mode,

@@ -1,7 +1,7 @@
 """The learned fallback of the depth classifier (issue 25 point 2, docs/learning.md).
 
 A multinomial logistic regression over TF-IDF weights of :func:`features`, trained
-by scikit-learn (pipeline/classifier/training.py, ``stepan model build``) and kept as
+by scikit-learn (pipeline/learning/model_training.py, ``stepan model build``) and kept as
 plain arrays in an ``.npz`` file: the vocabulary, each feature's IDF, the weights
 (one row per feature) and the intercepts. Reading a message needs numpy alone: the
 bot never imports scikit-learn.
@@ -29,7 +29,7 @@ __all__ = ["PACKAGED_MODEL", "Guess", "IntentModel"]
 
 logger = logging.getLogger(__name__)
 
-#: Built from the repository's labelled corpora (``stepan model build --packaged``).
+#: Built from the repository's labelled corpora (``stepan model build --force``).
 PACKAGED_MODEL = RULES_DIR / "intent_model.npz"
 
 Floats = npt.NDArray[np.float32]
@@ -114,11 +114,9 @@ class IntentModel:
         return scores / scores.sum()  # type: ignore[no-any-return]
 
     def guess(self, text: NormalizedText) -> Guess | None:
-        found = self.probabilities(text)
-        if found is None:
-            return None
-        best = int(found.argmax())
-        return Guess(self.classes[best], float(found[best]))
+        """The likeliest reading (None: nothing known in the message)."""
+        ranked = self.ranked(text)
+        return ranked[0] if ranked else None
 
     def ranked(self, text: NormalizedText) -> list[Guess]:
         """Every class's reading, likeliest first (empty: nothing known in it)."""

@@ -2,17 +2,16 @@
 rule that keeps a retrained one (issue 25 point 2, docs/learning.md).
 
 The examples are the labelled routing sets of the repository (the dev corpus packaged
-with Stepan and the bench's dev and holdout sets; never a ``fresh`` set, which stays
+with Stepan and the bench's dev2-dev6 and holdout sets; never a ``fresh`` set, which stays
 unseen) plus the corrections operators made in the learning loop. scikit-learn fits a
 multinomial logistic regression over TF-IDF weights of the message's features; the
 bot reads the exported arrays with numpy alone.
 
 A retrained model is kept only when it measures better: every fifth example of each
 intent, of the corpora and of the corrections each (by a fixed hash, so the split is
-the same on every run), is held out, the
-model in force and the candidate are both fitted on the rest with their own examples
-(the candidate's include the new corrections), and the rules routing with each are
-scored on the held-out examples. The candidate is written, refitted on everything,
+the same on every run), is held out; the model in force is fitted on the rest of the
+corpora, the candidate on that and the rest of the corrections, and the rules routing
+with each are scored on the held-out examples. The candidate is written, refitted on everything,
 only if it scores higher (``--force`` writes it anyway, for a first build).
 """
 

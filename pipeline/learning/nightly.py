@@ -28,7 +28,7 @@ from pipeline.language.choice import stored_language
 from pipeline.language.texts import Texts
 from pipeline.learning.config import NightlyRules
 from pipeline.learning.overlay import OverlayTerm
-from pipeline.learning.proposals import Example, Proposal, propose
+from pipeline.learning.proposals import Example, Proposal, propose, stored_examples
 from pipeline.types import Language
 
 __all__ = ["IntentQuality", "NightlyJob", "NightlyResult"]
@@ -112,11 +112,7 @@ class NightlyJob:
         now = self._clock()
         weak = await weak_intents(self._db, now - timedelta(days=1), self._rules)
         async with self._db.read() as session:
-            corrections = [
-                Example(text, Intent(intent))
-                for text, intent in await repo.correction_examples(session)
-                if intent in Intent._value2member_map_
-            ]
+            corrections = stored_examples(await repo.correction_examples(session))
             in_force = await repo.overlay_in_force(session)
             overlay = [OverlayTerm.of(t) for t in (in_force.terms if in_force else [])]
             pending = await repo.pending_proposal_terms(session)

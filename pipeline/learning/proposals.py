@@ -25,7 +25,9 @@ from pipeline.learning.overlay import OverlayTerm, TermKind, compile_overlay
 from pipeline.text import normalize
 from pipeline.types import ClassifierContext
 
-__all__ = ["DEV_CORPUS", "Example", "Proposal", "accuracy", "load_examples", "propose"]
+__all__ = [
+    "DEV_CORPUS", "Example", "Proposal", "accuracy", "load_examples", "propose", "stored_examples",
+]  # fmt: skip
 
 DEV_CORPUS = Path(__file__).resolve().parent / "data" / "routing-dev.jsonl"
 #: Shorter words are mostly prepositions and particles («на», «по», «для»).
@@ -57,6 +59,12 @@ def load_examples(path: Path = DEV_CORPUS) -> list[Example]:
             row = json.loads(line)
             out.append(Example(row["text"], Intent(row["intent"])))
     return out
+
+
+def stored_examples(rows: Iterable[tuple[str, str]]) -> list[Example]:
+    """The stored corrections (text, intent) as examples; an intent this version no
+    longer knows is left out."""
+    return [Example(text, Intent(i)) for text, i in rows if i in Intent._value2member_map_]
 
 
 def accuracy(classifier: Classifier, examples: Sequence[Example]) -> float:
