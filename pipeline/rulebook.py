@@ -158,7 +158,7 @@ class Rulebook:
                 "lookback": LookBack.from_rules(classifier_rules, thresholds).claim,
                 "edits": corrections.claim,
             },
-            model=_learned(model),
+            model=_intent_model(model),
         )
         return cls(
             grammar=thresholds,
@@ -184,7 +184,7 @@ class Rulebook:
         )
 
 
-def _learned(path: Path | None) -> IntentModel | None:
+def _intent_model(path: Path | None) -> IntentModel | None:
     """The classifier's learned fallback (None, or a file that cannot be read: the
     rules route alone)."""
     return None if path is None else IntentModel.load_or_none(path)

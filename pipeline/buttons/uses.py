@@ -175,14 +175,12 @@ class ReadingButton:
 
     async def __call__(self, action: ReadingAction, press: Press) -> Reply | None:
         incoming = press.incoming
-        corrections = self.learning.corrections
-        asked = await corrections.asked(action.trace_id, incoming.user_id)
-        if asked is None:
-            return None  # another member's question, or its text is gone
-        await corrections.correct(
+        asked = await self.learning.corrections.correct(
             trace_id=action.trace_id, intent=action.intent, user_id=incoming.user_id,
             operator=False,
         )  # fmt: skip
+        if asked is None:
+            return None  # another member's question, or its text is gone
         reply = await self.ask(replace(incoming, text=asked, chosen=action.intent), True)
         return replace(reply, closes=True)
 

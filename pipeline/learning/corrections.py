@@ -42,17 +42,20 @@ class Corrections:
         """The intents a correction may name (those the rules route to)."""
         return tuple(self._intents)
 
-    async def correct(self, *, trace_id: str, intent: Intent, user_id: str, operator: bool) -> bool:
-        """Store that message ``trace_id`` meant ``intent``; False when there is no
-        such message of this user (or its text is gone) or the intent is not routable."""
+    async def correct(
+        self, *, trace_id: str, intent: Intent, user_id: str, operator: bool
+    ) -> str | None:
+        """Store that message ``trace_id`` meant ``intent``, and return its text; None
+        when there is no such message of this user (or its text is gone) or the intent
+        is not routable."""
         spec = self._intents.get(intent)
         if spec is None:
-            return False
+            return None
         rules = self._learnings.rules
         async with self._db.write() as session:
             row = await repo.interaction(session, trace_id)
             if row is None or not row.text or (row.user_id != user_id and not operator):
-                return False
+                return None
             existing = await repo.correction(session, trace_id)
             target = existing or CorrectionRow(trace_id=trace_id, user_id=row.user_id)
             target.source = CorrectionSource.OPERATOR if operator else CorrectionSource.FARMER
@@ -77,14 +80,7 @@ class Corrections:
                     ),
                 )
         await self._learnings.refresh(force=True)
-        return True
-
-    async def asked(self, trace_id: str, user_id: str) -> str | None:
-        """The text of message ``trace_id`` if ``user_id`` wrote it (None otherwise,
-        or once its text is gone)."""
-        async with self._db.read() as session:
-            row = await repo.interaction(session, trace_id)
-        return row.text if row is not None and row.user_id == user_id and row.text else None
+        return row.text
 
     async def previous(self, user_id: str) -> tuple[str, str] | None:
         """The user's last message (trace id, intent), for a farmer's «ні, я хотів …»."""

@@ -122,13 +122,13 @@ class LearningDesk:
                 )
                 return Reply(text(lang, "learning.choose_intent"), _rows(choices, 3))
             case CorrectionAction(trace_id=trace_id, intent=intent) if intent is not None:
-                done = await self.corrections.correct(
+                corrected = await self.corrections.correct(
                     trace_id=trace_id,
                     intent=intent,
                     user_id=incoming.user_id,
                     operator=incoming.is_operator,
                 )
-                if not done:
+                if corrected is None:
                     return Reply(text(lang, "learning.correction_unknown"))
                 label = text(lang, f"learning.intent.{intent}")
                 return Reply(text(lang, "learning.corrected", intent=label))
