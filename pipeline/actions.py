@@ -15,9 +15,9 @@ from typing import Literal
 
 from pipeline.admin.actions import OperatorAction
 from pipeline.intents import Intent
+from pipeline.language.codes import Language
 from pipeline.learning.kinds import FeedbackReason, FeedbackVerdict
 from pipeline.profiles import Expertise, Style
-from pipeline.types import Language
 
 
 class JournalVerb(StrEnum):

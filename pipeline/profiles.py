@@ -15,7 +15,7 @@ from pydantic_core import PydanticCustomError
 
 from pipeline.farm.localtime import DEFAULT_TIMEZONE, valid_zone
 from pipeline.intents import Intent
-from pipeline.types import ClassifierContext, Language
+from pipeline.language.codes import Language
 
 Expertise = Literal["novice", "intermediate", "expert"]
 Style = Literal["brief", "detailed", "conversational"]
@@ -26,8 +26,6 @@ Phase = Literal["planning", "sowing", "growing", "harvest", "post_harvest", "dor
 SCHEMA_VERSION = 1
 AGENT = "agromatrix"
 RECENT_TOPICS_KEPT = 10
-#: A threshold breach this recent sends the next message down the deep path.
-RECENT_ALERT_WINDOW = timedelta(hours=24)
 #: A follow-up within this time continues an agronomy conversation ("а глибина?").
 RECENT_ADVICE_WINDOW = timedelta(minutes=30)
 
@@ -245,23 +243,6 @@ def _seed_body(data: Any, user_id: str, fact_key: str) -> dict[str, Any]:
     body = {key: value for key, value in data.items() if not key.startswith("_")}
     body["schema_version"] = SCHEMA_VERSION
     return body
-
-
-def classifier_context(
-    profile: UserProfile, farm: FarmProfile, *, operator: bool, force_deep: bool, now: datetime
-) -> ClassifierContext:
-    last_alert = farm.iot_sensors.last_alert
-    return ClassifierContext(
-        interaction_count=profile.interaction_count,
-        has_iot=farm.has_iot,
-        operator=operator,
-        force_deep=force_deep,
-        recent_alert=last_alert is not None and now - last_alert < RECENT_ALERT_WINDOW,
-        pending_terms=farm.dict_pending_count,
-        recent_advice=recent_advice(profile, now),
-        grows_crops=bool(farm.crop_ids),
-        typical_intents=tuple(farm.typical_intents),
-    )
 
 
 def recent_advice(profile: UserProfile, now: datetime) -> bool:

@@ -5,18 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    # Only for the annotations: pipeline.profiles imports this module (and
-    # pipeline.actions needs pipeline.profiles).
-    from pipeline.actions import Action
-    from pipeline.profiles import FarmProfile, UserProfile
-
+from pipeline.actions import Action
 from pipeline.intents import Intent
+from pipeline.language.codes import Language as Language
+from pipeline.profiles import FarmProfile, UserProfile
 
 Mode = Literal["light", "deep"]
-Language = Literal["uk", "en"]
 
 #: `stepan chat` users get Telegram-shaped ids from here up (Telegram's own user ids
 #: stay below 2**52): they share the bot's code path but have no Telegram chat.

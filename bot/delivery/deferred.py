@@ -41,7 +41,7 @@ from aiogram.exceptions import TelegramAPIError, TelegramRetryAfter
 from aiogram.methods import TelegramMethod
 from aiogram.types import InputFile
 
-from bot.delivery.retry import TIMEOUT_RESEND_S, TRANSIENT, timed_out
+from bot.delivery.failures import TIMEOUT_RESEND_S, TRANSIENT, timed_out
 from bot.transport import update_context
 from db.repositories import inbox as inbox_repo
 from db.repositories import telegram_outbox as repo

@@ -32,42 +32,23 @@ import logging
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any
 
+from aiogram import Bot
 from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
 )
-from aiogram.exceptions import (
-    ClientDecodeError,
-    TelegramNetworkError,
-    TelegramRetryAfter,
-    TelegramServerError,
-)
+from aiogram.exceptions import TelegramNetworkError, TelegramRetryAfter
 from aiogram.methods import GetUpdates, TelegramMethod
 from aiogram.methods.base import Response, TelegramType
 
-if TYPE_CHECKING:
-    from aiogram import Bot
-
-    from bot.delivery.deferred import DeferredSends
+from bot.delivery.deferred import DeferredSends
+from bot.delivery.failures import TIMEOUT_RESEND_S, TRANSIENT, ReplyTimedOut, timed_out
 
 logger = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
-TRANSIENT = (TelegramServerError, TelegramNetworkError, ClientDecodeError)
-#: After a send timed out, the one more try waits this long.
-TIMEOUT_RESEND_S = 5.0
-
-
-class ReplyTimedOut(TelegramNetworkError):
-    """A send timed out and is kept in the outbox, which sends it once more: the
-    caller neither resends it nor answers the update again (bot/handlers/errors.py)."""
-
-
-def timed_out(exc: BaseException) -> TypeGuard[TelegramNetworkError]:
-    """aiogram's request timeout (its sessions raise a network error saying so)."""
-    return isinstance(exc, TelegramNetworkError) and "timeout" in exc.message.lower()
 
 
 def repeats_harm(method: TelegramMethod[Any]) -> bool:

@@ -12,7 +12,7 @@ from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent
 
-from bot.delivery.retry import ReplyTimedOut
+from bot.delivery.failures import ReplyTimedOut
 from bot.middlewares.language import spoken_texts
 from pipeline.buttons.faults import is_database_error
 from pipeline.handle import Pipeline

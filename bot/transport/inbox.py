@@ -38,7 +38,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiogram import BaseMiddleware, Bot, Dispatcher
 from aiogram.types import TelegramObject, Update
@@ -46,14 +46,12 @@ from pydantic_core import PydanticSerializationError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.delivery.deferred import DeferredSends
 from bot.transport import update_context
 from db.models import UpdateInboxRow
 from db.repositories import inbox as repo
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
-
-if TYPE_CHECKING:
-    from bot.delivery.deferred import DeferredSends
 
 logger = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from typing import Protocol
 
+from pipeline.crew.completer import TextCompleter
 from pipeline.crew.config import Prompts
 from pipeline.knowledge.model import Card, Text
 from pipeline.knowledge.render import ValueText
@@ -29,14 +29,10 @@ TIMEOUT_S = 15.0
 MAX_CARDS = 3
 
 
-class _Complete(Protocol):
-    async def complete(self, system: str, user: str, *, timeout_s: float) -> str: ...
-
-
 class GroundedWriter:
     def __init__(
         self,
-        llm: _Complete,
+        llm: TextCompleter,
         prompts: Prompts,
         catalog: Catalog,
         crop_names: Mapping[str, Text],

@@ -11,16 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from pydantic import Field
 
+from pipeline.profiles import UserProfile
 from pipeline.rules import RULES_DIR
 from pipeline.rules.schema import RulesModel, load
 from pipeline.types import Incoming, Language
-
-if TYPE_CHECKING:
-    from pipeline.profiles import UserProfile
 
 
 def detect_language(text: str, *, fallback: Language = "uk") -> Language:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from db.repositories import farm as farm_repo
 from db.uow import Database
 from pipeline.actions import OnboardingAction, OnboardingChoice
+from pipeline.agronomy.region import FarmRegions
 from pipeline.farm.dictionary import Dictionary
 from pipeline.farm.journal.field_areas import field_parts, name_and_area
 from pipeline.farm.slugs import make_id, split_names
@@ -22,9 +23,6 @@ from pipeline.language.texts import Texts
 from pipeline.onboarding.reading import OnboardingReader
 from pipeline.profiles import EXPERTISE_LEVELS, STYLES, Expertise
 from pipeline.types import Button, Language
-
-if TYPE_CHECKING:
-    from pipeline.agronomy.region import FarmRegions
 
 
 class ProfileWriter(Protocol):

@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pipeline.admin.cards import topic_words
+from pipeline.crew.completer import TextCompleter
 from pipeline.crew.contract import sanitize
 from pipeline.farm.dictionary import Dictionary, Kind
 from pipeline.farm.localtime import local_time
@@ -27,10 +27,6 @@ from pipeline.language.texts import Texts
 from pipeline.recall.rules import ConversationRules
 from pipeline.text import tokenize
 from pipeline.types import Language
-
-if TYPE_CHECKING:
-    # Only the annotation: pipeline.responder reads the summaries (pipeline.recall).
-    from pipeline.replies.light import TextCompleter
 
 logger = logging.getLogger(__name__)
 

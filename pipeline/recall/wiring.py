@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from db.uow import Database
 from pipeline.clock import Clock, utcnow
+from pipeline.crew.completer import TextCompleter
 from pipeline.language.catalog import Catalog
 from pipeline.memory import Memory
 from pipeline.recall import Recall
 from pipeline.recall.compact import Compactor
 from pipeline.recall.conversations import Conversations
 from pipeline.recall.shortcuts import Shortcuts
-from pipeline.replies.light import TextCompleter
 from pipeline.rulebook import Rulebook
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from pipeline.clock import Clock, utcnow
+from pipeline.crew.completer import TextCompleter
 from pipeline.crew.contract import sanitize
 from pipeline.farm.localtime import local_today
 from pipeline.farm.season_calendar import SeasonCalendar
@@ -50,10 +51,6 @@ class LightRequest:
 
 class LightResponder(Protocol):
     async def answer(self, request: LightRequest) -> str: ...
-
-
-class TextCompleter(Protocol):
-    async def complete(self, system: str, user: str, *, timeout_s: float) -> str: ...
 
 
 class TemplateResponder:

@@ -18,7 +18,8 @@ from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 from sqlalchemy import func, select
 
 from bot.delivery.deferred import DeferredSends
-from bot.delivery.retry import TIMEOUT_RESEND_S, ReplyTimedOut, RetryMiddleware
+from bot.delivery.failures import TIMEOUT_RESEND_S, ReplyTimedOut
+from bot.delivery.retry import RetryMiddleware
 from bot.transport import update_context
 from bot.transport.inbox import Inbox
 from db.engine import create_engine

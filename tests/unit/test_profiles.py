@@ -13,8 +13,8 @@ from pipeline.profiles import (
     FarmProfile,
     RecentTopic,
     UserProfile,
-    classifier_context,
 )
+from pipeline.turn.stages.routing import classifier_context
 
 # The seed's section 4 example, key for key (values are the seed's too).
 SEED_USER = {

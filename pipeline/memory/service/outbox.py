@@ -7,15 +7,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from db.models import UserProfileRow
 from db.repositories import outbox as repo
 from db.uow import Session
 from pipeline.memory.profiles.rows import user_from_row, user_from_values, valid
 from pipeline.profiles import UserProfile, farm_fact_key, user_fact_key
-
-if TYPE_CHECKING:
-    from db.models import UserProfileRow
 
 logger = logging.getLogger(__name__)
 

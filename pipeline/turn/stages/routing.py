@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from pipeline import gate
@@ -13,7 +14,7 @@ from pipeline.intents import Intent
 from pipeline.knowledge.base import KnowledgeBase
 from pipeline.learning.desk import LearningDesk
 from pipeline.peers.desk import HandoffDesk
-from pipeline.profiles import classifier_context
+from pipeline.profiles import FarmProfile, UserProfile, recent_advice
 from pipeline.recall import Recall
 from pipeline.turn.stage import Stage
 from pipeline.turn.turn import Turn
@@ -35,6 +36,28 @@ __all__ = [
 # Bot commands that mean a light intent; they go through the same pipeline so they
 # are counted, styled and recorded like any message.
 COMMAND_INTENTS = {"/start": Intent.GREETING, "/help": Intent.HELP}
+
+
+#: A threshold breach this recent sends the next message down the deep path.
+RECENT_ALERT_WINDOW = timedelta(hours=24)
+
+
+def classifier_context(
+    profile: UserProfile, farm: FarmProfile, *, operator: bool, force_deep: bool, now: datetime
+) -> ClassifierContext:
+    """What the classifier may know about the sender (LABELS.md `ctx`)."""
+    last_alert = farm.iot_sensors.last_alert
+    return ClassifierContext(
+        interaction_count=profile.interaction_count,
+        has_iot=farm.has_iot,
+        operator=operator,
+        force_deep=force_deep,
+        recent_alert=last_alert is not None and now - last_alert < RECENT_ALERT_WINDOW,
+        pending_terms=farm.dict_pending_count,
+        recent_advice=recent_advice(profile, now),
+        grows_crops=bool(farm.crop_ids),
+        typical_intents=tuple(farm.typical_intents),
+    )
 
 
 class DepthClassifier(Protocol):
