@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pipeline.classifier.analysis import DEFAULT_TOKEN_CACHE, Analysis, Matcher
+from pipeline.classifier.fallback import LearnedFallback
 from pipeline.classifier.index import compile_rules
-from pipeline.classifier.model import Guess, IntentModel
+from pipeline.classifier.model import IntentModel
 from pipeline.classifier.rules import DEFAULT_RULES, ClassifierRules, IntentSpec, Settings
 from pipeline.grammar import Grammar
 from pipeline.intents import Intent
@@ -80,6 +80,11 @@ class Classifier:
         self._labels = _labels(rules.intents)
         self._matcher = Matcher(
             rules, compile_rules(rules, grammar), order, token_cache_size=token_cache_size
+        )
+        self._fallback = (
+            None
+            if model is None
+            else LearnedFallback(model, settings, self._labels, self._union_crew)
         )
 
     # ------------------------------------------------------------------ loading
@@ -169,57 +174,12 @@ class Classifier:
         if self._probes and self._worth_probing(analysis):
             analysis = self._probed(analysis, body, ctx)
         decision = self._decide(analysis, ctx)
-        if self._model is not None:
-            decision = self._learned(decision, analysis, normalized)
+        if self._fallback is not None:
+            decision = self._fallback.decide(decision, analysis, normalized)
         return self._apply_overrides(decision, ctx, forced_prefix)
 
     def _analyse(self, text: str) -> Analysis:
         return self._matcher.analyse(self._normalize(text))
-
-    def _learned(self, rule: DepthDecision, a: Analysis, text: NormalizedText) -> DepthDecision:
-        """The learned fallback's reading where the rules are unsure: nothing matched
-        (from ``model_fallback_p``), or only a weak match (keywords, the minimum
-        score; another intent from ``model_override_p``). A sure rule stands."""
-        s = self._settings
-        primary = a.matched[0] if a.matched else None
-        if primary is None:
-            needed = s.model_fallback_p
-        elif a.triggers.get(primary, 0) == 0 and a.scores[primary] <= s.min_score:
-            needed = s.model_override_p
-        else:
-            return rule
-        assert self._model is not None
-        ranked = self._model.ranked(text)
-        guess = ranked[0] if ranked else None
-        spec = self._labels.get(guess.intent) if guess is not None else None
-        if (
-            guess is None
-            or spec is None
-            or guess.probability < needed
-            or guess.intent in (rule.intent, s.general_intent, s.clarify_intent)
-        ):
-            return self._with_readings(rule, ranked) if primary is None else rule
-        return DepthDecision(
-            spec.mode,
-            Intent(guess.intent),
-            self._union_crew([spec.name]) if spec.mode == "deep" else (),
-            round(guess.probability, 3),
-            f"model:{guess.intent} p={guess.probability:.2f} {rule.reason}".rstrip(),
-            (spec.name, *a.matched),
-        )
-
-    def _with_readings(self, rule: DepthDecision, ranked: Sequence[Guess]) -> DepthDecision:
-        """A message nothing understood, on a later contact: the two or three readings
-        worth a question (``[model] readings``, from ``readings_probability``)."""
-        s = self._settings
-        if not rule.reason.startswith("no_match"):
-            return rule  # first contact: the welcome, not a question
-        readings = tuple(
-            Intent(g.intent)
-            for g in ranked
-            if g.probability >= s.model_readings_p and g.intent in s.model_readings
-        )[:3]
-        return replace(rule, readings=readings) if len(readings) >= 2 else rule
 
     def chosen(self, intent: Intent) -> DepthDecision:
         """The decision for a reading the farmer chose (a button under the question that

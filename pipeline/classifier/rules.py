@@ -114,6 +114,12 @@ class Settings:
     model_fallback_p: float = 1.01
     #: A weak match (no trigger, the minimum score): another intent at this or more.
     model_override_p: float = 1.01
+    #: A bare trigger (the minimum score): another intent at this or more, while the
+    #: model gives the rule's own intent no more than ``model_trigger_rule_p``.
+    model_trigger_override_p: float = 1.01
+    model_trigger_rule_p: float = 0.0
+    #: ... in a message of at least this many words (a shorter one is its trigger).
+    model_trigger_min_words: int = 3
     #: Nothing understood: readings from this probability are offered, if two are.
     model_readings_p: float = 1.01
     #: The intents a reading may be (a question "about the weather?" makes sense).
@@ -194,6 +200,9 @@ class _SteeringTable(RulesModel):
 class _ModelTable(RulesModel):
     fallback_probability: float = Field(default=0.5, gt=0.0, le=1.0)
     override_probability: float = Field(default=0.85, gt=0.0, le=1.0)
+    trigger_override_probability: float = Field(default=1.0, gt=0.0, le=1.0)
+    trigger_rule_probability: float = Field(default=0.0, ge=0.0, le=1.0)
+    trigger_min_words: int = Field(default=3, ge=1)
     readings_probability: float = Field(default=0.15, gt=0.0, le=1.0)
     readings: Intents = ()
 
@@ -282,6 +291,9 @@ class _ClassifierFile(RulesModel):
             typical_general_crew=self.steering.typical_general_crew,
             model_fallback_p=self.model.fallback_probability,
             model_override_p=self.model.override_probability,
+            model_trigger_override_p=self.model.trigger_override_probability,
+            model_trigger_rule_p=self.model.trigger_rule_probability,
+            model_trigger_min_words=self.model.trigger_min_words,
             model_readings_p=self.model.readings_probability,
             model_readings=frozenset(self.model.readings),
         )

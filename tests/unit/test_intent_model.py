@@ -116,6 +116,31 @@ def test_a_sure_rule_is_never_overridden(rules_only: Classifier) -> None:
     assert (after.mode, after.intent, after.reason) == (before.mode, before.intent, before.reason)
 
 
+def test_a_bare_trigger_the_model_finds_unlikely_gives_way() -> None:
+    """One trigger at the minimum score inside a longer message is not sure: a model
+    that reads the whole message as another intent, and the rule's own as unlikely,
+    decides ("привіт" alone stays a greeting: the test above)."""
+    rules_only = rulebook().classifier.with_model(None)
+    text = "привіт шакалака бумбум"
+    assert rules_only.classify(text, CTX).intent == Intent.GREETING
+    learned = rules_only.with_model(one_word_model("шакалака", "weather", weight=50.0))
+    decision = learned.classify(text, CTX)
+    assert (decision.mode, decision.intent) == ("deep", Intent.WEATHER)
+    assert decision.reason.startswith("model:weather p=")
+
+
+def test_a_bare_trigger_is_not_renamed_within_its_route(rules_only: Classifier) -> None:
+    """iot and iot_alert send a message to the same crew the same way: a trigger's
+    reading is not swapped for a name that changes nothing but the reply's frame."""
+    text = "покажи вологість шакалака бумбум"
+    before = rules_only.classify(text, CTX)
+    assert before.intent == Intent.IOT
+    learned = rules_only.with_model(one_word_model("шакалака", "iot_alert", weight=50.0))
+    assert learned.classify(text, CTX).intent == Intent.IOT
+    other = rules_only.with_model(one_word_model("шакалака", "weather", weight=50.0))
+    assert other.classify(text, CTX).intent == Intent.WEATHER
+
+
 def test_an_unsure_guess_leaves_the_rules_decision(rules_only: Classifier) -> None:
     text = "шакалака бумбум"
     # Two classes, a weak weight: about 0.4 against the 0.5 the rules file asks for.
